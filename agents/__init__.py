@@ -1,0 +1,21 @@
+"""Training and fair evaluation of agents on the ``fortythieves_env`` environments.
+
+Modules:
+    config: layered YAML configs (defaults, variant file, ``--set`` overrides) validated by
+        pydantic models.
+    seeds: the disjoint deal-seed ranges for training, validation and the final test.
+    envs: building single and vectorised environments with the seed wrappers.
+    features: the one-hot card features extractor for the policy network.
+    baselines: the ``random`` and ``greedy`` reference agents.
+    evaluation: playing the test deals with any agent, confidence intervals, tables and JSON.
+    train: MaskablePPO training runs (callbacks, checkpoints, resume, run folders).
+    cli: the ``fortythieves`` command.
+
+``agents`` imports ``fortythieves_env``; never the reverse.
+"""
+
+from __future__ import annotations
+
+__all__ = ["__version__"]
+
+__version__ = "0.1.0"

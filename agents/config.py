@@ -1,0 +1,384 @@
+"""Layered, validated run configurations.
+
+A run's configuration is built in three layers, each overriding the one before:
+
+1. the *base* files: a config file may name another file with a top-level ``base:`` key
+   (a path relative to the naming file); bases may chain (``streets_long.yaml`` ->
+   ``streets.yaml`` -> ``defaults.yaml``); a cycle is an error;
+2. the config file given on the command line;
+3. ``--set key.sub=value`` overrides, in order (the value is parsed as YAML, so
+   ``--set train.total_timesteps=1e6`` and ``--set policy.net_arch_pi=[64,64]`` work).
+
+Mappings merge key by key; any other value (lists included) replaces the earlier one.
+The merged mapping is validated by :class:`Config` (pydantic v2, unknown keys forbidden).
+Every problem is raised as :class:`ConfigError`, whose message names the file (or the
+``--set`` argument) that set the offending key, the key path and what was expected.
+
+YAML: files are read with :class:`ConfigLoader`, a ``SafeLoader`` that also reads ``1e6``,
+``3e-4`` and ``1_000_000.0`` as numbers (plain PyYAML reads ``1e6`` as the string
+``"1e6"``). Integer fields accept integral floats (``1e6`` -> ``1000000``) but refuse ``1.5``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+__all__ = [
+    "Config",
+    "ConfigError",
+    "ConfigLoader",
+    "EnvConfig",
+    "EvalConfig",
+    "PPOConfig",
+    "PolicyConfig",
+    "TrainConfig",
+    "dump_config",
+    "load_config",
+    "parse_override",
+]
+
+
+class ConfigError(Exception):
+    """A configuration problem; the message is meant for the user, without a traceback."""
+
+
+class ConfigLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` whose float resolver also accepts exponents without a dot (``1e6``)."""
+
+
+ConfigLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+        |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+        |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+        |[-+]?\.(?:inf|Inf|INF)
+        |\.(?:nan|NaN|NAN))$""",
+        re.X,
+    ),
+    list("-+0123456789."),
+)
+
+
+# --------------------------------------------------------------------------- models
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class EnvConfig(_Section):
+    """Which game to play and the environment's keyword arguments (see ``fortythieves_env``)."""
+
+    variant: str = Field(description="variant id, e.g. Streets; env id FortyThieves/<variant>-v0")
+    reward_per_card: float = Field(description="reward for each card put on a foundation")
+    win_bonus: float = Field(description="extra reward when all 104 cards are on the foundations")
+    illegal_action_penalty: float = Field(ge=0, description="subtracted on an illegal action")
+    illegal_action: Literal["penalize", "raise"] = Field(description="what an illegal action does")
+    max_episode_steps: int | None = Field(
+        default=None, gt=0, description="truncation limit; null keeps the registered one"
+    )
+
+    @field_validator("variant")
+    @classmethod
+    def _known_variant(cls, value: str) -> str:
+        try:
+            from fortythieves_env import VARIANTS
+        except ImportError:  # the environment package is not importable: checked at make time
+            return value
+        if value not in VARIANTS:
+            raise ValueError(f"unknown variant {value!r}; known variants: {', '.join(VARIANTS)}")
+        return value
+
+    def make_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``gymnasium.make`` (without ``render_mode``)."""
+        kwargs: dict[str, Any] = {
+            "reward_per_card": self.reward_per_card,
+            "win_bonus": self.win_bonus,
+            "illegal_action_penalty": self.illegal_action_penalty,
+            "illegal_action": self.illegal_action,
+        }
+        if self.max_episode_steps is not None:
+            kwargs["max_episode_steps"] = self.max_episode_steps
+        return kwargs
+
+
+class TrainConfig(_Section):
+    """Budget and machinery of a training run. Frequencies count environment steps in total."""
+
+    total_timesteps: int = Field(gt=0)
+    n_envs: int = Field(gt=0)
+    vec_env: Literal["dummy", "subproc"]
+    checkpoint_freq: int = Field(ge=0, description="0 disables checkpoints")
+    progress_bar: bool
+    tensorboard: bool
+    device: str
+    torch_threads: int = Field(ge=0, description="torch.set_num_threads; 0 leaves torch's default")
+    log_interval: int = Field(gt=0, description="SB3 log_interval, in rollouts")
+
+
+class PPOConfig(_Section):
+    """MaskablePPO hyperparameters (names as in ``sb3_contrib.MaskablePPO``)."""
+
+    learning_rate: float = Field(gt=0)
+    n_steps: int = Field(gt=0, description="steps per environment per rollout")
+    batch_size: int = Field(gt=1)
+    n_epochs: int = Field(gt=0)
+    gamma: float = Field(gt=0, le=1)
+    gae_lambda: float = Field(ge=0, le=1)
+    clip_range: float = Field(gt=0)
+    ent_coef: float = Field(ge=0)
+    vf_coef: float = Field(ge=0)
+    max_grad_norm: float = Field(gt=0)
+    target_kl: float | None = Field(default=None, gt=0)
+
+
+class PolicyConfig(_Section):
+    """Policy network: card features extractor, then separate policy and value MLPs."""
+
+    card_embedding_dim: int = Field(
+        ge=0,
+        description="per-slot linear map of the 53-way one-hot card code; 0 feeds the raw one-hot",
+    )
+    features_dim: int = Field(gt=0, description="width of the shared features layer")
+    net_arch_pi: list[int] = Field(description="hidden layer sizes of the policy head")
+    net_arch_vf: list[int] = Field(description="hidden layer sizes of the value head")
+    activation: Literal["relu", "tanh"]
+
+    @field_validator("net_arch_pi", "net_arch_vf")
+    @classmethod
+    def _positive_sizes(cls, value: list[int]) -> list[int]:
+        if any(size <= 0 for size in value):
+            raise ValueError("layer sizes must be positive integers")
+        return value
+
+
+class EvalConfig(_Section):
+    """Periodic evaluation during training (validation deals) and the final test."""
+
+    eval_freq: int = Field(ge=0, description="env steps between evaluations; 0 disables")
+    n_eval_episodes: int = Field(gt=0, description="validation deals per periodic evaluation")
+    final_episodes: int = Field(ge=0, description="test deals in the final evaluation; 0 skips it")
+    baselines: list[Literal["random", "greedy"]] = Field(
+        description="baselines evaluated beside the trained model in the final evaluation"
+    )
+
+
+class Config(BaseModel):
+    """A complete, resolved run configuration."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    env: EnvConfig
+    seed: int = Field(ge=0, description="seeds torch, the policy and the training deal draws")
+    train: TrainConfig
+    ppo: PPOConfig
+    policy: PolicyConfig
+    eval: EvalConfig
+
+    @model_validator(mode="after")
+    def _batch_fits_rollout(self) -> Config:
+        rollout = self.ppo.n_steps * self.train.n_envs
+        if self.ppo.batch_size > rollout:
+            raise ValueError(
+                f"ppo.batch_size ({self.ppo.batch_size}) is larger than a rollout "
+                f"(ppo.n_steps * train.n_envs = {rollout})"
+            )
+        return self
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _read_yaml(path: Path, named_by: str | None) -> dict[str, Any]:
+    """Read one config file as a mapping.
+
+    Raises:
+        ConfigError: missing file, YAML syntax error, or a top level that is not a mapping.
+    """
+    where = f" (named as base by {named_by})" if named_by else ""
+    if not path.is_file():
+        raise ConfigError(f"{path}: config file not found{where}")
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=ConfigLoader)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of keys, got {type(data).__name__}")
+    return data
+
+
+def _file_chain(path: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """The file and its bases, base-most first, each with its data (``base`` key removed)."""
+    chain: list[tuple[Path, dict[str, Any]]] = []
+    seen: list[Path] = []
+    named_by: str | None = None
+    current: Path | None = path
+    while current is not None:
+        resolved = current.resolve()
+        if resolved in seen:
+            cycle = " -> ".join(str(p) for p in [*seen, resolved])
+            raise ConfigError(f"{current}: base files form a cycle: {cycle}")
+        seen.append(resolved)
+        data = _read_yaml(current, named_by)
+        base = data.pop("base", None)
+        chain.append((current, data))
+        if base is None:
+            current = None
+        elif isinstance(base, str) and base:
+            named_by = str(current)
+            current = current.parent / base
+        else:
+            raise ConfigError(f"{current}: base: expected a file path (string), got {base!r}")
+    chain.reverse()
+    return chain
+
+
+def _merge(
+    into: dict[str, Any],
+    layer: Mapping[str, Any],
+    source: str,
+    provenance: dict[tuple[str, ...], str],
+    prefix: tuple[str, ...] = (),
+) -> None:
+    """Merge ``layer`` into ``into`` in place, recording which source set each key path."""
+    for key, value in layer.items():
+        path = (*prefix, str(key))
+        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
+            provenance.setdefault(path, source)
+            _merge(into[key], value, source, provenance, path)
+        else:
+            into[key] = _plain(value)
+            provenance[path] = source
+            for sub in _leaf_paths(value, path):
+                provenance[sub] = source
+
+
+def _plain(value: Any) -> Any:
+    """Deep copy of mappings (so later merges never touch a layer's own data)."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _leaf_paths(value: Any, prefix: tuple[str, ...]) -> Iterable[tuple[str, ...]]:
+    if isinstance(value, Mapping):
+        for key, sub in value.items():
+            path = (*prefix, str(key))
+            yield path
+            yield from _leaf_paths(sub, path)
+
+
+def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
+    """Parse one ``--set`` argument ``key.sub=value`` into ``(("key", "sub"), value)``.
+
+    The value is parsed as YAML with :class:`ConfigLoader` (``1e6`` is a number, ``null`` is
+    None, ``[64, 64]`` a list); an empty value is the empty string.
+
+    Raises:
+        ConfigError: no ``=``, or an empty key or key part.
+    """
+    key, sep, raw = text.partition("=")
+    parts = tuple(key.strip().split("."))
+    if not sep or not all(parts):
+        raise ConfigError(f"--set {text}: expected KEY.SUB=VALUE, e.g. train.total_timesteps=1e6")
+    try:
+        value = yaml.load(raw, Loader=ConfigLoader) if raw.strip() else ""
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"--set {text}: the value is not valid YAML: {exc}") from None
+    return parts, value
+
+
+def _allowed_keys(model: type[BaseModel], loc: Sequence[str | int]) -> list[str] | None:
+    """Field names of the section that contains ``loc``'s last key, or None if unknown."""
+    current: Any = model
+    for part in loc[:-1]:
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        field = current.model_fields.get(str(part))
+        if field is None:
+            return None
+        current = field.annotation
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return None
+
+
+def _format_errors(
+    exc: ValidationError, provenance: dict[tuple[str, ...], str], sources: list[str]
+) -> str:
+    lines = []
+    for err in exc.errors():
+        loc = tuple(str(part) for part in err["loc"])
+        key = ".".join(loc) if loc else "(top level)"
+        source = None
+        for end in range(len(loc), 0, -1):
+            source = provenance.get(loc[:end])
+            if source is not None:
+                break
+        kind = err["type"]
+        if kind == "missing":
+            where = " nor ".join(sources)
+            lines.append(f"{key}: required key missing (set in neither {where})")
+            continue
+        if source is None:  # a whole-model check: point at the last source
+            source = sources[-1]
+        if kind == "extra_forbidden":
+            allowed = _allowed_keys(Config, loc)
+            hint = f" (allowed here: {', '.join(allowed)})" if allowed else ""
+            lines.append(f"{source}: {key}: unknown key{hint}")
+            continue
+        msg = err["msg"]
+        if msg.startswith("Value error, "):
+            msg = msg[len("Value error, ") :]
+        got = f", got {err['input']!r}" if kind != "value_error" and loc else ""
+        lines.append(f"{source}: {key}: {msg}{got}")
+    return "invalid configuration:\n  " + "\n  ".join(lines)
+
+
+def load_config(path: str | Path, overrides: Sequence[str] = ()) -> Config:
+    """Build and validate the configuration for ``path`` plus ``--set`` ``overrides``.
+
+    Args:
+        path: a YAML config file; its ``base:`` chain is read first.
+        overrides: ``key.sub=value`` strings applied last, in order.
+
+    Returns:
+        The validated :class:`Config`.
+
+    Raises:
+        ConfigError: a missing file, invalid YAML, a base cycle, a malformed override, an
+            unknown key, a wrong type or value, or a missing key. The message names the file
+            or ``--set`` argument, the key path and what was expected.
+    """
+    merged: dict[str, Any] = {}
+    provenance: dict[tuple[str, ...], str] = {}
+    sources: list[str] = []
+    for file, data in _file_chain(Path(path)):
+        sources.append(str(file))
+        _merge(merged, data, str(file), provenance)
+    for text in overrides:
+        parts, value = parse_override(text)
+        layer: dict[str, Any] = {}
+        node = layer
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+        _merge(merged, layer, f"--set {text}", provenance)
+    try:
+        return Config.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError(_format_errors(exc, provenance, sources)) from None
+
+
+def dump_config(config: Config) -> str:
+    """The resolved configuration as YAML text (loadable again by :func:`load_config`)."""
+    return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False)

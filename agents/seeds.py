@@ -1,0 +1,140 @@
+"""Disjoint deal-seed ranges, so that no agent is tested on a deal it trained on.
+
+``env.reset(seed=s)`` deals the same cards for the same ``s`` in every process, so a deal
+*is* its seed. Seeds are split into three disjoint ranges:
+
+============  ==============================  =============================================
+use           seeds                           who uses them
+============  ==============================  =============================================
+training      ``0 .. 999_999_999``            every training reset draws one at random
+                                              (:class:`TrainingDeals`, seeded by the run seed
+                                              and the env's index)
+validation    ``1_000_000_000 + i``           periodic evaluation during training (choosing
+                                              the best model): the first ``n_eval_episodes``
+                                              seeds, the same ones at every evaluation
+test          ``2_000_000_000 + i``           the final evaluation and ``fortythieves
+                                              evaluate``: the first N seeds, the same list
+                                              for every agent (PPO, random, greedy)
+============  ==============================  =============================================
+
+The test list never depends on the agent, the run seed or the machine: every agent evaluated
+with ``--episodes N`` plays exactly the same N deals.
+"""
+
+from __future__ import annotations
+
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+
+__all__ = [
+    "TEST_START",
+    "TRAIN_RANGE",
+    "VALIDATION_START",
+    "CyclingDeals",
+    "TrainingDeals",
+    "is_training_seed",
+    "seeds_for_test",
+    "seeds_for_validation",
+]
+
+TRAIN_RANGE: tuple[int, int] = (0, 1_000_000_000)
+"""Half-open range ``[low, high)`` of training deal seeds."""
+VALIDATION_START = 1_000_000_000
+"""Validation seed ``i`` is ``VALIDATION_START + i``."""
+TEST_START = 2_000_000_000
+"""Test seed ``i`` is ``TEST_START + i``."""
+_BLOCK = 1_000_000_000
+
+
+def seeds_for_validation(n: int) -> list[int]:
+    """The first ``n`` validation deal seeds.
+
+    Raises:
+        ValueError: ``n`` is negative or larger than the range (10**9).
+    """
+    if not 0 <= n <= _BLOCK:
+        raise ValueError(f"number of validation seeds must be in 0..{_BLOCK}, got {n}")
+    return [VALIDATION_START + i for i in range(n)]
+
+
+def seeds_for_test(n: int) -> list[int]:
+    """The first ``n`` test deal seeds: ``[2_000_000_000, 2_000_000_001, ...]``.
+
+    Raises:
+        ValueError: ``n`` is negative or larger than the range (10**9).
+    """
+    if not 0 <= n <= _BLOCK:
+        raise ValueError(f"number of test seeds must be in 0..{_BLOCK}, got {n}")
+    return [TEST_START + i for i in range(n)]
+
+
+def is_training_seed(seed: int) -> bool:
+    """True if ``seed`` is in the training range."""
+    return TRAIN_RANGE[0] <= seed < TRAIN_RANGE[1]
+
+
+class TrainingDeals(gym.Wrapper):
+    """Reset every episode with a fresh deal seed drawn from the training range.
+
+    The draws come from a ``numpy`` generator seeded with ``(seed, rank)``, so runs are
+    reproducible and parallel envs deal different games. A ``seed`` passed to ``reset`` (as
+    SB3's ``VecEnv.seed`` does) re-seeds that generator instead of choosing the deal, so
+    the deal always stays in the training range. ``info["deal_seed"]`` gives the deal.
+    """
+
+    def __init__(self, env: gym.Env, seed: int = 0, rank: int = 0) -> None:
+        super().__init__(env)
+        self._rank = rank
+        self._rng = np.random.default_rng((seed, rank))
+        self.last_deal_seed: int | None = None
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        if seed is not None:
+            self._rng = np.random.default_rng((seed, self._rank))
+        deal = int(self._rng.integers(*TRAIN_RANGE))
+        self.last_deal_seed = deal
+        obs, info = self.env.reset(seed=deal, options=options)
+        info["deal_seed"] = deal
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        return self.env.step(action)
+
+
+class CyclingDeals(gym.Wrapper):
+    """Reset with the seeds of a fixed list in order, starting again after the last one.
+
+    Used for the periodic validation evaluation: call :meth:`rewind` before each evaluation
+    so that every evaluation plays the same deals in the same order. A ``seed`` passed to
+    ``reset`` is ignored (the list decides). ``info["deal_seed"]`` gives the deal.
+
+    Raises:
+        ValueError: ``seeds`` is empty.
+    """
+
+    def __init__(self, env: gym.Env, seeds: list[int]) -> None:
+        super().__init__(env)
+        if not seeds:
+            raise ValueError("CyclingDeals needs at least one seed")
+        self.seeds = list(seeds)
+        self._next = 0
+
+    def rewind(self) -> None:
+        """Make the next reset deal ``seeds[0]``."""
+        self._next = 0
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        deal = self.seeds[self._next % len(self.seeds)]
+        self._next += 1
+        obs, info = self.env.reset(seed=deal, options=options)
+        info["deal_seed"] = deal
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        return self.env.step(action)

@@ -1,0 +1,313 @@
+"""Gymnasium environment for the Forty Thieves family (a thin adapter over :mod:`.engine`)."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Literal, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .cards import CARD_NAMES, SUITS
+from .engine import (
+    COLUMN_TO_COLUMN,
+    DRAW,
+    REDEAL,
+    WASTE_TO_COLUMN,
+    WASTE_TO_FOUNDATION,
+    IllegalMoveError,
+    Rules,
+)
+from .observation import ObservationLayout
+from .variants import VariantSpec, get_variant
+
+
+class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
+    """Forty Thieves and its relatives: two-deck patience games built down on the tableau.
+
+    ## Description
+    The rules are those of ``../shared/RULES.md``: 104 cards; columns dealt face down and face
+    up; a stock dealt onto a waste; 8 foundations built up in suit from Ace to King. The
+    variant (``variant=``) fixes the number of columns, the deal, the build rule (same suit,
+    alternate colour, or any other suit), whether sequences move as a unit, the stock deal
+    and redeals, and whether the Aces start on the foundations. The nine registered variants
+    are ``FortyThieves/<id>-v0`` for the ids in :data:`fortythieves_env.VARIANTS`; a
+    :class:`~fortythieves_env.VariantSpec` makes a custom one.
+
+    ## Action Space
+    ``Discrete(n)`` with ``n = 3 + 2*C + C*(C-1)*M`` for ``C`` columns and ``M`` = 13 in
+    sequence variants, else 1 (113 for Forty Thieves, 1193 for Number Ten):
+
+    - ``0``: ``draw``; ``1``: ``redeal``; ``2``: ``w>f`` (waste to a foundation)
+    - ``3 + j``: ``w>tj`` (waste onto column j)
+    - ``3 + C + i``: ``ti>f`` (column i's top card to a foundation)
+    - ``3 + 2*C + (i*(C-1) + j')*M + (N-1)``: ``ti>tjxN``, N cards from column i onto
+      column j, with ``j' = j - (j > i)``.
+
+    :meth:`action_to_move` and :meth:`move_to_action` translate to and from the rule book's
+    move notation. :meth:`action_masks` (and ``info["action_mask"]``) mark the legal actions.
+
+    ## Observation Space
+    ``Box(0, high, shape=(size,), dtype=uint8)``; see :mod:`fortythieves_env.observation` for
+    the index table (``self.layout`` holds the slices). Column face-up cards and the whole
+    waste as card codes 1..52 (0 = empty slot), then foundation heights, face-down counts,
+    stock size and redeals left. Face-down cards and the stock are counts only, so their
+    identity and order never reach the observation. 244 entries for Forty Thieves.
+
+    ## Starting State
+    A shuffled deal (RULES.md, rule 1) drawn from the environment's ``np_random``, so
+    ``reset(seed=n)`` gives the same deal in every process; or any valid position passed as
+    ``reset(options={"state": position})`` in the rule book's position format.
+
+    ## Rewards
+    ``reward_per_card`` (default 1.0) for each card that reaches a foundation; ``win_bonus``
+    (default 10.0) on top when the last card does; ``-illegal_action_penalty`` (default 0.1)
+    for an illegal action; 0 otherwise. A perfect game scores 104 (96 in Lucas) + 10.
+
+    ## Episode End
+    - Termination: all 104 cards are on the foundations (a win), or no legal move remains
+      (a loss).
+    - Truncation: ``max_episode_steps`` of the variant (1000; 1500 for Little Forty), applied
+      by ``gymnasium.make``'s ``TimeLimit`` wrapper. Play can cycle forever by moving cards
+      between columns, so the limit matters.
+
+    ## Information
+    ``reset`` and ``step`` return an ``info`` dict with:
+
+    - ``"action_mask"``: ``np.int8`` array of shape ``(n,)``, 1 exactly where the action is
+      legal (a fresh array each time). All zero only when the episode has terminated.
+    - ``"foundation_cards"``: ``int``, cards on the foundations (0..104).
+    - ``"is_success"``: ``bool``, True once the game is won (read it when the episode ends).
+    - ``"illegal_action"``: ``bool``, True when the action just taken was illegal (step only;
+      False from reset).
+
+    ## Arguments
+    ```python
+    import gymnasium as gym
+    import fortythieves_env
+
+    env = gym.make("FortyThieves/Maria-v0", render_mode="ansi", win_bonus=0.0)
+    ```
+
+    - ``variant``: variant id or :class:`~fortythieves_env.VariantSpec` (default
+      ``"FortyThieves"``).
+    - ``render_mode``: ``None`` or ``"ansi"`` (a text board).
+    - ``reward_per_card``, ``win_bonus``, ``illegal_action_penalty``: see Rewards.
+    - ``illegal_action``: ``"penalize"`` (default: the position is unchanged, the penalty is
+      paid and ``info["illegal_action"]`` is True) or ``"raise"`` (raise
+      :class:`~fortythieves_env.IllegalMoveError`, naming the move and the reason). An
+      action outside the action space always raises ``ValueError``.
+
+    ## Version History
+    - v0: initial release.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012
+
+    def __init__(
+        self,
+        variant: str | VariantSpec = "FortyThieves",
+        render_mode: str | None = None,
+        reward_per_card: float = 1.0,
+        win_bonus: float = 10.0,
+        illegal_action_penalty: float = 0.1,
+        illegal_action: Literal["penalize", "raise"] = "penalize",
+    ) -> None:
+        self.variant = spec = get_variant(variant)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        if illegal_action not in ("penalize", "raise"):
+            raise ValueError(
+                f"illegal_action must be 'penalize' or 'raise', got {illegal_action!r}"
+            )
+        self.render_mode = render_mode
+        self.reward_per_card = float(reward_per_card)
+        self.win_bonus = float(win_bonus)
+        self.illegal_action_penalty = float(illegal_action_penalty)
+        self.illegal_action = illegal_action
+        self.rules = Rules(spec)
+        self.layout = ObservationLayout.for_variant(spec)
+        self.action_space = spaces.Discrete(self.rules.n_actions)
+        self.observation_space = spaces.Box(
+            low=0, high=self.layout.high(spec), shape=(self.layout.size,), dtype=np.uint8
+        )
+        self._obs = np.zeros(self.layout.size, dtype=np.uint8)
+        self._mask = np.zeros(self.rules.n_actions, dtype=np.int8)
+        self._legal: list[int] = []
+        self.state = None  # set by reset
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal a new game (or start from ``options["state"]``, a rule-book position).
+
+        Raises:
+            InvalidPositionError: ``options["state"]`` is not a valid position of this variant.
+            ValueError: ``options`` has a key other than ``"state"``.
+        """
+        super().reset(seed=seed)
+        options = options or {}
+        unknown = set(options) - {"state"}
+        if unknown:
+            raise ValueError(f"unknown reset options {sorted(unknown)}; the only option is 'state'")
+        if options.get("state") is not None:
+            self.state = self.rules.from_position(options["state"])
+        else:
+            self.state = self.rules.deal(self.np_random)
+        self.layout.write(self.state, self._obs)
+        self._update_mask()
+        return self._obs.copy(), self._info(False)
+
+    def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Play one action.
+
+        Raises:
+            ValueError: ``action`` is not an integer in ``range(n)``.
+            IllegalMoveError: the action is illegal and ``illegal_action="raise"``.
+            RuntimeError: ``step`` before ``reset``.
+        """
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise ValueError(f"action must be an integer, got {action!r}") from None
+        n = self.rules.n_actions
+        if not 0 <= a < n:
+            raise ValueError(f"action {a} is outside the action space Discrete({n})")
+        state = self.state
+        if state is None:
+            raise RuntimeError("call reset() before step()")
+        if not self._mask[a]:
+            if self.illegal_action == "raise":
+                reason = self.rules.why_illegal(state, a) or "the game is over"
+                raise IllegalMoveError(
+                    f"illegal move {self.rules.action_to_move(a)!r} (action {a}) in "
+                    f"{self.variant.name}: {reason}"
+                )
+            terminated = not self._legal
+            return (
+                self._obs.copy(),
+                -self.illegal_action_penalty,
+                terminated,
+                False,
+                self._info(True),
+            )
+        rules = self.rules
+        kind, src, dst, _ = rules.decode(a)
+        cards = rules.apply(state, a)
+        layout, obs = self.layout, self._obs
+        if kind == COLUMN_TO_COLUMN:
+            layout.write_column(state, src, obs)
+            layout.write_column(state, dst, obs)
+        elif kind in (DRAW, REDEAL):
+            layout.write_waste(state, obs)
+        elif kind == WASTE_TO_COLUMN:
+            layout.write_waste(state, obs)
+            layout.write_column(state, dst, obs)
+        else:
+            if kind == WASTE_TO_FOUNDATION:
+                layout.write_waste(state, obs)
+            else:
+                layout.write_column(state, src, obs)
+            start = layout.n_card_slots
+            obs[start : start + 8] = state.foundations
+        self._update_mask()
+        won = state.foundation_cards == 104
+        reward = cards * self.reward_per_card
+        if won:
+            reward += self.win_bonus
+        return obs.copy(), reward, won or not self._legal, False, self._info(False)
+
+    def render(self) -> str | None:
+        """Return the board as text when ``render_mode="ansi"`` (else ``None``)."""
+        if self.render_mode != "ansi":
+            return None
+        return self.board_text()
+
+    # ------------------------------------------------------------------ extras
+    def action_masks(self) -> np.ndarray:
+        """Legal actions: ``np.int8`` array of shape ``(n,)``, 1 where legal (a copy).
+
+        The name is the one ``sb3_contrib.MaskablePPO`` looks up; through wrappers use
+        ``env.get_wrapper_attr("action_masks")()``.
+        """
+        return self._mask.copy()
+
+    def legal_moves(self) -> list[str]:
+        """The legal moves in the rule book's notation, in action order."""
+        return [self.rules.action_to_move(a) for a in sorted(self._legal)]
+
+    def action_to_move(self, action: int) -> str:
+        """Move notation of ``action``, e.g. ``"t2>t0x3"``. Raises ``ValueError`` out of range."""
+        return self.rules.action_to_move(operator.index(action))
+
+    def move_to_action(self, move: str) -> int:
+        """Action of a move in the rule book's notation. Raises ``ValueError`` if malformed."""
+        return self.rules.move_to_action(move)
+
+    def get_state(self) -> dict[str, Any]:
+        """The current position in the rule book's format (JSON-friendly; a new dict).
+
+        Raises:
+            RuntimeError: before ``reset``.
+        """
+        if self.state is None:
+            raise RuntimeError("call reset() before get_state()")
+        return self.rules.to_position(self.state)
+
+    def board_text(self) -> str:
+        """The board as text: header, foundations, then the columns side by side.
+
+        Face-down cards show as ``##``; cards are written rank then suit (``TH``).
+        """
+        state = self.state
+        if state is None:
+            return "(no game: call reset())"
+        spec = self.variant
+        waste = state.waste
+        waste_top = CARD_NAMES[waste[-1]] if waste else "--"
+        lines = [
+            f"{spec.name}  stock: {len(state.stock)}  waste: {waste_top} ({len(waste)} cards)"
+            + (f"  redeals left: {state.redeals_left}" if spec.redeals else "")
+            + f"  foundations: {state.foundation_cards}/104",
+            "foundations: "
+            + " ".join(
+                CARD_NAMES[(k // 2) * 13 + h] if h else f"-{SUITS[k // 2]}"
+                for k, h in enumerate(state.foundations)
+            ),
+            " ".join(f"t{i:<2}" for i in range(spec.n_columns)),
+        ]
+        height = max((len(col) for col in state.tableau), default=0)
+        for row in range(height):
+            cells = []
+            for col, fd in zip(state.tableau, state.face_down, strict=False):
+                if row >= len(col):
+                    cells.append("   ")
+                elif row < fd:
+                    cells.append("## ")
+                else:
+                    cells.append(CARD_NAMES[col[row]] + " ")
+            lines.append(" ".join(cells).rstrip())
+        return "\n".join(lines) + "\n"
+
+    # ------------------------------------------------------------------ internals
+    def _update_mask(self) -> None:
+        mask = self._mask
+        mask.fill(0)
+        legal = self.rules.legal_actions(self.state)
+        if legal:
+            mask[legal] = 1
+        self._legal = legal
+
+    def _info(self, illegal: bool) -> dict[str, Any]:
+        state = self.state
+        return {
+            "action_mask": self._mask.copy(),
+            "foundation_cards": state.foundation_cards,
+            "is_success": state.foundation_cards == 104,
+            "illegal_action": illegal,
+        }

@@ -1,0 +1,160 @@
+"""The nine variants as data: one :class:`VariantSpec` each.
+
+Every number comes from the variant table of ``../shared/RULES.md``. A custom variant is
+a new ``VariantSpec``; pass it as ``variant=`` to :class:`~fortythieves_env.FortyThievesEnv`
+or to ``gymnasium.make``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Build(str, Enum):
+    """Which card may go onto a column top: one rank lower and ..."""
+
+    SAME_SUIT = "same_suit"
+    """... of the same suit (10H only onto JH)."""
+    ALTERNATE_COLOUR = "alternate_colour"
+    """... of the other colour (10H onto JC or JS)."""
+    OTHER_SUIT = "other_suit"
+    """... of any suit but its own (10H onto JC, JD or JS)."""
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """The points on which Forty Thieves variants differ.
+
+    Attributes:
+        id: short identifier, used in the environment id ``FortyThieves/<id>-v0`` and in positions.
+        name: the game's usual name.
+        n_columns: number of tableau columns.
+        face_down: cards dealt face down at the bottom of each column.
+        face_up: cards dealt face up on top of them.
+        build: the tableau build rule, also the rule that decides what a sequence is.
+        sequence_moves: if True any sequence at the end of a column moves as a unit
+            (``tI>tJxN``); if False one card moves at a time.
+        deal_count: cards dealt from the stock onto the waste per ``draw`` (3 in Little Forty).
+        redeals: how many times the waste may be turned over into the stock.
+        aces_on_foundations: the 8 Aces start on the foundations and are not dealt (Lucas).
+        max_episode_steps: the step limit registered with ``gymnasium.make`` (truncation).
+        pysol_id: the game's number in PySolFC, for reference only.
+
+    Raises:
+        ValueError: the fields do not describe a playable game (too many cards dealt,
+            non-positive counts, an unknown build rule).
+    """
+
+    id: str
+    name: str
+    n_columns: int
+    face_down: int
+    face_up: int
+    build: Build
+    sequence_moves: bool
+    deal_count: int = 1
+    redeals: int = 0
+    aces_on_foundations: bool = False
+    max_episode_steps: int = 1000
+    pysol_id: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "build", Build(self.build))
+        if not self.id.isidentifier():
+            raise ValueError(f"variant id must be an identifier, got {self.id!r}")
+        if self.n_columns < 1 or self.face_up < 1 or self.face_down < 0:
+            raise ValueError(
+                f"variant {self.id}: need n_columns >= 1, face_up >= 1, face_down >= 0; got "
+                f"{self.n_columns}, {self.face_up}, {self.face_down}"
+            )
+        if self.deal_count < 1 or self.redeals < 0 or self.max_episode_steps < 1:
+            raise ValueError(
+                f"variant {self.id}: need deal_count >= 1, redeals >= 0, max_episode_steps >= 1"
+            )
+        if self.stock_size < 0:
+            raise ValueError(
+                f"variant {self.id}: the tableau takes {self.tableau_cards} cards but only "
+                f"{104 - 8 * self.aces_on_foundations} are dealt"
+            )
+
+    @property
+    def cards_per_column(self) -> int:
+        """Cards dealt to each column (face down + face up)."""
+        return self.face_down + self.face_up
+
+    @property
+    def tableau_cards(self) -> int:
+        """Cards dealt to the tableau."""
+        return self.n_columns * self.cards_per_column
+
+    @property
+    def stock_size(self) -> int:
+        """Cards in the stock after the deal; also the most the waste can ever hold."""
+        return 104 - 8 * self.aces_on_foundations - self.tableau_cards
+
+    @property
+    def max_visible(self) -> int:
+        """Most face-up cards a column can ever hold.
+
+        The dealt cards plus a built run down to an Ace (at most 12 more), or, in a column
+        that was emptied, a run from King to Ace (13).
+        """
+        return max(self.cards_per_column + 12, 13)
+
+    @property
+    def max_move(self) -> int:
+        """Most cards one tableau move can carry: 13 (King to Ace) with sequences, else 1."""
+        return 13 if self.sequence_moves else 1
+
+
+_S, _A, _O = Build.SAME_SUIT, Build.ALTERNATE_COLOUR, Build.OTHER_SUIT
+
+VARIANTS: dict[str, VariantSpec] = {
+    spec.id: spec
+    for spec in (
+        VariantSpec("FortyThieves", "Forty Thieves", 10, 0, 4, _S, False, pysol_id=13),
+        VariantSpec("Indian", "Indian", 10, 1, 2, _O, False, pysol_id=69),
+        VariantSpec("Limited", "Limited", 12, 0, 3, _S, False, pysol_id=228),
+        VariantSpec(
+            "LittleForty",
+            "Little Forty",
+            10,
+            0,
+            4,
+            _O,
+            True,
+            deal_count=3,
+            redeals=3,
+            max_episode_steps=1500,
+            pysol_id=115,
+        ),
+        VariantSpec("Lucas", "Lucas", 13, 0, 3, _S, False, aces_on_foundations=True, pysol_id=125),
+        VariantSpec("Maria", "Maria", 9, 0, 4, _A, False, pysol_id=73),
+        VariantSpec("NumberTen", "Number Ten", 10, 2, 2, _A, True, pysol_id=70),
+        VariantSpec("RankAndFile", "Rank and File", 10, 3, 1, _A, True, pysol_id=71),
+        VariantSpec("Streets", "Streets", 10, 0, 4, _A, False, pysol_id=76),
+    )
+}
+"""The nine variants of ``../shared/RULES.md``, keyed by id."""
+
+
+def get_variant(variant: str | VariantSpec) -> VariantSpec:
+    """Return the spec for a variant id (or the spec itself).
+
+    Raises:
+        ValueError: ``variant`` is not a known id; the message lists the known ids.
+        TypeError: ``variant`` is neither a string nor a :class:`VariantSpec`.
+    """
+    if isinstance(variant, VariantSpec):
+        return variant
+    if not isinstance(variant, str):
+        raise TypeError(
+            f"variant must be a variant id or a VariantSpec, got {type(variant).__name__}"
+        )
+    try:
+        return VARIANTS[variant]
+    except KeyError:
+        raise ValueError(
+            f"unknown variant {variant!r}; known variants: {', '.join(VARIANTS)}"
+        ) from None
