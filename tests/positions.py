@@ -1,0 +1,117 @@
+"""Hand-built positions for the rule tests, in the rule book's position format."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from fortythieves_env import VARIANTS
+
+RANKS = "A23456789TJQK"
+SUITS = "CDHS"
+ALL_CARDS = [r + s for s in SUITS for r in RANKS]
+
+
+def position(
+    variant: str,
+    tableau: list[list[str]],
+    *,
+    face_down: list[int] | None = None,
+    waste: list[str] | tuple[str, ...] = (),
+    stock: list[str] | None = None,
+    foundations: list[list[str]] | None = None,
+    redeals_left: int = 0,
+) -> dict[str, Any]:
+    """A full 104-card position whose unnamed cards are put out of the way.
+
+    Columns not given are empty. With ``foundations=None`` each suit's two piles are built
+    from the Ace as high as the cards not named elsewhere allow; with ``stock=None`` what is
+    still left over becomes the stock (bottom to top in card order).
+    """
+    spec = VARIANTS[variant]
+    columns = [list(col) for col in tableau] + [[] for _ in range(spec.n_columns - len(tableau))]
+    named = Counter(c for col in columns for c in col) + Counter(waste)
+    if stock is not None:
+        named += Counter(stock)
+    if foundations is not None:
+        named += Counter(c for pile in foundations for c in pile)
+    left = Counter({c: 2 for c in ALL_CARDS}) - named
+    if foundations is None:
+        foundations = []
+        for s in SUITS:
+            for _pile in range(2):
+                pile = []
+                for r in RANKS:
+                    if left[r + s] == 0:
+                        break
+                    left[r + s] -= 1
+                    pile.append(r + s)
+                foundations.append(pile)
+    if stock is None:
+        stock = sorted(left.elements(), key=ALL_CARDS.index)
+    return {
+        "variant": variant,
+        "tableau": columns,
+        "face_down": face_down or [0] * spec.n_columns,
+        "stock": list(stock),
+        "waste": list(waste),
+        "foundations": foundations,
+        "redeals_left": redeals_left,
+    }
+
+
+def reference_legal_moves(pos: dict[str, Any]) -> set[str]:
+    """The legal moves of a position, by a plain reading of ``../shared/RULES.md``.
+
+    Written apart from the engine (strings, no tables) so the two can check each other.
+    """
+    spec = VARIANTS[pos["variant"]]
+
+    def rank(card: str) -> int:
+        return RANKS.index(card[0])
+
+    def builds(card: str, onto: str) -> bool:
+        if rank(onto) != rank(card) + 1:
+            return False
+        if spec.build.value == "same_suit":
+            return card[1] == onto[1]
+        if spec.build.value == "alternate_colour":
+            return (card[1] in "DH") != (onto[1] in "DH")
+        return card[1] != onto[1]
+
+    def to_foundation(card: str) -> bool:
+        for pile in pos["foundations"]:
+            if not pile and rank(card) == 0:
+                return True
+            if pile and pile[-1][1] == card[1] and rank(pile[-1]) + 1 == rank(card):
+                return True
+        return False
+
+    tableau = pos["tableau"]
+    moves = set()
+    if pos["stock"]:
+        moves.add("draw")
+    elif pos["redeals_left"] > 0 and pos["waste"]:
+        moves.add("redeal")
+    if pos["waste"]:
+        card = pos["waste"][-1]
+        if to_foundation(card):
+            moves.add("w>f")
+        for j, col in enumerate(tableau):
+            if not col or builds(card, col[-1]):
+                moves.add(f"w>t{j}")
+    for i, col in enumerate(tableau):
+        if not col:
+            continue
+        if to_foundation(col[-1]):
+            moves.add(f"t{i}>f")
+        face_up = col[pos["face_down"][i] :]
+        run = 1
+        if spec.sequence_moves:
+            while run < len(face_up) and builds(face_up[-run], face_up[-run - 1]):
+                run += 1
+        for n in range(1, run + 1):
+            for j, other in enumerate(tableau):
+                if j != i and (not other or builds(col[-n], other[-1])):
+                    moves.add(f"t{i}>t{j}" + (f"x{n}" if n > 1 else ""))
+    return moves

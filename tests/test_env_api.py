@@ -1,0 +1,320 @@
+"""API tests run over every registered variant (new variants are tested automatically)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+import subprocess
+import sys
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import fortythieves_env
+from fortythieves_env import ENV_IDS, VARIANTS, FortyThievesEnv, IllegalMoveError, VariantSpec
+
+ALL_VARIANTS = list(VARIANTS)
+
+
+def test_every_rule_book_variant_is_registered() -> None:
+    assert [f"FortyThieves/{v}-v0" for v in ALL_VARIANTS] == ENV_IDS
+    assert ALL_VARIANTS == [
+        "FortyThieves", "Indian", "Limited", "LittleForty", "Lucas",
+        "Maria", "NumberTen", "RankAndFile", "Streets",
+    ]  # fmt: skip
+    for id_ in ENV_IDS:
+        assert id_ in gym.registry
+        assert gym.spec(id_).max_episode_steps == VARIANTS[id_[13:-3]].max_episode_steps
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_check_env(env_id: str) -> None:
+    env = gym.make(env_id)
+    check_env(env.unwrapped, skip_render_check=False)
+
+
+def test_make_with_module_prefix_needs_no_import() -> None:
+    code = (
+        "import gymnasium as gym\n"
+        "env = gym.make('fortythieves_env:FortyThieves/Maria-v0')\n"
+        "obs, info = env.reset(seed=0)\n"
+        "print(env.unwrapped.variant.id, obs.shape[0], int(info['action_mask'].sum()) > 0)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["Maria", "231", "True"]
+
+
+@pytest.mark.parametrize("variant", ALL_VARIANTS)
+def test_spaces_and_reset_info(variant: str) -> None:
+    spec = VARIANTS[variant]
+    env = gym.make(fortythieves_env.env_id(variant))
+    c, m = spec.n_columns, spec.max_move
+    assert env.action_space == gym.spaces.Discrete(3 + 2 * c + c * (c - 1) * m)
+    obs, info = env.reset(seed=7)
+    assert obs.dtype == np.uint8
+    assert obs.shape == (c * spec.max_visible + spec.stock_size + 10 + c,)
+    assert env.observation_space.contains(obs)
+    mask = info["action_mask"]
+    assert mask.dtype == np.int8 and mask.shape == (env.action_space.n,)
+    assert set(np.unique(mask)) <= {0, 1} and mask.sum() > 0
+    np.testing.assert_array_equal(mask, env.get_wrapper_attr("action_masks")())
+    assert info["foundation_cards"] == (8 if spec.aces_on_foundations else 0)
+    assert info["is_success"] is False and info["illegal_action"] is False
+    assert mask[0] == 1  # a fresh deal always has a stock to deal from
+
+
+@pytest.mark.parametrize("variant", ALL_VARIANTS)
+def test_action_encoding_is_a_bijection(variant: str) -> None:
+    env = FortyThievesEnv(variant)
+    moves = [env.action_to_move(a) for a in range(env.action_space.n)]
+    assert len(set(moves)) == len(moves)
+    assert [env.move_to_action(mv) for mv in moves] == list(range(env.action_space.n))
+    c = VARIANTS[variant].n_columns
+    # spot-check the documented formula
+    assert moves[:4] == ["draw", "redeal", "w>f", "w>t0"]
+    assert moves[3 + c] == "t0>f"
+    assert moves[3 + 2 * c] == "t0>t1"
+    if VARIANTS[variant].sequence_moves:
+        assert moves[3 + 2 * c + (2 * (c - 1) + 0) * 13 + 4] == "t2>t0x5"
+        assert env.move_to_action("t1>t0x1") == env.move_to_action("t1>t0")
+    else:
+        assert moves[3 + 2 * c + 2 * (c - 1) + 0] == "t2>t0"
+
+
+@pytest.mark.parametrize(
+    ("move", "message"),
+    [
+        ("t1>t1", "onto itself"),
+        ("t10>t1", "does not exist"),
+        ("w>t0x2", "only for column-to-column"),
+        ("t0>t1x2", "1..1 card"),
+        ("f>t1", "is not a move"),
+        ("DRAW", "is not a move"),
+    ],
+)
+def test_bad_move_strings_are_refused(move: str, message: str) -> None:
+    env = FortyThievesEnv("FortyThieves")
+    with pytest.raises(ValueError, match=message):
+        env.move_to_action(move)
+
+
+@pytest.mark.parametrize("variant", ALL_VARIANTS)
+def test_same_seed_same_deal_and_different_seed_different_deal(variant: str) -> None:
+    env = gym.make(fortythieves_env.env_id(variant))
+    obs1, _ = env.reset(seed=123)
+    state1 = env.unwrapped.get_state()
+    env.reset(seed=5)
+    obs2, _ = env.reset(seed=123)
+    np.testing.assert_array_equal(obs1, obs2)
+    assert env.unwrapped.get_state() == state1
+    env.reset(seed=124)
+    assert env.unwrapped.get_state() != state1
+
+
+def test_seeded_deal_is_the_same_in_another_process() -> None:
+    code = (
+        "import json, gymnasium as gym, fortythieves_env\n"
+        "env = gym.make('FortyThieves/Indian-v0'); env.reset(seed=2024)\n"
+        "print(json.dumps(env.unwrapped.get_state()))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    env = gym.make("FortyThieves/Indian-v0")
+    env.reset(seed=2024)
+    assert json.loads(out.stdout) == env.unwrapped.get_state()
+
+
+def _random_steps(env: gym.Env, rng: np.random.Generator, n: int) -> None:
+    mask = env.unwrapped.action_masks()
+    for _ in range(n):
+        legal = np.flatnonzero(mask)
+        if not len(legal):
+            return
+        _, _, term, trunc, info = env.step(int(rng.choice(legal)))
+        if term or trunc:
+            return
+        mask = info["action_mask"]
+
+
+@pytest.mark.parametrize("variant", ["FortyThieves", "LittleForty", "RankAndFile"])
+def test_pickle_and_deepcopy_continue_identically(variant: str) -> None:
+    env = FortyThievesEnv(variant)
+    env.reset(seed=3)
+    _random_steps(env, np.random.default_rng(0), 40)
+    for clone in (pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):
+        assert clone.get_state() == env.get_state()
+        rng_a, rng_b = np.random.default_rng(9), np.random.default_rng(9)
+        for _ in range(30):
+            legal = np.flatnonzero(env.action_masks())
+            np.testing.assert_array_equal(legal, np.flatnonzero(clone.action_masks()))
+            if not len(legal):
+                break
+            a, b = int(rng_a.choice(legal)), int(rng_b.choice(legal))
+            ra, rb = env.step(a), clone.step(b)
+            np.testing.assert_array_equal(ra[0], rb[0])
+            assert ra[1:4] == rb[1:4]
+        # and a new deal from the copied generator matches too
+        np.testing.assert_array_equal(env.reset()[0], clone.reset()[0])
+        env.reset(seed=3)
+        _random_steps(env, np.random.default_rng(0), 40)
+
+
+@pytest.mark.parametrize("variant", ALL_VARIANTS)
+def test_get_state_round_trip(variant: str) -> None:
+    env = FortyThievesEnv(variant)
+    env.reset(seed=11)
+    _random_steps(env, np.random.default_rng(1), 60)
+    pos = env.get_state()
+    json.dumps(pos)  # JSON-friendly
+    obs = env._obs.copy()
+    mask = env.action_masks()
+    other = FortyThievesEnv(variant)
+    obs2, info2 = other.reset(options={"state": pos})
+    np.testing.assert_array_equal(obs2, obs)
+    np.testing.assert_array_equal(info2["action_mask"], mask)
+    assert other.get_state() == pos
+
+
+def test_illegal_action_penalised_by_default() -> None:
+    env = gym.make("FortyThieves/FortyThieves-v0")
+    obs, info = env.reset(seed=0)
+    state = env.unwrapped.get_state()
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    obs2, reward, term, trunc, info2 = env.step(illegal)
+    assert reward == pytest.approx(-0.1)
+    assert (term, trunc) == (False, False)
+    assert info2["illegal_action"] is True
+    np.testing.assert_array_equal(obs2, obs)
+    np.testing.assert_array_equal(info2["action_mask"], info["action_mask"])
+    assert env.unwrapped.get_state() == state
+    _, _, _, _, info3 = env.step(0)  # draw is legal on a fresh deal
+    assert info3["illegal_action"] is False
+
+
+def test_illegal_action_penalty_is_settable() -> None:
+    env = gym.make("FortyThieves/Streets-v0", illegal_action_penalty=2.5)
+    env.reset(seed=0)
+    assert env.step(1)[1] == -2.5  # redeal: Streets has none
+
+
+def test_illegal_action_raise_names_the_move() -> None:
+    env = gym.make("FortyThieves/Streets-v0", illegal_action="raise")
+    env.reset(seed=0)
+    with pytest.raises(
+        IllegalMoveError, match=r"'redeal' \(action 1\) in Streets: Streets has no redeals"
+    ):
+        env.step(1)
+
+
+@pytest.mark.parametrize("bad", [-1, 113, 10_000, 1.0, "draw", None])
+def test_action_outside_the_space_raises_value_error(bad: object) -> None:
+    for mode in ("penalize", "raise"):
+        env = FortyThievesEnv("FortyThieves", illegal_action=mode)
+        env.reset(seed=0)
+        with pytest.raises(ValueError, match="action"):
+            env.step(bad)
+
+
+def test_numpy_integer_actions_are_accepted() -> None:
+    env = FortyThievesEnv("FortyThieves")
+    env.reset(seed=0)
+    assert env.step(np.int64(0))[4]["illegal_action"] is False
+    assert env.step(np.array(0))[4]["illegal_action"] is False
+
+
+def test_constructor_errors() -> None:
+    with pytest.raises(
+        ValueError, match="unknown variant 'Klondike'; known variants: FortyThieves"
+    ):
+        FortyThievesEnv("Klondike")
+    with pytest.raises(ValueError, match="illegal_action"):
+        FortyThievesEnv(illegal_action="ignore")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="render_mode"):
+        FortyThievesEnv(render_mode="human")
+    with pytest.raises(ValueError, match="unknown reset options"):
+        FortyThievesEnv().reset(options={"deal": 3})
+    with pytest.raises(RuntimeError, match="reset"):
+        FortyThievesEnv().step(0)
+
+
+def test_custom_variant_from_a_spec() -> None:
+    spec = VariantSpec(
+        "Wide", "Wide Forty", n_columns=12, face_down=1, face_up=3,
+        build="alternate_colour", sequence_moves=True, deal_count=2, redeals=1,
+    )  # fmt: skip
+    env = gym.make("FortyThieves/FortyThieves-v0", variant=spec)
+    obs, info = env.reset(seed=1)
+    pos = env.unwrapped.get_state()
+    assert pos["variant"] == "Wide"
+    assert [len(col) for col in pos["tableau"]] == [4] * 12
+    assert pos["face_down"] == [1] * 12 and len(pos["stock"]) == 104 - 48
+    assert env.action_space.n == 3 + 24 + 12 * 11 * 13
+    env.step(env.unwrapped.move_to_action("draw"))
+    assert len(env.unwrapped.get_state()["waste"]) == 2
+    with pytest.raises(ValueError, match="tableau takes 120 cards"):
+        VariantSpec("Huge", "Huge", 30, 0, 4, "same_suit", False)
+    with pytest.raises(ValueError, match="not a valid Build|same_colour"):
+        VariantSpec("Odd", "Odd", 10, 0, 4, "same_colour", False)
+
+
+@pytest.mark.parametrize("variant", ALL_VARIANTS)
+def test_hidden_cards_do_not_change_the_observation(variant: str) -> None:
+    env = FortyThievesEnv(variant)
+    env.reset(seed=21)
+    pos = env.get_state()
+    obs = env._obs.copy()
+    rng = np.random.default_rng(0)
+    before = copy.deepcopy(pos)
+    # Swap the stock with face-down cards, shuffle both, and see the same observation.
+    hidden = pos["stock"] + [
+        c for col, fd in zip(pos["tableau"], pos["face_down"], strict=True) for c in col[:fd]
+    ]
+    rng.shuffle(hidden)
+    k = 0
+    for i, fd in enumerate(pos["face_down"]):
+        pos["tableau"][i][:fd] = hidden[k : k + fd]
+        k += fd
+    pos["stock"] = hidden[k:]
+    assert pos != before
+    obs2, _ = env.reset(options={"state": pos})
+    np.testing.assert_array_equal(obs2, obs)
+
+
+def test_ansi_render_shows_the_board() -> None:
+    env = gym.make("FortyThieves/Indian-v0", render_mode="ansi")
+    env.reset(seed=4)
+    text = env.render()
+    pos = env.unwrapped.get_state()
+    lines = text.splitlines()
+    assert lines[0].startswith("Indian  stock: 74  waste: -- (0 cards)")
+    assert lines[1] == "foundations: -C -C -D -D -H -H -S -S"
+    assert lines[2].split() == [f"t{i}" for i in range(10)]
+    assert lines[3].split() == ["##"] * 10  # one face-down row
+    assert lines[4].split() == [col[1] for col in pos["tableau"]]
+    env.step(env.unwrapped.move_to_action("draw"))
+    assert f"waste: {env.unwrapped.get_state()['waste'][-1]} (1 cards)" in env.render()
+    quiet = gym.make("FortyThieves/Indian-v0")
+    quiet.reset(seed=4)
+    assert quiet.render() is None
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_random_masked_episodes_end_within_the_step_limit(env_id: str) -> None:
+    env = gym.make(env_id)
+    limit = env.spec.max_episode_steps
+    rng = np.random.default_rng(0)
+    for episode in range(2):
+        _, info = env.reset(seed=episode)
+        for step in range(1, limit + 1):
+            legal = np.flatnonzero(info["action_mask"])
+            assert len(legal) > 0
+            _, _, term, trunc, info = env.step(int(rng.choice(legal)))
+            assert info["illegal_action"] is False
+            if term or trunc:
+                break
+        assert term or trunc
+        assert trunc == (step == limit and not term)
+        if term and not info["is_success"]:
+            assert info["action_mask"].sum() == 0
