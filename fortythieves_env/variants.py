@@ -60,7 +60,13 @@ class VariantSpec:
     pysol_id: int | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "build", Build(self.build))
+        try:
+            object.__setattr__(self, "build", Build(self.build))
+        except ValueError:
+            raise ValueError(
+                f"variant {self.id}: unknown build rule {self.build!r}; choose from "
+                + ", ".join(b.value for b in Build)
+            ) from None
         if not self.id.isidentifier():
             raise ValueError(f"variant id must be an identifier, got {self.id!r}")
         if self.n_columns < 1 or self.face_up < 1 or self.face_down < 0:
