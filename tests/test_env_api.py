@@ -257,7 +257,7 @@ def test_custom_variant_from_a_spec() -> None:
         VariantSpec("Huge", "Huge", 30, 0, 4, "same_suit", False)
     with pytest.raises(
         ValueError,
-        match="unknown build rule 'same_colour'; choose from same_suit, alternate_colour, other_suit",
+        match="unknown build rule 'same_colour'; choose from same_suit, alternate_colour",
     ):
         VariantSpec("Odd", "Odd", 10, 0, 4, "same_colour", False)
 
