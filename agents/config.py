@@ -212,7 +212,9 @@ def _read_yaml(path: Path, named_by: str | None) -> dict[str, Any]:
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be a mapping of keys, got {type(data).__name__}")
+        raise ConfigError(
+            f"{path}: the top level must be a mapping of keys, got {type(data).__name__}"
+        )
     return data
 
 

@@ -48,7 +48,9 @@ def env_id_for(variant: str) -> str:
 
 def make_env(env_config: EnvConfig, render_mode: str | None = None) -> gym.Env:
     """``gymnasium.make`` the configured variant, without seed or monitor wrappers."""
-    return gym.make(env_id_for(env_config.variant), render_mode=render_mode, **env_config.make_kwargs())
+    return gym.make(
+        env_id_for(env_config.variant), render_mode=render_mode, **env_config.make_kwargs()
+    )
 
 
 def n_card_slots(env: gym.Env | VecEnv) -> int:
@@ -68,7 +70,9 @@ def _training_factory(env_config: EnvConfig, seed: int, rank: int) -> Callable[[
 
 def make_training_vec_env(config: Config) -> VecEnv:
     """``train.n_envs`` monitored envs dealing training-range seeds, as ``train.vec_env`` says."""
-    factories = [_training_factory(config.env, config.seed, rank) for rank in range(config.train.n_envs)]
+    factories = [
+        _training_factory(config.env, config.seed, rank) for rank in range(config.train.n_envs)
+    ]
     if config.train.vec_env == "subproc" and config.train.n_envs > 1:
         return SubprocVecEnv(factories)
     return DummyVecEnv(factories)

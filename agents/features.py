@@ -70,7 +70,9 @@ class CardSlotsExtractor(BaseFeaturesExtractor):
             per_slot = card_embedding_dim
         n_counts = size - n_card_slots
         act: type[nn.Module] = {"relu": nn.ReLU, "tanh": nn.Tanh}[activation]
-        self.head = nn.Sequential(nn.Linear(n_card_slots * per_slot + n_counts, features_dim), act())
+        self.head = nn.Sequential(
+            nn.Linear(n_card_slots * per_slot + n_counts, features_dim), act()
+        )
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         """Map ``(B, size)`` observations (float, as SB3 passes them) to ``(B, features_dim)``."""
