@@ -49,6 +49,8 @@ def position(
                 foundations.append(pile)
     if stock is None:
         stock = sorted(left.elements(), key=ALL_CARDS.index)
+    elif +left:
+        raise ValueError(f"cards left with nowhere to go: {sorted(left.elements())}")
     return {
         "variant": variant,
         "tableau": columns,
