@@ -90,7 +90,7 @@ def test_action_encoding_is_a_bijection(variant: str) -> None:
         ("t1>t1", "onto itself"),
         ("t10>t1", "does not exist"),
         ("w>t0x2", "only for column-to-column"),
-        ("t0>t1x2", "1..1 card"),
+        ("t0>t1x2", r"1\.\.1 card"),
         ("f>t1", "is not a move"),
         ("DRAW", "is not a move"),
     ],
