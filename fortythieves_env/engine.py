@@ -143,7 +143,11 @@ class Rules:
         self.n_columns = c = spec.n_columns
         self.max_move = m = spec.max_move
         self.n_actions = 3 + 2 * c + c * (c - 1) * m
-        self._accepts = _accepts_table(spec.build)
+        self._accepts = accepts = _accepts_table(spec.build)
+        # _fits_under[top]: the cards that may go onto column top ``top`` (1 to 3 of them).
+        self._fits_under = [[]] + [
+            [card for card in range(1, 53) if accepts[top][card]] for top in range(1, 53)
+        ]
         decode: list[tuple[int, int, int, int]] = [(DRAW, -1, -1, 0), (REDEAL, -1, -1, 0)]
         decode.append((WASTE_TO_FOUNDATION, -1, -1, 1))
         decode.extend((WASTE_TO_COLUMN, -1, j, 1) for j in range(c))
@@ -276,10 +280,26 @@ class Rules:
         append = acts.append
         c = self.n_columns
         m = self.max_move
-        accepts = self._accepts
         tableau = state.tableau
         found = state.foundations
-        tops = [col[-1] if col else 0 for col in tableau]
+        fits = self._fits_under
+        # dest_for[card]: the columns whose top takes ``card``; empty: the empty columns.
+        dest_for: dict[int, list[int]] = {}
+        empty: list[int] = []
+        tops: list[int] = []
+        for j, col in enumerate(tableau):
+            if col:
+                t = col[-1]
+                tops.append(t)
+                for card in fits[t]:
+                    js = dest_for.get(card)
+                    if js is None:
+                        dest_for[card] = [j]
+                    else:
+                        js.append(j)
+            else:
+                tops.append(0)
+                empty.append(j)
         if state.stock:
             append(0)
         elif state.redeals_left and state.waste:
@@ -289,12 +309,13 @@ class Rules:
             s2, r = 2 * SUIT[w], RANK[w]
             if found[s2] == r or found[s2 + 1] == r:
                 append(2)
-            for j in range(c):
-                if accepts[tops[j]][w]:
-                    append(3 + j)
+            for j in dest_for.get(w, ()):
+                append(3 + j)
+            for j in empty:
+                append(3 + j)
         to_found = 3 + c
-        to_col = 3 + 2 * c
         stride = (c - 1) * m
+        accepts = self._accepts
         for i in range(c):
             t = tops[i]
             if not t:
@@ -302,25 +323,28 @@ class Rules:
             s2, r = 2 * SUIT[t], RANK[t]
             if found[s2] == r or found[s2 + 1] == r:
                 append(to_found + i)
-            base = to_col + i * stride
+            base = 3 + 2 * c + i * stride
+            # A column's own top never takes a card of its own sequence, so j != i below.
             if m == 1:
-                for j in range(c):
-                    if j != i and accepts[tops[j]][t]:
-                        append(base + (j if j < i else j - 1))
+                for j in dest_for.get(t, ()):
+                    append(base + j - (j > i))
+                for j in empty:
+                    append(base + j - (j > i))
                 continue
-            length = self.sequence_length(state, i)
             col = tableau[i]
-            for j in range(c):
-                if j == i:
-                    continue
-                off = base + (j if j < i else j - 1) * m
-                tj = tops[j]
-                if not tj:
-                    acts.extend(range(off, off + length))
-                else:
-                    n = RANK[tj] - r
-                    if 1 <= n <= length and accepts[tj][col[-n]]:
-                        append(off + n - 1)
+            k = len(col) - 1
+            low = state.face_down[i]
+            while k > low and accepts[col[k - 1]][col[k]]:
+                k -= 1
+            length = len(col) - k
+            for n in range(1, length + 1):
+                js = dest_for.get(col[-n])
+                if js:
+                    for j in js:
+                        append(base + (j - (j > i)) * m + n - 1)
+            for j in empty:
+                off = base + (j - (j > i)) * m
+                acts.extend(range(off, off + length))
         return acts
 
     def is_won(self, state: GameState) -> bool:
