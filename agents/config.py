@@ -328,8 +328,8 @@ def _format_errors(
                 break
         kind = err["type"]
         if kind == "missing":
-            where = " nor ".join(sources)
-            lines.append(f"{key}: required key missing (set in neither {where})")
+            where = ", ".join(sources) if sources else "any file"
+            lines.append(f"{key}: required key missing (not set in {where})")
             continue
         if source is None:  # a whole-model check: point at the last source
             source = sources[-1]
@@ -341,7 +341,7 @@ def _format_errors(
         msg = err["msg"]
         if msg.startswith("Value error, "):
             msg = msg[len("Value error, ") :]
-        got = f", got {err['input']!r}" if kind != "value_error" and loc else ""
+        got = f" (got {err['input']!r})" if kind != "value_error" and loc else ""
         lines.append(f"{source}: {key}: {msg}{got}")
     return "invalid configuration:\n  " + "\n  ".join(lines)
 

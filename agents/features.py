@@ -50,7 +50,7 @@ class CardSlotsExtractor(BaseFeaturesExtractor):
         self,
         observation_space: gym.spaces.Box,
         n_card_slots: int,
-        card_embedding_dim: int = 16,
+        card_embedding_dim: int = 8,
         features_dim: int = 256,
         activation: str = "relu",
     ) -> None:

@@ -264,12 +264,12 @@ def train(
         "start_timesteps": int(model.num_timesteps),
     }
     _write_json(run / "run.json", meta)
-    console.print(f"[bold]training[/bold] {variant} for {remaining} steps -> {run}")
-    sys.stdout.flush()
     start = time.perf_counter()
     start_steps = model.num_timesteps
     status = "completed"
-    try:
+    try:  # Ctrl-C from here on saves the model
+        console.print(f"[bold]training[/bold] {variant} for {remaining} steps -> {run}")
+        sys.stdout.flush()
         model.learn(
             total_timesteps=remaining,
             callback=CallbackList(callbacks),
