@@ -11,7 +11,7 @@ from .cards import card_code, card_name
 from .engine import GameState, IllegalMoveError, InvalidPositionError, Rules
 from .env import FortyThievesEnv
 from .observation import ObservationLayout
-from .registration import env_id, register_all
+from .registration import env_id, register_all, register_variant
 from .variants import VARIANTS, Build, VariantSpec, get_variant
 
 ENV_IDS: list[str] = register_all()
@@ -32,5 +32,6 @@ __all__ = [
     "card_name",
     "env_id",
     "get_variant",
+    "register_variant",
 ]
 __version__ = "0.1.0"

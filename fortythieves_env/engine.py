@@ -42,6 +42,8 @@ Decisions where the rule book is silent (each has a test in ``tests/test_rules.p
 
 from __future__ import annotations
 
+import numbers
+import operator
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -50,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from .cards import CARD_NAMES, RANK, RED, SUIT, SUITS, card_code, card_name
+from .cards import CARD_NAMES, RANK, RED, SUIT, card_code, card_name
 from .variants import Build, VariantSpec, get_variant
 
 DRAW, REDEAL, WASTE_TO_FOUNDATION, WASTE_TO_COLUMN, COLUMN_TO_FOUNDATION, COLUMN_TO_COLUMN = range(
@@ -60,6 +62,10 @@ DRAW, REDEAL, WASTE_TO_FOUNDATION, WASTE_TO_COLUMN, COLUMN_TO_FOUNDATION, COLUMN
 
 N_CARDS = 104
 POSITION_KEYS = ("variant", "tableau", "face_down", "stock", "waste", "foundations", "redeals_left")
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool | np.bool_)
 
 
 class IllegalMoveError(ValueError):
@@ -106,7 +112,10 @@ class GameState:
         )
 
 
-_MOVE_RE = re.compile(r"^(?:(draw)|(redeal)|(?:w|t(\d+))>(?:(f)|t(\d+))(?:x(\d+))?)$")
+_NUM = r"(0|[1-9][0-9]*)"
+_MOVE_RE = re.compile(
+    rf"(?:(draw)|(redeal)|(?:w|t{_NUM})>(?:(f)|t{_NUM})(?:x([2-9]|[1-9][0-9]+))?)", re.ASCII
+)
 
 
 def _accepts_table(build: Build) -> list[list[bool]]:
@@ -186,18 +195,20 @@ class Rules:
 
     def move_to_action(self, move: str) -> int:
         """Return the action for a move in the rule book's notation (``"draw"``, ``"w>f"``,
-        ``"t3>t7"``, ``"t2>t0x3"``; ``x1`` may be written or left out).
+        ``"t3>t7"``, ``"t2>t0x3"``). Each action has exactly one spelling: no ``x1``, no
+        leading zeros, no spaces.
 
         Raises:
             ValueError: ``move`` is not well formed, or names a column or card count this
                 variant does not have. Whether the move is legal now is a separate question
                 (see :meth:`legal_actions`).
         """
-        m = _MOVE_RE.match(move) if isinstance(move, str) else None
+        m = _MOVE_RE.fullmatch(move) if isinstance(move, str) else None
         if m is None:
             raise ValueError(
                 f"{move!r} is not a move: write 'draw', 'redeal', or SRC>DST[xN] with SRC 'w' or "
-                "'tK' and DST 'f' or 'tK', e.g. 'w>f', 't3>t7', 't2>t0x3'"
+                "'tK' and DST 'f' or 'tK', N >= 2 cards (one card has no xN), e.g. 'w>f', "
+                "'t3>t7', 't2>t0x3'"
             )
         draw, redeal, src, found, dst, count = m.groups()
         if draw:
@@ -453,7 +464,15 @@ class Rules:
             IllegalMoveError: the move is not legal here; the message names the move and why.
             ValueError: the move is malformed or the action out of range.
         """
-        action = self.move_to_action(move) if isinstance(move, str) else int(move)
+        if isinstance(move, str):
+            action = self.move_to_action(move)
+        elif isinstance(move, bool):
+            raise ValueError(f"a move is a string or an integer action, got {move!r}")
+        else:
+            try:
+                action = operator.index(move)
+            except TypeError:
+                raise ValueError(f"a move is a string or an integer action, got {move!r}") from None
         if not 0 <= action < self.n_actions:
             raise ValueError(f"action {action} is outside 0..{self.n_actions - 1}")
         reason = self.why_illegal(state, action)
@@ -502,7 +521,7 @@ class Rules:
         unknown = [k for k in position if k not in POSITION_KEYS]
         if missing or unknown:
             raise fail(f"missing keys {missing}, unknown keys {unknown}")
-        if position["variant"] != spec.id:
+        if not isinstance(position["variant"], str) or position["variant"] != spec.id:
             raise fail(
                 f"the position is for variant {position['variant']!r}, this game is {spec.id!r}"
             )
@@ -527,9 +546,10 @@ class Rules:
             isinstance(fds, str)
             or not isinstance(fds, Sequence)
             or len(fds) != c
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in fds)
+            or not all(_is_int(x) for x in fds)
         ):
             raise fail(f"face_down must be a list of {c} integers, got {fds!r}")
+        fds = [int(x) for x in fds]
         for i, (col, fd) in enumerate(zip(tableau, fds, strict=False)):
             if fd < 0 or fd > spec.face_down:
                 raise fail(
@@ -543,10 +563,19 @@ class Rules:
                 )
             if not col and fd:
                 raise fail(f"face_down[{i}] is {fd} but column {i} is empty")
-            if len(col) - fd > spec.max_visible:
+            # Cards only ever join a column by the build rule, onto its top; so a reachable
+            # column is at most ``cards_per_column`` dealt cards whose last one starts a
+            # built run (or, once emptied, a run alone). This also bounds the face-up cards
+            # by ``max_visible``, the slots the observation has for a column.
+            run = 1
+            while run < len(col) and self._accepts[col[-run - 1]][col[-run]]:
+                run += 1
+            if col and len(col) - run > spec.cards_per_column - 1:
                 raise fail(
-                    f"column {i} has {len(col) - fd} face-up cards; at most {spec.max_visible} "
-                    f"fit in a {spec.name} column"
+                    f"column {i} cannot be reached: only its last {run} card(s) are built down "
+                    f"by the {spec.build.value.replace('_', ' ')} rule, and the {len(col) - run} "
+                    f"below them are more than the {spec.cards_per_column} card(s) dealt to a "
+                    "column, less the one a run is built on"
                 )
         stock = cards(position["stock"], "stock")
         waste = cards(position["waste"], "waste")
@@ -559,7 +588,8 @@ class Rules:
         if isinstance(piles, str) or not isinstance(piles, Sequence) or len(piles) != 8:
             raise fail("foundations must be a list of 8 piles")
         heights: list[list[int]] = [[] for _ in range(4)]
-        all_cards: list[int] = [x for col in tableau for x in col] + stock + waste
+        outside: list[int] = [x for col in tableau for x in col] + stock + waste
+        all_cards = outside[:]
         for k, pile in enumerate(piles):
             pile_cards = cards(pile, f"foundations[{k}]")
             if not pile_cards:
@@ -586,15 +616,16 @@ class Rules:
                 f"the position has {len(all_cards)} cards, not {N_CARDS}; missing: "
                 + ", ".join(lacking)
             )
-        for s, hs in enumerate(heights):
-            if len(hs) > 2:  # pragma: no cover - three Aces of a suit are caught above
-                raise fail(f"more than two foundation piles of suit {SUITS[s]}")
+        if spec.aces_on_foundations:
+            loose = sorted({card_name(x) for x in outside if RANK[x] == 0})
+            if loose:
+                raise fail(
+                    f"{spec.name} starts with the 8 Aces on the foundations, but "
+                    + ", ".join(loose)
+                    + " is not on a foundation"
+                )
         redeals = position["redeals_left"]
-        if (
-            not isinstance(redeals, int)
-            or isinstance(redeals, bool)
-            or not 0 <= redeals <= spec.redeals
-        ):
+        if not _is_int(redeals) or not 0 <= redeals <= spec.redeals:
             raise fail(f"redeals_left must be an integer 0..{spec.redeals}, got {redeals!r}")
         foundations = []
         for hs in heights:
@@ -606,6 +637,6 @@ class Rules:
             stock=stock,
             waste=waste,
             foundations=foundations,
-            redeals_left=redeals,
+            redeals_left=int(redeals),
             foundation_cards=sum(foundations),
         )

@@ -17,6 +17,7 @@ from .engine import (
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
     IllegalMoveError,
+    InvalidPositionError,
     Rules,
 )
 from .observation import ObservationLayout
@@ -53,7 +54,9 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     the index table (``self.layout`` holds the slices). Column face-up cards and the whole
     waste as card codes 1..52 (0 = empty slot), then foundation heights, face-down counts,
     stock size and redeals left. Face-down cards and the stock are counts only, so their
-    identity and order never reach the observation. 244 entries for Forty Thieves.
+    identity and order never reach the observation. 244 entries for Forty Thieves. (In Little
+    Forty the order of the stock after a redeal follows from the waste seen before it; the
+    observation does not repeat it, so an agent that wants it must remember.)
 
     ## Starting State
     A shuffled deal (RULES.md, rule 1) drawn from the environment's ``np_random``, so
@@ -76,7 +79,9 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     ``reset`` and ``step`` return an ``info`` dict with:
 
     - ``"action_mask"``: ``np.int8`` array of shape ``(n,)``, 1 exactly where the action is
-      legal (a fresh array each time). All zero only when the episode has terminated.
+      legal (a fresh array each time). All zero only when the episode has terminated (or,
+      in a custom variant with no stock, when the deal itself has no move: the first step
+      then terminates).
     - ``"foundation_cards"``: ``int``, cards on the foundations (0..104).
     - ``"is_success"``: ``bool``, True once the game is won (read it when the episode ends).
     - ``"illegal_action"``: ``bool``, True when the action just taken was illegal (step only;
@@ -147,18 +152,29 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         """Deal a new game (or start from ``options["state"]``, a rule-book position).
 
         Raises:
-            InvalidPositionError: ``options["state"]`` is not a valid position of this variant.
+            InvalidPositionError: ``options["state"]`` is not a valid position of this variant,
+                or the game in it is already over (won, or no legal move): an episode starts
+                with a move to play. Nothing changes when it is refused, not even the seed.
             ValueError: ``options`` has a key other than ``"state"``.
         """
-        super().reset(seed=seed)
         options = options or {}
         unknown = set(options) - {"state"}
         if unknown:
             raise ValueError(f"unknown reset options {sorted(unknown)}; the only option is 'state'")
-        if options.get("state") is not None:
-            self.state = self.rules.from_position(options["state"])
+        position = options.get("state")
+        if position is not None:
+            state = self.rules.from_position(position)  # checked before anything changes
+            if not self.rules.legal_actions(state):
+                raise InvalidPositionError(
+                    f"invalid {self.variant.id} position: the game is already over "
+                    f"({'won' if self.rules.is_won(state) else 'no legal move'}); "
+                    "reset needs a position with a move to play"
+                )
+            super().reset(seed=seed)
         else:
-            self.state = self.rules.deal(self.np_random)
+            super().reset(seed=seed)
+            state = self.rules.deal(self.np_random)
+        self.state = state
         self.layout.write(self.state, self._obs)
         self._update_mask()
         return self._obs.copy(), self._info(False)
@@ -172,6 +188,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
             RuntimeError: ``step`` before ``reset``.
         """
         try:
+            if isinstance(action, bool | np.bool_):
+                raise TypeError
             a = operator.index(action)
         except TypeError:
             raise ValueError(f"action must be an integer, got {action!r}") from None

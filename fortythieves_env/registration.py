@@ -19,6 +19,35 @@ def env_id(variant: str | VariantSpec) -> str:
     return f"{NAMESPACE}/{get_variant(variant).id}-v{VERSION}"
 
 
+def register_variant(spec: VariantSpec) -> str:
+    """Register a custom variant as ``FortyThieves/<spec.id>-v0`` and return that id.
+
+    The registration carries ``spec.max_episode_steps`` as the ``TimeLimit``, so
+    ``gymnasium.make(id)`` truncates where the spec says. (Passing ``variant=spec`` to
+    ``gymnasium.make`` of another id keeps that id's step limit.) Registering the same spec
+    twice is allowed.
+
+    Raises:
+        ValueError: the id is taken by a different variant (the nine built-in ids included).
+        TypeError: ``spec`` is not a :class:`VariantSpec`.
+    """
+    if not isinstance(spec, VariantSpec):
+        raise TypeError(f"register_variant takes a VariantSpec, got {type(spec).__name__}")
+    id_ = env_id(spec)
+    if id_ in registry:
+        taken = registry[id_].kwargs.get("variant")
+        if taken != spec and not (taken == spec.id and VARIANTS.get(spec.id) == spec):
+            raise ValueError(f"{id_} is already registered for a different variant")
+        return id_
+    register(
+        id=id_,
+        entry_point="fortythieves_env.env:FortyThievesEnv",
+        kwargs={"variant": spec},
+        max_episode_steps=spec.max_episode_steps,
+    )
+    return id_
+
+
 def register_all() -> list[str]:
     """Register every variant (idempotent); return the ids."""
     ids = []

@@ -1,8 +1,9 @@
 """The nine variants as data: one :class:`VariantSpec` each.
 
 Every number comes from the variant table of ``../shared/RULES.md``. A custom variant is
-a new ``VariantSpec``; pass it as ``variant=`` to :class:`~fortythieves_env.FortyThievesEnv`
-or to ``gymnasium.make``.
+a new ``VariantSpec``: pass it as ``variant=`` to :class:`~fortythieves_env.FortyThievesEnv`,
+or register it with :func:`fortythieves_env.register_variant` to get its own id (and its own
+step limit) for ``gymnasium.make``.
 """
 
 from __future__ import annotations
@@ -60,6 +61,29 @@ class VariantSpec:
     pysol_id: int | None = None
 
     def __post_init__(self) -> None:
+        for name, kind in (("id", str), ("name", str)):
+            if not isinstance(getattr(self, name), kind):
+                raise ValueError(
+                    f"VariantSpec.{name} must be a string, got {getattr(self, name)!r}"
+                )
+        for name in (
+            "n_columns",
+            "face_down",
+            "face_up",
+            "deal_count",
+            "redeals",
+            "max_episode_steps",
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError(f"variant {self.id}: {name} must be an integer, got {value!r}")
+        for name in ("sequence_moves", "aces_on_foundations"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(
+                    f"variant {self.id}: {name} must be True or False, got {getattr(self, name)!r}"
+                )
+        if self.pysol_id is not None and not isinstance(self.pysol_id, int):
+            raise ValueError(f"variant {self.id}: pysol_id must be an integer or None")
         try:
             object.__setattr__(self, "build", Build(self.build))
         except ValueError:

@@ -79,7 +79,8 @@ def test_action_encoding_is_a_bijection(variant: str) -> None:
     assert moves[3 + 2 * c] == "t0>t1"
     if VARIANTS[variant].sequence_moves:
         assert moves[3 + 2 * c + (2 * (c - 1) + 0) * 13 + 4] == "t2>t0x5"
-        assert env.move_to_action("t1>t0x1") == env.move_to_action("t1>t0")
+        with pytest.raises(ValueError, match="one card has no xN"):
+            env.move_to_action("t1>t0x1")  # one spelling per action
     else:
         assert moves[3 + 2 * c + 2 * (c - 1) + 0] == "t2>t0"
 
@@ -93,6 +94,10 @@ def test_action_encoding_is_a_bijection(variant: str) -> None:
         ("t0>t1x2", r"1\.\.1 card"),
         ("f>t1", "is not a move"),
         ("DRAW", "is not a move"),
+        ("draw\n", "is not a move"),
+        ("t03>t1", "is not a move"),
+        ("t\u0663>f", "is not a move"),
+        (" w>f", "is not a move"),
     ],
 )
 def test_bad_move_strings_are_refused(move: str, message: str) -> None:
@@ -208,7 +213,7 @@ def test_illegal_action_raise_names_the_move() -> None:
         env.step(1)
 
 
-@pytest.mark.parametrize("bad", [-1, 113, 10_000, 1.0, "draw", None])
+@pytest.mark.parametrize("bad", [-1, 113, 10_000, 1.0, "draw", None, True, np.bool_(False)])
 def test_action_outside_the_space_raises_value_error(bad: object) -> None:
     for mode in ("penalize", "raise"):
         env = FortyThievesEnv("FortyThieves", illegal_action=mode)
@@ -237,6 +242,45 @@ def test_constructor_errors() -> None:
         FortyThievesEnv().reset(options={"deal": 3})
     with pytest.raises(RuntimeError, match="reset"):
         FortyThievesEnv().step(0)
+
+
+def test_register_variant_gives_its_own_id_and_step_limit() -> None:
+    tiny = VariantSpec("Tiny", "Tiny", 10, 0, 4, "alternate_colour", False, max_episode_steps=5)
+    id_ = fortythieves_env.register_variant(tiny)
+    assert id_ == "FortyThieves/Tiny-v0"
+    assert fortythieves_env.register_variant(tiny) == id_  # again: fine
+    env = gym.make(id_)
+    _, info = env.reset(seed=0)
+    for step in range(1, 6):
+        _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        assert (term, trunc) == (False, step == 5)
+    with pytest.raises(ValueError, match="already registered for a different variant"):
+        fortythieves_env.register_variant(VariantSpec("Tiny", "Tiny", 9, 0, 4, "same_suit", False))
+    with pytest.raises(ValueError, match="FortyThieves/Maria-v0 is already registered"):
+        fortythieves_env.register_variant(VariantSpec("Maria", "M", 9, 0, 4, "same_suit", False))
+    assert fortythieves_env.register_variant(VARIANTS["Maria"]) == "FortyThieves/Maria-v0"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"id": 5}, "VariantSpec.id must be a string"),
+        ({"n_columns": "10"}, "n_columns must be an integer, got '10'"),
+        ({"n_columns": 2.5}, "n_columns must be an integer"),
+        ({"deal_count": 2.0}, "deal_count must be an integer"),
+        ({"redeals": True}, "redeals must be an integer"),
+        ({"sequence_moves": "no"}, "sequence_moves must be True or False"),
+        ({"aces_on_foundations": "yes"}, "aces_on_foundations must be True or False"),
+        ({"face_up": 0}, "face_up >= 1"),
+        ({"id": "two words"}, "must be an identifier"),
+    ],
+)
+def test_bad_variant_specs_are_refused(kwargs: dict, message: str) -> None:
+    fields = dict(id="X", name="X", n_columns=10, face_down=0, face_up=4, build="same_suit",
+                  sequence_moves=False)  # fmt: skip
+    fields.update(kwargs)
+    with pytest.raises(ValueError, match=message):
+        VariantSpec(**fields)
 
 
 def test_custom_variant_from_a_spec() -> None:

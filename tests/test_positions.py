@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 from positions import position
 
@@ -91,11 +92,72 @@ def test_face_down_top_card_is_refused() -> None:
         FortyThievesEnv("Indian").reset(options={"state": pos})
 
 
-def test_column_too_long_for_the_observation() -> None:
-    cards = [r + s for s in "CD" for r in "A23456789"]  # 18 face-up cards > 16 slots
+def test_unreachable_columns_are_refused() -> None:
+    # 18 face-up cards with no run: far more than the 4 dealt to a Streets column
+    cards = [r + s for s in "CD" for r in "A23456789"]
     pos = position("Streets", [cards])
-    with pytest.raises(InvalidPositionError, match="column 0 has 18 face-up cards; at most 16"):
+    with pytest.raises(InvalidPositionError, match="column 0 cannot be reached: only its last 1"):
         FortyThievesEnv("Streets").reset(options={"state": pos})
+    # 16 cards (within the 16 slots) but the first 12 are no run: it could overflow later
+    col = [
+        "KC",
+        "QD",
+        "JS",
+        "TC",
+        "9D",
+        "8S",
+        "7C",
+        "6D",
+        "5S",
+        "4C",
+        "3D",
+        "2S",
+        "KS",
+        "QS",
+        "JS",
+        "2H",
+    ]
+    pos = position("FortyThieves", [col, ["AH"]])
+    with pytest.raises(InvalidPositionError, match="column 0 cannot be reached: only its last 1"):
+        FortyThievesEnv("FortyThieves").reset(options={"state": pos})
+
+
+def test_the_longest_reachable_column_is_accepted() -> None:
+    """Four dealt cards left, the last (KH) with a run of 12 built on it: 16, a full column."""
+    run = ["KH", "QS", "JH", "TS", "9H", "8S", "7H", "6S", "5H", "4S", "3H", "2S", "AH"]
+    pos = position("Streets", [["5C", "9D", "7D", *run], ["KD"]])
+    env = FortyThievesEnv("Streets")
+    obs, _ = env.reset(options={"state": pos})
+    assert obs[env.layout.column(0)].tolist()[-1] == 27  # AH in the last of 16 slots
+    pos = position("NumberTen", [["5C", "9D", "7D", *run]], face_down=[2] + [0] * 9)
+    env = FortyThievesEnv("NumberTen")
+    obs, _ = env.reset(options={"state": pos})  # 14 face-up cards over 2 face-down
+    assert obs[env.layout.column(0)].tolist()[13:] == [27, 0, 0]
+    pos = position("NumberTen", [["5C", "9D", "7D", "3C", *run]], face_down=[2] + [0] * 9)
+    with pytest.raises(InvalidPositionError, match="only its last 13 card"):
+        FortyThievesEnv("NumberTen").reset(options={"state": pos})
+
+
+def test_lucas_aces_must_be_on_the_foundations() -> None:
+    env = FortyThievesEnv("Lucas")
+    pos = position("Lucas", [["AC"]])
+    assert pos["foundations"][1] == []
+    with pytest.raises(
+        InvalidPositionError, match="Lucas starts with the 8 Aces on the foundations, but AC"
+    ):
+        env.reset(options={"state": pos})
+
+
+def test_numpy_integers_are_fine_in_positions() -> None:
+    pos = dealt()
+    pos["face_down"] = [np.int64(x) for x in pos["face_down"]]
+    pos["redeals_left"] = np.int32(0)
+    env = FortyThievesEnv("NumberTen")
+    env.reset(options={"state": pos})
+    assert env.get_state() == dealt()
+    pos["variant"] = np.array(["NumberTen"])
+    with pytest.raises(InvalidPositionError, match="position is for variant"):
+        env.reset(options={"state": pos})
 
 
 def test_more_cards_outside_the_tableau_than_the_variant_has() -> None:

@@ -9,7 +9,13 @@ import numpy as np
 import pytest
 from positions import position, reference_legal_moves
 
-from fortythieves_env import VARIANTS, FortyThievesEnv, IllegalMoveError, Rules
+from fortythieves_env import (
+    VARIANTS,
+    FortyThievesEnv,
+    IllegalMoveError,
+    InvalidPositionError,
+    Rules,
+)
 
 KINGS = [["KC"], ["KC"], ["KD"], ["KD"], ["KH"], ["KH"], ["KS"], ["KS"]]
 """Eight columns that hold a King each; the other columns are empty."""
@@ -303,13 +309,20 @@ def _blocked_spades(stock: list[str]) -> dict:
     return position("FortyThieves", tableau, stock=stock, foundations=foundations)
 
 
-def test_position_with_no_legal_move_is_over() -> None:
+def test_position_with_no_legal_move_is_refused_at_reset() -> None:
+    """An episode must start with a move to play: Gymnasium's reset cannot say "over"."""
+    pos = _blocked_spades(stock=[])
+    assert reference_legal_moves(pos) == set()
     env = FortyThievesEnv("FortyThieves")
-    _, info = env.reset(options={"state": _blocked_spades(stock=[])})
-    assert legal(env) == set()
-    assert info["action_mask"].sum() == 0
-    _, reward, terminated, _, info = env.step(0)  # anything is illegal now
-    assert terminated and info["illegal_action"] and reward == pytest.approx(-0.1)
+    env.reset(seed=1)
+    before = env.get_state()
+    with pytest.raises(InvalidPositionError, match=r"already over \(no legal move\)"):
+        env.reset(seed=2, options={"state": pos})
+    assert env.get_state() == before
+    won = position("FortyThieves", [], stock=[], foundations=None)
+    assert sum(map(len, won["foundations"])) == 104
+    with pytest.raises(InvalidPositionError, match=r"already over \(won\)"):
+        env.reset(options={"state": won})
 
 
 def test_loss_terminates_when_the_last_move_is_played() -> None:
