@@ -58,7 +58,14 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--variant", help="variant id (required for random/greedy)")
     ev.add_argument("--json", dest="json_path", metavar="PATH", help="also write the report here")
     ev.add_argument("--per-episode", action="store_true", help="include per-deal rows in the JSON")
-    ev.add_argument("--seed", type=int, default=0, help="seed of the random baseline (default 0)")
+    ev.add_argument(
+        "--stochastic",
+        action="store_true",
+        help="a model samples its actions (seeded) instead of taking the most likely one",
+    )
+    ev.add_argument(
+        "--seed", type=int, default=0, help="seed of the random baseline and of --stochastic"
+    )
     return parser
 
 
@@ -110,7 +117,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         model_path = None
     else:
         model_path = resolve_model_path(Path(args.agent))
-        agent, variant = load_model_agent(model_path, args.variant)
+        agent, variant = load_model_agent(
+            model_path, args.variant, deterministic=not args.stochastic, seed=args.seed
+        )
     report = evaluate_agents([agent], variant, args.episodes, per_episode=args.per_episode)
     if model_path is not None:
         report["model"] = str(model_path)

@@ -165,6 +165,9 @@ class EvalConfig(_Section):
     eval_freq: int = Field(ge=0, description="env steps between evaluations; 0 disables")
     n_eval_episodes: int = Field(gt=0, description="validation deals per periodic evaluation")
     final_episodes: int = Field(ge=0, description="test deals in the final evaluation; 0 skips it")
+    deterministic: bool = Field(
+        description="PPO plays its most likely action; false samples (seeded) from the policy"
+    )
     baselines: list[Literal["random", "greedy"]] = Field(
         description="baselines evaluated beside the trained model in the final evaluation"
     )

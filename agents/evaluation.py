@@ -3,8 +3,9 @@
 :func:`evaluate_agents` plays, for each agent, one episode per seed of
 :func:`agents.seeds.seeds_for_test` (``2_000_000_000 + i``) on a fresh environment made with
 the variant's registered defaults (reward settings and step limit), so the results of
-different runs and agents are comparable. Trained models act deterministically
-(``predict(..., action_masks=mask, deterministic=True)``).
+different runs and agents are comparable. Trained models act deterministically by default
+(``predict(..., action_masks=mask, deterministic=True)``); with ``deterministic=False`` they
+sample, with torch's generator seeded ``seed + i`` at the start of the i-th episode.
 
 Reported per agent (:func:`summarize`):
 
@@ -84,15 +85,28 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
 
 
 class ModelAgent:
-    """A trained MaskablePPO policy acting deterministically with the action mask."""
+    """A trained MaskablePPO policy choosing among the legal actions only.
 
-    def __init__(self, model: Any, name: str = "ppo", deterministic: bool = True) -> None:
+    Deterministic (most likely action) by default; with ``deterministic=False`` it samples,
+    seeding torch with ``seed + i`` at the start of its i-th episode (reproducible).
+    """
+
+    def __init__(
+        self, model: Any, name: str = "ppo", deterministic: bool = True, seed: int = 0
+    ) -> None:
         self.name = name
         self.model = model
         self.deterministic = deterministic
+        self.seed = seed
+        self._episodes = 0
 
     def reset(self, env: gym.Env) -> None:
-        """Nothing to reset: the policy is feed-forward."""
+        """Seed the sampling of a stochastic policy for the next episode."""
+        if not self.deterministic:
+            import torch
+
+            torch.manual_seed(self.seed + self._episodes)
+        self._episodes += 1
 
     def act(self, obs: np.ndarray, env: gym.Env) -> int:
         """The policy's action, restricted to the legal ones."""
@@ -118,12 +132,16 @@ def model_variant(path: str | Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def load_model_agent(path: str | Path, variant: str | None = None) -> tuple[ModelAgent, str]:
+def load_model_agent(
+    path: str | Path, variant: str | None = None, deterministic: bool = True, seed: int = 0
+) -> tuple[ModelAgent, str]:
     """Load a MaskablePPO zip for evaluation and check that it fits ``variant``.
 
     Args:
         path: the model ``.zip``.
         variant: the variant to evaluate on; None means the one saved with the model.
+        deterministic: see :class:`ModelAgent` (the agent is named ``ppo-sampled`` if False).
+        seed: seeds the sampling when not ``deterministic``.
 
     Returns:
         ``(agent, variant)``.
@@ -155,7 +173,8 @@ def load_model_agent(path: str | Path, variant: str | None = None) -> tuple[Mode
                 f"{path}: the model's {space} {mine} does not match variant {chosen!r}'s {theirs}"
             )
     env.close()
-    return ModelAgent(model), chosen
+    name = "ppo" if deterministic else "ppo-sampled"
+    return ModelAgent(model, name, deterministic, seed), chosen
 
 
 def play_episode(env: gym.Env, agent: Agent, seed: int) -> EpisodeResult:

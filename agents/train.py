@@ -242,7 +242,7 @@ def train(
                 eval_freq=max(config.eval.eval_freq // n_envs, 1),
                 best_model_save_path=str(models),
                 log_path=str(run / "eval"),
-                deterministic=True,
+                deterministic=config.eval.deterministic,
                 verbose=0,
             )
         )
@@ -315,7 +315,10 @@ def train(
         best = models / "best_model.zip"
         chosen = best if best.is_file() else model_path
         ppo = MaskablePPO.load(chosen, device="cpu")
-        agents = [ModelAgent(ppo, name="ppo"), *baseline_agents(config.eval.baselines, config.seed)]
+        ppo_agent = ModelAgent(ppo, "ppo", config.eval.deterministic, config.seed)
+        if not config.eval.deterministic:
+            ppo_agent.name = "ppo-sampled"
+        agents = [ppo_agent, *baseline_agents(config.eval.baselines, config.seed)]
         report = evaluate_agents(agents, variant, config.eval.final_episodes)
         report["model"] = str(chosen.relative_to(run))
         _write_json(run / "final_evaluation.json", report)

@@ -1,0 +1,228 @@
+"""Training through the command line: run folder, final evaluation, refusal, Ctrl-C, resume.
+
+Every run here is a few hundred steps with short episodes, so the module takes well under a
+minute on two cores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.cli import main
+from agents.config import load_config
+from agents.envs import make_training_vec_env
+from agents.evaluation import ModelMismatchError, load_model_agent, model_variant
+from agents.train import build_model
+
+ROOT = Path(__file__).resolve().parents[1]
+STREETS = ROOT / "configs" / "streets.yaml"
+SMALL = [
+    "train.n_envs=2",
+    "ppo.n_steps=64",
+    "ppo.batch_size=64",
+    "ppo.n_epochs=1",
+    "policy.features_dim=32",
+    "policy.net_arch_pi=[32]",
+    "policy.net_arch_vf=[32]",
+    "train.progress_bar=false",
+    "env.max_episode_steps=60",
+]
+
+
+def run_cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agents.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+
+
+def with_set(overrides: list[str]) -> list[str]:
+    return [arg for item in overrides for arg in ("--set", item)]
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("runs") / "smoke"
+    overrides = [
+        *SMALL,
+        "train.total_timesteps=256",
+        "train.checkpoint_freq=128",
+        "eval.eval_freq=128",
+        "eval.n_eval_episodes=2",
+        "eval.final_episodes=2",
+    ]
+    proc = run_cli("train", str(STREETS), "--run-dir", str(run), *with_set(overrides))
+    assert proc.returncode == 0, proc.stderr
+    assert "ppo" in proc.stdout and "greedy" in proc.stdout and "random" in proc.stdout
+    return run
+
+
+def test_run_folder_contents(smoke_run: Path) -> None:
+    config = load_config(smoke_run / "config.yaml")  # the resolved config is complete
+    assert config.env.variant == "Streets"
+    assert config.train.total_timesteps == 256
+    assert config.eval.final_episodes == 2
+    command = (smoke_run / "command.txt").read_text()
+    assert command.startswith("fortythieves train ")
+    assert "train.total_timesteps=256" in command
+    models = smoke_run / "models"
+    for name in ("final_model.zip", "best_model.zip"):
+        assert (models / name).is_file()
+        assert model_variant(models / name) == "Streets"
+    checkpoints = sorted((models / "checkpoints").glob("ckpt_*_steps.zip"))
+    assert checkpoints and model_variant(checkpoints[0]) == "Streets"
+    meta = json.loads((smoke_run / "run.json").read_text())
+    assert meta["status"] == "completed"
+    assert meta["timesteps"] >= 256
+    assert meta["steps_per_second"] > 0
+    assert (smoke_run / "eval" / "evaluations.npz").is_file()
+
+
+def test_final_evaluation_json(smoke_run: Path) -> None:
+    report = json.loads((smoke_run / "final_evaluation.json").read_text())
+    assert report["variant"] == "Streets"
+    assert report["episodes"] == 2
+    assert set(report["results"]) == {"ppo", "random", "greedy"}
+    for summary in report["results"].values():
+        assert summary["episodes"] == 2
+        lo, hi = summary["win_rate_ci95"]
+        assert 0.0 <= lo <= summary["win_rate"] <= hi <= 1.0
+        assert 0 <= summary["mean_foundation_cards"] <= 104
+
+
+def test_tensorboard_custom_scalars(smoke_run: Path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = sorted((smoke_run / "tensorboard").rglob("events.out.tfevents.*"))
+    assert events
+    acc = EventAccumulator(str(events[0].parent))
+    acc.Reload()
+    tags = set(acc.Tags()["scalars"])
+    assert {"episodes/win_rate", "episodes/mean_foundation_cards", "episodes/mean_length"} <= tags
+    assert "eval/mean_reward" in tags
+
+
+def test_evaluate_run_folder(smoke_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "eval.json"
+    assert main(["evaluate", str(smoke_run), "--episodes", "2", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["variant"] == "Streets"
+    assert report["model"].endswith("best_model.zip")
+    assert set(report["results"]) == {"ppo"}
+
+
+def test_evaluate_stochastic_is_reproducible(smoke_run: Path, tmp_path: Path) -> None:
+    reports = []
+    for name in ("a.json", "b.json"):
+        args = ["evaluate", str(smoke_run), "--episodes", "1", "--stochastic", "--seed", "3"]
+        assert main([*args, "--json", str(tmp_path / name)]) == 0
+        reports.append(json.loads((tmp_path / name).read_text())["results"])
+    assert set(reports[0]) == {"ppo-sampled"}
+    assert reports[0] == reports[1]
+
+
+def test_wrong_variant_refused(smoke_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = smoke_run / "models" / "final_model.zip"
+    assert main(["evaluate", str(model), "--variant", "Maria", "--episodes", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "'Streets'" in err and "'Maria'" in err and "refusing" in err
+    assert "Traceback" not in err
+
+
+def test_resume_with_checkpoint_of_other_variant_refused(
+    smoke_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = smoke_run / "models" / "final_model.zip"
+    maria = ROOT / "configs" / "maria.yaml"
+    assert main(["train", str(maria), "--resume", str(model)]) == 2
+    err = capsys.readouterr().err
+    assert "'Streets'" in err and "'Maria'" in err
+
+
+def test_space_mismatch_and_missing_variant(tmp_path: Path) -> None:
+    config = load_config(STREETS, SMALL)
+    env = make_training_vec_env(config)
+    model = build_model(config, env, None)
+    del model.fortythieves_variant
+    path = tmp_path / "anonymous.zip"
+    model.save(path)
+    env.close()
+    assert model_variant(path) is None
+    with pytest.raises(ModelMismatchError, match="records no variant"):
+        load_model_agent(path)
+    with pytest.raises(ModelMismatchError, match="observation_space"):
+        load_model_agent(path, "Maria")  # 9 columns: another observation size
+    agent, variant = load_model_agent(path, "Streets")
+    assert variant == "Streets" and agent.name == "ppo"
+
+
+def test_subproc_vec_env_steps() -> None:
+    config = load_config(STREETS, [*SMALL, "train.vec_env=subproc"])
+    env = make_training_vec_env(config)
+    try:
+        assert type(env).__name__ == "SubprocVecEnv"
+        env.reset()
+        masks = np.stack(env.env_method("action_masks"))
+        actions = np.array([int(np.flatnonzero(m)[0]) for m in masks])
+        _, _, _, infos = env.step(actions)
+        assert all("foundation_cards" in info for info in infos)
+    finally:
+        env.close()
+
+
+def test_ctrl_c_saves_model_then_resume(tmp_path: Path) -> None:
+    run = tmp_path / "interrupted"
+    args = [
+        sys.executable, "-m", "agents.cli", "train", str(STREETS), "--run-dir", str(run),
+        *with_set([*SMALL, "train.total_timesteps=1e7", "eval.eval_freq=0"]),
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        args,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()  # printed inside the block that saves on Ctrl-C
+        assert line.startswith("training Streets"), line + proc.stderr.read()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    model = run / "models" / "interrupted_model.zip"
+    assert model.is_file()
+    assert "interrupted" in out
+    assert model_variant(model) == "Streets"
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["status"] == "interrupted"
+
+    steps = meta["timesteps"]
+    resumed = tmp_path / "resumed"
+    proc2 = run_cli(
+        "train", str(run / "config.yaml"), "--resume", str(model), "--run-dir", str(resumed),
+        *with_set([f"train.total_timesteps={steps + 128}", "eval.final_episodes=0"]),
+    )  # fmt: skip
+    assert proc2.returncode == 0, proc2.stderr
+    meta2 = json.loads((resumed / "run.json").read_text())
+    assert meta2["status"] == "completed"
+    assert meta2["start_timesteps"] == steps
+    assert meta2["timesteps"] >= steps + 128
+    assert meta2["resumed_from"] == str(model)
+    assert (resumed / "models" / "final_model.zip").is_file()
