@@ -20,7 +20,8 @@ from __future__ import annotations
 import json
 import math
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ __all__ = [
     "model_variant",
     "play_episode",
     "render_table",
+    "single_torch_thread",
     "summarize",
     "wilson_interval",
 ]
@@ -63,6 +65,19 @@ class EpisodeResult:
     length: int
     ret: float
     truncated: bool
+
+
+@contextmanager
+def single_torch_thread() -> Iterator[None]:
+    """Run torch on one thread inside the block (batch-1 inference is ~4x faster so)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -109,10 +124,25 @@ class ModelAgent:
         self._episodes += 1
 
     def act(self, obs: np.ndarray, env: gym.Env) -> int:
-        """The policy's action, restricted to the legal ones."""
-        mask = np.asarray(env.unwrapped.action_masks(), dtype=bool)  # type: ignore[attr-defined]
-        action, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
-        return int(action)
+        """The policy's action, restricted to the legal ones.
+
+        Same result as ``model.predict(obs, action_masks=mask, deterministic=...)``, but only
+        the actor is run (no value head, no distribution object): about 4x faster per step.
+        """
+        import torch
+
+        mask = torch.as_tensor(np.asarray(env.unwrapped.action_masks(), dtype=bool))  # type: ignore[attr-defined]
+        policy = self.model.policy
+        with torch.no_grad():
+            x = torch.as_tensor(obs, dtype=torch.float32, device=policy.device)[None]
+            features = policy.extract_features(x, policy.pi_features_extractor)
+            if isinstance(features, tuple):  # separate actor and critic extractors
+                features = features[0]
+            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))[0]
+            logits = logits.masked_fill(~mask.to(logits.device), -torch.inf)
+            if self.deterministic:
+                return int(logits.argmax())
+            return int(torch.distributions.Categorical(logits=logits).sample())
 
 
 def model_variant(path: str | Path) -> str | None:
@@ -265,7 +295,8 @@ def evaluate_agents(
             from tqdm import tqdm
 
             iterator = tqdm(seeds, desc=f"{variant} {agent.name}", leave=False)
-        results = [play_episode(env, agent, seed) for seed in iterator]
+        with single_torch_thread():
+            results = [play_episode(env, agent, seed) for seed in iterator]
         env.close()
         summary = summarize(results)
         if per_episode:

@@ -226,3 +226,20 @@ def test_ctrl_c_saves_model_then_resume(tmp_path: Path) -> None:
     assert meta2["timesteps"] >= steps + 128
     assert meta2["resumed_from"] == str(model)
     assert (resumed / "models" / "final_model.zip").is_file()
+
+
+def test_model_agent_matches_sb3_predict(smoke_run: Path) -> None:
+    import gymnasium as gym
+
+    agent, variant = load_model_agent(smoke_run / "models" / "final_model.zip")
+    env = gym.make(f"FortyThieves/{variant}-v0")
+    obs, _ = env.reset(seed=7)
+    for _ in range(30):
+        mask = env.unwrapped.action_masks().astype(bool)
+        expected, _ = agent.model.predict(obs, action_masks=mask, deterministic=True)
+        action = agent.act(obs, env)
+        assert action == int(expected)
+        assert mask[action]
+        obs, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            break
