@@ -20,6 +20,10 @@ Usage::
     python benchmarks/env_throughput.py                 # all variants, 20,000 steps each
     python benchmarks/env_throughput.py --steps 100000 --variants FortyThieves Streets
     python benchmarks/env_throughput.py --compare-openspiel
+    python benchmarks/env_throughput.py --compare-openspiel --backend python
+
+``--backend`` picks the environment's backend (``auto``, the default, is numba when it is
+installed); the compiled code is warmed up (one short episode) before timing.
 """
 
 from __future__ import annotations
@@ -33,9 +37,11 @@ import numpy as np
 import fortythieves_env
 
 
-def measure(variant: str, steps: int, seed: int) -> tuple[float, int]:
+def measure(variant: str, steps: int, seed: int, backend: str = "auto") -> tuple[float, int]:
     """Return (steps per second, episodes finished) for ``steps`` random masked steps."""
-    env = gym.make(fortythieves_env.env_id(variant))
+    env = gym.make(fortythieves_env.env_id(variant), backend=backend)
+    _, info = env.reset(seed=seed + 1)  # warm-up: loads (or compiles) the numba kernels
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
     uniforms = np.random.default_rng(seed).random(steps).tolist()
     _, info = env.reset(seed=seed)
     episodes = 0
@@ -88,6 +94,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=20_000, help="steps per variant")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--backend",
+        choices=["auto", "numba", "python"],
+        default="auto",
+        help="the environment's backend (default: auto, numba when installed)",
+    )
+    parser.add_argument(
         "--compare-openspiel",
         action="store_true",
         help="also measure OpenSpiel's Klondike and print the ratios",
@@ -97,10 +109,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.compare_openspiel:
         reference = measure_openspiel(args.steps, args.seed)
         print(f"OpenSpiel solitaire (Klondike): {reference:,.0f} decision steps/s\n")
+    backend = fortythieves_env.FortyThievesEnv(backend=args.backend).backend
+    print(f"backend: {backend}")
     header = f"{'variant':<14}{'steps/s':>10}{'us/step':>10}{'episodes':>10}"
     print(header + (f"{'x OpenSpiel':>13}" if reference else ""))
     for variant in args.variants:
-        rate, episodes = measure(variant, args.steps, args.seed)
+        rate, episodes = measure(variant, args.steps, args.seed, args.backend)
         line = f"{variant:<14}{rate:>10,.0f}{1e6 / rate:>10.1f}{episodes:>10}"
         print(line + (f"{rate / reference:>13.2f}" if reference else ""))
 

@@ -3,4 +3,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
+
+import fortythieves_env.env as env_module
+
+BACKENDS = ["python", "numba"] if env_module._fast is not None else ["python"]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a test once per backend: ``backend="auto"`` (the default) means this one."""
+    monkeypatch.setattr(env_module, "_AUTO_BACKEND", request.param)
+    return request.param

@@ -18,6 +18,8 @@ from fortythieves_env import ENV_IDS, VARIANTS, FortyThievesEnv, IllegalMoveErro
 
 ALL_VARIANTS = list(VARIANTS)
 
+pytestmark = pytest.mark.usefixtures("backend")  # every test on both backends
+
 
 def test_every_rule_book_variant_is_registered() -> None:
     assert [f"FortyThieves/{v}-v0" for v in ALL_VARIANTS] == ENV_IDS

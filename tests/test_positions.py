@@ -11,6 +11,8 @@ from positions import position
 
 from fortythieves_env import FortyThievesEnv, InvalidPositionError
 
+pytestmark = pytest.mark.usefixtures("backend")  # every test on both backends
+
 
 def dealt(variant: str = "NumberTen", seed: int = 0) -> dict:
     env = FortyThievesEnv(variant)

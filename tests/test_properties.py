@@ -14,6 +14,8 @@ from fortythieves_env import VARIANTS, FortyThievesEnv
 
 TWO_DECKS = Counter({card: 2 for card in ALL_CARDS})
 
+pytestmark = pytest.mark.usefixtures("backend")  # every test on both backends
+
 
 def all_cards(pos: dict) -> Counter:
     piles = pos["tableau"] + pos["foundations"] + [pos["stock"], pos["waste"]]

@@ -20,6 +20,8 @@ from fortythieves_env import (
 KINGS = [["KC"], ["KC"], ["KD"], ["KD"], ["KH"], ["KH"], ["KS"], ["KS"]]
 """Eight columns that hold a King each; the other columns are empty."""
 
+pytestmark = pytest.mark.usefixtures("backend")  # every test on both backends
+
 
 def start(variant: str, pos: dict, **kwargs: object) -> FortyThievesEnv:
     env = FortyThievesEnv(variant, illegal_action="raise", **kwargs)
