@@ -168,6 +168,10 @@ class Rules:
         assert len(decode) == self.n_actions
         self._decode = decode
 
+    def __reduce__(self) -> tuple[type[Rules], tuple[VariantSpec]]:
+        # The tables follow from the spec: pickle (and deepcopy) only the spec.
+        return (Rules, (self.spec,))
+
     # ------------------------------------------------------------------ encoding
     def decode(self, action: int) -> tuple[int, int, int, int]:
         """Return ``(kind, source column, destination column, cards)`` of an action.

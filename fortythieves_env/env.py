@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import operator
 from typing import Any, Literal, SupportsFloat
 
@@ -24,15 +25,24 @@ from .engine import (
 from .observation import ObservationLayout
 from .variants import VariantSpec, get_variant
 
-try:  # the compiled fast path is optional: without numba every env runs the Python engine
-    from . import _fast
-except ImportError:  # pragma: no cover - numba is a dependency, but keep working without it
-    _fast = None  # type: ignore[assignment]
+_fast: Any = None
+"""The module :mod:`._fast`, imported with the first numba env (numba takes ~0.4 s to import)."""
+
+_HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+_AUTO_BACKEND: str = "numba" if _HAVE_NUMBA else "python"
+"""What ``backend="auto"`` means in this process (the tests switch it to run both)."""
 
 _BOOLS = (bool, np.bool_)
 
-_AUTO_BACKEND: str = "numba" if _fast is not None else "python"
-"""What ``backend="auto"`` means in this process (the tests switch it to run both)."""
+
+def _load_fast() -> Any:
+    """Import and return :mod:`._fast` (once)."""
+    global _fast
+    if _fast is None:
+        from . import _fast as module
+
+        _fast = module
+    return _fast
 
 
 class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
@@ -155,7 +165,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(f"backend must be 'auto', 'numba' or 'python', got {backend!r}")
         if backend == "auto":
             backend = _AUTO_BACKEND  # type: ignore[assignment]
-        if backend == "numba" and _fast is None:
+        if backend == "numba" and not _HAVE_NUMBA:
             raise ValueError("backend='numba' needs numba (pip install numba)")
         self.backend = backend
         self.render_mode = render_mode
@@ -175,7 +185,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         self._n_legal = 0  # numba backend: how many legal actions
         self._state: GameState | None = None  # python backend: the position
         self._st: np.ndarray | None = None  # numba backend: the position, packed
-        self._fast_tables = _fast.tables_for(spec) if backend == "numba" else None
+        self._fast_tables = _load_fast().tables_for(spec) if backend == "numba" else None
 
     @property
     def state(self) -> GameState | None:
@@ -206,7 +216,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     def __setstate__(self, d: dict[str, Any]) -> None:
         self.__dict__.update(d)
         if self.backend == "numba":
-            self._fast_tables = _fast.tables_for(self.variant)
+            self._fast_tables = _load_fast().tables_for(self.variant)
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(

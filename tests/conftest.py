@@ -9,7 +9,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import fortythieves_env.env as env_module
 
-BACKENDS = ["python", "numba"] if env_module._fast is not None else ["python"]
+BACKENDS = ["python", "numba"] if env_module._HAVE_NUMBA else ["python"]
 
 
 @pytest.fixture(params=BACKENDS)

@@ -26,7 +26,7 @@ from fortythieves_env import (
     VariantSpec,
 )
 
-pytestmark = pytest.mark.skipif(env_module._fast is None, reason="numba is not installed")
+pytestmark = pytest.mark.skipif(not env_module._HAVE_NUMBA, reason="numba is not installed")
 
 WIDE = VariantSpec(
     "Wide", "Wide Forty", n_columns=12, face_down=1, face_up=3,
