@@ -10,7 +10,6 @@ in ``info["episode"]``. ``action_masks`` is found through the wrappers by
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import gymnasium as gym
 from stable_baselines3.common.monitor import Monitor
@@ -86,8 +85,3 @@ def make_validation_vec_env(config: Config) -> VecEnv:
         return Monitor(CyclingDeals(make_env(config.env), seeds), info_keywords=EPISODE_INFO_KEYS)
 
     return DummyVecEnv([make])
-
-
-def spaces_of(env: gym.Env) -> dict[str, Any]:
-    """The observation and action spaces of ``env`` (for comparing with a saved model)."""
-    return {"observation_space": env.observation_space, "action_space": env.action_space}

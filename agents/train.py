@@ -3,7 +3,7 @@
 A run folder (default ``runs/<variant>-<YYYYmmdd-HHMMSS>``) holds::
 
     config.yaml              the resolved configuration (defaults + variant file + --set)
-    command.txt              the command line that started the run
+    command.txt              the command line that started the run (one line per start)
     run.json                 variant, env id, status (completed | interrupted), steps, timing
     models/final_model.zip   the model at the end of training
     models/best_model.zip    the best model on the validation deals (MaskableEvalCallback)
@@ -23,6 +23,7 @@ and ``episodes/mean_length`` over the last 100 training episodes (from ``Monitor
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import sys
@@ -212,7 +213,8 @@ def train(
     (models / "checkpoints").mkdir(parents=True, exist_ok=True)
     (run / "eval").mkdir(exist_ok=True)
     (run / "config.yaml").write_text(dump_config(config), encoding="utf-8")
-    (run / "command.txt").write_text(shlex.join(argv if argv is not None else sys.argv) + "\n")
+    with (run / "command.txt").open("a", encoding="utf-8") as out:  # one line per (re)start
+        out.write(shlex.join(argv if argv is not None else sys.argv) + "\n")
 
     if config.train.torch_threads > 0:
         torch.set_num_threads(config.train.torch_threads)
@@ -298,9 +300,11 @@ def train(
         model=str(model_path.relative_to(run)),
     )
     _write_json(run / "run.json", meta)
-    env.close()
-    if eval_env is not None:
-        eval_env.close()
+    for vec_env in (env, eval_env):
+        if vec_env is not None:
+            # subprocess workers may already have stopped on Ctrl-C
+            with contextlib.suppress(OSError, EOFError):
+                vec_env.close()
     if status == "interrupted":
         console.print(
             f"[yellow]interrupted[/yellow] after {model.num_timesteps} steps; model saved to "
