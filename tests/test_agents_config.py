@@ -217,3 +217,27 @@ def test_cli_config_error_exit_code_2_without_traceback(
     assert "Traceback" not in err
     assert main(["train", str(base_dir / "missing.yaml")]) == 2
     assert "missing.yaml: config file not found" in capsys.readouterr().err
+
+
+def _keys(model: type, prefix: str = "") -> list[str]:
+    from pydantic import BaseModel
+
+    out = []
+    for name, field in model.model_fields.items():
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            out.extend(_keys(annotation, f"{prefix}{name}."))
+        else:
+            out.append(f"{prefix}{name}")
+    return out
+
+
+def test_every_key_documented_and_in_defaults() -> None:
+    readme = (CONFIGS / "README.md").read_text(encoding="utf-8")
+    defaults = yaml.load((CONFIGS / "defaults.yaml").read_text(), Loader=ConfigLoader)
+    for key in _keys(Config):
+        assert f"`{key}`" in readme, key
+        node = defaults
+        for part in key.split("."):
+            assert part in node, f"{key} missing from defaults.yaml"
+            node = node[part]
