@@ -47,7 +47,7 @@ def measure(variant: str, steps: int, seed: int, backend: str = "auto") -> tuple
     episodes = 0
     start = time.perf_counter()
     for u in uniforms:
-        legal = np.flatnonzero(info["action_mask"])
+        legal = np.flatnonzero(info["action_mask"].view(np.bool_))  # 0/1 int8: same indices
         _, _, terminated, truncated, info = env.step(int(legal[int(u * len(legal))]))
         if terminated or truncated:
             episodes += 1
@@ -76,7 +76,7 @@ def measure_openspiel(steps: int, seed: int) -> float:
         else:
             mask = np.fromiter(state.legal_actions_mask(), dtype=np.int8)
             observation.set_from(state, 0)
-            legal = np.flatnonzero(mask)
+            legal = np.flatnonzero(mask.view(np.bool_))
             state.apply_action(int(legal[int(rng.random() * len(legal))]))
             done += 1
     return steps / (time.perf_counter() - start)

@@ -47,7 +47,7 @@ from .engine import (
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
     GameState,
-    Rules,
+    rules_for,
 )
 from .observation import ObservationLayout
 from .variants import VariantSpec
@@ -89,7 +89,7 @@ class FastTables:
     """
 
     def __init__(self, spec: VariantSpec) -> None:
-        rules = Rules(spec)
+        rules = rules_for(spec)
         layout = ObservationLayout.for_variant(spec)
         c, v, s = spec.n_columns, spec.max_visible, spec.stock_size
         self.n_columns, self.slots, self.stock_slots = c, v, s

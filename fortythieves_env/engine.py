@@ -42,11 +42,12 @@ Decisions where the rule book is silent (each has a test in ``tests/test_rules.p
 
 from __future__ import annotations
 
+import functools
 import numbers
 import operator
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -168,9 +169,10 @@ class Rules:
         assert len(decode) == self.n_actions
         self._decode = decode
 
-    def __reduce__(self) -> tuple[type[Rules], tuple[VariantSpec]]:
-        # The tables follow from the spec: pickle (and deepcopy) only the spec.
-        return (Rules, (self.spec,))
+    def __reduce__(self) -> tuple[Callable[[VariantSpec], Rules], tuple[VariantSpec]]:
+        # The tables follow from the spec: pickle (and deepcopy) only the spec, and share
+        # one Rules per variant on the way back.
+        return (rules_for, (self.spec,))
 
     # ------------------------------------------------------------------ encoding
     def decode(self, action: int) -> tuple[int, int, int, int]:
@@ -644,3 +646,9 @@ class Rules:
             redeals_left=int(redeals),
             foundation_cards=sum(foundations),
         )
+
+
+@functools.cache
+def rules_for(spec: VariantSpec) -> Rules:
+    """The one shared :class:`Rules` of ``spec`` (its tables are read-only once built)."""
+    return Rules(spec)

@@ -20,7 +20,7 @@ from .engine import (
     GameState,
     IllegalMoveError,
     InvalidPositionError,
-    Rules,
+    rules_for,
 )
 from .observation import ObservationLayout
 from .variants import VariantSpec, get_variant
@@ -173,7 +173,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         self.win_bonus = float(win_bonus)
         self.illegal_action_penalty = float(illegal_action_penalty)
         self.illegal_action = illegal_action
-        self.rules = Rules(spec)
+        self.rules = rules_for(spec)
         self.layout = ObservationLayout.for_variant(spec)
         self.action_space = spaces.Discrete(self.rules.n_actions)
         self.observation_space = spaces.Box(
