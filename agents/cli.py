@@ -123,7 +123,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     report = evaluate_agents([agent], variant, args.episodes, per_episode=args.per_episode)
     if model_path is not None:
         report["model"] = str(model_path)
-    console = Console()
+    console = Console(soft_wrap=True)
     console.print(render_table(report))
     if args.json_path:
         path = Path(args.json_path)

@@ -192,7 +192,7 @@ def train(
 
     from .evaluation import ModelAgent, baseline_agents, evaluate_agents, render_table
 
-    console = console or Console()
+    console = console or Console(soft_wrap=True)
     variant = config.env.variant
     if resume is not None:
         resume = Path(resume)
@@ -222,7 +222,13 @@ def train(
     env = make_training_vec_env(config)
     tb = str(run / "tensorboard") if config.train.tensorboard else None
     if resume is not None:
-        model = MaskablePPO.load(resume, env=env, device=config.train.device, tensorboard_log=tb)
+        try:
+            model = MaskablePPO.load(
+                resume, env=env, device=config.train.device, tensorboard_log=tb
+            )
+        except ValueError as exc:  # SB3: spaces of the checkpoint and the env differ
+            env.close()
+            raise ConfigError(f"--resume {resume}: {exc}") from None
         setattr(model, VARIANT_ATTR, variant)
         remaining = config.train.total_timesteps - model.num_timesteps
         if remaining <= 0:
