@@ -95,6 +95,12 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     - Truncation: ``max_episode_steps`` of the variant (1000; 1500 for Little Forty), applied
       by ``gymnasium.make``'s ``TimeLimit`` wrapper. Play can cycle forever by moving cards
       between columns, so the limit matters.
+    - Optional truncation for lack of progress: with ``max_steps_without_progress=K`` the
+      episode is also truncated after K steps in a row that neither put a card on a
+      foundation, nor deal or redeal, nor turn up a face-down card. In the alternate-colour,
+      any-other-suit and sequence variants a card can always shuttle between two columns,
+      so a game with nothing left to do rarely runs out of legal moves; this ends it early.
+      Off by default (the rule book's game); the training configs turn it on.
 
     ## Information
     ``reset`` and ``step`` return an ``info`` dict with:
@@ -119,6 +125,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     - ``variant``: variant id or :class:`~fortythieves_env.VariantSpec` (default
       ``"FortyThieves"``).
     - ``render_mode``: ``None`` or ``"ansi"`` (a text board).
+    - ``max_steps_without_progress``: ``None`` (default) or a positive ``int``; see Episode End.
     - ``reward_per_card``, ``win_bonus``, ``illegal_action_penalty``: see Rewards.
     - ``illegal_action``: ``"penalize"`` (default: the position is unchanged, the penalty is
       paid and ``info["illegal_action"]`` is True) or ``"raise"`` (raise
@@ -150,6 +157,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         illegal_action_penalty: float = 0.1,
         illegal_action: Literal["penalize", "raise"] = "penalize",
         backend: Literal["auto", "numba", "python"] = "auto",
+        max_steps_without_progress: int | None = None,
     ) -> None:
         self.variant = spec = get_variant(variant)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -167,6 +175,18 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
             backend = _AUTO_BACKEND  # type: ignore[assignment]
         if backend == "numba" and not _HAVE_NUMBA:
             raise ValueError("backend='numba' needs numba (pip install numba)")
+        if max_steps_without_progress is not None and (
+            not isinstance(max_steps_without_progress, int)
+            or isinstance(max_steps_without_progress, bool)
+            or max_steps_without_progress < 1
+        ):
+            raise ValueError(
+                "max_steps_without_progress must be None or a positive integer, got "
+                f"{max_steps_without_progress!r}"
+            )
+        self.max_steps_without_progress = max_steps_without_progress
+        self._idle = 0  # steps in a row without progress
+        self._last_foundation_cards = 0
         self.backend = backend
         self.render_mode = render_mode
         self.reward_per_card = float(reward_per_card)
@@ -247,6 +267,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         else:
             super().reset(seed=seed)
             state = self.rules.deal(self.np_random)
+        self._idle = 0
+        self._last_foundation_cards = state.foundation_cards
         if self._fast_tables is not None:
             self.state = state  # packs it, writes the observation and the mask
         else:
@@ -275,6 +297,12 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         n = self.rules.n_actions
         if not 0 <= a < n:
             raise ValueError(f"action {a} is outside the action space Discrete({n})")
+        if self.max_steps_without_progress is not None:
+            return self._step_counting_progress(a)
+        return self._play(a)
+
+    def _play(self, a: int) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Play action ``a`` (an int in range); the body of :meth:`step`."""
         st = self._st
         # numba backend: one compiled call plays a legal action (and refuses an illegal one)
         if (
@@ -337,6 +365,25 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         if won:
             reward += self.win_bonus
         return obs.copy(), reward, won or not self._legal, False, self._info(False)
+
+    def _step_counting_progress(
+        self, a: int
+    ) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        """``step`` with the no-progress truncation (``max_steps_without_progress``)."""
+        kind, src, _, _ = self.rules.decode(a)
+        fd_index = self.layout.face_down.start + src if kind == COLUMN_TO_COLUMN else -1
+        fd_before = self._obs[fd_index] if fd_index >= 0 else 0
+        obs, reward, terminated, truncated, info = self._play(a)
+        progress = not info["illegal_action"] and (
+            kind in (DRAW, REDEAL)
+            or info["foundation_cards"] > self._last_foundation_cards
+            or (fd_index >= 0 and self._obs[fd_index] != fd_before)
+        )
+        self._last_foundation_cards = info["foundation_cards"]
+        self._idle = 0 if progress else self._idle + 1
+        if self._idle >= self.max_steps_without_progress and not terminated:
+            truncated = True
+        return obs, reward, terminated, truncated, info
 
     def render(self) -> str | None:
         """Return the board as text when ``render_mode="ansi"`` (else ``None``)."""

@@ -370,3 +370,41 @@ def test_random_masked_episodes_end_within_the_step_limit(env_id: str) -> None:
         assert trunc == (steps == limit and not term)
         if term and not info["is_success"]:
             assert info["action_mask"].sum() == 0
+
+
+def _progress_marks(pos: dict) -> tuple[int, int, int, int]:
+    return (
+        sum(map(len, pos["foundations"])),
+        len(pos["stock"]),
+        pos["redeals_left"],
+        sum(pos["face_down"]),
+    )
+
+
+@pytest.mark.parametrize("variant", ["Streets", "Indian", "NumberTen", "LittleForty"])
+@pytest.mark.parametrize("limit", [1, 7, 40])
+def test_no_progress_truncation(variant: str, limit: int, backend: str) -> None:
+    env = gym.make(
+        fortythieves_env.env_id(variant), max_steps_without_progress=limit, backend=backend
+    )
+    rng = np.random.default_rng(limit)
+    truncations = 0
+    for episode in range(3):
+        _, info = env.reset(seed=episode)
+        marks = _progress_marks(env.unwrapped.get_state())
+        idle = 0
+        for steps in range(1, 2000):
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            draw = env.unwrapped.action_to_move(action) in ("draw", "redeal")
+            _, _, term, trunc, info = env.step(action)
+            new = _progress_marks(env.unwrapped.get_state())
+            idle = 0 if (draw or new != marks) else idle + 1
+            marks = new
+            at_limit = steps == env.spec.max_episode_steps
+            assert trunc == (not term and (idle >= limit or at_limit))
+            if term or trunc:
+                truncations += trunc
+                break
+    assert truncations > 0
+    with pytest.raises(ValueError, match="max_steps_without_progress must be None or a positive"):
+        FortyThievesEnv(variant, max_steps_without_progress=0)
