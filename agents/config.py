@@ -84,6 +84,11 @@ class EnvConfig(_Section):
     max_episode_steps: int | None = Field(
         default=None, gt=0, description="truncation limit; null keeps the registered one"
     )
+    max_steps_without_progress: int | None = Field(
+        default=None,
+        gt=0,
+        description="truncate after this many steps in a row without progress; null: never",
+    )
 
     @field_validator("variant")
     @classmethod
@@ -106,6 +111,8 @@ class EnvConfig(_Section):
         }
         if self.max_episode_steps is not None:
             kwargs["max_episode_steps"] = self.max_episode_steps
+        if self.max_steps_without_progress is not None:
+            kwargs["max_steps_without_progress"] = self.max_steps_without_progress
         return kwargs
 
 
