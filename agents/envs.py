@@ -9,17 +9,21 @@ in ``info["episode"]``. ``action_masks`` is found through the wrappers by
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import gymnasium as gym
+import numpy as np
 from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecEnvWrapper
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from .config import Config, ConfigError, EnvConfig
 from .seeds import CyclingDeals, TrainingDeals, seeds_for_validation
 
 __all__ = [
     "EPISODE_INFO_KEYS",
+    "VecMasksFromInfo",
     "env_id_for",
     "make_env",
     "make_training_vec_env",
@@ -59,6 +63,54 @@ def n_card_slots(env: gym.Env | VecEnv) -> int:
     return int(env.unwrapped.layout.n_card_slots)  # type: ignore[attr-defined]
 
 
+class VecMasksFromInfo(VecEnvWrapper):
+    """Answer ``action_masks`` from the masks the environments already sent back.
+
+    ``MaskablePPO`` asks every environment for its mask before every step
+    (``env_method("action_masks")``); with ``SubprocVecEnv`` that is a second round trip to
+    each worker per step. Each step already returns the mask in ``info["action_mask"]`` (and,
+    after an automatic reset, in ``reset_infos``), so this wrapper keeps the latest masks
+    (``int8``, shape ``(n_envs, n_actions)``) and answers locally. Every other method call
+    goes through to the wrapped ``VecEnv``.
+    """
+
+    def __init__(self, venv: VecEnv) -> None:
+        super().__init__(venv)
+        n = venv.action_space.n  # type: ignore[attr-defined]
+        self._masks = np.zeros((venv.num_envs, n), dtype=np.int8)
+
+    def reset(self) -> Any:
+        obs = self.venv.reset()
+        for i, info in enumerate(self.venv.reset_infos):
+            self._masks[i] = info["action_mask"]
+        return obs
+
+    def step_wait(self) -> VecEnvStepReturn:
+        obs, rewards, dones, infos = self.venv.step_wait()
+        for i, (done, info) in enumerate(zip(dones, infos, strict=True)):
+            # after an automatic reset the observation is the new deal's: so is its mask
+            self._masks[i] = (self.venv.reset_infos[i] if done else info)["action_mask"]
+        return obs, rewards, dones, infos
+
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
+        if method_name == "action_masks" and not method_args and not method_kwargs:
+            return [self._masks[i].copy() for i in self._get_indices(indices)]
+        return self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
+
+    def _get_indices(self, indices: VecEnvIndices) -> Sequence[int]:
+        if indices is None:
+            return range(self.num_envs)
+        if isinstance(indices, int):
+            return [indices]
+        return list(indices)
+
+
 def _training_factory(env_config: EnvConfig, seed: int, rank: int) -> Callable[[], gym.Env]:
     def make() -> gym.Env:
         env = TrainingDeals(make_env(env_config), seed=seed, rank=rank)
@@ -68,13 +120,16 @@ def _training_factory(env_config: EnvConfig, seed: int, rank: int) -> Callable[[
 
 
 def make_training_vec_env(config: Config) -> VecEnv:
-    """``train.n_envs`` monitored envs dealing training-range seeds, as ``train.vec_env`` says."""
+    """``train.n_envs`` monitored envs dealing training-range seeds, as ``train.vec_env`` says.
+
+    Wrapped in :class:`VecMasksFromInfo`, so masks cost no extra round trip to the workers.
+    """
     factories = [
         _training_factory(config.env, config.seed, rank) for rank in range(config.train.n_envs)
     ]
     if config.train.vec_env == "subproc" and config.train.n_envs > 1:
-        return SubprocVecEnv(factories)
-    return DummyVecEnv(factories)
+        return VecMasksFromInfo(SubprocVecEnv(factories))
+    return VecMasksFromInfo(DummyVecEnv(factories))
 
 
 def make_validation_vec_env(config: Config) -> VecEnv:
@@ -84,4 +139,4 @@ def make_validation_vec_env(config: Config) -> VecEnv:
     def make() -> gym.Env:
         return Monitor(CyclingDeals(make_env(config.env), seeds), info_keywords=EPISODE_INFO_KEYS)
 
-    return DummyVecEnv([make])
+    return VecMasksFromInfo(DummyVecEnv([make]))

@@ -172,7 +172,8 @@ def test_subproc_vec_env_steps() -> None:
     config = load_config(STREETS, [*SMALL, "train.vec_env=subproc"])
     env = make_training_vec_env(config)
     try:
-        assert type(env).__name__ == "SubprocVecEnv"
+        assert type(env).__name__ == "VecMasksFromInfo"
+        assert type(env.venv).__name__ == "SubprocVecEnv"
         env.reset()
         masks = np.stack(env.env_method("action_masks"))
         actions = np.array([int(np.flatnonzero(m)[0]) for m in masks])
