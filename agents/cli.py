@@ -4,9 +4,12 @@ Usage::
 
     fortythieves train CONFIG [--set KEY.SUB=VALUE ...] [--run-dir DIR] [--resume CHECKPOINT]
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
+                          [--baselines [random] [greedy]]
 
 ``RUN_OR_MODEL`` is a run folder (its best model, else its final or interrupted model), a
-model ``.zip``, or ``random`` / ``greedy`` (then ``--variant`` is required).
+model ``.zip``, or ``random`` / ``greedy`` (then ``--variant`` is required). A model is
+played beside the ``random`` and ``greedy`` baselines on the same deals unless
+``--baselines`` says otherwise.
 
 Exit codes: 0 success; 2 a usage, configuration or model-mismatch error (one line on stderr,
 no traceback); 130 training interrupted by Ctrl-C (the model is saved first).
@@ -56,6 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--episodes", type=int, default=100, help="test deals to play (default 100)")
     ev.add_argument("--variant", help="variant id (required for random/greedy)")
+    ev.add_argument(
+        "--baselines",
+        nargs="*",
+        default=["random", "greedy"],
+        choices=["random", "greedy"],
+        help="baselines to play on the same deals beside a model (default: random greedy; "
+        "give none to skip)",
+    )
     ev.add_argument("--json", dest="json_path", metavar="PATH", help="also write the report here")
     ev.add_argument("--per-episode", action="store_true", help="include per-deal rows in the JSON")
     ev.add_argument(
@@ -120,7 +131,10 @@ def _evaluate(args: argparse.Namespace) -> int:
         agent, variant = load_model_agent(
             model_path, args.variant, deterministic=not args.stochastic, seed=args.seed
         )
-    report = evaluate_agents([agent], variant, args.episodes, per_episode=args.per_episode)
+    agents = [agent]
+    if model_path is not None:  # the baselines play the same deals beside the model
+        agents += [make_baseline(name, args.seed) for name in args.baselines]
+    report = evaluate_agents(agents, variant, args.episodes, per_episode=args.per_episode)
     if model_path is not None:
         report["model"] = str(model_path)
     console = Console(soft_wrap=True)

@@ -120,13 +120,21 @@ def test_evaluate_run_folder(smoke_run: Path, tmp_path: Path) -> None:
     report = json.loads(out.read_text())
     assert report["variant"] == "Streets"
     assert report["model"].endswith("best_model.zip")
-    assert set(report["results"]) == {"ppo"}
+    assert list(report["results"]) == ["ppo", "random", "greedy"]  # the same deals for all
+    for result in report["results"].values():
+        assert result["episodes"] == 2
+    assert (
+        main(["evaluate", str(smoke_run), "--episodes", "1", "--baselines", "--json", str(out)])
+        == 0
+    )
+    assert list(json.loads(out.read_text())["results"]) == ["ppo"]
 
 
 def test_evaluate_stochastic_is_reproducible(smoke_run: Path, tmp_path: Path) -> None:
     reports = []
     for name in ("a.json", "b.json"):
         args = ["evaluate", str(smoke_run), "--episodes", "1", "--stochastic", "--seed", "3"]
+        args.append("--baselines")
         assert main([*args, "--json", str(tmp_path / name)]) == 0
         reports.append(json.loads((tmp_path / name).read_text())["results"])
     assert set(reports[0]) == {"ppo-sampled"}
