@@ -161,6 +161,15 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
+def run_folder_of(checkpoint: str | Path) -> Path | None:
+    """The run folder a checkpoint belongs to (``<run>/models/x.zip`` or
+    ``<run>/models/checkpoints/x.zip`` with a ``<run>/run.json``), or ``None``."""
+    for parent in Path(checkpoint).resolve().parents[:3]:
+        if (parent / "run.json").is_file() and (parent / "models").is_dir():
+            return parent
+    return None
+
+
 def train(
     config: Config,
     run_dir: str | Path | None = None,
@@ -172,7 +181,9 @@ def train(
 
     Args:
         config: the resolved configuration.
-        run_dir: the run folder; default :func:`default_run_dir`. Created if missing.
+        run_dir: the run folder; default: the checkpoint's run folder when resuming (see
+            :func:`run_folder_of`), else :func:`default_run_dir`. Created if missing. A
+            folder that already holds a run is refused unless resuming.
         resume: a checkpoint zip to continue from. ``train.total_timesteps`` is then the total
             including the checkpoint's steps; the checkpoint's own hyperparameters are kept.
         argv: the command line to record (default ``sys.argv``).
@@ -184,7 +195,8 @@ def train(
 
     Raises:
         ConfigError: the checkpoint is missing or was trained for another variant, or
-            it has already reached ``train.total_timesteps``.
+            it has already reached ``train.total_timesteps``; ``run_dir`` holds another run
+            and this is not a resume.
     """
     import torch
     from rich.console import Console
@@ -208,7 +220,14 @@ def train(
                 f"but the config says {variant!r}"
             )
 
+    if run_dir is None and resume is not None:
+        run_dir = run_folder_of(resume)  # resume where the checkpoint was written
     run = Path(run_dir) if run_dir is not None else default_run_dir(variant)
+    if resume is None and (run / "run.json").is_file():
+        raise ConfigError(
+            f"--run-dir {run}: a run is already there; choose another folder, or continue it "
+            "with --resume <checkpoint>"
+        )
     models = run / "models"
     (models / "checkpoints").mkdir(parents=True, exist_ok=True)
     (run / "eval").mkdir(exist_ok=True)
@@ -315,7 +334,7 @@ def train(
         console.print(
             f"[yellow]interrupted[/yellow] after {model.num_timesteps} steps; model saved to "
             f"{model_path}\nresume with: fortythieves train {run / 'config.yaml'} "
-            f"--resume {model_path}"
+            f"--resume {model_path} --run-dir {run}"
         )
         return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, None)
 

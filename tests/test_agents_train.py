@@ -218,6 +218,7 @@ def test_ctrl_c_saves_model_then_resume(tmp_path: Path) -> None:
     model = run / "models" / "interrupted_model.zip"
     assert model.is_file()
     assert "interrupted" in out
+    assert f"--resume {model} --run-dir {run}" in out.replace("\n", "")
     assert model_variant(model) == "Streets"
     meta = json.loads((run / "run.json").read_text())
     assert meta["status"] == "interrupted"
@@ -235,6 +236,20 @@ def test_ctrl_c_saves_model_then_resume(tmp_path: Path) -> None:
     assert meta2["timesteps"] >= steps + 128
     assert meta2["resumed_from"] == str(model)
     assert (resumed / "models" / "final_model.zip").is_file()
+
+    # without --run-dir a resume continues in the checkpoint's own run folder
+    proc3 = run_cli(
+        "train", str(run / "config.yaml"), "--resume", str(model),
+        *with_set([f"train.total_timesteps={steps + 128}", "eval.final_episodes=0"]),
+    )  # fmt: skip
+    assert proc3.returncode == 0, proc3.stderr
+    assert json.loads((run / "run.json").read_text())["status"] == "completed"
+    assert (run / "command.txt").read_text().count("\n") == 2  # the start and the resume
+
+    # a folder holding a run is not trained over without --resume
+    proc4 = run_cli("train", str(STREETS), "--run-dir", str(run), *with_set(SMALL))
+    assert proc4.returncode == 2
+    assert "a run is already there" in proc4.stderr
 
 
 def test_model_agent_matches_sb3_predict(smoke_run: Path) -> None:
