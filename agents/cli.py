@@ -138,6 +138,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     if model_path is not None:
         report["model"] = str(model_path)
     console = Console(soft_wrap=True)
+    if model_path is not None:
+        console.print(f"model: {model_path}")
     console.print(render_table(report))
     if args.json_path:
         path = Path(args.json_path)

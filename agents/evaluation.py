@@ -323,6 +323,7 @@ def render_table(report: dict[str, Any]) -> Any:
         "win rate [95% CI]",
         "foundation cards [95% CI]",
         "ep. length",
+        "truncated",
         "return",
     ):
         table.add_column(column, justify="left" if column == "agent" else "right")
@@ -334,6 +335,7 @@ def render_table(report: dict[str, Any]) -> Any:
             f"{100 * s['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]",
             f"{s['mean_foundation_cards']:.1f} [{clo:.1f}, {chi:.1f}]",
             f"{s['mean_episode_length']:.0f}",
+            f"{s['truncated']}/{s['episodes']}",
             f"{s['mean_return']:.1f}",
         )
     return table

@@ -188,6 +188,8 @@ class Rules:
         Raises:
             ValueError: ``action`` is not in ``range(n_actions)``.
         """
+        if isinstance(action, bool | np.bool_) or not isinstance(action, numbers.Integral):
+            raise ValueError(f"an action is an integer, got {action!r}")
         if not 0 <= action < self.n_actions:
             raise ValueError(f"action {action} is outside 0..{self.n_actions - 1}")
         kind, src, dst, n = self._decode[action]
@@ -526,7 +528,17 @@ class Rules:
         missing = [k for k in POSITION_KEYS if k not in position]
         unknown = [k for k in position if k not in POSITION_KEYS]
         if missing or unknown:
-            raise fail(f"missing keys {missing}, unknown keys {unknown}")
+            raise fail(
+                "; ".join(
+                    part
+                    for part in (
+                        f"missing keys {missing}" if missing else "",
+                        f"unknown keys {unknown}" if unknown else "",
+                    )
+                    if part
+                )
+                + f" (a position has the keys {list(POSITION_KEYS)})"
+            )
         if not isinstance(position["variant"], str) or position["variant"] != spec.id:
             raise fail(
                 f"the position is for variant {position['variant']!r}, this game is {spec.id!r}"
@@ -556,40 +568,8 @@ class Rules:
         ):
             raise fail(f"face_down must be a list of {c} integers, got {fds!r}")
         fds = [int(x) for x in fds]
-        for i, (col, fd) in enumerate(zip(tableau, fds, strict=False)):
-            if fd < 0 or fd > spec.face_down:
-                raise fail(
-                    f"face_down[{i}] is {fd}; {spec.name} deals {spec.face_down} face-down "
-                    "card(s) per column"
-                )
-            if col and fd >= len(col):
-                raise fail(
-                    f"face_down[{i}] is {fd} but column {i} has {len(col)} card(s): its top "
-                    "card is always face up"
-                )
-            if not col and fd:
-                raise fail(f"face_down[{i}] is {fd} but column {i} is empty")
-            # Cards only ever join a column by the build rule, onto its top; so a reachable
-            # column is at most ``cards_per_column`` dealt cards whose last one starts a
-            # built run (or, once emptied, a run alone). This also bounds the face-up cards
-            # by ``max_visible``, the slots the observation has for a column.
-            run = 1
-            while run < len(col) and self._accepts[col[-run - 1]][col[-run]]:
-                run += 1
-            if col and len(col) - run > spec.cards_per_column - 1:
-                raise fail(
-                    f"column {i} cannot be reached: only its last {run} card(s) are built down "
-                    f"by the {spec.build.value.replace('_', ' ')} rule, and the {len(col) - run} "
-                    f"below them are more than the {spec.cards_per_column} card(s) dealt to a "
-                    "column, less the one a run is built on"
-                )
         stock = cards(position["stock"], "stock")
         waste = cards(position["waste"], "waste")
-        if len(stock) + len(waste) > spec.stock_size:
-            raise fail(
-                f"stock and waste hold {len(stock) + len(waste)} cards; {spec.name} has only "
-                f"{spec.stock_size} cards outside the tableau"
-            )
         piles = position["foundations"]
         if isinstance(piles, str) or not isinstance(piles, Sequence) or len(piles) != 8:
             raise fail("foundations must be a list of 8 piles")
@@ -621,6 +601,39 @@ class Rules:
             raise fail(
                 f"the position has {len(all_cards)} cards, not {N_CARDS}; missing: "
                 + ", ".join(lacking)
+            )
+        # Whole-position counts first, then each column and pile.
+        for i, (col, fd) in enumerate(zip(tableau, fds, strict=False)):
+            if fd < 0 or fd > spec.face_down:
+                raise fail(
+                    f"face_down[{i}] is {fd}; {spec.name} deals {spec.face_down} face-down "
+                    "card(s) per column"
+                )
+            if col and fd >= len(col):
+                raise fail(
+                    f"face_down[{i}] is {fd} but column {i} has {len(col)} card(s): its top "
+                    "card is always face up"
+                )
+            if not col and fd:
+                raise fail(f"face_down[{i}] is {fd} but column {i} is empty")
+            # Cards only ever join a column by the build rule, onto its top; so a reachable
+            # column is at most ``cards_per_column`` dealt cards whose last one starts a
+            # built run (or, once emptied, a run alone). This also bounds the face-up cards
+            # by ``max_visible``, the slots the observation has for a column.
+            run = 1
+            while run < len(col) and self._accepts[col[-run - 1]][col[-run]]:
+                run += 1
+            if col and len(col) - run > spec.cards_per_column - 1:
+                raise fail(
+                    f"column {i} cannot be reached: it has {len(col)} cards but only the last "
+                    f"{run} are built down by the {spec.build.value.replace('_', ' ')} rule; "
+                    f"a column holds at most the {spec.cards_per_column} dealt to it with a "
+                    "run built on the last of them"
+                )
+        if len(stock) + len(waste) > spec.stock_size:
+            raise fail(
+                f"stock and waste hold {len(stock) + len(waste)} cards; {spec.name} has only "
+                f"{spec.stock_size} cards outside the tableau"
             )
         if spec.aces_on_foundations:
             loose = sorted({card_name(x) for x in outside if RANK[x] == 0})

@@ -407,7 +407,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
 
     def action_to_move(self, action: int) -> str:
         """Move notation of ``action``, e.g. ``"t2>t0x3"``. Raises ``ValueError`` out of range."""
-        return self.rules.action_to_move(operator.index(action))
+        return self.rules.action_to_move(action)
 
     def move_to_action(self, move: str) -> int:
         """Action of a move in the rule book's notation. Raises ``ValueError`` if malformed."""
@@ -436,7 +436,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         waste = state.waste
         waste_top = CARD_NAMES[waste[-1]] if waste else "--"
         lines = [
-            f"{spec.name}  stock: {len(state.stock)}  waste: {waste_top} ({len(waste)} cards)"
+            f"{spec.name}  stock: {len(state.stock)}  waste: {waste_top} "
+            f"({len(waste)} card{'' if len(waste) == 1 else 's'})"
             + (f"  redeals left: {state.redeals_left}" if spec.redeals else "")
             + f"  foundations: {state.foundation_cards}/104",
             "foundations: "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gymnasium.envs.registration import register, registry
 
-from .variants import VARIANTS, VariantSpec, get_variant
+from .variants import CUSTOM_VARIANTS, VARIANTS, VariantSpec, get_variant
 
 NAMESPACE = "FortyThieves"
 VERSION = 0
@@ -45,6 +45,7 @@ def register_variant(spec: VariantSpec) -> str:
         kwargs={"variant": spec},
         max_episode_steps=spec.max_episode_steps,
     )
+    CUSTOM_VARIANTS[spec.id] = spec  # FortyThievesEnv(spec.id) finds it too
     return id_
 
 

@@ -93,15 +93,18 @@ class VariantSpec:
             ) from None
         if not self.id.isidentifier():
             raise ValueError(f"variant id must be an identifier, got {self.id!r}")
-        if self.n_columns < 1 or self.face_up < 1 or self.face_down < 0:
-            raise ValueError(
-                f"variant {self.id}: need n_columns >= 1, face_up >= 1, face_down >= 0; got "
-                f"{self.n_columns}, {self.face_up}, {self.face_down}"
-            )
-        if self.deal_count < 1 or self.redeals < 0 or self.max_episode_steps < 1:
-            raise ValueError(
-                f"variant {self.id}: need deal_count >= 1, redeals >= 0, max_episode_steps >= 1"
-            )
+        for name, low in (
+            ("n_columns", 1),
+            ("face_down", 0),
+            ("face_up", 1),
+            ("deal_count", 1),
+            ("redeals", 0),
+            ("max_episode_steps", 1),
+        ):
+            if getattr(self, name) < low:
+                raise ValueError(
+                    f"variant {self.id}: need {name} >= {low}, got {getattr(self, name)}"
+                )
         if self.stock_size < 0:
             raise ValueError(
                 f"variant {self.id}: the tableau takes {self.tableau_cards} cards but only "
@@ -169,8 +172,12 @@ VARIANTS: dict[str, VariantSpec] = {
 """The nine variants of ``../shared/RULES.md``, keyed by id."""
 
 
+CUSTOM_VARIANTS: dict[str, VariantSpec] = {}
+"""Variants added with :func:`fortythieves_env.register_variant`, keyed by id."""
+
+
 def get_variant(variant: str | VariantSpec) -> VariantSpec:
-    """Return the spec for a variant id (or the spec itself).
+    """Return the spec for a variant id (built in or registered) or the spec itself.
 
     Raises:
         ValueError: ``variant`` is not a known id; the message lists the known ids.
@@ -182,9 +189,8 @@ def get_variant(variant: str | VariantSpec) -> VariantSpec:
         raise TypeError(
             f"variant must be a variant id or a VariantSpec, got {type(variant).__name__}"
         )
-    try:
-        return VARIANTS[variant]
-    except KeyError:
-        raise ValueError(
-            f"unknown variant {variant!r}; known variants: {', '.join(VARIANTS)}"
-        ) from None
+    spec = VARIANTS.get(variant) or CUSTOM_VARIANTS.get(variant)
+    if spec is None:
+        known = ", ".join([*VARIANTS, *CUSTOM_VARIANTS])
+        raise ValueError(f"unknown variant {variant!r}; known variants: {known}")
+    return spec

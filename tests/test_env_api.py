@@ -224,6 +224,14 @@ def test_action_outside_the_space_raises_value_error(bad: object) -> None:
             env.step(bad)
 
 
+def test_action_to_move_refuses_non_integers() -> None:
+    env = FortyThievesEnv("FortyThieves")
+    for bad in (1.5, True, "0"):
+        with pytest.raises(ValueError, match="an action is an integer"):
+            env.action_to_move(bad)  # type: ignore[arg-type]
+    assert env.action_to_move(np.int64(0)) == "draw"
+
+
 def test_numpy_integer_actions_are_accepted() -> None:
     env = FortyThievesEnv("FortyThieves")
     env.reset(seed=0)
@@ -261,6 +269,7 @@ def test_register_variant_gives_its_own_id_and_step_limit() -> None:
     with pytest.raises(ValueError, match="FortyThieves/Maria-v0 is already registered"):
         fortythieves_env.register_variant(VariantSpec("Maria", "M", 9, 0, 4, "same_suit", False))
     assert fortythieves_env.register_variant(VARIANTS["Maria"]) == "FortyThieves/Maria-v0"
+    assert FortyThievesEnv("Tiny").variant == tiny  # a registered variant is known by its id
 
 
 @pytest.mark.parametrize(
@@ -273,7 +282,8 @@ def test_register_variant_gives_its_own_id_and_step_limit() -> None:
         ({"redeals": True}, "redeals must be an integer"),
         ({"sequence_moves": "no"}, "sequence_moves must be True or False"),
         ({"aces_on_foundations": "yes"}, "aces_on_foundations must be True or False"),
-        ({"face_up": 0}, "face_up >= 1"),
+        ({"face_up": 0}, "need face_up >= 1, got 0"),
+        ({"redeals": -1}, "need redeals >= 0, got -1"),
         ({"id": "two words"}, "must be an identifier"),
     ],
 )
@@ -343,7 +353,7 @@ def test_ansi_render_shows_the_board() -> None:
     assert lines[3].split() == ["##"] * 10  # one face-down row
     assert lines[4].split() == [col[1] for col in pos["tableau"]]
     env.step(env.unwrapped.move_to_action("draw"))
-    assert f"waste: {env.unwrapped.get_state()['waste'][-1]} (1 cards)" in env.render()
+    assert f"waste: {env.unwrapped.get_state()['waste'][-1]} (1 card)" in env.render()
     quiet = gym.make("FortyThieves/Indian-v0")
     quiet.reset(seed=4)
     assert quiet.render() is None

@@ -77,7 +77,7 @@ def test_missing_and_unknown_keys() -> None:
     del pos["waste"]
     pos["talon"] = []
     with pytest.raises(
-        InvalidPositionError, match=r"missing keys \['waste'\], unknown keys \['talon'\]"
+        InvalidPositionError, match=r"missing keys \['waste'\]; unknown keys \['talon'\]"
     ):
         FortyThievesEnv("NumberTen").reset(options={"state": pos})
     with pytest.raises(InvalidPositionError, match="expected a dict"):
@@ -98,7 +98,10 @@ def test_unreachable_columns_are_refused() -> None:
     # 18 face-up cards with no run: far more than the 4 dealt to a Streets column
     cards = [r + s for s in "CD" for r in "A23456789"]
     pos = position("Streets", [cards])
-    with pytest.raises(InvalidPositionError, match="column 0 cannot be reached: only its last 1"):
+    with pytest.raises(
+        InvalidPositionError,
+        match="column 0 cannot be reached: it has 18 cards but only the last 1 ",
+    ):
         FortyThievesEnv("Streets").reset(options={"state": pos})
     # 16 cards (within the 16 slots) but the first 12 are no run: it could overflow later
     col = [
@@ -120,7 +123,10 @@ def test_unreachable_columns_are_refused() -> None:
         "2H",
     ]
     pos = position("FortyThieves", [col, ["AH"]])
-    with pytest.raises(InvalidPositionError, match="column 0 cannot be reached: only its last 1"):
+    with pytest.raises(
+        InvalidPositionError,
+        match="column 0 cannot be reached: it has 16 cards but only the last 1 ",
+    ):
         FortyThievesEnv("FortyThieves").reset(options={"state": pos})
 
 
@@ -136,7 +142,9 @@ def test_the_longest_reachable_column_is_accepted() -> None:
     obs, _ = env.reset(options={"state": pos})  # 14 face-up cards over 2 face-down
     assert obs[env.layout.column(0)].tolist()[13:] == [27, 0, 0]
     pos = position("NumberTen", [["5C", "9D", "7D", "3C", *run]], face_down=[2] + [0] * 9)
-    with pytest.raises(InvalidPositionError, match="only its last 13 card"):
+    with pytest.raises(
+        InvalidPositionError, match="it has 17 cards but only the last 13 are built"
+    ):
         FortyThievesEnv("NumberTen").reset(options={"state": pos})
 
 
@@ -148,6 +156,13 @@ def test_lucas_aces_must_be_on_the_foundations() -> None:
         InvalidPositionError, match="Lucas starts with the 8 Aces on the foundations, but AC"
     ):
         env.reset(options={"state": pos})
+
+
+def test_card_counts_are_checked_before_columns() -> None:
+    pos = dealt()
+    pos["tableau"][0] += ["JH", "JH"]  # 106 cards: the count is the first thing wrong
+    with pytest.raises(InvalidPositionError, match=r"JH appears [34] times"):
+        FortyThievesEnv("NumberTen").reset(options={"state": pos})
 
 
 def test_numpy_integers_are_fine_in_positions() -> None:
