@@ -8,7 +8,7 @@ A card is stored as a small integer *code* from 1 to 52; 0 means "no card"
 with ``suit`` 0..3 for ``C D H S`` (clubs, diamonds, hearts, spades) and ``rank``
 0..12 for ``A 2 3 4 5 6 7 8 9 T J Q K`` (Ace low). So ``AC`` is 1, ``KC`` is 13,
 ``AD`` is 14 and ``KS`` is 52. The same code is used in the observation.
-Diamonds and hearts are red, clubs and spades black (``../shared/RULES.md``, "Terms").
+Diamonds and hearts are red, clubs and spades black (``RULES.md``, "Terms").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The rules engine: positions, legal moves and their effects, with no Gymnasium in sight.
 
-Everything here follows ``../shared/RULES.md``. A position lives in a mutable
+Everything here follows ``RULES.md``. A position lives in a mutable
 :class:`GameState` of plain Python lists (fast to step); :class:`Rules` holds one variant's
 fixed tables and the functions over a state: :meth:`Rules.deal`,
 :meth:`Rules.legal_actions`, :meth:`Rules.apply`, :meth:`Rules.play`.

@@ -49,7 +49,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     """Forty Thieves and its relatives: two-deck patience games built down on the tableau.
 
     ## Description
-    The rules are those of ``../shared/RULES.md``: 104 cards; columns dealt face down and face
+    The rules are those of ``RULES.md``: 104 cards; columns dealt face down and face
     up; a stock dealt onto a waste; 8 foundations built up in suit from Ace to King. The
     variant (``variant=``) fixes the number of columns, the deal, the build rule (same suit,
     alternate colour, or any other suit), whether sequences move as a unit, the stock deal

@@ -1,6 +1,6 @@
 """The nine variants as data: one :class:`VariantSpec` each.
 
-Every number comes from the variant table of ``../shared/RULES.md``. A custom variant is
+Every number comes from the variant table of ``RULES.md``. A custom variant is
 a new ``VariantSpec``: pass it as ``variant=`` to :class:`~fortythieves_env.FortyThievesEnv`,
 or register it with :func:`fortythieves_env.register_variant` to get its own id (and its own
 step limit) for ``gymnasium.make``.
@@ -169,7 +169,7 @@ VARIANTS: dict[str, VariantSpec] = {
         VariantSpec("Streets", "Streets", 10, 0, 4, _A, False, pysol_id=76),
     )
 }
-"""The nine variants of ``../shared/RULES.md``, keyed by id."""
+"""The nine variants of ``RULES.md``, keyed by id."""
 
 
 CUSTOM_VARIANTS: dict[str, VariantSpec] = {}

@@ -63,7 +63,7 @@ def position(
 
 
 def reference_legal_moves(pos: dict[str, Any]) -> set[str]:
-    """The legal moves of a position, by a plain reading of ``../shared/RULES.md``.
+    """The legal moves of a position, by a plain reading of ``RULES.md``.
 
     Written apart from the engine (strings, no tables) so the two can check each other.
     """

@@ -47,3 +47,12 @@ def test_variants_table_matches_the_specs() -> None:
         assert row[7] == f"{spec.deal_count} / {spec.redeals}"
         assert row[9] == str(env.action_space.n)
         assert row[10] == str(env.observation_space.shape[0])
+
+
+def test_rule_book_copy_matches_the_shared_one() -> None:
+    """RULES.md ships with the package; the team's shared copy, where present, is the source."""
+    ours = (ROOT / "RULES.md").read_text(encoding="utf-8")
+    assert "## Position and move notation" in ours
+    shared = ROOT.parent / "shared" / "RULES.md"
+    if shared.is_file():
+        assert ours == shared.read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Rule tests on hand-built positions, one group per rule of ``../shared/RULES.md``.
+"""Rule tests on hand-built positions, one group per rule of ``RULES.md``.
 
 Boards are drawn bottom to top, left to right, as in the position format.
 """
