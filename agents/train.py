@@ -161,6 +161,25 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
+def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _interrupt_on_stop_signals() -> None:
+    """Make SIGINT and SIGTERM raise ``KeyboardInterrupt`` so training saves its model.
+
+    A job started in the background by a non-interactive shell inherits SIGINT as ignored,
+    and batch schedulers stop jobs with SIGTERM: both would otherwise lose the model.
+    Only possible in the main thread; elsewhere the handlers are left as they are.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _raise_keyboard_interrupt)
+        signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+
+
 def run_folder_of(checkpoint: str | Path) -> Path | None:
     """The run folder a checkpoint belongs to (``<run>/models/x.zip`` or
     ``<run>/models/checkpoints/x.zip`` with a ``<run>/run.json``), or ``None``."""
@@ -297,7 +316,8 @@ def train(
     start = time.perf_counter()
     start_steps = model.num_timesteps
     status = "completed"
-    try:  # Ctrl-C from here on saves the model
+    _interrupt_on_stop_signals()
+    try:  # Ctrl-C (or SIGTERM) from here on saves the model
         console.print(f"[bold]training[/bold] {variant} for {remaining} steps -> {run}")
         sys.stdout.flush()
         model.learn(

@@ -191,6 +191,37 @@ def test_subproc_vec_env_steps() -> None:
         env.close()
 
 
+def test_sigterm_saves_model_even_with_sigint_ignored(tmp_path: Path) -> None:
+    """A background job (SIGINT ignored, as a non-interactive shell leaves it) stopped by
+    SIGTERM still saves its model."""
+    run = tmp_path / "terminated"
+    args = [
+        sys.executable, "-m", "agents.cli", "train", str(STREETS), "--run-dir", str(run),
+        *with_set([*SMALL, "train.total_timesteps=1e7", "eval.eval_freq=0"]),
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        args,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("training Streets"), line + proc.stderr.read()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert (run / "models" / "interrupted_model.zip").is_file()
+    assert json.loads((run / "run.json").read_text())["status"] == "interrupted"
+
+
 def test_ctrl_c_saves_model_then_resume(tmp_path: Path) -> None:
     run = tmp_path / "interrupted"
     args = [
