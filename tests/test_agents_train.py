@@ -191,10 +191,8 @@ def test_subproc_vec_env_steps() -> None:
         env.close()
 
 
-def test_sigterm_saves_model_even_with_sigint_ignored(tmp_path: Path) -> None:
-    """A background job (SIGINT ignored, as a non-interactive shell leaves it) stopped by
-    SIGTERM still saves its model."""
-    run = tmp_path / "terminated"
+def _start_long_training(run: Path, ignore_sigint: bool = False) -> subprocess.Popen[str]:
+    """Start a long CLI training run; return once it is inside the block that saves on stop."""
     args = [
         sys.executable, "-m", "agents.cli", "train", str(STREETS), "--run-dir", str(run),
         *with_set([*SMALL, "train.total_timesteps=1e7", "eval.eval_freq=0"]),
@@ -206,17 +204,31 @@ def test_sigterm_saves_model_even_with_sigint_ignored(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        if ignore_sigint
+        else None,
     )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.startswith("training Streets"), line + (proc.stderr.read() if proc.stderr else "")
+    return proc
+
+
+def _stop(proc: subprocess.Popen[str], signum: int) -> tuple[str, str]:
     try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("training Streets"), line + proc.stderr.read()
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=120)
+        proc.send_signal(signum)
+        return proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_sigterm_saves_model_even_with_sigint_ignored(tmp_path: Path) -> None:
+    """A background job (SIGINT ignored, as a non-interactive shell leaves it) stopped by
+    SIGTERM still saves its model."""
+    run = tmp_path / "terminated"
+    proc = _start_long_training(run, ignore_sigint=True)
+    _, err = _stop(proc, signal.SIGTERM)
     assert proc.returncode == 130, err
     assert (run / "models" / "interrupted_model.zip").is_file()
     assert json.loads((run / "run.json").read_text())["status"] == "interrupted"
@@ -224,27 +236,8 @@ def test_sigterm_saves_model_even_with_sigint_ignored(tmp_path: Path) -> None:
 
 def test_ctrl_c_saves_model_then_resume(tmp_path: Path) -> None:
     run = tmp_path / "interrupted"
-    args = [
-        sys.executable, "-m", "agents.cli", "train", str(STREETS), "--run-dir", str(run),
-        *with_set([*SMALL, "train.total_timesteps=1e7", "eval.eval_freq=0"]),
-    ]  # fmt: skip
-    proc = subprocess.Popen(
-        args,
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()  # printed inside the block that saves on Ctrl-C
-        assert line.startswith("training Streets"), line + proc.stderr.read()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    proc = _start_long_training(run)
+    out, err = _stop(proc, signal.SIGINT)
     assert proc.returncode == 130, err
     model = run / "models" / "interrupted_model.zip"
     assert model.is_file()
