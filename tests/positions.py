@@ -62,6 +62,22 @@ def position(
     }
 
 
+def shuffle_hidden(pos: dict[str, Any], rng: Any) -> None:
+    """Deal the position's hidden cards (stock and face-down) out again, shuffled, in place.
+
+    What a player sees is unchanged: the same face-down counts and stock size.
+    """
+    hidden = pos["stock"] + [
+        c for col, fd in zip(pos["tableau"], pos["face_down"], strict=True) for c in col[:fd]
+    ]
+    rng.shuffle(hidden)
+    k = 0
+    for i, fd in enumerate(pos["face_down"]):
+        pos["tableau"][i][:fd] = hidden[k : k + fd]
+        k += fd
+    pos["stock"] = hidden[k:]
+
+
 def reference_legal_moves(pos: dict[str, Any]) -> set[str]:
     """The legal moves of a position, by a plain reading of ``RULES.md``.
 

@@ -12,6 +12,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from positions import shuffle_hidden
 
 import fortythieves_env
 from fortythieves_env import ENV_IDS, VARIANTS, FortyThievesEnv, IllegalMoveError, VariantSpec
@@ -327,15 +328,7 @@ def test_hidden_cards_do_not_change_the_observation(variant: str) -> None:
     rng = np.random.default_rng(0)
     before = copy.deepcopy(pos)
     # Swap the stock with face-down cards, shuffle both, and see the same observation.
-    hidden = pos["stock"] + [
-        c for col, fd in zip(pos["tableau"], pos["face_down"], strict=True) for c in col[:fd]
-    ]
-    rng.shuffle(hidden)
-    k = 0
-    for i, fd in enumerate(pos["face_down"]):
-        pos["tableau"][i][:fd] = hidden[k : k + fd]
-        k += fd
-    pos["stock"] = hidden[k:]
+    shuffle_hidden(pos, rng)
     assert pos != before
     obs2, _ = env.reset(options={"state": pos})
     np.testing.assert_array_equal(obs2, obs)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from positions import position
+from positions import position, shuffle_hidden
 
 import fortythieves_env.env as env_module
 from fortythieves_env import (
@@ -133,17 +133,7 @@ def test_random_play_is_identical_on_both_backends(
                 break
         pos = other.get_state()
         if restart == "hidden-shuffled":  # trade face-down cards and stock around
-            hidden = pos["stock"] + [
-                c
-                for col, fd in zip(pos["tableau"], pos["face_down"], strict=True)
-                for c in col[:fd]
-            ]
-            rng.shuffle(hidden)
-            k = 0
-            for i, fd in enumerate(pos["face_down"]):
-                pos["tableau"][i][:fd] = hidden[k : k + fd]
-                k += fd
-            pos["stock"] = hidden[k:]
+            shuffle_hidden(pos, rng)
         try:
             expected = py.reset(options={"state": pos})
         except InvalidPositionError:  # that game was over: both refuse it
