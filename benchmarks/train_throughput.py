@@ -14,6 +14,9 @@ Usage::
     python benchmarks/train_throughput.py                        # configs/fortythieves.yaml
     python benchmarks/train_throughput.py configs/numberten.yaml --steps 20000
     python benchmarks/train_throughput.py --set train.vec_env=subproc
+    python benchmarks/train_throughput.py --no-profile            # steps/s only
+
+``benchmarks/train_under_load.py`` runs this script under competing CPU load.
 """
 
 from __future__ import annotations
@@ -76,9 +79,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("config", nargs="?", default=str(ROOT / "configs" / "fortythieves.yaml"))
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="K=V")
+    parser.add_argument(
+        "--no-profile", action="store_true", help="measure steps/s only (skip the cProfile run)"
+    )
     args = parser.parse_args(argv)
     rate, _ = learn(args.config, args.overrides, args.steps, profile=False)
     print(f"{Path(args.config).name}: {rate:,.0f} training steps/s ({args.steps} steps)")
+    if args.no_profile:
+        return
     _, share = learn(args.config, args.overrides, args.steps, profile=True)
     print(f"time stepping the environments, masks included (cProfile): {share:.1%}")
 

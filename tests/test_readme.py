@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
+import doctest
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
+
+from agents.cli import build_parser, main
+from agents.config import load_config
 from fortythieves_env import VARIANTS, FortyThievesEnv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,3 +66,138 @@ def test_rule_book_copy_matches_the_shared_one() -> None:
     shared = ROOT.parent / "shared" / "RULES.md"
     if shared.is_file():
         assert ours == shared.read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- runnable README
+# Every Python block runs as written; every ``fortythieves`` command line parses with the real
+# parser (its config loads), and the training and evaluation commands run on a tiny budget.
+
+_FENCE = re.compile(r"```(\w*)\n(.*?)```", flags=re.S)
+_COMMAND = re.compile(r"(?:\.venv/bin/)?fortythieves (\w+)(?: [^`\n&|]*)?")
+_PLACEHOLDERS = {"configs/<variant>.yaml": "configs/streets.yaml"}
+_RUN_WORDS = {"RUN", "RUN_OR_MODEL"}
+TINY = [
+    "train.total_timesteps=64",
+    "train.n_envs=1",
+    "train.vec_env=dummy",
+    "train.progress_bar=false",
+    "train.tensorboard=false",
+    "train.checkpoint_freq=0",
+    "ppo.n_steps=64",
+    "ppo.batch_size=32",
+    "ppo.n_epochs=1",
+    "policy.features_dim=16",
+    "policy.net_arch_pi=[16]",
+    "policy.net_arch_vf=[16]",
+    "env.max_episode_steps=40",
+    "eval.eval_freq=0",
+    "eval.final_episodes=1",
+]
+
+
+def _blocks(lang: str) -> list[str]:
+    return [body for tag, body in _FENCE.findall(README) if tag == lang]
+
+
+def _shown_commands() -> list[str]:
+    """Every ``fortythieves ...`` command line in code blocks and inline code, as shown."""
+    spans = [body for _, body in _FENCE.findall(README)]
+    spans += re.findall(r"`([^`\n]+)`", _FENCE.sub("", README))
+    out = []
+    for span in spans:
+        # an indented line continues the line before it (a wrapped usage line)
+        for line in re.sub(r"\n[ \t]+", " ", span).splitlines():
+            out += [m.group(0).strip() for m in _COMMAND.finditer(line)]
+    return out
+
+
+def test_readme_shows_commands_and_python() -> None:
+    commands = _shown_commands()
+    assert any(c.startswith("fortythieves train ") for c in commands)
+    assert any(c.startswith("fortythieves evaluate ") for c in commands)
+    assert _blocks("python") and _blocks("pycon")
+
+
+@pytest.mark.parametrize("index", range(len(_blocks("python"))))
+def test_readme_python_block_runs(index: int, tmp_path: Path) -> None:
+    block = _blocks("python")[index]
+    done = subprocess.run(
+        [sys.executable, "-c", block],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, f"README python block {index} failed:\n{block}\n{done.stderr}"
+
+
+def test_readme_pycon_blocks_give_the_output_shown() -> None:
+    parser = doctest.DocTestParser()
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    for index, block in enumerate(_blocks("pycon")):
+        test = parser.get_doctest(block, {}, f"README pycon block {index}", "README.md", 0)
+        runner = doctest.DocTestRunner(optionflags=flags)
+        out: list[str] = []
+        runner.run(test, out=out.append)
+        assert runner.failures == 0, "".join(out)
+
+
+def _synopsis_options(command: str) -> set[str]:
+    return set(re.findall(r"(--[a-z][a-z-]*)", command))
+
+
+def test_readme_synopsis_lines_name_real_options() -> None:
+    """Usage lines (with ``[...]``) name only options the parser has, and all of them."""
+    parser = build_parser()
+    subparsers = next(
+        a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+    ).choices
+    synopses = [c for c in _shown_commands() if "[" in c]
+    assert synopses
+    for name, sub in subparsers.items():
+        real = {s for a in sub._actions for s in a.option_strings if s.startswith("--")}
+        real.discard("--help")
+        shown = set().union(*(_synopsis_options(c) for c in synopses if c.split()[1] == name))
+        assert shown == real, f"fortythieves {name}: README synopsis {shown} != parser {real}"
+
+
+def _runnable(command: str, run_dir: Path) -> list[str] | None:
+    """The argv of a shown command with placeholders filled; None for usage lines."""
+    if "[" in command:
+        return None
+    for shown, real in _PLACEHOLDERS.items():
+        command = command.replace(shown, real)
+    words = shlex.split(command)[1:]
+    return [str(run_dir) if w in _RUN_WORDS or w.startswith("runs/") else w for w in words]
+
+
+def test_readme_commands_parse_and_run(tmp_path: Path) -> None:
+    """Each command parses; ``train`` ones load their config and train on a tiny budget
+    (into a fresh folder), then each ``evaluate`` one runs on that run for one deal."""
+    parser = build_parser()
+    run_dir = tmp_path / "run"
+    trained = False
+    commands = [c for c in _shown_commands() if "[" not in c]
+    # train first, so the evaluate commands have a run to read
+    for command in sorted(commands, key=lambda c: not c.startswith("fortythieves train")):
+        argv = _runnable(command, run_dir)
+        assert argv is not None
+        args = parser.parse_args(argv)
+        if args.command == "train":
+            load_config(args.config, args.overrides)  # the config as shown must load
+            target = run_dir if not trained else tmp_path / f"run{len(list(tmp_path.iterdir()))}"
+            run = [*argv, *(x for item in TINY for x in ("--set", item))]
+            if "--run-dir" in run:
+                run[run.index("--run-dir") + 1] = str(target)
+            else:
+                run += ["--run-dir", str(target)]
+            assert main(run) == 0, command
+            trained = True
+        elif args.command == "evaluate":
+            assert trained
+            argv = [w for w in argv if w != "--json" and not w.endswith(".json")]
+            argv[argv.index("--episodes") + 1 if "--episodes" in argv else len(argv) :] = (
+                ["1"] if "--episodes" in argv else ["--episodes", "1"]
+            )
+            assert main(argv) == 0, command
