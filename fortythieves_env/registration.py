@@ -4,7 +4,7 @@ Ids in other processes
 ----------------------
 Gymnasium's registry lives in each process. A worker started by ``fork`` inherits it; one
 started by ``spawn`` or ``forkserver`` (the start method of SB3's ``SubprocVecEnv`` on Linux,
-and Python's default from 3.14) begins with only Gymnasium's own ids, and Gymnasium 1.x no
+and ``multiprocessing``'s default there from Python 3.14) begins with only Gymnasium's own ids, and Gymnasium 1.x no
 longer loads plugin entry points, so ``FortyThieves/...`` ids are known there only once
 something imports this package. The forms that work in such workers:
 
@@ -16,6 +16,10 @@ something imports this package. The forms that work in such workers:
   carries no spec.
 - :class:`EnvFactory`: a picklable ``gymnasium.make`` that carries the ``EnvSpec``.
 - ``gymnasium.make_vec(id, vectorization_mode="async")``: Gymnasium sends the ``EnvSpec``.
+
+A plain id string (``lambda: gymnasium.make("FortyThieves/Streets-v0")``) works only where
+the main script imports the package (and registers custom variants) at its top level, which
+``spawn`` and ``forkserver`` re-run in each worker.
 """
 
 from __future__ import annotations
