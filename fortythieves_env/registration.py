@@ -4,9 +4,9 @@ Ids in other processes
 ----------------------
 Gymnasium's registry lives in each process. A worker started by ``fork`` inherits it; one
 started by ``spawn`` or ``forkserver`` (the start method of SB3's ``SubprocVecEnv`` on Linux,
-and ``multiprocessing``'s default there from Python 3.14) begins with only Gymnasium's own ids, and Gymnasium 1.x no
-longer loads plugin entry points, so ``FortyThieves/...`` ids are known there only once
-something imports this package. The forms that work in such workers:
+and ``multiprocessing``'s default there from Python 3.14) begins with only Gymnasium's own
+ids, and Gymnasium 1.x no longer loads plugin entry points, so ``FortyThieves/...`` ids are
+known there only once something imports this package. The forms that work in such workers:
 
 - ``gymnasium.make("fortythieves_env:FortyThieves/Streets-v0")``: the prefix makes Gymnasium
   import the package, which registers the nine built-in ids (not custom ones).
