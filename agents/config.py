@@ -24,10 +24,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+if TYPE_CHECKING:
+    from fortythieves_env import VariantSpec
 
 __all__ = [
     "Config",
@@ -69,13 +80,62 @@ ConfigLoader.add_implicit_resolver(
 # --------------------------------------------------------------------------- models
 
 
+def _variant_spec_fields(value: Any) -> dict[str, Any]:
+    """Check ``env.custom_variant`` by building the ``VariantSpec``; return its fields.
+
+    Returns the spec's fields as plain YAML values (``build`` as its string), defaults filled.
+
+    Raises:
+        ValueError: not a mapping, an unknown or missing field, or a value the spec refuses
+            (its message names the field); the built-in ids are refused too.
+    """
+    import dataclasses
+
+    from fortythieves_env import VARIANTS, VariantSpec
+
+    fields = dataclasses.fields(VariantSpec)
+    names = [f.name for f in fields]
+    if not isinstance(value, Mapping):
+        raise ValueError(f"expected a mapping of VariantSpec fields ({', '.join(names)})")
+    unknown = [str(k) for k in value if k not in names]
+    if unknown:
+        raise ValueError(
+            f"unknown VariantSpec field(s) {', '.join(unknown)} (fields: {', '.join(names)})"
+        )
+    required = [f.name for f in fields if f.default is dataclasses.MISSING]
+    missing = [name for name in required if name not in value]
+    if missing:
+        raise ValueError(f"missing VariantSpec field(s) {', '.join(missing)}")
+    spec = VariantSpec(**value)  # ValueError naming the field and value
+    if spec.id in VARIANTS:
+        raise ValueError(
+            f"id {spec.id!r} is a built-in variant; give the custom variant another id"
+        )
+    out = dataclasses.asdict(spec)
+    out["build"] = spec.build.value
+    return out
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
 class EnvConfig(_Section):
-    """Which game to play and the environment's keyword arguments (see ``fortythieves_env``)."""
+    """Which game to play and the environment's keyword arguments (see ``fortythieves_env``).
 
+    A custom variant is defined in the config itself: ``custom_variant`` holds the fields of a
+    ``fortythieves_env.VariantSpec`` (``id``, ``name``, ``n_columns``, ``face_down``,
+    ``face_up``, ``build``, ``sequence_moves`` and the optional ones), validated as the spec
+    validates them, and ``variant`` must then be its ``id`` (a new one: the nine built-in ids
+    are refused). The run's ``config.yaml`` and every saved model record the spec, so
+    ``fortythieves evaluate RUN`` plays the same game.
+    """
+
+    # declared before ``variant``, whose check needs it
+    custom_variant: dict[str, Any] | None = Field(
+        default=None,
+        description="the VariantSpec fields of a custom variant; variant must be its id",
+    )
     variant: str = Field(description="variant id, e.g. Streets; env id FortyThieves/<variant>-v0")
     reward_per_card: float = Field(description="reward for each card put on a foundation")
     win_bonus: float = Field(description="extra reward when all 104 cards are on the foundations")
@@ -90,16 +150,44 @@ class EnvConfig(_Section):
         description="truncate after this many steps in a row without progress; null: never",
     )
 
+    @field_validator("custom_variant")
+    @classmethod
+    def _valid_spec(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        return _variant_spec_fields(value)
+
     @field_validator("variant")
     @classmethod
-    def _known_variant(cls, value: str) -> str:
+    def _known_variant(cls, value: str, info: ValidationInfo) -> str:
+        if "custom_variant" not in info.data:  # custom_variant failed: its error says why
+            return value
+        custom = info.data["custom_variant"]
         try:
             from fortythieves_env import VARIANTS
         except ImportError:  # the environment package is not importable: checked at make time
             return value
+        if custom is not None:
+            if value != custom["id"]:
+                raise ValueError(
+                    f"{value!r} is not the custom variant's id {custom['id']!r}: with "
+                    f"env.custom_variant set, env.variant must be {custom['id']}"
+                )
+            return value
         if value not in VARIANTS:
-            raise ValueError(f"unknown variant {value!r}; known variants: {', '.join(VARIANTS)}")
+            raise ValueError(
+                f"unknown variant {value!r}; known variants: {', '.join(VARIANTS)} "
+                "(or define one with env.custom_variant)"
+            )
         return value
+
+    def variant_spec(self) -> VariantSpec | None:
+        """The custom variant's ``fortythieves_env.VariantSpec``, or None for a built-in one."""
+        if self.custom_variant is None:
+            return None
+        from fortythieves_env import VariantSpec
+
+        return VariantSpec(**self.custom_variant)
 
     def make_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for ``gymnasium.make`` (without ``render_mode``)."""

@@ -183,8 +183,9 @@ def load_model_agent(
     """
     from sb3_contrib import MaskablePPO
 
-    from .envs import env_id_for
+    from .envs import env_id_for, register_saved_variant
 
+    register_saved_variant(path)  # a custom variant the model records becomes known
     saved = model_variant(path)
     if variant is None and saved is None:
         raise ModelMismatchError(f"{path}: the model records no variant; pass --variant")

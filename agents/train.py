@@ -14,7 +14,8 @@ A run folder (default ``runs/<variant>-<YYYYmmdd-HHMMSS>``) holds::
     final_evaluation.json    PPO vs baselines on the test deals (see agents.evaluation)
 
 Every saved model carries the attribute ``fortythieves_variant`` (the variant id), so that
-evaluation can refuse a model trained for another variant.
+evaluation can refuse a model trained for another variant, and ``fortythieves_variant_spec``
+(a custom variant's spec, else None), so that evaluation can play it (``agents.envs``).
 
 TensorBoard scalars beyond SB3's own: ``episodes/win_rate``, ``episodes/mean_foundation_cards``
 and ``episodes/mean_length`` over the last 100 training episodes (from ``Monitor``'s
@@ -38,7 +39,7 @@ from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
 
 from .config import Config, ConfigError, dump_config
-from .envs import make_training_vec_env, make_validation_vec_env, n_card_slots
+from .envs import make_training_vec_env, make_validation_vec_env, n_card_slots, tag_model
 from .evaluation import ModelMismatchError, model_variant, single_torch_thread
 
 __all__ = [
@@ -49,8 +50,6 @@ __all__ = [
     "default_run_dir",
     "train",
 ]
-
-VARIANT_ATTR = "fortythieves_variant"
 
 
 class EpisodeStatsCallback(BaseCallback):
@@ -141,7 +140,7 @@ def build_model(config: Config, env: Any, tensorboard_log: str | None) -> Any:
         device=config.train.device,
         verbose=0,
     )
-    setattr(model, VARIANT_ATTR, config.env.variant)
+    tag_model(model, config.env)
     return model
 
 
@@ -267,7 +266,7 @@ def train(
         except ValueError as exc:  # SB3: spaces of the checkpoint and the env differ
             env.close()
             raise ConfigError(f"--resume {resume}: {exc}") from None
-        setattr(model, VARIANT_ATTR, variant)
+        tag_model(model, config.env)
         remaining = config.train.total_timesteps - model.num_timesteps
         if remaining <= 0:
             env.close()
@@ -333,7 +332,7 @@ def train(
         status = "interrupted"
         model_path = models / "interrupted_model.zip"
     seconds = time.perf_counter() - start
-    setattr(model, VARIANT_ATTR, variant)
+    tag_model(model, config.env)
     model.save(model_path)
     steps = int(model.num_timesteps - start_steps)
     meta.update(

@@ -241,3 +241,70 @@ def test_every_key_documented_and_in_defaults() -> None:
         for part in key.split("."):
             assert part in node, f"{key} missing from defaults.yaml"
             node = node[part]
+
+
+# ------------------------------------------------------------------ custom variants
+
+WIDE = """base: defaults.yaml
+env:
+  variant: Wide
+  custom_variant:
+    id: Wide
+    name: Wide Forty
+    n_columns: 12
+    face_down: 1
+    face_up: 3
+    build: alternate_colour
+    sequence_moves: true
+    redeals: 1
+"""
+
+
+def test_custom_variant_in_a_config(base_dir: Path, tmp_path: Path) -> None:
+    from fortythieves_env import VariantSpec
+
+    config = load_config(write(base_dir / "wide.yaml", WIDE), ["env.custom_variant.redeals=2"])
+    spec = config.env.variant_spec()
+    assert spec == VariantSpec("Wide", "Wide Forty", 12, 1, 3, "alternate_colour", True, redeals=2)
+    assert config.env.custom_variant == {
+        "id": "Wide", "name": "Wide Forty", "n_columns": 12, "face_down": 1, "face_up": 3,
+        "build": "alternate_colour", "sequence_moves": True, "deal_count": 1, "redeals": 2,
+        "aces_on_foundations": False, "max_episode_steps": 1000, "pysol_id": None,
+    }  # fmt: skip
+    saved = write(tmp_path / "config.yaml", dump_config(config))  # as a run folder keeps it
+    assert load_config(saved) == config
+    assert load_config(CONFIGS / "streets.yaml").env.variant_spec() is None
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("  variant: Wide\n", "  variant: Streets\n"),
+         r"env\.variant: 'Streets' is not the custom variant's id 'Wide'.*must be Wide"),
+        (("    redeals: 1\n", "    redeals: 1\n    n_colums: 9\n"),
+         r"env\.custom_variant: unknown VariantSpec field\(s\) n_colums \(fields: id, name, "),
+        (("    face_up: 3\n", ""), r"env\.custom_variant: missing VariantSpec field\(s\) face_up"),
+        (("    face_up: 3\n", "    face_up: 0\n"),
+         r"env\.custom_variant: variant Wide: need face_up >= 1, got 0"),
+        (("    build: alternate_colour\n", "    build: same_colour\n"),
+         r"env\.custom_variant: variant Wide: unknown build rule 'same_colour'"),
+        (("    n_columns: 12\n", "    n_columns: 30\n"),
+         r"env\.custom_variant: variant Wide: the tableau takes 120 cards"),
+        (("id: Wide\n", "id: Maria\n"),
+         r"env\.custom_variant: id 'Maria' is a built-in variant; give the custom variant"),
+    ],
+)  # fmt: skip
+def test_bad_custom_variant_names_the_field(
+    base_dir: Path, edit: tuple[str, str], message: str
+) -> None:
+    path = write(base_dir / "wide.yaml", WIDE.replace(*edit))
+    with pytest.raises(ConfigError, match=r"wide\.yaml: " + message):
+        load_config(path)
+
+
+def test_custom_variant_must_be_a_mapping(base_dir: Path) -> None:
+    path = write(base_dir / "w.yaml", "base: defaults.yaml\nenv:\n  custom_variant: Wide\n")
+    with pytest.raises(
+        ConfigError, match=r"w\.yaml: env\.custom_variant: Input should be a valid dictionary"
+    ):
+        load_config(path)

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -291,3 +292,46 @@ def test_model_agent_matches_sb3_predict(smoke_run: Path) -> None:
         obs, _, terminated, truncated, _ = env.step(action)
         if terminated or truncated:
             break
+
+
+WIDE = [
+    "env.variant=Wide",
+    "env.custom_variant={id: Wide, name: Wide Forty, n_columns: 12, face_down: 1, face_up: 3,"
+    " build: alternate_colour, sequence_moves: true, redeals: 1, max_episode_steps: 40}",
+]
+
+
+def test_training_workers_build_a_custom_variant_whatever_the_start_method() -> None:
+    """spawn workers never ran this process's registrations: the factories carry the spec."""
+    config = load_config(STREETS, [*SMALL, *WIDE, "train.vec_env=subproc"])
+    env = make_training_vec_env(config, start_method="spawn")
+    try:
+        assert type(env.venv).__name__ == "SubprocVecEnv"
+        assert [s.id for s in env.get_attr("spec")] == ["FortyThieves/Wide-v0"] * 2
+        assert env.action_space.n == 3 + 2 * 12 + 12 * 11 * 13
+        env.reset()
+        masks = np.stack(env.env_method("action_masks"))
+        _, _, _, infos = env.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+        assert all("foundation_cards" in info for info in infos)
+    finally:
+        env.close()
+
+
+def test_custom_variant_run_is_evaluated_from_its_folder(tmp_path: Path) -> None:
+    run = tmp_path / "wide"
+    overrides = [*SMALL, *WIDE, "train.total_timesteps=128", "train.checkpoint_freq=0",
+                 "eval.eval_freq=0", "eval.final_episodes=1", "eval.baselines=[]"]  # fmt: skip
+    proc = run_cli("train", str(STREETS), "--run-dir", str(run), *with_set(overrides))
+    assert proc.returncode == 0, proc.stderr
+    assert load_config(run / "config.yaml").env.custom_variant["n_columns"] == 12
+    data = json.loads(zipfile.ZipFile(run / "models" / "final_model.zip").read("data"))
+    assert data["fortythieves_variant"] == "Wide"
+    assert data["fortythieves_variant_spec"]["n_columns"] == 12
+    # a fresh process, which knows only the nine built-in variants, evaluates the run
+    out = tmp_path / "eval.json"
+    proc = run_cli("evaluate", str(run), "--episodes", "2", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    assert report["variant"] == "Wide" and report["env_id"] == "FortyThieves/Wide-v0"
+    assert report["results"]["ppo"]["episodes"] == 2
+    assert report["results"]["greedy"]["episodes"] == 2
