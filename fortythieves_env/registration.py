@@ -8,6 +8,8 @@ from .variants import CUSTOM_VARIANTS, VARIANTS, VariantSpec, get_variant
 
 NAMESPACE = "FortyThieves"
 VERSION = 0
+VECTOR_ENTRY_POINT = "fortythieves_env.vector:FortyThievesVectorEnv"
+"""Every id's ``vector_entry_point``: ``gymnasium.make_vec`` builds the batched env by default."""
 
 
 def env_id(variant: str | VariantSpec) -> str:
@@ -42,6 +44,7 @@ def register_variant(spec: VariantSpec) -> str:
     register(
         id=id_,
         entry_point="fortythieves_env.env:FortyThievesEnv",
+        vector_entry_point=VECTOR_ENTRY_POINT,
         kwargs={"variant": spec},
         max_episode_steps=spec.max_episode_steps,
     )
@@ -58,6 +61,7 @@ def register_all() -> list[str]:
             register(
                 id=id_,
                 entry_point="fortythieves_env.env:FortyThievesEnv",
+                vector_entry_point=VECTOR_ENTRY_POINT,
                 kwargs={"variant": spec.id},
                 max_episode_steps=spec.max_episode_steps,
             )
