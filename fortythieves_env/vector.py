@@ -464,7 +464,6 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 with no move to play (the message names the game).
             Nothing changes when ``reset`` raises.
         """
-        n = self.num_envs
         seeds = self._seeds_for(seed)
         options = dict(options or {})
         unknown = set(options) - {"state", "reset_mask"}
