@@ -413,15 +413,22 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._rngs: list[np.random.Generator | None] = [None] * n
         self._seeds: list[int | None] = [None] * n
         self._started = False
-        # copy=False: the same read-only views every step
-        self._views = {
-            "obs": _read_only(self._obs),
-            "action_mask": _read_only(self._masks),
-            "foundation_cards": _read_only(self._counts[C_FCARDS]),
-            "is_success": _read_only(self._flags[F_SUCCESS]),
-            "illegal_action": _read_only(self._flags[F_ILLEGAL]),
-            "all": _read_only(np.ones(n, dtype=np.bool_)),
+        # the info arrays (rows of the arrays above), and for copy=False the same
+        # read-only views of them every step
+        self._info_arrays = {
+            "action_mask": self._masks,
+            "foundation_cards": self._counts[C_FCARDS],
+            "is_success": self._flags[F_SUCCESS],
+            "illegal_action": self._flags[F_ILLEGAL],
         }
+        self._all_true = np.ones(n, dtype=np.bool_)
+        self._view_info: dict[str, Any] = {}
+        for key, array in self._info_arrays.items():
+            self._view_info[key] = _read_only(array)
+            self._view_info[f"_{key}"] = _read_only(self._all_true)
+        self._obs_view = _read_only(self._obs)
+        self._term, self._trunc = self._flags[F_TERM], self._flags[F_TRUNC]
+        self._n_legal = self._counts[C_NLEGAL]
         self._viewer: Any = None  # render: a FortyThievesEnv that draws one position
 
     # ------------------------------------------------------------------ seeding
@@ -488,11 +495,11 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         else:
             info = {}
             for key in _INFO_KEYS:
-                full = self._info_array(key)
+                full = self._info_arrays[key]
                 part = np.zeros_like(full)
                 part[which] = full[which]
                 info[key], info[f"_{key}"] = part, which.copy()
-        obs = self._obs.copy() if self.copy else self._views["obs"]
+        obs = self._obs.copy() if self.copy else self._obs_view
         return obs, info
 
     def step(
@@ -550,12 +557,12 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         info = self._step_info()
         if final:
             info.update(final)
-        obs = self._obs.copy() if self.copy else self._views["obs"]
+        obs = self._obs.copy() if self.copy else self._obs_view
         return (
             obs,
             self._rewards.copy(),
-            flags[F_TERM].copy(),
-            flags[F_TRUNC].copy(),
+            self._term.copy(),
+            self._trunc.copy(),
             info,
         )
 
@@ -585,7 +592,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if rng is None:
             rng = self._sample_rng = getattr(self, "_sample_rng", None) or np.random.default_rng()
         rng.random(out=self._uniforms)
-        _pick_legal(self._masks, self._counts[C_NLEGAL], self._uniforms, self._actions)
+        _pick_legal(self._masks, self._n_legal, self._uniforms, self._actions)
         return self._actions
 
     def get_state(self, index: int) -> dict[str, Any]:
@@ -702,25 +709,20 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         flags[F_ILLEGAL, i] = False
         flags[F_DEAL, i] = False
 
-    def _info_array(self, key: str) -> np.ndarray:
-        if key == "action_mask":
-            return self._masks
-        if key == "foundation_cards":
-            return self._counts[C_FCARDS]
-        return self._flags[F_SUCCESS if key == "is_success" else F_ILLEGAL]
-
     def _step_info(self) -> dict[str, Any]:
         if not self.copy:
-            views = self._views
-            info: dict[str, Any] = {}
-            for key in _INFO_KEYS:
-                info[key], info[f"_{key}"] = views[key], views["all"]
-            return info
-        info = {}
-        for key in _INFO_KEYS:
-            info[key] = self._info_array(key).copy()
-            info[f"_{key}"] = np.ones(self.num_envs, dtype=np.bool_)
-        return info
+            return self._view_info.copy()  # a new dict of the same views
+        arrays, all_true = self._info_arrays, self._all_true
+        return {
+            "action_mask": arrays["action_mask"].copy(),
+            "_action_mask": all_true.copy(),
+            "foundation_cards": arrays["foundation_cards"].copy(),
+            "_foundation_cards": all_true.copy(),
+            "is_success": arrays["is_success"].copy(),
+            "_is_success": all_true.copy(),
+            "illegal_action": arrays["illegal_action"].copy(),
+            "_illegal_action": all_true.copy(),
+        }
 
     def _final_info(self, ended: list[int]) -> dict[str, Any]:
         """Same-step mode: ``final_obs`` and ``final_info`` of the games that ended."""
@@ -730,7 +732,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         final_obs = np.full(n, None, dtype=object)
         final: dict[str, Any] = {}
         for key in _INFO_KEYS:
-            full = self._info_array(key)
+            full = self._info_arrays[key]
             part = np.zeros_like(full)
             part[ended] = full[ended]
             final[key], final[f"_{key}"] = part, mask.copy()
