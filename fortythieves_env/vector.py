@@ -306,6 +306,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     metadata: dict[str, Any] = {  # noqa: RUF012  (per instance: set again in __init__)
         "render_modes": ["ansi"],
+        "render_fps": 4,
         "autoreset_mode": AutoresetMode.NEXT_STEP,
     }
 
@@ -368,7 +369,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.num_envs = n
         self.render_mode = render_mode
         self.autoreset_mode = mode
-        self.metadata = {"render_modes": ["ansi"], "autoreset_mode": mode}
+        self.metadata = {"render_modes": ["ansi"], "render_fps": 4, "autoreset_mode": mode}
         self.copy = copy
         self.reward_per_card = float(reward_per_card)
         self.win_bonus = float(win_bonus)
@@ -429,6 +430,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._obs_view = _read_only(self._obs)
         self._term, self._trunc = self._flags[F_TERM], self._flags[F_TRUNC]
         self._n_legal = self._counts[C_NLEGAL]
+        self._sample_rng: np.random.Generator | None = None  # sample_legal's default
         self._viewer: Any = None  # render: a FortyThievesEnv that draws one position
 
     # ------------------------------------------------------------------ seeding
@@ -530,6 +532,8 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             raise ValueError(
                 f"actions must have shape ({self.num_envs},) (one per game), got {acts.shape}"
             )
+        if not acts.flags.c_contiguous:  # one compiled specialisation: contiguous int64
+            acts = np.ascontiguousarray(acts)
         if not self._started:
             raise RuntimeError("call reset() before step()")
         flags = self._flags
@@ -590,7 +594,9 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             next-step mode) gets 0, which ``step`` ignores.
         """
         if rng is None:
-            rng = self._sample_rng = getattr(self, "_sample_rng", None) or np.random.default_rng()
+            if self._sample_rng is None:
+                self._sample_rng = np.random.default_rng()
+            rng = self._sample_rng
         rng.random(out=self._uniforms)
         _pick_legal(self._masks, self._n_legal, self._uniforms, self._actions)
         return self._actions
