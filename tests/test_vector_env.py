@@ -421,3 +421,14 @@ def test_a_deal_without_a_move_ends_on_its_first_step_as_in_the_single_env(
         assert_same(out[4], out2[4], f"step {t}: info")
         if t == 0:
             assert np.array_equal(out[2], stuck)
+
+
+def test_the_cached_batch_kernel_is_keyed_by_the_rules_source() -> None:
+    """numba's disk cache watches only the cached function's own file; the batch kernel
+    closes over a digest of ``_fast.py`` (whose ``step`` it calls), so a change there
+    recompiles it instead of loading a kernel with the old rules."""
+    from fortythieves_env import _fast, vector
+
+    cells = [c.cell_contents for c in vector._step_batch.py_func.__closure__]
+    assert cells == [vector._source_digest(_fast.__file__)]
+    assert vector._source_digest(__file__) != cells[0]
