@@ -516,7 +516,8 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         Raises:
             ValueError: a bad seed (not a non-negative ``int``, or a list of the wrong
                 length), an unknown option, a bad ``reset_mask`` (not a ``bool`` array of
-                shape ``(N,)``, or all False), a ``state`` list of the wrong length.
+                shape ``(N,)``, all False, or not all True on the first reset), a
+                ``state`` list of the wrong length.
             InvalidPositionError: ``options["state"]`` holds an invalid position, or one
                 with no move to play (the message names the game).
             Nothing changes when ``reset`` raises.
@@ -705,6 +706,8 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             )
         if not mask.any():
             raise ValueError("options['reset_mask'] must select at least one game")
+        if not self._started and not mask.all():
+            raise ValueError("the first reset must reset every game (no options['reset_mask'])")
         return mask.copy()
 
     def _positions(self, state: Any, which: np.ndarray) -> list[GameState | None]:

@@ -357,6 +357,8 @@ def test_bad_actions_seeds_and_options_are_refused_and_change_nothing() -> None:
     ours = FortyThievesVectorEnv("Maria", 3)
     with pytest.raises(RuntimeError, match="reset"):
         ours.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="first reset must reset every game"):
+        ours.reset(seed=0, options={"reset_mask": np.array([True, False, True])})
     _, info = ours.reset(seed=0)
     states = ours.states.copy()
     legal = np.array([np.flatnonzero(m)[0] for m in info["action_mask"]])
