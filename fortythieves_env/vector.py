@@ -581,8 +581,8 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             raise ValueError(
                 f"actions must have shape ({self.num_envs},) (one per game), got {acts.shape}"
             )
-        if not acts.flags.c_contiguous:  # one compiled specialisation: contiguous int64
-            acts = np.ascontiguousarray(acts)
+        if not (acts.flags.c_contiguous and acts.flags.writeable):
+            acts = acts.copy()  # one compiled specialisation: contiguous, writeable int64
         if not self._started:
             raise RuntimeError("call reset() before step()")
         flags = self._flags
