@@ -9,12 +9,17 @@ see :mod:`fortythieves_env.registration`: the id :func:`register_variant` return
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .cards import card_code, card_name
 from .engine import GameState, IllegalMoveError, InvalidPositionError, Rules
 from .env import FortyThievesEnv
 from .observation import ObservationLayout
 from .registration import EnvFactory, VariantId, env_id, register_all, register_variant
 from .variants import VARIANTS, Build, VariantSpec, get_variant
+
+if TYPE_CHECKING:
+    from .vector import FortyThievesVectorEnv
 
 ENV_IDS: list[str] = register_all()
 """Every registered environment id, in :data:`VARIANTS` order."""
@@ -25,6 +30,7 @@ __all__ = [
     "Build",
     "EnvFactory",
     "FortyThievesEnv",
+    "FortyThievesVectorEnv",
     "GameState",
     "IllegalMoveError",
     "InvalidPositionError",
@@ -39,3 +45,12 @@ __all__ = [
     "register_variant",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    """``FortyThievesVectorEnv`` is imported on first use (it imports numba, ~0.4 s)."""
+    if name == "FortyThievesVectorEnv":
+        from .vector import FortyThievesVectorEnv
+
+        return FortyThievesVectorEnv
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

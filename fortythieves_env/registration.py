@@ -36,6 +36,8 @@ NAMESPACE = "FortyThieves"
 VERSION = 0
 MODULE_PREFIX = "fortythieves_env:"
 """Prefix of an id that makes ``gymnasium.make`` import this package first."""
+VECTOR_ENTRY_POINT = "fortythieves_env.vector:FortyThievesVectorEnv"
+"""Every id's ``vector_entry_point``: ``gymnasium.make_vec`` builds the batched env by default."""
 
 
 def env_id(variant: str | VariantSpec) -> str:
@@ -95,6 +97,7 @@ def register_variant(spec: VariantSpec) -> VariantId:
     register(
         id=id_,
         entry_point="fortythieves_env.env:FortyThievesEnv",
+        vector_entry_point=VECTOR_ENTRY_POINT,
         kwargs={"variant": spec},
         max_episode_steps=spec.max_episode_steps,
     )
@@ -111,6 +114,7 @@ def register_all() -> list[str]:
             register(
                 id=id_,
                 entry_point="fortythieves_env.env:FortyThievesEnv",
+                vector_entry_point=VECTOR_ENTRY_POINT,
                 kwargs={"variant": spec.id},
                 max_episode_steps=spec.max_episode_steps,
             )
