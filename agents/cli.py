@@ -35,6 +35,7 @@ from typing import NoReturn
 
 from .config import ConfigError, load_config
 from .paths import check_readable_file, check_writable_dir, check_writable_file
+from .process import stop_signals_interrupt
 
 __all__ = ["build_parser", "main", "resolve_model_path"]
 
@@ -257,9 +258,10 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
         agents += [make_baseline(name, args.seed) for name in args.baselines]
     progress = args.progress and sys.stderr.isatty()
     try:
-        report = evaluate_agents(
-            agents, variant, args.episodes, per_episode=args.per_episode, progress=progress
-        )
+        with stop_signals_interrupt():  # SIGTERM too, and SIGINT even if a shell ignored it
+            report = evaluate_agents(
+                agents, variant, args.episodes, per_episode=args.per_episode, progress=progress
+            )
     except KeyboardInterrupt:
         print(
             "fortythieves evaluate: interrupted, nothing written; re-run with: "

@@ -3,8 +3,10 @@
 A run folder (default ``runs/<variant>-<YYYYmmdd-HHMMSS>``) holds::
 
     config.yaml              the resolved configuration (defaults + variant file + --set)
+    config.until-<N>.yaml    the earlier config, when a resume from step N changed it
     command.txt              the command line that started the run (one line per start)
-    run.json                 variant, env id, status (completed | interrupted), steps, timing
+    run.json                 variant, env id, status (completed | interrupted), steps
+                             (start, planned, done), timing; final_evaluation: interrupted
     models/final_model.zip   the model at the end of training
     models/best_model.zip    the best model on the validation deals (MaskableEvalCallback)
     models/interrupted_model.zip   saved on Ctrl-C instead of final_model.zip
@@ -28,7 +30,6 @@ import json
 import shlex
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -42,6 +43,7 @@ from .config import Config, ConfigError, dump_config
 from .envs import make_training_vec_env, make_validation_vec_env, n_card_slots
 from .evaluation import ModelMismatchError, load_maskable_ppo, model_variant, single_torch_thread
 from .paths import check_readable_file, check_writable_dir, check_writable_file
+from .process import stop_signals_interrupt, torch_threads
 
 __all__ = [
     "EpisodeStatsCallback",
@@ -242,50 +244,6 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
-def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
-@contextlib.contextmanager
-def _stop_signals_interrupt() -> Iterator[None]:
-    """Inside the block SIGINT and SIGTERM raise ``KeyboardInterrupt``, so training saves its
-    model; the previous handlers are put back on leaving (return or exception).
-
-    A job started in the background by a non-interactive shell inherits SIGINT as ignored,
-    and batch schedulers stop jobs with SIGTERM: both would otherwise lose the model.
-    Only possible in the main thread; elsewhere the handlers are left as they are.
-    """
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    stops = (signal.SIGINT, signal.SIGTERM)
-    previous = {signum: signal.getsignal(signum) for signum in stops}
-    try:
-        for signum in stops:
-            signal.signal(signum, _raise_keyboard_interrupt)
-        yield
-    finally:
-        for signum, handler in previous.items():  # None: set outside Python, not restorable
-            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
-
-
-@contextlib.contextmanager
-def _torch_threads(n: int) -> Iterator[None]:
-    """``torch.set_num_threads(n)`` inside the block (``n == 0``: unchanged), then put back."""
-    import torch
-
-    before = torch.get_num_threads()
-    if n > 0:
-        torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def run_folder_of(checkpoint: str | Path) -> Path | None:
     """The run folder a checkpoint belongs to (``<run>/models/x.zip`` or
     ``<run>/models/checkpoints/x.zip`` with a ``<run>/run.json``), or ``None``."""
@@ -481,7 +439,7 @@ def train(
             "with --resume <checkpoint>"
         )
     argv = list(argv if argv is not None else sys.argv)
-    with _torch_threads(config.train.torch_threads), _stop_signals_interrupt():
+    with torch_threads(config.train.torch_threads), stop_signals_interrupt():
         return _train(config, run, resume, argv, console)
 
 

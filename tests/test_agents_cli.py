@@ -324,6 +324,37 @@ def test_ctrl_c_during_evaluate_prints_the_command_that_reruns_it(
     assert json.loads(out_json.read_text())["episodes"] == 5
 
 
+def test_sigterm_during_evaluate_is_an_interruption_too(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A scheduler's SIGTERM (or SIGINT that a background shell left ignored) stops the
+    evaluation with the re-run line; the handlers are put back afterwards."""
+    import signal
+
+    real_play = evaluation.play_episode
+
+    def play(env: object, agent: object, seed: int) -> object:
+        signal.raise_signal(signal.SIGTERM)
+        return real_play(env, agent, seed)
+
+    def caller_handler(signum: int, frame: object) -> None:  # never lethal to pytest
+        received.append(signum)
+
+    received: list[int] = []
+    monkeypatch.setattr(evaluation, "play_episode", play)
+    before = signal.signal(signal.SIGTERM, caller_handler)
+    try:
+        argv = ["evaluate", "greedy", "--variant", "Streets", "--episodes", "2"]
+        assert main(argv) == 130
+        assert one_error_line_interrupt(capsys).endswith(
+            "re-run with: " + shlex.join(["fortythieves", *argv])
+        )
+        assert received == []  # the evaluation's own handler took it
+        assert signal.getsignal(signal.SIGTERM) is caller_handler
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def one_error_line_interrupt(capsys: pytest.CaptureFixture[str]) -> str:
     err = capsys.readouterr().err
     lines = err.strip().splitlines()
