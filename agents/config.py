@@ -239,7 +239,10 @@ def _read_yaml(path: Path, named_by: str | None) -> dict[str, Any]:
     try:
         data = yaml.load(text, Loader=ConfigLoader)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
+        mark = getattr(exc, "problem_mark", None)
+        where_in = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        raise ConfigError(f"{path}: invalid YAML: {where_in}{problem}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -326,7 +329,8 @@ def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
     try:
         value = yaml.load(raw, Loader=ConfigLoader) if raw.strip() else ""
     except yaml.YAMLError as exc:
-        raise ConfigError(f"--set {text}: the value is not valid YAML: {exc}") from None
+        problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        raise ConfigError(f"--set {text}: the value is not valid YAML ({problem})") from None
     return parts, value
 
 
