@@ -240,7 +240,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if args.agent in BASELINES:
         if args.variant is None:
             raise ConfigError(
-                f"argument --variant: required when RUN_OR_MODEL is a baseline ({args.agent})"
+                f"--variant is required when RUN_OR_MODEL is a baseline ({args.agent})"
             )
         agent = make_baseline(args.agent, args.seed)
         variant = args.variant

@@ -98,7 +98,7 @@ EVALUATE_BAD = [
     (["evaluate", "random", "--variant", "Maria", "--episodes", "lots"], ["argument --episodes"]),
     (["evaluate", "random", "--variant", "Maria", "--episodes", "2e9"], ["argument --episodes"]),
     (["evaluate", "random", "--variant", "Klondike"], ["argument --variant", "Klondike"]),
-    (["evaluate", "random"], ["argument --variant"]),
+    (["evaluate", "random"], ["--variant is required"]),
     (["evaluate", "{model}", "--baselines", "best"], ["argument --baselines", "best"]),
     (["evaluate", "random", "--variant", "Maria", "--json", "{folder}"], ["argument --json"]),
     (["evaluate", "random", "--variant", "Maria", "--json", "{under_file}"], ["--json", "{file}"]),
