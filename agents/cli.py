@@ -4,37 +4,107 @@ Usage::
 
     fortythieves train CONFIG [--set KEY.SUB=VALUE ...] [--run-dir DIR] [--resume CHECKPOINT]
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
-                          [--baselines [random] [greedy]]
+                          [--baselines [random] [greedy]] [--stochastic] [--seed S]
+                          [--no-progress]
 
 ``RUN_OR_MODEL`` is a run folder (its best model, else its final or interrupted model), a
 model ``.zip``, or ``random`` / ``greedy`` (then ``--variant`` is required). A model is
 played beside the ``random`` and ``greedy`` baselines on the same deals unless
 ``--baselines`` says otherwise.
 
-Exit codes: 0 success; 2 a usage, configuration or model-mismatch error (one line on stderr,
-no traceback); 130 training interrupted by Ctrl-C (the model is saved first).
+Errors: every bad argument, configuration, file or model is refused before any training or
+evaluation starts, with one line on stderr naming the argument (or file) and no traceback,
+e.g. ``fortythieves evaluate: error: argument --seed: must be an integer in 0..4294967295,
+got '-1'`` (argparse's usage line is left out: ``--help`` shows it). A configuration with
+several problems gets one line per problem.
+
+Exit codes: 0 success; 2 a usage, configuration, file or model error; 130 interrupted by
+Ctrl-C or SIGTERM: training saves its model first, and an interrupted evaluation (``evaluate``
+or the final evaluation of ``train``) prints the command that re-runs it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from .config import ConfigError, load_config
+from .paths import check_readable_file, check_writable_dir, check_writable_file
+from .process import stop_signals_interrupt
 
 __all__ = ["build_parser", "main", "resolve_model_path"]
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+SEED_MAX = 2**32 - 1
+"""Largest seed (numpy's legacy global seeding, which SB3 uses, takes 32 bits)."""
+EPISODES_MAX = 1_000_000_000
+"""Most test deals (the size of the test seed range, see :mod:`agents.seeds`)."""
 _MODEL_NAMES = ("best_model.zip", "final_model.zip", "interrupted_model.zip")
 
 
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line, ``<prog>: error: <message>``, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+
+def _int_in(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type=``: an integer in ``low..high`` (``1e3`` and ``1_000`` accepted)."""
+
+    def parse(text: str) -> int:
+        value: int | None
+        try:
+            value = int(text.replace("_", ""))
+        except ValueError:
+            try:
+                number = float(text)
+            except ValueError:
+                number = float("nan")
+            value = int(number) if number.is_integer() else None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be an integer in {low}..{high}, got {text!r}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def _variant(text: str) -> str:
+    """An argparse ``type=``: a registered variant id."""
+    from .envs import env_id_for
+
+    try:
+        env_id_for(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _checked(check: Callable[[str, str], None]) -> Callable[[str], str]:
+    """An argparse ``type=`` running a :mod:`agents.paths` check (the path is not named twice)."""
+
+    def parse(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError("empty path")
+        try:
+            check(text, "")
+        except ConfigError as exc:
+            raise argparse.ArgumentTypeError(str(exc).strip()) from None
+        return text
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``fortythieves`` command."""
-    parser = argparse.ArgumentParser(
+    """The argument parser of the ``fortythieves`` command (one-line errors, exit 2)."""
+    parser = _Parser(
         prog="fortythieves",
         description="Train and evaluate agents on the Forty Thieves patience environments.",
     )
@@ -50,15 +120,30 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY.SUB=VALUE",
         help="override a config value (YAML syntax), e.g. --set train.total_timesteps=1e6",
     )
-    tr.add_argument("--run-dir", help="run folder (default runs/<variant>-<timestamp>)")
-    tr.add_argument("--resume", metavar="CHECKPOINT", help="continue training from a model zip")
+    tr.add_argument(
+        "--run-dir",
+        type=_checked(check_writable_dir),
+        help="run folder (default runs/<variant>-<timestamp>, or the checkpoint's run folder "
+        "with --resume)",
+    )
+    tr.add_argument(
+        "--resume",
+        metavar="CHECKPOINT",
+        type=_checked(lambda path, what: check_readable_file(path, what, zip_archive=True)),
+        help="continue training from a model zip",
+    )
 
     ev = sub.add_parser("evaluate", help="evaluate a run, a model or a baseline on the test deals")
     ev.add_argument(
         "agent", metavar="RUN_OR_MODEL", help="run folder, model .zip, random or greedy"
     )
-    ev.add_argument("--episodes", type=int, default=100, help="test deals to play (default 100)")
-    ev.add_argument("--variant", help="variant id (required for random/greedy)")
+    ev.add_argument(
+        "--episodes",
+        type=_int_in(1, EPISODES_MAX),
+        default=100,
+        help="test deals to play (default 100)",
+    )
+    ev.add_argument("--variant", type=_variant, help="variant id (required for random/greedy)")
     ev.add_argument(
         "--baselines",
         nargs="*",
@@ -67,7 +152,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="baselines to play on the same deals beside a model (default: random greedy; "
         "give none to skip)",
     )
-    ev.add_argument("--json", dest="json_path", metavar="PATH", help="also write the report here")
+    ev.add_argument(
+        "--json",
+        dest="json_path",
+        metavar="PATH",
+        type=_checked(check_writable_file),
+        help="also write the report here",
+    )
     ev.add_argument("--per-episode", action="store_true", help="include per-deal rows in the JSON")
     ev.add_argument(
         "--stochastic",
@@ -75,7 +166,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="a model samples its actions (seeded) instead of taking the most likely one",
     )
     ev.add_argument(
-        "--seed", type=int, default=0, help="seed of the random baseline and of --stochastic"
+        "--seed",
+        type=_int_in(0, SEED_MAX),
+        default=0,
+        help="seed of the random baseline and of --stochastic (default 0)",
+    )
+    ev.add_argument(
+        "--no-progress",
+        dest="progress",
+        action="store_false",
+        help="no progress bar (it is shown on stderr only when stderr is a terminal)",
     )
     return parser
 
@@ -94,6 +194,8 @@ def resolve_model_path(target: Path) -> Path:
                 if (folder / name).is_file():
                     return folder / name
         raise ConfigError(f"{target}: no model found (looked for {', '.join(_MODEL_NAMES)})")
+    if target.exists():
+        raise ConfigError(f"{target}: not a run folder or a model file")
     raise ConfigError(f"{target}: no such run folder or model file")
 
 
@@ -107,34 +209,66 @@ def _train(args: argparse.Namespace, argv: Sequence[str]) -> int:
         resume=args.resume,
         argv=["fortythieves", *argv],
     )
-    return EXIT_INTERRUPTED if result.status == "interrupted" else 0
+    return 0 if result.status == "completed" else EXIT_INTERRUPTED
 
 
-def _evaluate(args: argparse.Namespace) -> int:
+def _write_report(path: Path, report: dict[str, object]) -> None:
+    """Write the JSON report (its folder created if missing).
+
+    Raises:
+        ConfigError: the file cannot be written (the report then goes to stdout, so the
+            evaluation is not lost).
+    """
+    text = json.dumps(report, indent=2) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        sys.stdout.write(text)
+        raise ConfigError(
+            f"argument --json: {path}: cannot write the report ({exc.strerror or exc}); "
+            "it was printed to stdout instead"
+        ) from None
+
+
+def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from rich.console import Console
 
     from .baselines import BASELINES, make_baseline
-    from .envs import env_id_for
     from .evaluation import evaluate_agents, load_model_agent, render_table
 
-    if args.episodes < 1:
-        raise ConfigError(f"--episodes must be at least 1, got {args.episodes}")
     if args.agent in BASELINES:
         if args.variant is None:
-            raise ConfigError(f"evaluate {args.agent}: --variant is required for a baseline")
-        env_id_for(args.variant)  # refuse an unknown variant early
+            raise ConfigError(
+                f"--variant is required when RUN_OR_MODEL is a baseline ({args.agent})"
+            )
         agent = make_baseline(args.agent, args.seed)
         variant = args.variant
         model_path = None
     else:
-        model_path = resolve_model_path(Path(args.agent))
+        try:
+            model_path = resolve_model_path(Path(args.agent))
+        except ConfigError as exc:
+            raise ConfigError(f"argument RUN_OR_MODEL: {exc}") from None
         agent, variant = load_model_agent(
             model_path, args.variant, deterministic=not args.stochastic, seed=args.seed
         )
     agents = [agent]
     if model_path is not None:  # the baselines play the same deals beside the model
         agents += [make_baseline(name, args.seed) for name in args.baselines]
-    report = evaluate_agents(agents, variant, args.episodes, per_episode=args.per_episode)
+    progress = args.progress and sys.stderr.isatty()
+    try:
+        with stop_signals_interrupt():  # SIGTERM too, and SIGINT even if a shell ignored it
+            report = evaluate_agents(
+                agents, variant, args.episodes, per_episode=args.per_episode, progress=progress
+            )
+    except KeyboardInterrupt:
+        print(
+            "fortythieves evaluate: interrupted, nothing written; re-run with: "
+            + shlex.join(["fortythieves", *argv]),
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     if model_path is not None:
         report["model"] = str(model_path)
     console = Console(soft_wrap=True)
@@ -142,28 +276,34 @@ def _evaluate(args: argparse.Namespace) -> int:
         console.print(f"model: {model_path}")
     console.print(render_table(report))
     if args.json_path:
-        path = Path(args.json_path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        console.print(f"report written to {path}")
+        _write_report(Path(args.json_path), report)
+        console.print(f"report written to {args.json_path}")
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; returns the exit code (also used by the console script)."""
+    """Run the command; returns the exit code (also used by the console script).
+
+    Every error is printed as one ``fortythieves[ <command>]: error: ...`` line on stderr and
+    returned as 2 (``--help`` returns 0); nothing raises ``SystemExit``.
+    """
     from .evaluation import ModelMismatchError
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # a usage error (already printed) or --help
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    prog = f"fortythieves {args.command}"
     try:
         if args.command == "train":
             return _train(args, argv)
-        return _evaluate(args)
+        return _evaluate(args, argv)
     except (ConfigError, ModelMismatchError) as exc:
-        print(f"fortythieves: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("fortythieves: interrupted", file=sys.stderr)
+        print(f"{prog}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 

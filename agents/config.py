@@ -258,8 +258,12 @@ class EvalConfig(_Section):
     """Periodic evaluation during training (validation deals) and the final test."""
 
     eval_freq: int = Field(ge=0, description="env steps between evaluations; 0 disables")
-    n_eval_episodes: int = Field(gt=0, description="validation deals per periodic evaluation")
-    final_episodes: int = Field(ge=0, description="test deals in the final evaluation; 0 skips it")
+    n_eval_episodes: int = Field(
+        gt=0, le=10**9, description="validation deals per periodic evaluation"
+    )
+    final_episodes: int = Field(
+        ge=0, le=10**9, description="test deals in the final evaluation; 0 skips it"
+    )
     deterministic: bool = Field(
         description="PPO plays its most likely action; false samples (seeded) from the policy"
     )
@@ -274,7 +278,11 @@ class Config(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     env: EnvConfig
-    seed: int = Field(ge=0, description="seeds torch, the policy and the training deal draws")
+    seed: int = Field(
+        ge=0,
+        le=2**32 - 1,
+        description="seeds torch, the policy and the training deal draws (numpy takes 32 bits)",
+    )
     train: TrainConfig
     ppo: PPOConfig
     policy: PolicyConfig
@@ -298,15 +306,31 @@ def _read_yaml(path: Path, named_by: str | None) -> dict[str, Any]:
     """Read one config file as a mapping.
 
     Raises:
-        ConfigError: missing file, YAML syntax error, or a top level that is not a mapping.
+        ConfigError: a missing, unreadable or non-UTF-8 file, a folder, a YAML syntax error
+            (on one line), or a top level that is not a mapping.
     """
     where = f" (named as base by {named_by})" if named_by else ""
+    if path.is_dir():
+        raise ConfigError(f"{path}: is a folder, not a config file{where}")
     if not path.is_file():
         raise ConfigError(f"{path}: config file not found{where}")
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=ConfigLoader)
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not a UTF-8 text file ({exc.reason} at byte {exc.start}){where}"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: cannot read the config file ({exc.strerror or exc}){where}"
+        ) from None
+    try:
+        data = yaml.load(text, Loader=ConfigLoader)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        where_in = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        raise ConfigError(f"{path}: invalid YAML: {where_in}{problem}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -393,7 +417,8 @@ def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
     try:
         value = yaml.load(raw, Loader=ConfigLoader) if raw.strip() else ""
     except yaml.YAMLError as exc:
-        raise ConfigError(f"--set {text}: the value is not valid YAML: {exc}") from None
+        problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        raise ConfigError(f"--set {text}: the value is not valid YAML ({problem})") from None
     return parts, value
 
 
@@ -441,7 +466,9 @@ def _format_errors(
             msg = msg[len("Value error, ") :]
         got = f" (got {err['input']!r})" if kind != "value_error" and loc else ""
         lines.append(f"{source}: {key}: {msg}{got}")
-    return "invalid configuration:\n  " + "\n  ".join(lines)
+    if len(lines) == 1:
+        return f"invalid configuration: {lines[0]}"
+    return f"invalid configuration ({len(lines)} problems):\n  " + "\n  ".join(lines)
 
 
 def load_config(path: str | Path, overrides: Sequence[str] = ()) -> Config:

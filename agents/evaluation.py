@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -38,6 +39,7 @@ __all__ = [
     "ModelMismatchError",
     "baseline_agents",
     "evaluate_agents",
+    "load_maskable_ppo",
     "load_model_agent",
     "model_variant",
     "play_episode",
@@ -162,6 +164,35 @@ def model_variant(path: str | Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def load_maskable_ppo(path: str | Path, **kwargs: Any) -> Any:
+    """``MaskablePPO.load(path, **kwargs)``, any failure to read the file turned into one error.
+
+    The zip is checked first (every member's CRC), then loaded; a damaged ``policy.pth``
+    inside an intact zip, a missing member or a zip of another algorithm fail here.
+
+    Raises:
+        ModelMismatchError: the file is missing, not a zip, damaged, or not a MaskablePPO
+            model; or (with ``env=``) its spaces do not fit the environment. The message
+            names the path and the cause, on one line.
+    """
+    from sb3_contrib import MaskablePPO
+
+    from .config import ConfigError
+    from .paths import check_readable_file
+
+    try:
+        check_readable_file(path, "model", zip_archive=True)
+    except ConfigError as exc:
+        raise ModelMismatchError(str(exc)) from None
+    try:
+        return MaskablePPO.load(path, **kwargs)
+    except Exception as exc:  # torch, pickle, zip and SB3 errors alike: the file is unusable
+        cause = " ".join(str(exc).split())[:300]
+        raise ModelMismatchError(
+            f"{path}: cannot load the model ({type(exc).__name__}: {cause})"
+        ) from None
+
+
 def load_model_agent(
     path: str | Path, variant: str | None = None, deterministic: bool = True, seed: int = 0
 ) -> tuple[ModelAgent, str]:
@@ -177,12 +208,11 @@ def load_model_agent(
         ``(agent, variant)``.
 
     Raises:
-        ModelMismatchError: the model was trained for another variant (both are named), has
-            no saved variant and none was given, or its observation/action spaces differ
-            from the variant's environment.
+        ModelMismatchError: the file is missing or damaged (see :func:`load_maskable_ppo`),
+            the model was trained for another variant (both are named), has no saved
+            variant and none was given, or its observation/action spaces differ from the
+            variant's environment.
     """
-    from sb3_contrib import MaskablePPO
-
     from .envs import env_id_for, register_saved_variant
 
     register_saved_variant(path)  # a custom variant the model records becomes known
@@ -196,7 +226,7 @@ def load_model_agent(
     chosen = variant or saved
     assert chosen is not None
     env = gym.make(env_id_for(chosen))
-    model = MaskablePPO.load(path, device="cpu")
+    model = load_maskable_ppo(path, device="cpu")
     for space in ("observation_space", "action_space"):
         mine, theirs = getattr(model, space), getattr(env, space)
         if mine != theirs:
@@ -268,6 +298,14 @@ def evaluate_agents(
 ) -> dict[str, Any]:
     """Play the first ``episodes`` test deals of ``variant`` with each agent.
 
+    Args:
+        agents: the agents, played one after the other on the same deals.
+        variant: the variant id (its registered game is played).
+        episodes: the number of test deals.
+        per_episode: also return one row per deal.
+        progress: show one progress bar on stderr over all agents' deals, with the time
+            left (tqdm; it draws nothing when stderr is not a terminal).
+
     Returns:
         A JSON-ready dict: ``variant``, ``env_id``, ``episodes``, ``seeds`` (the first seed
         and the count), ``results`` (agent name -> :func:`summarize` dict, plus
@@ -275,7 +313,11 @@ def evaluate_agents(
 
     Raises:
         ValueError: ``episodes`` < 1.
+        KeyboardInterrupt: passed on as it comes (Ctrl-C); nothing is returned then, the
+            caller says how to re-run.
     """
+    from tqdm import tqdm
+
     from .envs import env_id_for
 
     if episodes < 1:
@@ -289,20 +331,29 @@ def evaluate_agents(
         "seeds": {"first": TEST_START, "count": episodes, "rule": "2_000_000_000 + i"},
         "results": {},
     }
-    for agent in agents:
-        env = gym.make(env_id)
-        iterator: Any = seeds
-        if progress:
-            from tqdm import tqdm
-
-            iterator = tqdm(seeds, desc=f"{variant} {agent.name}", leave=False)
-        with single_torch_thread():
-            results = [play_episode(env, agent, seed) for seed in iterator]
-        env.close()
-        summary = summarize(results)
-        if per_episode:
-            summary["per_episode"] = [asdict(r) for r in results]
-        out["results"][agent.name] = summary
+    with tqdm(
+        total=episodes * len(agents),
+        unit="deal",
+        disable=not progress,
+        file=sys.stderr,
+        leave=False,
+        dynamic_ncols=True,
+    ) as bar:
+        for agent in agents:
+            bar.set_description(f"{variant} {agent.name}")
+            env = gym.make(env_id)
+            results = []
+            try:
+                with single_torch_thread():
+                    for seed in seeds:
+                        results.append(play_episode(env, agent, seed))
+                        bar.update()
+            finally:
+                env.close()
+            summary = summarize(results)
+            if per_episode:
+                summary["per_episode"] = [asdict(r) for r in results]
+            out["results"][agent.name] = summary
     return out
 
 

@@ -3,8 +3,10 @@
 A run folder (default ``runs/<variant>-<YYYYmmdd-HHMMSS>``) holds::
 
     config.yaml              the resolved configuration (defaults + variant file + --set)
+    config.until-<N>.yaml    the earlier config, when a resume from step N changed it
     command.txt              the command line that started the run (one line per start)
-    run.json                 variant, env id, status (completed | interrupted), steps, timing
+    run.json                 variant, env id, status (completed | interrupted), steps
+                             (start, planned, done), timing; final_evaluation: interrupted
     models/final_model.zip   the model at the end of training
     models/best_model.zip    the best model on the validation deals (MaskableEvalCallback)
     models/interrupted_model.zip   saved on Ctrl-C instead of final_model.zip
@@ -40,14 +42,22 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList, Check
 
 from .config import Config, ConfigError, dump_config
 from .envs import make_training_vec_env, make_validation_vec_env, n_card_slots, tag_model
-from .evaluation import ModelMismatchError, model_variant, single_torch_thread
+from .evaluation import ModelMismatchError, load_maskable_ppo, model_variant, single_torch_thread
+from .paths import check_readable_file, check_writable_dir, check_writable_file
+from .process import stop_signals_interrupt, torch_threads
 
 __all__ = [
     "EpisodeStatsCallback",
     "RewindingMaskableEvalCallback",
+    "StepProgressCallback",
     "TrainResult",
     "build_model",
+    "check_run_folder",
     "default_run_dir",
+    "final_evaluation_command",
+    "policy_differences",
+    "policy_kwargs_for",
+    "run_folder_of",
     "train",
 ]
 
@@ -101,17 +111,16 @@ def default_run_dir(variant: str, root: str | Path = "runs") -> Path:
     return path
 
 
-def build_model(config: Config, env: Any, tensorboard_log: str | None) -> Any:
-    """A fresh ``MaskablePPO`` for ``config`` on vectorised ``env``."""
+def policy_kwargs_for(config: Config, n_slots: int) -> dict[str, Any]:
+    """``MaskablePPO``'s ``policy_kwargs`` for ``config.policy`` and ``n_slots`` card slots."""
     import torch
-    from sb3_contrib import MaskablePPO
 
     from .features import CardSlotsExtractor
 
-    policy_kwargs = {
+    return {
         "features_extractor_class": CardSlotsExtractor,
         "features_extractor_kwargs": {
-            "n_card_slots": n_card_slots(env),
+            "n_card_slots": n_slots,
             "card_embedding_dim": config.policy.card_embedding_dim,
             "features_dim": config.policy.features_dim,
             "activation": config.policy.activation,
@@ -119,22 +128,21 @@ def build_model(config: Config, env: Any, tensorboard_log: str | None) -> Any:
         "net_arch": {"pi": list(config.policy.net_arch_pi), "vf": list(config.policy.net_arch_vf)},
         "activation_fn": {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config.policy.activation],
     }
-    ppo = config.ppo
+
+
+def build_model(config: Config, env: Any, tensorboard_log: str | None) -> Any:
+    """A fresh ``MaskablePPO`` for ``config`` on vectorised ``env``.
+
+    SB3 seeds the process-wide generators here with ``config.seed`` (Python's ``random``,
+    numpy's global generator and torch's, through ``set_random_seed``); they are not put back.
+    """
+    from sb3_contrib import MaskablePPO
+
     model = MaskablePPO(
         "MlpPolicy",
         env,
-        learning_rate=ppo.learning_rate,
-        n_steps=ppo.n_steps,
-        batch_size=ppo.batch_size,
-        n_epochs=ppo.n_epochs,
-        gamma=ppo.gamma,
-        gae_lambda=ppo.gae_lambda,
-        clip_range=ppo.clip_range,
-        ent_coef=ppo.ent_coef,
-        vf_coef=ppo.vf_coef,
-        max_grad_norm=ppo.max_grad_norm,
-        target_kl=ppo.target_kl,
-        policy_kwargs=policy_kwargs,
+        **config.ppo.model_dump(),
+        policy_kwargs=policy_kwargs_for(config, n_card_slots(env)),
         tensorboard_log=tensorboard_log,
         seed=config.seed,
         device=config.train.device,
@@ -144,9 +152,84 @@ def build_model(config: Config, env: Any, tensorboard_log: str | None) -> Any:
     return model
 
 
+def policy_differences(saved: dict[str, Any], config: Config) -> list[str]:
+    """The ``policy.*`` keys of ``config`` whose network differs from a checkpoint's.
+
+    Args:
+        saved: the checkpoint's ``policy_kwargs`` (``model.policy_kwargs`` after loading).
+        config: the configuration to compare.
+
+    Returns:
+        One ``"policy.<key> is <saved> in the checkpoint, <config> in the config"`` line per
+        difference (empty when the network is the same).
+    """
+    from .features import CardSlotsExtractor
+
+    extractor = saved.get("features_extractor_class")
+    if extractor is not CardSlotsExtractor:
+        name = getattr(extractor, "__name__", repr(extractor))
+        return [f"policy: the checkpoint's features extractor is {name}, not CardSlotsExtractor"]
+    features = saved.get("features_extractor_kwargs", {})
+    net_arch = saved.get("net_arch", {})
+    net_arch = net_arch if isinstance(net_arch, dict) else {"pi": net_arch, "vf": net_arch}
+    pairs = {
+        "card_embedding_dim": features.get("card_embedding_dim"),
+        "features_dim": features.get("features_dim"),
+        "activation": features.get("activation"),
+        "net_arch_pi": list(net_arch.get("pi", [])),
+        "net_arch_vf": list(net_arch.get("vf", [])),
+    }
+    out = []
+    for key, old in pairs.items():
+        new = getattr(config.policy, key)
+        if old != new:
+            out.append(f"policy.{key} is {old} in the checkpoint, {new} in the config")
+    return out
+
+
+class StepProgressCallback(BaseCallback):
+    """A tqdm bar on stderr counting environment steps from ``start`` to ``end`` (the true
+    total, a whole number of rollouts), with steps per second and the time left."""
+
+    def __init__(self, start: int, end: int) -> None:
+        super().__init__()
+        self.start, self.end = start, end
+        self.bar: Any = None
+
+    def _on_training_start(self) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(
+            total=self.end,
+            initial=self.start,
+            unit="step",
+            file=sys.stderr,
+            dynamic_ncols=True,
+            smoothing=0.05,
+        )
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.model.num_timesteps - self.bar.n)
+        return True
+
+    def close(self) -> None:
+        """Close the bar (also on Ctrl-C, when SB3 does not end the training)."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def _on_training_end(self) -> None:
+        self.close()
+
+
 @dataclass
 class TrainResult:
-    """What :func:`train` produced."""
+    """What :func:`train` produced.
+
+    ``status``: ``"completed"``; ``"interrupted"`` (Ctrl-C or SIGTERM during training, the
+    model saved as ``interrupted_model.zip``); or ``"evaluation_interrupted"`` (training
+    completed and saved, the final evaluation stopped; ``evaluation`` is None).
+    """
 
     run_dir: Path
     status: str
@@ -160,25 +243,6 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
-def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
-def _interrupt_on_stop_signals() -> None:
-    """Make SIGINT and SIGTERM raise ``KeyboardInterrupt`` so training saves its model.
-
-    A job started in the background by a non-interactive shell inherits SIGINT as ignored,
-    and batch schedulers stop jobs with SIGTERM: both would otherwise lose the model.
-    Only possible in the main thread; elsewhere the handlers are left as they are.
-    """
-    import signal
-    import threading
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, _raise_keyboard_interrupt)
-        signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
-
-
 def run_folder_of(checkpoint: str | Path) -> Path | None:
     """The run folder a checkpoint belongs to (``<run>/models/x.zip`` or
     ``<run>/models/checkpoints/x.zip`` with a ``<run>/run.json``), or ``None``."""
@@ -186,6 +250,115 @@ def run_folder_of(checkpoint: str | Path) -> Path | None:
         if (parent / "run.json").is_file() and (parent / "models").is_dir():
             return parent
     return None
+
+
+RUN_FOLDERS = ("models", "models/checkpoints", "eval", "tensorboard")
+"""Folders :func:`train` makes in a run folder."""
+RUN_FILES = (
+    "config.yaml",
+    "command.txt",
+    "run.json",
+    "final_evaluation.json",
+    "models/best_model.zip",
+    "models/final_model.zip",
+    "models/interrupted_model.zip",
+    "eval/evaluations.npz",
+)
+"""Files :func:`train` writes in a run folder (besides checkpoints and TensorBoard logs)."""
+
+
+def check_run_folder(run: Path) -> None:
+    """Refuse a run folder :func:`train` could not fill, before anything is written.
+
+    Raises:
+        ConfigError: ``run`` or one of :data:`RUN_FOLDERS` is a file, one of
+            :data:`RUN_FILES` is a folder or not writable, or the folder cannot be created.
+            The message starts with ``--run-dir`` and names the path.
+    """
+    check_writable_dir(run, "--run-dir")
+    for name in RUN_FOLDERS:
+        if (run / name).exists() and not (run / name).is_dir():
+            raise ConfigError(f"--run-dir {run}: {run / name} is a file, not a folder")
+    for name in RUN_FILES:
+        check_writable_file(run / name, "--run-dir")
+
+
+def _load_checkpoint(path: Path, config: Config, env: Any, tensorboard_log: str | None) -> Any:
+    """Load a checkpoint to continue training with ``config``'s hyperparameters.
+
+    Every ``ppo.*`` value and ``seed`` are applied: they are passed to ``MaskablePPO.load``,
+    which sets them before ``_setup_model`` rebuilds the learning-rate schedule, the
+    ``clip_range`` schedule and the rollout buffer (``n_steps``, ``gamma``, ``gae_lambda``)
+    from them. The network cannot change: a ``policy.*`` value other than the checkpoint's
+    is refused, naming the key.
+
+    Raises:
+        ConfigError: the file cannot be loaded, its spaces do not fit the environment, or
+            ``policy.*`` differs from the checkpoint's network.
+    """
+    try:
+        model = load_maskable_ppo(
+            path,
+            env=env,
+            device=config.train.device,
+            tensorboard_log=tensorboard_log,
+            seed=config.seed,
+            **config.ppo.model_dump(),
+        )
+    except ModelMismatchError as exc:
+        raise ConfigError(f"--resume {exc}") from None
+    differences = policy_differences(model.policy_kwargs, config)
+    if differences:
+        raise ConfigError(
+            f"--resume {path}: the network cannot change when resuming: "
+            + "; ".join(differences)
+            + " (set these back to the checkpoint's values)"
+        )
+    return model
+
+
+def _record_start(
+    run: Path, config: Config, argv: list[str], resume: Path | None, start_steps: int
+) -> str | None:
+    """Write ``config.yaml`` and append to ``command.txt``; on a resume whose config differs
+    from the folder's ``config.yaml``, keep that one as ``config.until-<steps>.yaml``.
+
+    Returns:
+        The name of the kept earlier config, if any.
+
+    Raises:
+        ConfigError: a file or folder cannot be written (named).
+    """
+    kept = None
+    target = run
+    try:
+        for name in ("", *RUN_FOLDERS):
+            target = run / name
+            target.mkdir(parents=True, exist_ok=True)
+        text = dump_config(config)
+        target = run / "config.yaml"
+        if resume is not None and target.is_file():
+            try:
+                before = target.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                before = None
+            if before != text:
+                keep = run / f"config.until-{start_steps}.yaml"
+                n = 2
+                while keep.exists():
+                    keep = run / f"config.until-{start_steps}-{n}.yaml"
+                    n += 1
+                target.replace(keep)
+                kept = keep.name
+        target.write_text(text, encoding="utf-8")
+        target = run / "command.txt"
+        with target.open("a", encoding="utf-8") as out:  # one line per (re)start
+            out.write(shlex.join(argv) + "\n")
+    except OSError as exc:
+        raise ConfigError(
+            f"--run-dir {run}: cannot write {target}: {exc.strerror or exc}"
+        ) from None
+    return kept
 
 
 def train(
@@ -197,41 +370,58 @@ def train(
 ) -> TrainResult:
     """Train MaskablePPO as ``config`` says, then run the final evaluation.
 
+    Everything is checked before anything is written or trained: the checkpoint (loaded
+    in full), the run folder and every file train writes there (:func:`check_run_folder`).
+    A refused call leaves the disk untouched.
+
+    Training runs whole rollouts (SB3 always finishes one): the steps to run are rounded up
+    to a multiple of ``ppo.n_steps * train.n_envs`` (a message says so, and ``run.json``
+    records ``planned_timesteps``); the progress bar (``train.progress_bar``, on stderr, only
+    when it is a terminal) shows that true total.
+
+    Process state: the SIGINT and SIGTERM handlers (which raise ``KeyboardInterrupt`` during
+    the call) and torch's thread count (``train.torch_threads``) are put back when the call
+    returns or raises. SB3 seeds the process-wide generators (``random``, numpy's global one,
+    torch's) with ``config.seed`` when it builds or loads the model; that is not undone.
+
     Args:
         config: the resolved configuration.
         run_dir: the run folder; default: the checkpoint's run folder when resuming (see
             :func:`run_folder_of`), else :func:`default_run_dir`. Created if missing. A
             folder that already holds a run is refused unless resuming.
         resume: a checkpoint zip to continue from. ``train.total_timesteps`` is then the total
-            including the checkpoint's steps; the checkpoint's own hyperparameters are kept.
+            including the checkpoint's steps. ``ppo.*``, ``seed``, ``env.*``, ``train.*`` and
+            ``eval.*`` of ``config`` apply from the checkpoint on (see
+            :func:`_load_checkpoint`); a different network (``policy.*``) is refused. In the
+            checkpoint's own run folder, a changed config replaces ``config.yaml`` and the
+            earlier one is kept as ``config.until-<checkpoint steps>.yaml``.
         argv: the command line to record (default ``sys.argv``).
         console: a ``rich.console.Console`` for messages (default: a new one).
 
     Returns:
-        A :class:`TrainResult`. On Ctrl-C the model is saved as ``interrupted_model.zip``,
-        ``status`` is ``"interrupted"`` and no final evaluation is run.
+        A :class:`TrainResult`. On Ctrl-C (or SIGTERM) during training the model is saved as
+        ``interrupted_model.zip``, ``status`` is ``"interrupted"`` and no final evaluation is
+        run. On Ctrl-C during the final evaluation the trained model stays saved, the
+        command that re-runs the evaluation is printed and ``status`` is
+        ``"evaluation_interrupted"``.
 
     Raises:
-        ConfigError: the checkpoint is missing or was trained for another variant, or
-            it has already reached ``train.total_timesteps``; ``run_dir`` holds another run
-            and this is not a resume.
+        ConfigError: the checkpoint is missing, damaged, trained for another variant or
+            with another network, or has already reached ``train.total_timesteps``; the run
+            folder or a file in it cannot be written; ``run_dir`` holds another run and this
+            is not a resume. Raised before anything is written.
     """
-    import torch
     from rich.console import Console
-    from sb3_contrib import MaskablePPO
-
-    from .evaluation import ModelAgent, baseline_agents, evaluate_agents, render_table
 
     console = console or Console(soft_wrap=True)
     variant = config.env.variant
     if resume is not None:
         resume = Path(resume)
-        if not resume.is_file():
-            raise ConfigError(f"--resume {resume}: checkpoint file not found")
+        check_readable_file(resume, "--resume", zip_archive=True)
         try:
             saved = model_variant(resume)
         except ModelMismatchError as exc:
-            raise ConfigError(f"--resume {resume}: {exc}") from None
+            raise ConfigError(f"--resume {exc}") from None
         if saved is not None and saved != variant:
             raise ConfigError(
                 f"--resume {resume}: checkpoint trained for variant {saved!r}, "
@@ -241,99 +431,118 @@ def train(
     if run_dir is None and resume is not None:
         run_dir = run_folder_of(resume)  # resume where the checkpoint was written
     run = Path(run_dir) if run_dir is not None else default_run_dir(variant)
+    check_run_folder(run)
     if resume is None and (run / "run.json").is_file():
         raise ConfigError(
             f"--run-dir {run}: a run is already there; choose another folder, or continue it "
             "with --resume <checkpoint>"
         )
+    argv = list(argv if argv is not None else sys.argv)
+    with torch_threads(config.train.torch_threads), stop_signals_interrupt():
+        return _train(config, run, resume, argv, console)
+
+
+def _train(
+    config: Config, run: Path, resume: Path | None, argv: list[str], console: Any
+) -> TrainResult:
+    """:func:`train` once the arguments are checked (handlers and threads already set)."""
+    variant = config.env.variant
+    progress = config.train.progress_bar and sys.stderr.isatty()
     models = run / "models"
-    (models / "checkpoints").mkdir(parents=True, exist_ok=True)
-    (run / "eval").mkdir(exist_ok=True)
-    (run / "config.yaml").write_text(dump_config(config), encoding="utf-8")
-    with (run / "command.txt").open("a", encoding="utf-8") as out:  # one line per (re)start
-        out.write(shlex.join(argv if argv is not None else sys.argv) + "\n")
-
-    if config.train.torch_threads > 0:
-        torch.set_num_threads(config.train.torch_threads)
-
-    env = make_training_vec_env(config)
     tb = str(run / "tensorboard") if config.train.tensorboard else None
-    if resume is not None:
-        try:
-            model = MaskablePPO.load(
-                resume, env=env, device=config.train.device, tensorboard_log=tb
-            )
-        except ValueError as exc:  # SB3: spaces of the checkpoint and the env differ
-            env.close()
-            raise ConfigError(f"--resume {resume}: {exc}") from None
-        tag_model(model, config.env)
-        remaining = config.train.total_timesteps - model.num_timesteps
+    env = make_training_vec_env(config)
+    eval_env = None
+    try:
+        if resume is not None:
+            model = _load_checkpoint(resume, config, env, tb)
+            tag_model(model, config.env)
+        else:
+            model = build_model(config, env, tb)
+        start_steps = int(model.num_timesteps)
+        remaining = config.train.total_timesteps - start_steps
         if remaining <= 0:
-            env.close()
             raise ConfigError(
-                f"--resume {resume}: the checkpoint has {model.num_timesteps} steps, "
+                f"--resume {resume}: the checkpoint has {start_steps} steps, "
                 f"train.total_timesteps is {config.train.total_timesteps}: nothing to do"
             )
-    else:
-        model = build_model(config, env, tb)
-        remaining = config.train.total_timesteps
+        rollout = config.ppo.n_steps * config.train.n_envs
+        to_run = -(-remaining // rollout) * rollout  # SB3 always finishes a rollout
+        end_steps = start_steps + to_run
 
-    n_envs = config.train.n_envs
-    callbacks: list[BaseCallback] = [EpisodeStatsCallback()]
-    eval_env = None
-    if config.eval.eval_freq > 0:
-        eval_env = make_validation_vec_env(config)
-        callbacks.append(
-            RewindingMaskableEvalCallback(
-                eval_env,
-                n_eval_episodes=config.eval.n_eval_episodes,
-                eval_freq=max(config.eval.eval_freq // n_envs, 1),
-                best_model_save_path=str(models),
-                log_path=str(run / "eval"),
-                deterministic=config.eval.deterministic,
-                verbose=0,
+        # accepted: from here on the run folder is written
+        kept = _record_start(run, config, argv, resume, start_steps)
+        if kept is not None:
+            console.print(f"the run's earlier config.yaml is kept as {run / kept}")
+        n_envs = config.train.n_envs
+        callbacks: list[BaseCallback] = [EpisodeStatsCallback()]
+        if config.eval.eval_freq > 0:
+            eval_env = make_validation_vec_env(config)
+            callbacks.append(
+                RewindingMaskableEvalCallback(
+                    eval_env,
+                    n_eval_episodes=config.eval.n_eval_episodes,
+                    eval_freq=max(config.eval.eval_freq // n_envs, 1),
+                    best_model_save_path=str(models),
+                    log_path=str(run / "eval"),
+                    deterministic=config.eval.deterministic,
+                    verbose=0,
+                )
             )
-        )
-    if config.train.checkpoint_freq > 0:
-        callbacks.append(
-            CheckpointCallback(
-                save_freq=max(config.train.checkpoint_freq // n_envs, 1),
-                save_path=str(models / "checkpoints"),
-                name_prefix="ckpt",
+        if config.train.checkpoint_freq > 0:
+            callbacks.append(
+                CheckpointCallback(
+                    save_freq=max(config.train.checkpoint_freq // n_envs, 1),
+                    save_path=str(models / "checkpoints"),
+                    name_prefix="ckpt",
+                )
             )
-        )
+        bar = StepProgressCallback(start_steps, end_steps) if progress else None
+        if bar is not None:
+            callbacks.append(bar)
 
-    meta: dict[str, Any] = {
-        "variant": variant,
-        "env_id": model.env.get_attr("spec", indices=[0])[0].id,
-        "status": "running",
-        "resumed_from": str(resume) if resume is not None else None,
-        "started": datetime.now().isoformat(timespec="seconds"),
-        "start_timesteps": int(model.num_timesteps),
-    }
-    _write_json(run / "run.json", meta)
-    start = time.perf_counter()
-    start_steps = model.num_timesteps
-    status = "completed"
-    _interrupt_on_stop_signals()
-    try:  # Ctrl-C (or SIGTERM) from here on saves the model
-        console.print(f"[bold]training[/bold] {variant} for {remaining} steps -> {run}")
-        sys.stdout.flush()
-        model.learn(
-            total_timesteps=remaining,
-            callback=CallbackList(callbacks),
-            log_interval=config.train.log_interval,
-            tb_log_name="ppo",
-            reset_num_timesteps=resume is None,
-            progress_bar=config.train.progress_bar,
-        )
-        model_path = models / "final_model.zip"
-    except KeyboardInterrupt:
-        status = "interrupted"
-        model_path = models / "interrupted_model.zip"
-    seconds = time.perf_counter() - start
-    tag_model(model, config.env)
-    model.save(model_path)
+        meta: dict[str, Any] = {
+            "variant": variant,
+            "env_id": model.env.get_attr("spec", indices=[0])[0].id,
+            "status": "running",
+            "resumed_from": str(resume) if resume is not None else None,
+            "started": datetime.now().isoformat(timespec="seconds"),
+            "start_timesteps": start_steps,
+            "planned_timesteps": end_steps,
+        }
+        _write_json(run / "run.json", meta)
+        start = time.perf_counter()
+        status = "completed"
+        if to_run != remaining:
+            console.print(
+                f"train.total_timesteps {config.train.total_timesteps} rounded up to {end_steps}"
+                f": training runs whole rollouts of ppo.n_steps * train.n_envs = {rollout} steps"
+            )
+        try:  # Ctrl-C (or SIGTERM) from here on saves the model
+            console.print(f"[bold]training[/bold] {variant} for {to_run} steps -> {run}")
+            sys.stdout.flush()
+            model.learn(
+                total_timesteps=to_run,
+                callback=CallbackList(callbacks),
+                log_interval=config.train.log_interval,
+                tb_log_name="ppo",
+                reset_num_timesteps=resume is None,
+            )
+            model_path = models / "final_model.zip"
+        except KeyboardInterrupt:
+            status = "interrupted"
+            model_path = models / "interrupted_model.zip"
+        finally:
+            if bar is not None:
+                bar.close()
+        seconds = time.perf_counter() - start
+        tag_model(model, config.env)
+        model.save(model_path)
+    finally:
+        for vec_env in (env, eval_env):
+            if vec_env is not None:
+                # subprocess workers may already have stopped on Ctrl-C
+                with contextlib.suppress(OSError, EOFError):
+                    vec_env.close()
     steps = int(model.num_timesteps - start_steps)
     meta.update(
         status=status,
@@ -344,11 +553,6 @@ def train(
         model=str(model_path.relative_to(run)),
     )
     _write_json(run / "run.json", meta)
-    for vec_env in (env, eval_env):
-        if vec_env is not None:
-            # subprocess workers may already have stopped on Ctrl-C
-            with contextlib.suppress(OSError, EOFError):
-                vec_env.close()
     if status == "interrupted":
         console.print(
             f"[yellow]interrupted[/yellow] after {model.num_timesteps} steps; model saved to "
@@ -363,16 +567,58 @@ def train(
     )
     report = None
     if config.eval.final_episodes > 0:
-        best = models / "best_model.zip"
-        chosen = best if best.is_file() else model_path
-        ppo = MaskablePPO.load(chosen, device="cpu")
+        report = _final_evaluation(config, run, model_path, meta, console, progress)
+        if report is None:
+            return TrainResult(
+                run, "evaluation_interrupted", model_path, int(model.num_timesteps), seconds, None
+            )
+    return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, report)
+
+
+def final_evaluation_command(config: Config, model: Path, run: Path) -> list[str]:
+    """The ``fortythieves evaluate`` command that plays the same final evaluation as
+    :func:`train` (same model, deals, seed, sampling and baselines; same JSON file)."""
+    command = ["fortythieves", "evaluate", str(model)]
+    command += ["--episodes", str(config.eval.final_episodes), "--seed", str(config.seed)]
+    if not config.eval.deterministic:
+        command.append("--stochastic")
+    command += ["--baselines", *config.eval.baselines]
+    return [*command, "--json", str(run / "final_evaluation.json")]
+
+
+def _final_evaluation(
+    config: Config,
+    run: Path,
+    model_path: Path,
+    meta: dict[str, Any],
+    console: Any,
+    progress: bool,
+) -> dict[str, Any] | None:
+    """Play the final evaluation, write ``final_evaluation.json``; None if interrupted."""
+    from .evaluation import ModelAgent, baseline_agents, evaluate_agents, render_table
+
+    best = run / "models" / "best_model.zip"
+    chosen = best if best.is_file() else model_path
+    try:
+        ppo = load_maskable_ppo(chosen, device="cpu")
         ppo_agent = ModelAgent(ppo, "ppo", config.eval.deterministic, config.seed)
         if not config.eval.deterministic:
             ppo_agent.name = "ppo-sampled"
         agents = [ppo_agent, *baseline_agents(config.eval.baselines, config.seed)]
-        report = evaluate_agents(agents, variant, config.eval.final_episodes)
-        report["model"] = str(chosen.relative_to(run))
-        _write_json(run / "final_evaluation.json", report)
-        console.print(render_table(report))
-        console.print(f"PPO model evaluated: {chosen}")
-    return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, report)
+        report = evaluate_agents(
+            agents, config.env.variant, config.eval.final_episodes, progress=progress
+        )
+    except KeyboardInterrupt:
+        meta["final_evaluation"] = "interrupted"
+        _write_json(run / "run.json", meta)
+        command = shlex.join(final_evaluation_command(config, chosen, run))
+        console.print(
+            f"[yellow]final evaluation interrupted[/yellow]; the trained model is kept in "
+            f"{model_path}; re-run the evaluation with: {command}"
+        )
+        return None
+    report["model"] = str(chosen.relative_to(run))
+    _write_json(run / "final_evaluation.json", report)
+    console.print(render_table(report))
+    console.print(f"PPO model evaluated: {chosen}")
+    return report

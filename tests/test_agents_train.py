@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -335,3 +336,194 @@ def test_custom_variant_run_is_evaluated_from_its_folder(tmp_path: Path) -> None
     assert report["variant"] == "Wide" and report["env_id"] == "FortyThieves/Wide-v0"
     assert report["results"]["ppo"]["episodes"] == 2
     assert report["results"]["greedy"]["episodes"] == 2
+
+
+# ------------------------------------------------------------------ resume: refuse or apply
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def _copy_run(smoke_run: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    return Path(shutil.copytree(smoke_run, tmp_path / "copy"))
+
+
+def test_refused_resume_writes_nothing(
+    smoke_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _copy_run(smoke_run, tmp_path)
+    before = _files(run)
+    model = run / "models" / "final_model.zip"
+    config = str(run / "config.yaml")
+    # the checkpoint has reached train.total_timesteps: nothing to do, in place or elsewhere
+    assert main(["train", config, "--resume", str(model), "--set", "ppo.learning_rate=0.5"]) == 2
+    assert "nothing to do" in capsys.readouterr().err
+    new = tmp_path / "new"
+    argv = ["train", config, "--resume", str(model), "--run-dir", str(new)]
+    assert main(argv) == 2
+    assert "nothing to do" in capsys.readouterr().err
+    # the network cannot change: refused naming the keys
+    grow = ["--set", "train.total_timesteps=1000", "--set", "policy.features_dim=64"]
+    assert main([*argv, *grow, "--set", "policy.net_arch_vf=[16]"]) == 2
+    err = capsys.readouterr().err
+    assert "policy.features_dim is 32 in the checkpoint, 64 in the config" in err
+    assert "policy.net_arch_vf is [32] in the checkpoint, [16] in the config" in err
+    assert len(err.strip().splitlines()) == 1
+    assert _files(run) == before
+    assert not new.exists()
+
+
+def _last_scalar(run: Path, tag: str) -> float:
+    """The value of ``tag`` logged at the highest step, over all TensorBoard event files."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = []
+    for file in (run / "tensorboard").rglob("events.out.tfevents.*"):
+        acc = EventAccumulator(str(file))
+        acc.Reload()
+        if tag in acc.Tags()["scalars"]:
+            events += acc.Scalars(tag)
+    return max(events, key=lambda e: (e.step, e.wall_time)).value
+
+
+def test_resume_applies_ppo_overrides(smoke_run: Path, tmp_path: Path) -> None:
+    """learning_rate, clip_range (schedules), n_steps, n_epochs, gamma really change."""
+    from sb3_contrib import MaskablePPO
+
+    run = _copy_run(smoke_run, tmp_path)
+    model = run / "models" / "final_model.zip"
+    old_config = (run / "config.yaml").read_text()
+    changes = [
+        "train.total_timesteps=384",  # two rollouts: SB3 logs an update at the next one
+        "ppo.learning_rate=0.00123",
+        "ppo.clip_range=0.07",
+        "ppo.n_steps=32",
+        "ppo.batch_size=32",
+        "ppo.n_epochs=2",
+        "ppo.gamma=0.9",
+        "eval.final_episodes=0",
+        "eval.eval_freq=0",
+    ]
+    assert (
+        main(["train", str(run / "config.yaml"), "--resume", str(model), *with_set(changes)]) == 0
+    )
+    # learning rate and clip range as used in the updates after the resume (SB3's own logs)
+    assert _last_scalar(run, "train/learning_rate") == pytest.approx(0.00123)
+    assert _last_scalar(run, "train/clip_range") == pytest.approx(0.07)
+    final = MaskablePPO.load(run / "models" / "final_model.zip")
+    assert final.num_timesteps == 384  # 256 + two rollouts of 2 x 32
+    assert final.learning_rate == pytest.approx(0.00123)
+    assert final.lr_schedule(1.0) == pytest.approx(0.00123)
+    assert final.clip_range(1.0) == pytest.approx(0.07)
+    assert final.policy.optimizer.param_groups[0]["lr"] == pytest.approx(0.00123)
+    assert (final.n_steps, final.n_epochs, final.gamma) == (32, 2, 0.9)
+    assert final.rollout_buffer.buffer_size == 32
+    # the folder describes both parts: the config trained now, and the earlier one
+    config = load_config(run / "config.yaml")
+    assert config.ppo.learning_rate == pytest.approx(0.00123) and config.ppo.n_steps == 32
+    assert (run / "config.until-256.yaml").read_text() == old_config
+
+
+# ------------------------------------------------------------------ process state, totals
+
+
+def _tiny(tmp_path: Path, *extra: str) -> tuple[object, Path]:
+    config = load_config(
+        STREETS,
+        [*SMALL, "eval.eval_freq=0", "eval.final_episodes=0", "train.checkpoint_freq=0", *extra],
+    )
+    return config, tmp_path / "run"
+
+
+def test_train_puts_back_signal_handlers_and_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.train import train
+
+    def mine(signum: int, frame: object) -> None:
+        pass
+
+    threads = torch.get_num_threads()
+    other = 1 if threads > 1 else 2
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        signal.signal(signal.SIGINT, mine)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        config, run = _tiny(tmp_path, "train.total_timesteps=128", f"train.torch_threads={other}")
+        train(config, run_dir=run, argv=["test"])
+        assert signal.getsignal(signal.SIGINT) is mine
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+        assert torch.get_num_threads() == threads
+
+        inside = {}
+
+        def failing_learn(self: object, *args: object, **kwargs: object) -> None:
+            inside["threads"] = torch.get_num_threads()
+            inside["sigint"] = signal.getsignal(signal.SIGINT)
+            raise RuntimeError("boom")
+
+        monkeypatch.setattr(MaskablePPO, "learn", failing_learn)
+        with pytest.raises(RuntimeError, match="boom"):
+            train(config, run_dir=tmp_path / "run2", argv=["test"])
+        assert inside["threads"] == other and inside["sigint"] is not mine  # changed inside
+        assert signal.getsignal(signal.SIGINT) is mine
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+        assert torch.get_num_threads() == threads
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def test_total_rounded_up_to_whole_rollouts_and_bar_shows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """200 steps with rollouts of 2 x 64 = 128: SB3 trains 256; the run says so up front."""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    run = tmp_path / "run"
+    overrides = [*SMALL, "train.progress_bar=true", "train.total_timesteps=200"]
+    overrides += ["eval.eval_freq=0", "eval.final_episodes=0", "train.checkpoint_freq=0"]
+    assert main(["train", str(STREETS), "--run-dir", str(run), *with_set(overrides)]) == 0
+    out, err = capsys.readouterr()
+    assert "train.total_timesteps 200 rounded up to 256" in out
+    assert "256/256" in err and "/200" not in err
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["planned_timesteps"] == meta["timesteps"] == 256
+
+
+def test_ctrl_c_in_final_evaluation_keeps_model_and_prints_rerun(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import agents.evaluation as evaluation
+
+    real = evaluation.evaluate_agents
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluation, "evaluate_agents", interrupted)
+    run = tmp_path / "run"
+    overrides = [*SMALL, "train.total_timesteps=128", "eval.eval_freq=0", "seed=5"]
+    overrides += ["eval.final_episodes=2", "eval.baselines=[greedy]", "train.checkpoint_freq=0"]
+    assert main(["train", str(STREETS), "--run-dir", str(run), *with_set(overrides)]) == 130
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if "final evaluation interrupted" in line]
+    assert len(lines) == 1
+    command = shlex.split(lines[0].split("re-run the evaluation with: ", 1)[1])
+    model = run / "models" / "final_model.zip"
+    assert command == [
+        "fortythieves", "evaluate", str(model), "--episodes", "2", "--seed", "5",
+        "--baselines", "greedy", "--json", str(run / "final_evaluation.json"),
+    ]  # fmt: skip
+    assert model.is_file()
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["status"] == "completed" and meta["final_evaluation"] == "interrupted"
+    monkeypatch.setattr(evaluation, "evaluate_agents", real)
+    assert main(command[1:]) == 0
+    report = json.loads((run / "final_evaluation.json").read_text())
+    assert list(report["results"]) == ["ppo", "greedy"] and report["episodes"] == 2

@@ -1,0 +1,98 @@
+"""Checks that the files a command reads or writes are usable, before any long work starts.
+
+Each check only looks (``stat`` and ``os.access``): nothing is created or written, so a
+refused command leaves the disk as it was. A problem raises :class:`agents.config.ConfigError`
+whose one-line message names the argument and the path, e.g.
+``--json out/r.json/x.json: out/r.json is a file, not a folder``.
+
+``os.access`` is what the permission checks use, so they do not refuse anything to root;
+the type checks (a folder where a file is expected, a path under a regular file) always hold.
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from pathlib import Path
+
+from .config import ConfigError
+
+__all__ = ["check_readable_file", "check_writable_dir", "check_writable_file"]
+
+
+def _nearest_existing(path: Path) -> Path:
+    """``path`` or its closest ancestor that exists (``Path.exists`` is False under a file)."""
+    current = path
+    while not current.exists() and current.parent != current:
+        current = current.parent
+    return current
+
+
+def check_writable_dir(path: str | Path, what: str) -> None:
+    """Refuse unless ``path`` is a writable folder or could be created as one.
+
+    Args:
+        path: the folder.
+        what: the argument to name in the message, e.g. ``"--run-dir"``.
+
+    Raises:
+        ConfigError: ``path`` is not a folder, lies under a regular file, or its nearest
+            existing ancestor is not writable.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{what} {path}: is a file, not a folder")
+    existing = _nearest_existing(path)
+    if not existing.is_dir():
+        raise ConfigError(f"{what} {path}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"{what} {path}: folder {existing} is not writable")
+
+
+def check_writable_file(path: str | Path, what: str) -> None:
+    """Refuse unless ``path`` is a writable regular file or could be created as one.
+
+    Raises:
+        ConfigError: ``path`` is a folder or another non-regular file, is not writable, or
+            its folder could not be created (see :func:`check_writable_dir`).
+    """
+    path = Path(path)
+    if path.exists():
+        if path.is_dir():
+            raise ConfigError(f"{what} {path}: is a folder, not a file")
+        if not path.is_file():
+            raise ConfigError(f"{what} {path}: is not a regular file")
+        if not os.access(path, os.W_OK):
+            raise ConfigError(f"{what} {path}: the file is not writable")
+    existing = _nearest_existing(path.parent)
+    if not existing.is_dir():
+        raise ConfigError(f"{what} {path}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"{what} {path}: folder {existing} is not writable")
+
+
+def check_readable_file(path: str | Path, what: str, zip_archive: bool = False) -> None:
+    """Refuse unless ``path`` is a readable regular file (a readable zip archive if asked).
+
+    Raises:
+        ConfigError: ``path`` is missing, a folder, unreadable, or (``zip_archive``) not a
+            valid zip archive or one with a damaged member (CRC check of every member).
+    """
+    path = Path(path)
+    if not path.exists():
+        parent = _nearest_existing(path.parent)
+        if parent.exists() and not parent.is_dir():
+            raise ConfigError(f"{what} {path}: {parent} is a file, not a folder")
+        raise ConfigError(f"{what} {path}: no such file")
+    if path.is_dir():
+        raise ConfigError(f"{what} {path}: is a folder, not a file")
+    if not os.access(path, os.R_OK):
+        raise ConfigError(f"{what} {path}: the file is not readable")
+    if zip_archive:
+        try:
+            with zipfile.ZipFile(path) as archive:
+                damaged = archive.testzip()
+        except (OSError, zipfile.BadZipFile, ValueError) as exc:
+            raise ConfigError(f"{what} {path}: not a model zip file ({exc})") from None
+        if damaged is not None:
+            raise ConfigError(f"{what} {path}: damaged zip member {damaged!r}")
