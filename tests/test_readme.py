@@ -73,7 +73,7 @@ def test_rule_book_copy_matches_the_shared_one() -> None:
 # parser (its config loads), and the training and evaluation commands run on a tiny budget.
 
 _FENCE = re.compile(r"```(\w*)\n(.*?)```", flags=re.S)
-_COMMAND = re.compile(r"(?:\.venv/bin/)?fortythieves (\w+)(?: [^`\n&|]*)?")
+_COMMAND = re.compile(r"(?:\.venv/bin/)?fortythieves \w+ (?!\.\.\.)[^`\n&|]+")
 _PLACEHOLDERS = {"configs/<variant>.yaml": "configs/streets.yaml"}
 _RUN_WORDS = {"RUN", "RUN_OR_MODEL"}
 TINY = [
@@ -100,7 +100,8 @@ def _blocks(lang: str) -> list[str]:
 
 
 def _shown_commands() -> list[str]:
-    """Every ``fortythieves ...`` command line in code blocks and inline code, as shown."""
+    """Every ``fortythieves COMMAND ARGS`` line in code blocks and inline code, as shown (a
+    bare command name, an error message ``fortythieves evaluate: ...`` and ``...`` are not)."""
     spans = [body for _, body in _FENCE.findall(README)]
     spans += re.findall(r"`([^`\n]+)`", _FENCE.sub("", README))
     out = []
@@ -197,7 +198,8 @@ def test_readme_commands_parse_and_run(tmp_path: Path) -> None:
         elif args.command == "evaluate":
             assert trained
             argv = [w for w in argv if w != "--json" and not w.endswith(".json")]
-            argv[argv.index("--episodes") + 1 if "--episodes" in argv else len(argv) :] = (
-                ["1"] if "--episodes" in argv else ["--episodes", "1"]
-            )
+            if "--episodes" in argv:
+                argv[argv.index("--episodes") + 1] = "1"
+            else:
+                argv += ["--episodes", "1"]
             assert main(argv) == 0, command
