@@ -89,7 +89,7 @@ def test_face_down_top_card_is_refused() -> None:
     pos["face_down"][2] = 4
     with pytest.raises(InvalidPositionError, match=r"face_down\[2\] is 4"):
         FortyThievesEnv("NumberTen").reset(options={"state": pos})
-    pos = position("Indian", [["5H", "6C"], ["AS"]], face_down=[0, 1] + [0] * 8)
+    pos = position("Indian", [["6C", "5H"], ["AS"]], face_down=[0, 1] + [0] * 8)
     with pytest.raises(InvalidPositionError, match=r"face_down\[1\] is 1 but column 1 has 1 card"):
         FortyThievesEnv("Indian").reset(options={"state": pos})
 
