@@ -5,14 +5,28 @@ Everything here follows ``RULES.md``. A position lives in a mutable
 fixed tables and the functions over a state: :meth:`Rules.deal`,
 :meth:`Rules.legal_actions`, :meth:`Rules.apply`, :meth:`Rules.play`.
 
-Actions
--------
-The action layout (``n = 3 + 2*C + C*(C-1)*M`` actions: ``draw``, ``redeal``, ``w>f``,
-``w>tj``, ``ti>f``, ``ti>tjxN``) and the move notation live in :mod:`.actions`, with the
-index table and the formula; :attr:`Rules.codec` is the variant's codec. ``redeal`` exists in
+Action encoding
+---------------
+One variant with ``C`` columns and ``M`` = :attr:`VariantSpec.max_move` (13 with sequence
+moves, else 1) has ``n = 3 + 2*C + C*(C-1)*M`` actions:
+
+==========================================  =========================  =============
+action                                      move                       meaning
+==========================================  =========================  =============
+``0``                                       ``draw``                   deal from the stock
+``1``                                       ``redeal``                 waste back to the stock
+``2``                                       ``w>f``                    waste top to a foundation
+``3 + j``                                   ``w>tj``                   waste top onto column j
+``3 + C + i``                               ``ti>f``                   column i top to a foundation
+``3 + 2*C + (i*(C-1) + j')*M + (N-1)``      ``ti>tj`` / ``ti>tjxN``    N cards, column i to j
+==========================================  =========================  =============
+
+where ``j' = j if j < i else j - 1`` (a column never moves onto itself). ``redeal`` exists in
 every variant so the layout is the same formula everywhere; it is never legal where the
-variant has no redeals. Every method here that takes an action index refuses one outside
-``range(n)`` (or not an integer) with ``ValueError`` naming the index and the range.
+variant has no redeals. The formula, the decode table and the move notation are implemented
+once, in :mod:`.actions` (:attr:`Rules.codec`). Every method here that takes an action index
+refuses one outside ``range(n)`` (or not an integer) with ``ValueError`` naming the index
+and the range.
 
 Positions in the rule book's format are read and checked in :mod:`.positions`; what one
 player sees of a position is :mod:`.view`.
