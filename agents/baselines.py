@@ -10,10 +10,12 @@ the legal-action mask from ``env.unwrapped.action_masks()`` (``int8``, shape ``(
     (``seed``), so an evaluation is reproducible.
 
 ``greedy``
-    A one-step heuristic over the legal moves, reading the position with
-    ``env.unwrapped.get_state()`` and only what a player sees (face-down *counts*, never
-    face-down cards). Each legal move gets a score and the highest wins; ties go to the lowest
-    action index, so the agent is deterministic. Scores, highest first:
+    A one-step heuristic over the legal moves. It reads only what a player knows,
+    ``env.unwrapped.player_view()`` (:class:`fortythieves_env.view.PlayerView`: face-up
+    cards, face-down and stock *counts*), decodes actions with the variant's action codec
+    and judges builds with the engine's build table (``rules.build_table``). Each legal move
+    gets a score and the highest wins; ties go to the lowest action index, so the agent is
+    deterministic. Scores, highest first:
 
     ====  =====================================================================================
     100   a card to a foundation (+5 if it comes from a column and turns up a face-down card)
@@ -35,17 +37,25 @@ the legal-action mask from ``env.unwrapped.action_masks()`` (``int8``, shape ``(
 
 from __future__ import annotations
 
-import re
-from typing import Any, Protocol
+from typing import Protocol
 
 import gymnasium as gym
 import numpy as np
 
+from fortythieves_env.actions import (
+    COLUMN_TO_FOUNDATION,
+    DRAW,
+    REDEAL,
+    WASTE_TO_COLUMN,
+    WASTE_TO_FOUNDATION,
+)
+from fortythieves_env.cards import RANK
+from fortythieves_env.engine import Rules
+from fortythieves_env.view import PlayerView
+
 __all__ = ["BASELINES", "Agent", "GreedyAgent", "RandomAgent", "make_baseline", "move_score"]
 
-_RANKS = "A23456789TJQK"
-_RED = frozenset("DH")
-_MOVE = re.compile(r"^(w|t(\d+))>(f|t(\d+))(?:x(\d+))?$")
+_KING = 12  # RANK of a King
 
 
 class Agent(Protocol):
@@ -89,75 +99,51 @@ class RandomAgent:
         return int(self._rng.choice(legal_actions(env)))
 
 
-def _rank(card: str) -> int:
-    return _RANKS.index(card[0])
-
-
-def _builds(card: str, onto: str, build: str) -> bool:
-    """True if ``card`` may go onto ``onto`` under build rule ``build`` (a ``Build`` value)."""
-    if _rank(onto) != _rank(card) + 1:
-        return False
-    if build == "same_suit":
-        return card[1] == onto[1]
-    if build == "alternate_colour":
-        return (card[1] in _RED) != (onto[1] in _RED)
-    return card[1] != onto[1]  # other_suit
-
-
-def move_score(move: str, state: dict[str, Any], build: str) -> float:
-    """The greedy score of ``move`` (notation of RULES.md) in position ``state``.
+def move_score(action: int, view: PlayerView, rules: Rules) -> float:
+    """The greedy score of ``action`` in the position a player sees as ``view``.
 
     Args:
-        move: ``draw``, ``redeal``, ``w>f``, ``w>t3``, ``t2>f``, ``t3>t7`` or ``t2>t0x3``.
-        state: the position dict of ``env.unwrapped.get_state()``.
-        build: the variant's build rule value (``same_suit``, ``alternate_colour``,
-            ``other_suit``).
+        action: an action index of ``rules``' variant (legal or not: only scored).
+        view: the player's view of the position (:func:`fortythieves_env.view.player_view`).
+        rules: the variant's rules: its action codec and build table.
 
     Raises:
-        ValueError: ``move`` is not in the move notation.
+        ValueError: ``action`` is not an action index of the variant.
     """
-    if move == "draw":
+    kind, src, dst, n = rules.decode(action)
+    if kind == DRAW:
         return 10.0
-    if move == "redeal":
+    if kind == REDEAL:
         return 8.0
-    match = _MOVE.match(move)
-    if match is None:
-        raise ValueError(f"not a move: {move!r}")
-    src_col = int(match.group(2)) if match.group(2) is not None else None
-    to_foundation = match.group(3) == "f"
-    dst_col = int(match.group(4)) if match.group(4) is not None else None
-    count = int(match.group(5) or 1)
-    tableau: list[list[str]] = state["tableau"]
-    face_down: list[int] = state["face_down"]
-
-    if src_col is None:  # from the waste
-        if to_foundation:
-            return 100.0
-        assert dst_col is not None
-        if tableau[dst_col]:
+    if kind == WASTE_TO_FOUNDATION:
+        return 100.0
+    tableau = view.tableau  # face-up cards only
+    if kind == WASTE_TO_COLUMN:
+        if tableau[dst]:
             return 60.0
-        return 25.0 if state["waste"] and state["waste"][-1][0] == "K" else 5.0
-
-    column = tableau[src_col]
-    start = len(column) - count  # index of the first moved card
-    reveals = start > 0 and start - 1 < face_down[src_col]
-    empties = start == 0
-    if to_foundation:
+        return 25.0 if view.waste and RANK[view.waste[-1]] == _KING else 5.0
+    column = tableau[src]
+    start = len(column) - n  # index (among the face-up cards) of the first moved card
+    reveals = start == 0 and view.face_down[src] > 0
+    empties = start == 0 and view.face_down[src] == 0
+    if kind == COLUMN_TO_FOUNDATION:
         return 105.0 if reveals else 100.0
-    assert dst_col is not None
-    dst_empty = not tableau[dst_col]
+    dst_empty = not tableau[dst]
     if reveals:
         return 80.0
     if empties:
         return -1.0 if dst_empty else 70.0
-    beneath_is_build = _builds(column[start], column[start - 1], build)
-    if beneath_is_build:
+    if rules.build_table[column[start - 1]][column[start]]:  # already built on its card
         return -1.0
     return 3.0 if dst_empty else 40.0
 
 
 class GreedyAgent:
-    """The documented one-step heuristic of this module (deterministic)."""
+    """The documented one-step heuristic of this module (deterministic).
+
+    It reads ``env.unwrapped.player_view()`` and ``env.unwrapped.rules`` only, never the
+    full position (so never a face-down card or the stock's order).
+    """
 
     def __init__(self, seed: int = 0) -> None:
         self.name = "greedy"
@@ -169,13 +155,13 @@ class GreedyAgent:
         """The legal action with the highest :func:`move_score`, lowest index on ties."""
         base = env.unwrapped
         legal = legal_actions(env)
-        state = base.get_state()  # type: ignore[attr-defined]
-        build = str(getattr(base.variant.build, "value", base.variant.build))  # type: ignore[attr-defined]
+        view = base.player_view()  # type: ignore[attr-defined]
+        rules = base.rules  # type: ignore[attr-defined]
         best, best_score = int(legal[0]), -np.inf
-        for action in legal:
-            score = move_score(base.action_to_move(int(action)), state, build)  # type: ignore[attr-defined]
+        for action in legal.tolist():
+            score = move_score(action, view, rules)
             if score > best_score:
-                best, best_score = int(action), score
+                best, best_score = action, score
         return best
 
 

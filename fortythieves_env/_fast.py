@@ -15,7 +15,7 @@ indices                    meaning
 =========================  =================================================================
 ``0 .. C*V-1``             column i's cards (face down ones included), bottom to top, at
                            ``i*V ..``; unused slots hold 0. A reachable column never holds
-                           more than ``V`` cards (see :meth:`Rules.from_position`).
+                           more than ``V`` cards (see :mod:`.positions`, condition 6).
 ``len0 .. len0+C-1``       cards in each column (``len0 = C*V``)
 ``fd0 .. fd0+C-1``         face-down cards at the bottom of each column (``fd0 = len0 + C``)
 ``stock0 .. stock0+S-1``   the stock, bottom to top (``stock0 = fd0 + C``)
@@ -28,8 +28,8 @@ indices                    meaning
 Table array (``int32``): a header of :data:`N_HEADER` constants (named ``H_*`` below: sizes
 and the offsets above, plus where the observation's parts start), then the build rule's
 ``accepts[top * 53 + card]`` (0/1, 53*53 entries; top 0 is an empty column), then the action
-decode table, 4 entries per action: kind, source column, destination column, cards (as
-:meth:`Rules.decode`).
+decode table of :class:`~fortythieves_env.actions.ActionCodec`, 4 entries per action: kind,
+source column, destination column, cards.
 """
 
 from __future__ import annotations
@@ -39,16 +39,16 @@ from functools import cache
 import numpy as np
 from numba import njit
 
-from .engine import (
+from .actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
     DRAW,
     REDEAL,
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
-    GameState,
-    rules_for,
+    codec_for,
 )
+from .engine import GameState, rules_for
 from .observation import ObservationLayout
 from .variants import VariantSpec
 
@@ -100,8 +100,10 @@ class FastTables:
         self.found0 = self.waste0 + s
         self.scal0 = self.found0 + 8
         self.state_size = self.scal0 + 4
-        accepts = np.array(rules._accepts, dtype=np.int32).reshape(-1)
-        decode = np.array(rules._decode, dtype=np.int32).reshape(-1)
+        accepts = np.array(rules.build_table, dtype=np.int32).reshape(-1)
+        # the codec's decode table; the kernels' index arithmetic follows the same formula
+        # (:mod:`.actions`), and the backend tests compare every mask with the engine's
+        decode = np.array(codec_for(spec).table, dtype=np.int32).reshape(-1)
         header = [0] * N_HEADER
         header[H_C], header[H_V], header[H_M] = c, v, spec.max_move
         header[H_NACT], header[H_DEAL], header[H_S] = rules.n_actions, spec.deal_count, s

@@ -23,7 +23,13 @@ action                                      move                       meaning
 
 where ``j' = j if j < i else j - 1`` (a column never moves onto itself). ``redeal`` exists in
 every variant so the layout is the same formula everywhere; it is never legal where the
-variant has no redeals.
+variant has no redeals. The formula, the decode table and the move notation are implemented
+once, in :mod:`.actions` (:attr:`Rules.codec`). Every method here that takes an action index
+refuses one outside ``range(n)`` (or not an integer) with ``ValueError`` naming the index
+and the range.
+
+Positions in the rule book's format are read and checked in :mod:`.positions`; what one
+player sees of a position is :mod:`.view`.
 
 Decisions where the rule book is silent (each has a test in ``tests/test_rules.py``):
 
@@ -43,30 +49,42 @@ Decisions where the rule book is silent (each has a test in ``tests/test_rules.p
 from __future__ import annotations
 
 import functools
-import numbers
-import operator
-import re
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .cards import CARD_NAMES, RANK, RED, SUIT, card_code, card_name
+from .actions import (
+    COLUMN_TO_COLUMN,
+    COLUMN_TO_FOUNDATION,
+    DRAW,
+    REDEAL,
+    WASTE_TO_COLUMN,
+    WASTE_TO_FOUNDATION,
+    ActionCodec,
+    Move,
+    codec_for,
+)
+from .cards import CARD_NAMES, RANK, RED, SUIT
 from .variants import Build, VariantSpec, get_variant
 
-DRAW, REDEAL, WASTE_TO_FOUNDATION, WASTE_TO_COLUMN, COLUMN_TO_FOUNDATION, COLUMN_TO_COLUMN = range(
-    6
-)
-"""Kinds of move, the first field of :meth:`Rules.decode`."""
+__all__ = [
+    "COLUMN_TO_COLUMN",
+    "COLUMN_TO_FOUNDATION",
+    "DRAW",
+    "N_CARDS",
+    "REDEAL",
+    "WASTE_TO_COLUMN",
+    "WASTE_TO_FOUNDATION",
+    "GameState",
+    "IllegalMoveError",
+    "InvalidPositionError",
+    "Rules",
+    "rules_for",
+]
 
 N_CARDS = 104
-POSITION_KEYS = ("variant", "tableau", "face_down", "stock", "waste", "foundations", "redeals_left")
-
-
-def _is_int(x: object) -> bool:
-    return isinstance(x, numbers.Integral) and not isinstance(x, bool | np.bool_)
 
 
 class IllegalMoveError(ValueError):
@@ -113,12 +131,6 @@ class GameState:
         )
 
 
-_NUM = r"(0|[1-9][0-9]*)"
-_MOVE_RE = re.compile(
-    rf"(?:(draw)|(redeal)|(?:w|t{_NUM})>(?:(f)|t{_NUM})(?:x([2-9]|[1-9][0-9]+))?)", re.ASCII
-)
-
-
 def _accepts_table(build: Build) -> list[list[bool]]:
     """``table[top][card]``: may ``card`` go onto column top ``top`` (0 = empty column)?"""
     table = [[card != 0 for card in range(53)]]
@@ -138,10 +150,20 @@ def _accepts_table(build: Build) -> list[list[bool]]:
 
 
 class Rules:
-    """The rules of one variant: move encoding, deal, legal moves, effects, positions.
+    """The rules of one variant: deal, legal moves, effects, and the action codec.
 
     Args:
         variant: a variant id from :data:`~fortythieves_env.VARIANTS` or a :class:`VariantSpec`.
+
+    Attributes:
+        spec: the variant.
+        codec: the variant's :class:`~fortythieves_env.actions.ActionCodec` (action layout
+            and move notation).
+        n_actions: number of actions.
+        build_table: ``build_table[top][card]`` (``top`` and ``card`` are card codes, ``top``
+            0 for an empty column): may ``card`` go onto column top ``top`` by the variant's
+            build rule (RULES.md, common rules 4 and 5)? Also what makes a sequence: each card
+            of one goes onto the card beneath it. Read only.
 
     Raises:
         ValueError: unknown variant id.
@@ -150,24 +172,20 @@ class Rules:
     def __init__(self, variant: str | VariantSpec) -> None:
         spec = get_variant(variant)
         self.spec = spec
-        self.n_columns = c = spec.n_columns
-        self.max_move = m = spec.max_move
-        self.n_actions = 3 + 2 * c + c * (c - 1) * m
-        self._accepts = accepts = _accepts_table(spec.build)
+        self.codec: ActionCodec = codec_for(spec)
+        self.n_columns = spec.n_columns
+        self.max_move = spec.max_move
+        self.n_actions = self.codec.n_actions
+        self.build_table = accepts = _accepts_table(spec.build)
+        self._accepts = accepts  # the same table, for the hot paths below
         # _fits_under[top]: the cards that may go onto column top ``top`` (1 to 3 of them).
         self._fits_under = [[]] + [
             [card for card in range(1, 53) if accepts[top][card]] for top in range(1, 53)
         ]
-        decode: list[tuple[int, int, int, int]] = [(DRAW, -1, -1, 0), (REDEAL, -1, -1, 0)]
-        decode.append((WASTE_TO_FOUNDATION, -1, -1, 1))
-        decode.extend((WASTE_TO_COLUMN, -1, j, 1) for j in range(c))
-        decode.extend((COLUMN_TO_FOUNDATION, i, -1, 1) for i in range(c))
-        for i in range(c):
-            for j in range(c):
-                if j != i:
-                    decode.extend((COLUMN_TO_COLUMN, i, j, n) for n in range(1, m + 1))
-        assert len(decode) == self.n_actions
-        self._decode = decode
+        self._decode = self.codec.table  # unchecked decode, for callers that checked the index
+        self._a_draw = self.codec.encode(DRAW)
+        self._a_redeal = self.codec.encode(REDEAL)
+        self._a_waste_to_foundation = self.codec.encode(WASTE_TO_FOUNDATION)
 
     def __reduce__(self) -> tuple[Callable[[VariantSpec], Rules], tuple[VariantSpec]]:
         # The tables follow from the spec: pickle (and deepcopy) only the spec, and share
@@ -175,31 +193,22 @@ class Rules:
         return (rules_for, (self.spec,))
 
     # ------------------------------------------------------------------ encoding
-    def decode(self, action: int) -> tuple[int, int, int, int]:
-        """Return ``(kind, source column, destination column, cards)`` of an action.
+    def decode(self, action: int) -> Move:
+        """Return the :class:`~fortythieves_env.actions.Move` ``(kind, source, destination,
+        cards)`` of an action; columns are -1 where they do not apply.
 
-        Columns are -1 where they do not apply. Raises ``IndexError`` out of range.
+        Raises:
+            ValueError: ``action`` is not an integer in ``range(n_actions)``.
         """
-        return self._decode[action]
+        return self.codec.decode(action)
 
     def action_to_move(self, action: int) -> str:
         """Return the rule book's move notation for ``action``, e.g. ``"t2>t0x3"``.
 
         Raises:
-            ValueError: ``action`` is not in ``range(n_actions)``.
+            ValueError: ``action`` is not an integer in ``range(n_actions)``.
         """
-        if isinstance(action, bool | np.bool_) or not isinstance(action, numbers.Integral):
-            raise ValueError(f"an action is an integer, got {action!r}")
-        if not 0 <= action < self.n_actions:
-            raise ValueError(f"action {action} is outside 0..{self.n_actions - 1}")
-        kind, src, dst, n = self._decode[action]
-        if kind == DRAW:
-            return "draw"
-        if kind == REDEAL:
-            return "redeal"
-        left = "w" if kind in (WASTE_TO_FOUNDATION, WASTE_TO_COLUMN) else f"t{src}"
-        right = "f" if kind in (WASTE_TO_FOUNDATION, COLUMN_TO_FOUNDATION) else f"t{dst}"
-        return f"{left}>{right}" + (f"x{n}" if n > 1 else "")
+        return self.codec.to_move(action)
 
     def move_to_action(self, move: str) -> int:
         """Return the action for a move in the rule book's notation (``"draw"``, ``"w>f"``,
@@ -211,40 +220,7 @@ class Rules:
                 variant does not have. Whether the move is legal now is a separate question
                 (see :meth:`legal_actions`).
         """
-        m = _MOVE_RE.fullmatch(move) if isinstance(move, str) else None
-        if m is None:
-            raise ValueError(
-                f"{move!r} is not a move: write 'draw', 'redeal', or SRC>DST[xN] with SRC 'w' or "
-                "'tK' and DST 'f' or 'tK', N >= 2 cards (one card has no xN), e.g. 'w>f', "
-                "'t3>t7', 't2>t0x3'"
-            )
-        draw, redeal, src, found, dst, count = m.groups()
-        if draw:
-            return 0
-        if redeal:
-            return 1
-        c = self.n_columns
-        for col in (src, dst):
-            if col is not None and int(col) >= c:
-                raise ValueError(
-                    f"move {move!r}: column {col} does not exist (columns t0..t{c - 1})"
-                )
-        n = int(count) if count is not None else 1
-        if count is not None and (src is None or found):
-            raise ValueError(f"move {move!r}: a card count 'xN' is only for column-to-column moves")
-        if not 1 <= n <= self.max_move:
-            raise ValueError(
-                f"move {move!r}: {self.spec.name} moves 1..{self.max_move} card(s) at a time"
-            )
-        if src is None:
-            return 2 if found else 3 + int(dst)
-        i = int(src)
-        if found:
-            return 3 + c + i
-        j = int(dst)
-        if i == j:
-            raise ValueError(f"move {move!r}: a column cannot move onto itself")
-        return 3 + 2 * c + (i * (c - 1) + (j if j < i else j - 1)) * self.max_move + n - 1
+        return self.codec.from_move(move)
 
     # ------------------------------------------------------------------ play
     def deal(self, rng: np.random.Generator) -> GameState:
@@ -297,8 +273,11 @@ class Rules:
         """
         acts: list[int] = []
         append = acts.append
-        c = self.n_columns
         m = self.max_move
+        codec = self.codec
+        waste_to_column = codec.waste_to_column
+        column_to_foundation = codec.column_to_foundation
+        column_to_column = codec.column_to_column
         tableau = state.tableau
         found = state.foundations
         fits = self._fits_under
@@ -320,35 +299,33 @@ class Rules:
                 tops.append(0)
                 empty.append(j)
         if state.stock:
-            append(0)
+            append(self._a_draw)
         elif state.redeals_left and state.waste:
-            append(1)
+            append(self._a_redeal)
         if state.waste:
             w = state.waste[-1]
             s2, r = 2 * SUIT[w], RANK[w]
             if found[s2] == r or found[s2 + 1] == r:
-                append(2)
+                append(self._a_waste_to_foundation)
             for j in dest_for.get(w, ()):
-                append(3 + j)
+                append(waste_to_column[j])
             for j in empty:
-                append(3 + j)
-        to_found = 3 + c
-        stride = (c - 1) * m
+                append(waste_to_column[j])
         accepts = self._accepts
-        for i in range(c):
-            t = tops[i]
+        for i, t in enumerate(tops):
             if not t:
                 continue
             s2, r = 2 * SUIT[t], RANK[t]
             if found[s2] == r or found[s2 + 1] == r:
-                append(to_found + i)
-            base = 3 + 2 * c + i * stride
+                append(column_to_foundation[i])
+            # ``to_column[j]`` is ``ti>tj``; ``ti>tjxN`` is ``to_column[j] + N - 1``.
+            to_column = column_to_column[i]
             # A column's own top never takes a card of its own sequence, so j != i below.
             if m == 1:
                 for j in dest_for.get(t, ()):
-                    append(base + j - (j > i))
+                    append(to_column[j])
                 for j in empty:
-                    append(base + j - (j > i))
+                    append(to_column[j])
                 continue
             col = tableau[i]
             k = len(col) - 1
@@ -360,9 +337,9 @@ class Rules:
                 js = dest_for.get(col[-n])
                 if js:
                     for j in js:
-                        append(base + (j - (j > i)) * m + n - 1)
+                        append(to_column[j] + n - 1)
             for j in empty:
-                off = base + (j - (j > i)) * m
+                off = to_column[j]
                 acts.extend(range(off, off + length))
         return acts
 
@@ -375,7 +352,17 @@ class Rules:
 
         Use :meth:`play` for a checked move. Returns the number of cards that reached a
         foundation (0 or 1). A face-down card left on top of a column turns face up.
+
+        Raises:
+            ValueError: ``action`` is not an integer in ``range(n_actions)`` (the index is
+                checked, the move's legality is not).
         """
+        if type(action) is not int or not 0 <= action < self.n_actions:
+            action = self.codec.check(action)
+        return self._apply(state, action)
+
+    def _apply(self, state: GameState, action: int) -> int:
+        """:meth:`apply` for an action index already checked (the environment's step)."""
         kind, src, dst, n = self._decode[action]
         if kind == COLUMN_TO_COLUMN:
             col = state.tableau[src]
@@ -419,12 +406,20 @@ class Rules:
         return 1
 
     def is_legal(self, state: GameState, action: int) -> bool:
-        """True if ``action`` (in range) is legal in ``state``."""
+        """True if ``action`` is legal in ``state``.
+
+        Raises:
+            ValueError: ``action`` is not an integer in ``range(n_actions)``.
+        """
         return not self.why_illegal(state, action)
 
     def why_illegal(self, state: GameState, action: int) -> str:
-        """Return why ``action`` is illegal in ``state``, or ``""`` if it is legal."""
-        kind, src, dst, n = self._decode[action]
+        """Return why ``action`` is illegal in ``state``, or ``""`` if it is legal.
+
+        Raises:
+            ValueError: ``action`` is not an integer in ``range(n_actions)``.
+        """
+        kind, src, dst, n = self.codec.decode(action)
         if kind == DRAW:
             return "" if state.stock else "the stock is empty"
         if kind == REDEAL:
@@ -472,193 +467,30 @@ class Rules:
             IllegalMoveError: the move is not legal here; the message names the move and why.
             ValueError: the move is malformed or the action out of range.
         """
-        if isinstance(move, str):
-            action = self.move_to_action(move)
-        elif isinstance(move, bool):
-            raise ValueError(f"a move is a string or an integer action, got {move!r}")
-        else:
-            try:
-                action = operator.index(move)
-            except TypeError:
-                raise ValueError(f"a move is a string or an integer action, got {move!r}") from None
-        if not 0 <= action < self.n_actions:
-            raise ValueError(f"action {action} is outside 0..{self.n_actions - 1}")
+        action = self.move_to_action(move) if isinstance(move, str) else self.codec.check(move)
         reason = self.why_illegal(state, action)
         if reason:
             raise IllegalMoveError(f"illegal move {self.action_to_move(action)!r}: {reason}")
-        return self.apply(state, action)
+        return self._apply(state, action)
 
     # ------------------------------------------------------------------ positions
     def to_position(self, state: GameState) -> dict[str, Any]:
-        """Return ``state`` in the rule book's public position format (a JSON-friendly dict)."""
-        return {
-            "variant": self.spec.id,
-            "tableau": [[CARD_NAMES[c] for c in col] for col in state.tableau],
-            "face_down": list(state.face_down),
-            "stock": [CARD_NAMES[c] for c in state.stock],
-            "waste": [CARD_NAMES[c] for c in state.waste],
-            "foundations": [
-                [CARD_NAMES[(k // 2) * 13 + r + 1] for r in range(h)]
-                for k, h in enumerate(state.foundations)
-            ],
-            "redeals_left": state.redeals_left,
-        }
+        """Return ``state`` in the rule book's position format; see
+        :func:`fortythieves_env.positions.to_position`."""
+        from .positions import to_position
+
+        return to_position(self, state)
 
     def from_position(self, position: Mapping[str, Any]) -> GameState:
-        """Build a state from a position in the rule book's format, after checking it.
-
-        Foundation piles may be listed in any order; each must be one suit from the Ace up.
+        """Build a state from a rule-book position after checking it; see
+        :func:`fortythieves_env.positions.from_position` (every condition checked).
 
         Raises:
-            InvalidPositionError: what is wrong, e.g. a missing or unknown key, a variant
-                mismatch, a wrong number of columns or cards, an unknown card, a card more
-                than twice, a face-down count too big, a column longer than the observation
-                holds, a foundation pile out of order, too many redeals left.
+            InvalidPositionError: what is wrong with the position.
         """
-        spec = self.spec
-        c = self.n_columns
+        from .positions import from_position
 
-        def fail(msg: str) -> InvalidPositionError:
-            return InvalidPositionError(f"invalid {spec.id} position: {msg}")
-
-        if not isinstance(position, Mapping):
-            raise fail(
-                f"expected a dict with keys {list(POSITION_KEYS)}, got {type(position).__name__}"
-            )
-        missing = [k for k in POSITION_KEYS if k not in position]
-        unknown = [k for k in position if k not in POSITION_KEYS]
-        if missing or unknown:
-            raise fail(
-                "; ".join(
-                    part
-                    for part in (
-                        f"missing keys {missing}" if missing else "",
-                        f"unknown keys {unknown}" if unknown else "",
-                    )
-                    if part
-                )
-                + f" (a position has the keys {list(POSITION_KEYS)})"
-            )
-        if not isinstance(position["variant"], str) or position["variant"] != spec.id:
-            raise fail(
-                f"the position is for variant {position['variant']!r}, this game is {spec.id!r}"
-            )
-
-        def cards(value: Any, where: str) -> list[int]:
-            if isinstance(value, str) or not isinstance(value, Sequence):
-                raise fail(f"{where} must be a list of cards, got {value!r}")
-            out = []
-            for k, name in enumerate(value):
-                try:
-                    out.append(card_code(name))
-                except ValueError as err:
-                    raise fail(f"{where}[{k}]: {err}") from None
-            return out
-
-        tab = position["tableau"]
-        if isinstance(tab, str) or not isinstance(tab, Sequence) or len(tab) != c:
-            raise fail(f"tableau must be a list of {c} columns")
-        tableau = [cards(col, f"tableau[{i}]") for i, col in enumerate(tab)]
-        fds = position["face_down"]
-        if (
-            isinstance(fds, str)
-            or not isinstance(fds, Sequence)
-            or len(fds) != c
-            or not all(_is_int(x) for x in fds)
-        ):
-            raise fail(f"face_down must be a list of {c} integers, got {fds!r}")
-        fds = [int(x) for x in fds]
-        stock = cards(position["stock"], "stock")
-        waste = cards(position["waste"], "waste")
-        piles = position["foundations"]
-        if isinstance(piles, str) or not isinstance(piles, Sequence) or len(piles) != 8:
-            raise fail("foundations must be a list of 8 piles")
-        heights: list[list[int]] = [[] for _ in range(4)]
-        outside: list[int] = [x for col in tableau for x in col] + stock + waste
-        all_cards = outside[:]
-        for k, pile in enumerate(piles):
-            pile_cards = cards(pile, f"foundations[{k}]")
-            if not pile_cards:
-                continue
-            suit = SUIT[pile_cards[0]]
-            for r, code in enumerate(pile_cards):
-                if SUIT[code] != suit or RANK[code] != r:
-                    raise fail(
-                        f"foundations[{k}] must run from the Ace up in one suit, but card {r} "
-                        f"is {CARD_NAMES[code]}"
-                    )
-            heights[suit].append(len(pile_cards))
-            all_cards.extend(pile_cards)
-        counts = Counter(all_cards)
-        over = sorted(code for code, n in counts.items() if n > 2)
-        if over:
-            raise fail(
-                "every card is in the game exactly twice, but "
-                + ", ".join(f"{card_name(x)} appears {counts[x]} times" for x in over)
-            )
-        if len(all_cards) != N_CARDS:
-            lacking = [card_name(x) for x in range(1, 53) for _ in range(2 - counts.get(x, 0))]
-            raise fail(
-                f"the position has {len(all_cards)} cards, not {N_CARDS}; missing: "
-                + ", ".join(lacking)
-            )
-        # Whole-position counts first, then each column and pile.
-        for i, (col, fd) in enumerate(zip(tableau, fds, strict=False)):
-            if fd < 0 or fd > spec.face_down:
-                raise fail(
-                    f"face_down[{i}] is {fd}; {spec.name} deals {spec.face_down} face-down "
-                    "card(s) per column"
-                )
-            if col and fd >= len(col):
-                raise fail(
-                    f"face_down[{i}] is {fd} but column {i} has {len(col)} card(s): its top "
-                    "card is always face up"
-                )
-            if not col and fd:
-                raise fail(f"face_down[{i}] is {fd} but column {i} is empty")
-            # Cards only ever join a column by the build rule, onto its top; so a reachable
-            # column is at most ``cards_per_column`` dealt cards whose last one starts a
-            # built run (or, once emptied, a run alone). This also bounds the face-up cards
-            # by ``max_visible``, the slots the observation has for a column.
-            run = 1
-            while run < len(col) and self._accepts[col[-run - 1]][col[-run]]:
-                run += 1
-            if col and len(col) - run > spec.cards_per_column - 1:
-                raise fail(
-                    f"column {i} cannot be reached: it has {len(col)} cards but only the last "
-                    f"{run} are built down by the {spec.build.value.replace('_', ' ')} rule; "
-                    f"a column holds at most the {spec.cards_per_column} dealt to it with a "
-                    "run built on the last of them"
-                )
-        if len(stock) + len(waste) > spec.stock_size:
-            raise fail(
-                f"stock and waste hold {len(stock) + len(waste)} cards; {spec.name} has only "
-                f"{spec.stock_size} cards outside the tableau"
-            )
-        if spec.aces_on_foundations:
-            loose = sorted({card_name(x) for x in outside if RANK[x] == 0})
-            if loose:
-                raise fail(
-                    f"{spec.name} starts with the 8 Aces on the foundations, but "
-                    + ", ".join(loose)
-                    + " is not on a foundation"
-                )
-        redeals = position["redeals_left"]
-        if not _is_int(redeals) or not 0 <= redeals <= spec.redeals:
-            raise fail(f"redeals_left must be an integer 0..{spec.redeals}, got {redeals!r}")
-        foundations = []
-        for hs in heights:
-            hs = [*sorted(hs, reverse=True), 0, 0]
-            foundations.extend(hs[:2])
-        return GameState(
-            tableau=tableau,
-            face_down=list(fds),
-            stock=stock,
-            waste=waste,
-            foundations=foundations,
-            redeals_left=int(redeals),
-            foundation_cards=sum(foundations),
-        )
+        return from_position(self, position)
 
 
 @functools.cache

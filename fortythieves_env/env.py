@@ -10,20 +10,13 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION
 from .cards import CARD_NAMES, SUITS
-from .engine import (
-    COLUMN_TO_COLUMN,
-    DRAW,
-    REDEAL,
-    WASTE_TO_COLUMN,
-    WASTE_TO_FOUNDATION,
-    GameState,
-    IllegalMoveError,
-    InvalidPositionError,
-    rules_for,
-)
+from .engine import GameState, IllegalMoveError, InvalidPositionError, rules_for
 from .observation import ObservationLayout
+from .positions import checked_copy
 from .variants import VariantSpec, get_variant
+from .view import PlayerView, player_view
 
 _fast: Any = None
 """The module :mod:`._fast`, imported with the first numba env (numba takes ~0.4 s to import)."""
@@ -84,6 +77,19 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     ``reset(seed=n)`` gives the same deal in every process; or any valid position passed as
     ``reset(options={"state": position})`` in the rule book's position format.
 
+    Every way a position gets in goes through one load path, the same on both backends:
+    ``reset(options={"state": position})``, assigning ``env.state = game_state``, unpickling
+    and ``copy.deepcopy``. Each copies the position (the environment never shares a
+    :class:`~fortythieves_env.GameState` with its caller) and rewrites the observation and
+    the action mask from it. ``reset`` and the ``state`` setter check the position
+    (:mod:`fortythieves_env.positions`) and restart the environment's own no-progress count;
+    the setter, unlike ``reset``, also takes a finished game (its next step is
+    ``terminated``) and leaves the random generator alone. Gymnasium's ``TimeLimit`` wrapper
+    restarts its step count only on ``reset``: to start an episode from a position, use
+    ``reset(options={"state": ...})``. A pickled or deep-copied environment is an exact,
+    independent clone of the original at that moment: same position, observation, mask,
+    no-progress count and random generator; stepping one never changes the other.
+
     ## Rewards
     ``reward_per_card`` (default 1.0) for each card that reaches a foundation; ``win_bonus``
     (default 10.0) on top when the last card does; ``-illegal_action_penalty`` (default 0.1)
@@ -100,7 +106,12 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
       foundation, nor deal or redeal, nor turn up a face-down card. In the alternate-colour,
       any-other-suit and sequence variants a card can always shuttle between two columns,
       so a game with nothing left to do rarely runs out of legal moves; this ends it early.
-      Off by default (the rule book's game); the training configs turn it on.
+      Off by default (the rule book's game); the training configs turn it on. This
+      truncation is never set on a step that terminates.
+    - Both on one step: when the game ends (won, or no move left) on the very step that
+      reaches ``max_episode_steps``, the step returns ``terminated=True`` and
+      ``truncated=True``, as Gymnasium's ``TimeLimit`` does. ``terminated`` is the one to
+      trust for the value of the last state (no bootstrapping after it).
 
     ## Information
     ``reset`` and ``step`` return an ``info`` dict with:
@@ -138,9 +149,10 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
       position in a packed array and steps it with one compiled call
       (:mod:`fortythieves_env._fast`), 2-4x faster per step. The first numba env in a
       process loads the compiled code from numba's on-disk cache (about half a second), or
-      compiles it once (a few seconds) when there is no cache. With ``"numba"``,
-      ``env.state`` is a snapshot :class:`~fortythieves_env.GameState` built on each read:
-      changing it does not change the game (assign ``env.state = s`` to load one).
+      compiles it once (a few seconds) when there is no cache. On both backends
+      ``env.state`` is a snapshot :class:`~fortythieves_env.GameState` made on each read:
+      changing it does not change the game (assign ``env.state = s`` to load one; see
+      Starting State).
 
     ## Version History
     - v0: initial release.
@@ -199,44 +211,47 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         self.observation_space = spaces.Box(
             low=0, high=self.layout.high(spec), shape=(self.layout.size,), dtype=np.uint8
         )
-        self._obs = np.zeros(self.layout.size, dtype=np.uint8)
-        self._mask = np.zeros(self.rules.n_actions, dtype=np.int8)
-        self._legal: list[int] = []  # python backend: the legal actions
-        self._n_legal = 0  # numba backend: how many legal actions
-        self._state: GameState | None = None  # python backend: the position
-        self._st: np.ndarray | None = None  # numba backend: the position, packed
-        self._fast_tables = _load_fast().tables_for(spec) if backend == "numba" else None
+        self._init_buffers()
 
     @property
     def state(self) -> GameState | None:
-        """The current position (``None`` before ``reset``).
+        """The current position, a new independent :class:`GameState` on each read (``None``
+        before ``reset``). Changing it does not change the game.
 
-        With ``backend="numba"`` a new :class:`GameState` built from the packed arrays on
-        each read (a snapshot: changing it does not change the game).
+        Assigning loads a position (see Starting State in the class docstring): the
+        environment keeps a copy, the observation and the mask follow it, and the
+        no-progress count restarts; a finished game is accepted. Assigning ``None`` clears
+        the game (as before the first ``reset``). ``TimeLimit``'s step count restarts only
+        on ``reset``.
+
+        Raises:
+            InvalidPositionError: (on assignment) the state is not a position this variant
+                can reach (:func:`fortythieves_env.positions.from_position` says which rule
+                it breaks); nothing changes then.
         """
-        if self._fast_tables is None:
-            return self._state
-        return None if self._st is None else self._fast_tables.unpack(self._st)
+        return None if self._no_game() else self._current().copy()
 
     @state.setter
     def state(self, state: GameState | None) -> None:
-        if self._fast_tables is None:
-            self._state = state
-        elif state is None:
-            self._st = None
-        else:  # load it: observation and mask follow
-            self._st = self._fast_tables.pack(state)
-            self._n_legal = _fast.refresh(self._st, self._fast_tables.table, self._obs, self._mask)
+        self._load(None if state is None else checked_copy(self.rules, state))
 
     def __getstate__(self) -> dict[str, Any]:
         d = self.__dict__.copy()
-        d["_fast_tables"] = None  # shared read-only tables: rebuilt, not pickled
+        # Only the position is pickled; the buffers are rebuilt from it by ``_load``, and
+        # the variant's shared read-only tables are looked up again.
+        for key in ("_fast_tables", "_obs", "_mask", "_legal", "_n_legal", "_state", "_st"):
+            del d[key]
+        d["_position"] = None if self._no_game() else self._current().copy()
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
+        d = dict(d)
+        position = d.pop("_position")
+        idle = d["_idle"]
         self.__dict__.update(d)
-        if self.backend == "numba":
-            self._fast_tables = _load_fast().tables_for(self.variant)
+        self._init_buffers()
+        self._load(position)
+        self._idle = idle  # an exact clone: the no-progress count goes on where it was
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(
@@ -256,7 +271,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(f"unknown reset options {sorted(unknown)}; the only option is 'state'")
         position = options.get("state")
         if position is not None:
-            state = self.rules.from_position(position)  # checked before anything changes
+            state = self.rules.from_position(position)  # checked (and copied) first
             if not self.rules.legal_actions(state):
                 raise InvalidPositionError(
                     f"invalid {self.variant.id} position: the game is already over "
@@ -267,14 +282,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         else:
             super().reset(seed=seed)
             state = self.rules.deal(self.np_random)
-        self._idle = 0
-        self._last_foundation_cards = state.foundation_cards
-        if self._fast_tables is not None:
-            self.state = state  # packs it, writes the observation and the mask
-        else:
-            self._state = state
-            self.layout.write(state, self._obs)
-            self._update_mask()
+        self._load(state)  # a new GameState: the environment owns it
         return self._obs.copy(), self._info(False)
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
@@ -326,7 +334,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
             raise RuntimeError("call reset() before step()")
         if not self._mask[a]:
             if self.illegal_action == "raise":
-                reason = self.rules.why_illegal(self.state, a) or "the game is over"
+                reason = self.rules.why_illegal(self._current(), a) or "the game is over"
                 raise IllegalMoveError(
                     f"illegal move {self.rules.action_to_move(a)!r} (action {a}) in "
                     f"{self.variant.name}: {reason}"
@@ -341,8 +349,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
             )
         state = self._state
         rules = self.rules
-        kind, src, dst, _ = rules.decode(a)
-        cards = rules.apply(state, a)
+        kind, src, dst, _ = rules._decode[a]  # ``a`` is checked by ``step``
+        cards = rules._apply(state, a)
         layout, obs = self.layout, self._obs
         if kind == COLUMN_TO_COLUMN:
             layout.write_column(state, src, obs)
@@ -370,7 +378,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         self, a: int
     ) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         """``step`` with the no-progress truncation (``max_steps_without_progress``)."""
-        kind, src, _, _ = self.rules.decode(a)
+        kind, src, _, _ = self.rules._decode[a]  # ``a`` is checked by ``step``
         fd_index = self.layout.face_down.start + src if kind == COLUMN_TO_COLUMN else -1
         fd_before = self._obs[fd_index] if fd_index >= 0 else 0
         obs, reward, terminated, truncated, info = self._play(a)
@@ -419,19 +427,30 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         Raises:
             RuntimeError: before ``reset``.
         """
-        state = self.state
-        if state is None:
+        if self._no_game():
             raise RuntimeError("call reset() before get_state()")
-        return self.rules.to_position(state)
+        return self.rules.to_position(self._current())
+
+    def player_view(self) -> PlayerView:
+        """What a player knows of the current position: the face-up cards, counts of the
+        face-down cards and the stock, the stock's order once a redeal has shown it, and the
+        multiset of unseen cards; see :mod:`fortythieves_env.view`. A new frozen object.
+
+        Raises:
+            RuntimeError: before ``reset``.
+        """
+        if self._no_game():
+            raise RuntimeError("call reset() before player_view()")
+        return player_view(self.rules, self._current())
 
     def board_text(self) -> str:
         """The board as text: header, foundations, then the columns side by side.
 
         Face-down cards show as ``##``; cards are written rank then suit (``TH``).
         """
-        state = self.state
-        if state is None:
+        if self._no_game():
             return "(no game: call reset())"
+        state = self._current()
         spec = self.variant
         waste = state.waste
         waste_top = CARD_NAMES[waste[-1]] if waste else "--"
@@ -461,6 +480,50 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         return "\n".join(lines) + "\n"
 
     # ------------------------------------------------------------------ internals
+    def _init_buffers(self) -> None:
+        """Create the observation and mask buffers and the (empty) position slots."""
+        self._obs = np.zeros(self.layout.size, dtype=np.uint8)
+        self._mask = np.zeros(self.rules.n_actions, dtype=np.int8)
+        self._legal: list[int] = []  # python backend: the legal actions
+        self._n_legal = 0  # numba backend: how many legal actions
+        self._state: GameState | None = None  # python backend: the position
+        self._st: np.ndarray | None = None  # numba backend: the position, packed
+        self._fast_tables = (
+            _load_fast().tables_for(self.variant) if self.backend == "numba" else None
+        )
+
+    def _load(self, state: GameState | None) -> None:
+        """The one load path (reset, the ``state`` setter, unpickling), on both backends.
+
+        ``state`` must be checked already and not shared with anyone (the environment keeps
+        it, or packs it); ``None`` clears the game. The observation, the mask and the
+        no-progress count all follow the new position.
+        """
+        self._idle = 0
+        self._last_foundation_cards = 0 if state is None else state.foundation_cards
+        self._state = self._st = None
+        self._legal, self._n_legal = [], 0
+        if state is None:
+            self._obs.fill(0)
+            self._mask.fill(0)
+        elif self._fast_tables is not None:
+            self._st = self._fast_tables.pack(state)
+            self._n_legal = _fast.refresh(self._st, self._fast_tables.table, self._obs, self._mask)
+        else:
+            self._state = state
+            self.layout.write(state, self._obs)
+            self._update_mask()
+
+    def _no_game(self) -> bool:
+        return self._state is None and self._st is None
+
+    def _current(self) -> GameState:
+        """The position: the live object on the python backend, unpacked on numba."""
+        if self._st is not None:
+            return self._fast_tables.unpack(self._st)
+        assert self._state is not None
+        return self._state
+
     def _update_mask(self) -> None:
         mask = self._mask
         mask.fill(0)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from fortythieves_env import VARIANTS
+from fortythieves_env import VARIANTS, VariantSpec, card_name
+from fortythieves_env.positions import from_position
+from fortythieves_env.view import player_view
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -62,20 +64,39 @@ def position(
     }
 
 
-def shuffle_hidden(pos: dict[str, Any], rng: Any) -> None:
-    """Deal the position's hidden cards (stock and face-down) out again, shuffled, in place.
+def shuffle_hidden(pos: dict[str, Any], rng: Any, variant: str | VariantSpec | None = None) -> None:
+    """Deal the position's unseen cards out again, shuffled, in place.
 
-    What a player sees is unchanged: the same face-down counts and stock size.
+    The unseen cards are those of the player's view (:func:`fortythieves_env.view.player_view`):
+    the face-down cards, and the stock while its order is unknown (before any redeal). After
+    a redeal the stock's order is known, so the stock stays. The view is unchanged: the same
+    face-down counts, stock size, and known stock. ``variant`` (default: the position's) is
+    needed for a variant that is not registered.
     """
-    hidden = pos["stock"] + [
-        c for col, fd in zip(pos["tableau"], pos["face_down"], strict=True) for c in col[:fd]
-    ]
+    spec = pos["variant"] if variant is None else variant
+    view = player_view(spec, from_position(spec, pos))
+    hidden = [card_name(code) for code in view.unseen]
     rng.shuffle(hidden)
     k = 0
     for i, fd in enumerate(pos["face_down"]):
         pos["tableau"][i][:fd] = hidden[k : k + fd]
         k += fd
-    pos["stock"] = hidden[k:]
+    if view.stock is None:
+        pos["stock"] = hidden[k:]
+        k = len(hidden)
+    assert k == len(hidden)
+
+
+def reference_builds(variant: str, card: str, onto: str) -> bool:
+    """May ``card`` go onto ``onto`` in ``variant`` (RULES.md common rule 4, plain strings)?"""
+    build = VARIANTS[variant].build.value
+    if RANKS.index(onto[0]) != RANKS.index(card[0]) + 1:
+        return False
+    if build == "same_suit":
+        return card[1] == onto[1]
+    if build == "alternate_colour":
+        return (card[1] in "DH") != (onto[1] in "DH")
+    return card[1] != onto[1]
 
 
 def reference_legal_moves(pos: dict[str, Any]) -> set[str]:
@@ -89,13 +110,7 @@ def reference_legal_moves(pos: dict[str, Any]) -> set[str]:
         return RANKS.index(card[0])
 
     def builds(card: str, onto: str) -> bool:
-        if rank(onto) != rank(card) + 1:
-            return False
-        if spec.build.value == "same_suit":
-            return card[1] == onto[1]
-        if spec.build.value == "alternate_colour":
-            return (card[1] in "DH") != (onto[1] in "DH")
-        return card[1] != onto[1]
+        return reference_builds(pos["variant"], card, onto)
 
     def to_foundation(card: str) -> bool:
         for pile in pos["foundations"]:

@@ -133,7 +133,7 @@ def test_random_play_is_identical_on_both_backends(
                 break
         pos = other.get_state()
         if restart == "hidden-shuffled":  # trade face-down cards and stock around
-            shuffle_hidden(pos, rng)
+            shuffle_hidden(pos, rng, variant)
         try:
             expected = py.reset(options={"state": pos})
         except InvalidPositionError:  # that game was over: both refuse it

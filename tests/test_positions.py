@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Callable
 
+import gymnasium as gym
 import numpy as np
 import pytest
-from positions import position
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from positions import position, reference_builds
 
-from fortythieves_env import FortyThievesEnv, InvalidPositionError
+from fortythieves_env import VARIANTS, FortyThievesEnv, InvalidPositionError
 
 pytestmark = pytest.mark.usefixtures("backend")  # every test on both backends
 
@@ -89,7 +93,7 @@ def test_face_down_top_card_is_refused() -> None:
     pos["face_down"][2] = 4
     with pytest.raises(InvalidPositionError, match=r"face_down\[2\] is 4"):
         FortyThievesEnv("NumberTen").reset(options={"state": pos})
-    pos = position("Indian", [["5H", "6C"], ["AS"]], face_down=[0, 1] + [0] * 8)
+    pos = position("Indian", [["6C", "5H"], ["AS"]], face_down=[0, 1] + [0] * 8)
     with pytest.raises(InvalidPositionError, match=r"face_down\[1\] is 1 but column 1 has 1 card"):
         FortyThievesEnv("Indian").reset(options={"state": pos})
 
@@ -194,3 +198,112 @@ def test_a_refused_position_leaves_the_game_as_it_was() -> None:
     with pytest.raises(InvalidPositionError):
         env.reset(options={"state": bad})
     assert env.get_state() == before
+
+
+# ------------------------------------------------------------------ turned-up cards (issue 7.3)
+def _first_broken_column(pos: dict) -> int:
+    """The first column whose cards, all face up, are not one built run (plain strings)."""
+    for i, col in enumerate(pos["tableau"]):
+        if any(not reference_builds(pos["variant"], b, a) for a, b in itertools.pairwise(col)):
+            return i
+    raise AssertionError("every column is one run")
+
+
+@pytest.mark.parametrize("variant", ["NumberTen", "Indian", "RankAndFile"])
+def test_face_up_cards_over_turned_up_ones_must_be_one_run(variant: str) -> None:
+    """A face-down card turns up only as the column top, so all face-up cards are one run."""
+    env = gym.make(f"FortyThieves/{variant}-v0")
+    env.reset(seed=0)
+    pos = env.unwrapped.get_state()
+    pos["face_down"] = [0] * len(pos["face_down"])
+    i = _first_broken_column(pos)
+    with pytest.raises(
+        InvalidPositionError, match=rf"column {i} cannot be reached: face_down\[{i}\] is 0"
+    ):
+        env.reset(options={"state": pos})
+    if variant == "NumberTen":
+        assert i == 0  # the case of the issue
+
+
+def test_turned_up_column_with_one_run_is_accepted_and_one_card_more_is_not() -> None:
+    # Number Ten deals 2 face down: one turned up (face_down 1), 9H 8S 7H built on it.
+    pos = position("NumberTen", [["KC", "9H", "8S", "7H"], ["TC"]], face_down=[1] + [0] * 9)
+    FortyThievesEnv("NumberTen").reset(options={"state": pos})
+    pos = position("NumberTen", [["KC", "9H", "8S", "7C"], ["TC"]], face_down=[1] + [0] * 9)
+    with pytest.raises(
+        InvalidPositionError, match=r"column 0 cannot be reached.* 7C does not build on 8S"
+    ):
+        FortyThievesEnv("NumberTen").reset(options={"state": pos})
+    # with no face-down card turned up, the dealt face-up cards need not be a run
+    pos = position("NumberTen", [["KC", "2D", "9H", "5C"], ["TC"]], face_down=[2] + [0] * 9)
+    FortyThievesEnv("NumberTen").reset(options={"state": pos})
+
+
+def _corruptions(pos: dict) -> dict[str, tuple[dict, str]]:
+    """Named corruptions of a reachable position that no game can reach, with the message.
+
+    Each applies to every position except ``hidden cards turned up``, which needs a column
+    with a face-down card whose cards are not all one run.
+    """
+    spec = VARIANTS[pos["variant"]]
+    out: dict[str, tuple[dict, str]] = {}
+    bad = copy.deepcopy(pos)
+    bad["face_down"][0] = spec.face_down + 1
+    out["too many face down"] = (bad, rf"face_down\[0\] is {spec.face_down + 1}")
+    bad = copy.deepcopy(pos)
+    pile = next(p for p in bad["tableau"] + [bad["stock"], bad["waste"]] + bad["foundations"] if p)
+    card = pile.pop()
+    out["a card missing"] = (bad, f"the position has 103 cards, not 104; missing: {card}")
+    bad = copy.deepcopy(pos)
+    bad["waste"].append(card)
+    out["a card three times"] = (bad, f"{card} appears 3 times")
+    bad = copy.deepcopy(pos)
+    bad["redeals_left"] = spec.redeals + 1
+    out["too many redeals left"] = (bad, "redeals_left must be an integer")
+    i = next((i for i, col in enumerate(pos["tableau"]) if col), None)
+    if i is not None:
+        bad = copy.deepcopy(pos)
+        bad["face_down"][i] = len(pos["tableau"][i])
+        out["top card face down"] = (bad, rf"face_down\[{i}\] is {len(pos['tableau'][i])}")
+    for i, (col, fd) in enumerate(zip(pos["tableau"], pos["face_down"], strict=True)):
+        if fd and any(
+            not reference_builds(pos["variant"], b, a) for a, b in itertools.pairwise(col)
+        ):
+            bad = copy.deepcopy(pos)
+            bad["face_down"][i] = 0
+            out["hidden cards turned up"] = (bad, rf"column {i} cannot be reached")
+            break
+    return out
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 400))
+def test_reached_positions_are_accepted_and_corruptions_refused(
+    variant: str, seed: int, steps: int
+) -> None:
+    env = FortyThievesEnv(variant)
+    _, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        legal = np.flatnonzero(info["action_mask"])
+        if not len(legal):
+            break
+        _, _, terminated, _, info = env.step(int(rng.choice(legal)))
+        if terminated:
+            break
+    pos = env.get_state()
+    # accepted: read back exactly, and (when there is a move) as a reset position
+    assert env.rules.to_position(env.rules.from_position(pos)) == pos
+    if info["action_mask"].any():
+        other = FortyThievesEnv(variant)
+        other.reset(options={"state": pos})
+        assert other.get_state() == pos
+    corruptions = _corruptions(pos)
+    assert len(corruptions) >= 4
+    for name, (bad, message) in corruptions.items():
+        with pytest.raises(InvalidPositionError, match=message):
+            env.rules.from_position(bad)
+        with pytest.raises(InvalidPositionError, match=message):
+            FortyThievesEnv(variant).reset(options={"state": bad})
+        assert name  # the corruption's name shows in the report when it fails

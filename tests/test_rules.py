@@ -180,7 +180,10 @@ def test_face_down_cards_never_move_in_a_sequence() -> None:
 
 # ----------------------------------------------------------------------------- sequences
 def test_sequence_moves_number_ten() -> None:
-    pos = position("NumberTen", [["KC", "9H", "8S", "7H"], ["TC"], ["9D"], ["8C"]])
+    # KC is face down (a face-up KC under 9H could not be reached: see tests/test_positions.py)
+    pos = position(
+        "NumberTen", [["KC", "9H", "8S", "7H"], ["TC"], ["9D"], ["8C"]], face_down=[1] + [0] * 9
+    )
     env = start("NumberTen", pos)
     moves = legal(env)
     assert {"t0>t1x3", "t0>t2x2", "t0>t3"} <= moves
