@@ -45,13 +45,13 @@ def dead_end_position(variant: str) -> dict[str, Any]:
     sixes = [f"6{s}" for s in SUITS for _ in range(2)]
     tops, stock, waste_top = blocked[:c], [blocked[c]], blocked[c + 1]
     tableau = []
-    for i in range(c):  # dealt cards under each top (never a 6 under a 5: no run)
+    for i in range(c):  # the dealt cards, none moved (never a 6 under a 5: no run)
         tableau.append([others.pop() for _ in range(per_column - 1)] + [tops[i]])
     waste = others + sixes + blocked[c + 2 :] + [waste_top]
     return {
         "variant": variant,
         "tableau": tableau,
-        "face_down": [0] * c,
+        "face_down": [spec.face_down] * c,  # none turned up yet: reachable in every variant
         "stock": stock,
         "waste": waste,
         "foundations": foundations,
