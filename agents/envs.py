@@ -111,10 +111,17 @@ class VecMasksFromInfo(VecEnvWrapper):
         return list(indices)
 
 
-def _training_factory(env_config: EnvConfig, seed: int, rank: int) -> Callable[[], gym.Env]:
+def _training_factory(
+    env_config: EnvConfig, seed: int, rank: int, shaping: dict[str, float] | None, gamma: float
+) -> Callable[[], gym.Env]:
     def make() -> gym.Env:
         env = TrainingDeals(make_env(env_config), seed=seed, rank=rank)
-        return Monitor(env, info_keywords=EPISODE_INFO_KEYS)
+        env = Monitor(env, info_keywords=EPISODE_INFO_KEYS)
+        if shaping is not None:  # outside Monitor: the logged returns stay the game's own
+            from .shaping import PotentialShaping
+
+            env = PotentialShaping(env, gamma, **shaping)
+        return env
 
     return make
 
@@ -122,10 +129,14 @@ def _training_factory(env_config: EnvConfig, seed: int, rank: int) -> Callable[[
 def make_training_vec_env(config: Config) -> VecEnv:
     """``train.n_envs`` monitored envs dealing training-range seeds, as ``train.vec_env`` says.
 
-    Wrapped in :class:`VecMasksFromInfo`, so masks cost no extra round trip to the workers.
+    With ``train.shaping`` each is wrapped in :class:`agents.shaping.PotentialShaping` with
+    ``ppo.gamma``. Wrapped in :class:`VecMasksFromInfo`, so masks cost no extra round trip to
+    the workers.
     """
+    shaping = config.train.shaping.model_dump() if config.train.shaping is not None else None
     factories = [
-        _training_factory(config.env, config.seed, rank) for rank in range(config.train.n_envs)
+        _training_factory(config.env, config.seed, rank, shaping, config.ppo.gamma)
+        for rank in range(config.train.n_envs)
     ]
     if config.train.vec_env == "subproc" and config.train.n_envs > 1:
         return VecMasksFromInfo(SubprocVecEnv(factories))

@@ -103,26 +103,44 @@ def default_run_dir(variant: str, root: str | Path = "runs") -> Path:
 
 
 def build_model(config: Config, env: Any, tensorboard_log: str | None) -> Any:
-    """A fresh ``MaskablePPO`` for ``config`` on vectorised ``env``."""
+    """A fresh ``MaskablePPO`` for ``config`` on vectorised ``env``.
+
+    ``policy.network`` chooses SB3's stock policy over :class:`agents.features.CardSlotsExtractor`
+    (``card_slots``) or :class:`agents.policy.PlayerPolicy` (``player``).
+    """
     import torch
     from sb3_contrib import MaskablePPO
 
     from .features import CardSlotsExtractor
+    from .policy import PlayerPolicy
 
-    policy_kwargs = {
-        "features_extractor_class": CardSlotsExtractor,
-        "features_extractor_kwargs": {
-            "n_card_slots": n_card_slots(env),
-            "card_embedding_dim": config.policy.card_embedding_dim,
-            "features_dim": config.policy.features_dim,
-            "activation": config.policy.activation,
-        },
-        "net_arch": {"pi": list(config.policy.net_arch_pi), "vf": list(config.policy.net_arch_vf)},
-        "activation_fn": {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config.policy.activation],
-    }
+    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config.policy.activation]
+    policy: Any = "MlpPolicy"
+    if config.policy.network == "player":
+        policy = PlayerPolicy
+        policy_kwargs = {
+            "variant": config.env.variant,
+            **config.policy.player.model_dump(),
+            "activation_fn": activation,
+        }
+    else:
+        policy_kwargs = {
+            "features_extractor_class": CardSlotsExtractor,
+            "features_extractor_kwargs": {
+                "n_card_slots": n_card_slots(env),
+                "card_embedding_dim": config.policy.card_embedding_dim,
+                "features_dim": config.policy.features_dim,
+                "activation": config.policy.activation,
+            },
+            "net_arch": {
+                "pi": list(config.policy.net_arch_pi),
+                "vf": list(config.policy.net_arch_vf),
+            },
+            "activation_fn": activation,
+        }
     ppo = config.ppo
     model = MaskablePPO(
-        "MlpPolicy",
+        policy,
         env,
         learning_rate=ppo.learning_rate,
         n_steps=ppo.n_steps,
