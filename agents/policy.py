@@ -322,9 +322,9 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         return data
 
     # ------------------------------------------------------------------ encoding
-    def _cards(self, codes: torch.Tensor) -> torch.Tensor:
-        """``(..., card_dim + 7)`` features of card codes ``(...)``."""
-        return torch.cat([self.card_embedding(codes), self.card_fixed[codes]], dim=-1)
+    def _card_table(self) -> torch.Tensor:
+        """``(53, card_dim + 7)``: every card code's features (indexed by code)."""
+        return torch.cat([self.card_embedding.weight, self.card_fixed], dim=-1)
 
     def _fits_foundation(
         self, codes: torch.Tensor, found: torch.Tensor, rows: torch.Tensor | None = None
@@ -343,6 +343,7 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         """Column and state encodings, and the per-state tables the move features read."""
         x = _as_codes(obs)
         b, c, v = x.shape[0], self.n_columns, self.n_slots
+        cards = self._card_table()
         cols = x[:, self.col_idx]  # (B, C, V), bottom to top, then 0s
         length = (cols > 0).sum(-1)  # (B, C) face-up cards
         k = torch.arange(v, device=x.device)
@@ -376,9 +377,9 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         )
         column_in = torch.cat(
             [
-                self._cards(top_down[..., :v]).flatten(2),
-                self._cards(run_bottom),
-                self._cards(under_run),
+                cards[top_down[..., :v]].flatten(2),
+                cards[run_bottom],
+                cards[under_run],
                 column_scalars,
             ],
             dim=-1,
@@ -389,7 +390,7 @@ class PlayerPolicy(MaskableActorCriticPolicy):
             [
                 h.mean(1),
                 h.amax(1),
-                self._cards(waste_two[:, 0]),
+                cards[waste_two[:, 0]],
                 found.float() / 13,
                 torch.stack(
                     [
@@ -416,6 +417,7 @@ class PlayerPolicy(MaskableActorCriticPolicy):
             "face_down": torch.cat([face_down, face_down.new_zeros(b, 1)], dim=1),
             "run": torch.cat([run, run.new_zeros(b, 1)], dim=1),
             "found": found,
+            "cards": cards,
         }
 
     def _score(
@@ -423,7 +425,7 @@ class PlayerPolicy(MaskableActorCriticPolicy):
     ) -> torch.Tensor:
         """Logits ``(K,)`` of actions ``acts`` in states ``rows`` (both ``(K,)``)."""
         src, dst, n = self.act_src[acts], self.act_dst[acts], self.act_count[acts]
-        table = enc["card_table"]
+        table, cards = enc["card_table"], enc["cards"]
         moved = table[rows, self.act_moved[acts]]
         uncovered = table[rows, self.act_uncovered[acts]]
         lands_on = table[rows, self.act_lands_on[acts]]
@@ -451,9 +453,9 @@ class PlayerPolicy(MaskableActorCriticPolicy):
             [
                 self.kind_eye[self.act_kind[acts]],
                 (n > 1).float().unsqueeze(-1),
-                self._cards(moved),
-                self._cards(uncovered),
-                self._cards(lands_on),
+                cards[moved],
+                cards[uncovered],
+                cards[lands_on],
                 scalars,
                 enc["h"][rows, src],
                 enc["h"][rows, dst],
