@@ -146,3 +146,33 @@ def test_bad_shaping_settings_are_refused() -> None:
         load_config(ROOT / "configs" / "streets.yaml", ["train.shaping={face_downs: 1.0}"])
     with pytest.raises(ConfigError, match=r"train\.shaping\.empty_columns"):
         load_config(ROOT / "configs" / "streets.yaml", ["train.shaping.empty_columns=.inf"])
+
+
+def test_a_shaped_training_run_is_evaluated_on_the_unshaped_game(tmp_path: Path) -> None:
+    """Training rewards carry the shaping terms; the final evaluation's returns do not."""
+    from agents.train import train
+
+    config = load_config(
+        ROOT / "configs" / "streets.yaml",
+        [
+            "train.n_envs=2",
+            "ppo.n_steps=32",
+            "ppo.batch_size=32",
+            "ppo.n_epochs=1",
+            "train.total_timesteps=64",
+            "train.tensorboard=false",
+            "train.progress_bar=false",
+            "train.checkpoint_freq=0",
+            "eval.eval_freq=0",
+            "eval.final_episodes=2",
+            "eval.baselines=[]",
+            "train.shaping={face_down: 5.0, empty_columns: 5.0, built_runs: 5.0}",
+        ],
+    )
+    from rich.console import Console
+
+    result = train(config, run_dir=tmp_path / "run", argv=["test"], console=Console(quiet=True))
+    ppo = result.evaluation["results"]["ppo"]
+    assert ppo["wins"] == 0
+    # the game's own return: one point per foundation card, nothing else
+    assert ppo["mean_return"] == pytest.approx(ppo["mean_foundation_cards"])
