@@ -178,6 +178,9 @@ class PlayerNetConfig(_Section):
         default=[128], description="hidden layer sizes of the move scorer (shared by all moves)"
     )
     value_arch: list[int] = Field(default=[128], description="hidden layer sizes of the value head")
+    share_encoder: bool = Field(
+        default=False, description="the value head reads the actor's encoders (else its own)"
+    )
 
     @field_validator("scorer_arch", "value_arch")
     @classmethod

@@ -33,7 +33,9 @@ column and ``A`` actions:
    face-up cards left in the source / V, face-up cards in the destination / V; then ``h`` of
    the source and destination columns (zeros for the waste, a foundation or none) and ``g``.
    One MLP (``scorer_arch``, then one output) maps them to the move's logit.
-5. **Value**: an MLP (``value_arch``, then one output) over ``g``.
+5. **Value**: an MLP (``value_arch``, then one output) over the state encoding ``g`` of a
+   second card embedding, column encoder and state encoder of the same shapes, the critic's
+   own (``share_encoder=False``, the default), or over the actor's ``g``.
 
 Swapping two columns in the observation therefore permutes the logits of the moves that
 name them, and nothing else (``tests/test_agents_policy.py`` checks it).
@@ -95,6 +97,25 @@ def _mlp(sizes: Sequence[int], activation: type[nn.Module]) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
+class _Encoder(nn.Module):
+    """Card embedding, column encoder and state encoder: one set for the actor, one for the
+    critic unless they share it."""
+
+    def __init__(
+        self,
+        card_dim: int,
+        column_in: int,
+        column_dim: int,
+        state_extra: int,
+        state_dim: int,
+        activation: type[nn.Module],
+    ) -> None:
+        super().__init__()
+        self.card_embedding = nn.Embedding(N_CODES, card_dim)
+        self.column_encoder = _mlp([column_in, column_dim, column_dim], activation)
+        self.state_encoder = _mlp([2 * column_dim + state_extra, state_dim], activation)
+
+
 def _as_codes(obs: torch.Tensor) -> torch.Tensor:
     """The observation as ``int64`` (SB3 passes ``uint8`` in rollouts, ``float32`` in updates)."""
     return (obs.round() if obs.is_floating_point() else obs).long()
@@ -118,6 +139,10 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         state_dim: width of the state encoding.
         scorer_arch: hidden layer sizes of the move scorer.
         value_arch: hidden layer sizes of the value head.
+        share_encoder: the critic uses the actor's card embedding, column encoder and state
+            encoder (False: it has its own, so the value loss, whose gradients are about a
+            hundred times the policy loss's at the start, does not drown the policy's signal
+            in the shared layers or in the gradient clipping).
         activation_fn: activation class (``nn.ReLU`` or ``nn.Tanh``).
         ortho_init: orthogonal initialisation as SB3 does it (gain sqrt(2) for hidden layers,
             0.01 for the move scorer's output, 1 for the value output).
@@ -141,6 +166,7 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         state_dim: int = 128,
         scorer_arch: Sequence[int] = (128,),
         value_arch: Sequence[int] = (128,),
+        share_encoder: bool = False,
         activation_fn: type[nn.Module] = nn.ReLU,
         ortho_init: bool = True,
         optimizer_class: type[torch.optim.Optimizer] = torch.optim.Adam,
@@ -177,6 +203,7 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         self.state_dim = int(state_dim)
         self.scorer_arch = [int(s) for s in scorer_arch]
         self.value_arch = [int(s) for s in value_arch]
+        self.share_encoder = bool(share_encoder)
         self._spec = spec
         self._layout = layout
         self._rules = rules
@@ -280,11 +307,15 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         act = self.activation_fn
         card = self.card_dim + N_FIXED
         v = self.n_slots
-        self.card_embedding = nn.Embedding(N_CODES, self.card_dim)
-        self.column_encoder = _mlp(
-            [(v + 2) * card + N_COLUMN_SCALARS, self.column_dim, self.column_dim], act
+        column_in = (v + 2) * card + N_COLUMN_SCALARS
+        self.actor_encoder = _Encoder(
+            self.card_dim, column_in, self.column_dim, card + 14, self.state_dim, act
         )
-        self.state_encoder = _mlp([2 * self.column_dim + card + 14, self.state_dim], act)
+        self.critic_encoder = (
+            None
+            if self.share_encoder
+            else _Encoder(self.card_dim, column_in, self.column_dim, card + 14, self.state_dim, act)
+        )
         move_in = N_KINDS + 1 + 3 * card + N_MOVE_SCALARS + 2 * self.column_dim + self.state_dim
         self.move_scorer = _mlp([move_in, *self.scorer_arch], act)
         self.move_out = nn.Linear(self.scorer_arch[-1] if self.scorer_arch else move_in, 1)
@@ -292,13 +323,14 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         self.value_out = nn.Linear(self.value_arch[-1] if self.value_arch else self.state_dim, 1)
         if self.ortho_init:
             gains = {
-                self.column_encoder: np.sqrt(2),
-                self.state_encoder: np.sqrt(2),
+                self.actor_encoder: np.sqrt(2),
                 self.move_scorer: np.sqrt(2),
                 self.value_body: np.sqrt(2),
                 self.move_out: 0.01,
                 self.value_out: 1.0,
             }
+            if self.critic_encoder is not None:
+                gains[self.critic_encoder] = np.sqrt(2)
             for module, gain in gains.items():
                 module.apply(partial(self.init_weights, gain=gain))
         self.optimizer = self.optimizer_class(
@@ -318,13 +350,14 @@ class PlayerPolicy(MaskableActorCriticPolicy):
             state_dim=self.state_dim,
             scorer_arch=self.scorer_arch,
             value_arch=self.value_arch,
+            share_encoder=self.share_encoder,
         )
         return data
 
     # ------------------------------------------------------------------ encoding
-    def _card_table(self) -> torch.Tensor:
+    def _card_table(self, encoder: _Encoder) -> torch.Tensor:
         """``(53, card_dim + 7)``: every card code's features (indexed by code)."""
-        return torch.cat([self.card_embedding.weight, self.card_fixed], dim=-1)
+        return torch.cat([encoder.card_embedding.weight, self.card_fixed], dim=-1)
 
     def _fits_foundation(
         self, codes: torch.Tensor, found: torch.Tensor, rows: torch.Tensor | None = None
@@ -339,11 +372,10 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         fits = (found[rows, s2] == rank) | (found[rows, s2 + 1] == rank)
         return fits.float()
 
-    def _encode(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
-        """Column and state encodings, and the per-state tables the move features read."""
+    def _read(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        """What the network reads from observations ``(B, size)``, before any weight."""
         x = _as_codes(obs)
         b, c, v = x.shape[0], self.n_columns, self.n_slots
-        cards = self._card_table()
         cols = x[:, self.col_idx]  # (B, C, V), bottom to top, then 0s
         length = (cols > 0).sum(-1)  # (B, C) face-up cards
         k = torch.arange(v, device=x.device)
@@ -362,7 +394,6 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         wpos = torch.stack([waste_len - 1, waste_len - 2], dim=-1).clamp_(min=0)
         # (B, 2): the waste's top card and the one under it (0 if none)
         waste_two = waste.gather(1, wpos) * (self.one_two <= waste_len.unsqueeze(-1))
-
         lengthf, fdf = length.float(), face_down.float()
         column_scalars = torch.stack(
             [
@@ -375,22 +406,9 @@ class PlayerPolicy(MaskableActorCriticPolicy):
             ],
             dim=-1,
         )
-        column_in = torch.cat(
-            [
-                cards[top_down[..., :v]].flatten(2),
-                cards[run_bottom],
-                cards[under_run],
-                column_scalars,
-            ],
-            dim=-1,
-        )
-        h = self.column_encoder(column_in)  # (B, C, D)
         empties = (length == 0) & (face_down == 0)
-        state_in = torch.cat(
+        state_scalars = torch.cat(
             [
-                h.mean(1),
-                h.amax(1),
-                cards[waste_two[:, 0]],
                 found.float() / 13,
                 torch.stack(
                     [
@@ -406,19 +424,57 @@ class PlayerPolicy(MaskableActorCriticPolicy):
             ],
             dim=-1,
         )
-        g = self.state_encoder(state_in)  # (B, G)
         card_table = torch.cat([top_down.flatten(1), waste_two, waste_two.new_zeros(b, 1)], dim=1)
-        pad = h.new_zeros(b, 1, self.column_dim)
         return {
-            "h": torch.cat([h, pad], dim=1),  # (B, C+1, D), row C: no column
-            "g": g,
+            "top_down": top_down,
+            "run_bottom": run_bottom,
+            "under_run": under_run,
+            "column_scalars": column_scalars,
+            "waste_top": waste_two[:, 0],
+            "state_scalars": state_scalars,
             "card_table": card_table,  # (B, C*(V+1) + 3)
             "length": torch.cat([length, length.new_zeros(b, 1)], dim=1),  # (B, C+1)
             "face_down": torch.cat([face_down, face_down.new_zeros(b, 1)], dim=1),
             "run": torch.cat([run, run.new_zeros(b, 1)], dim=1),
             "found": found,
-            "cards": cards,
         }
+
+    def _embed(
+        self, encoder: _Encoder, raw: dict[str, torch.Tensor]
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Column encodings ``(B, C+1, D)`` (row C: zeros, "no column"), state encodings
+        ``(B, G)`` and the card table ``(53, card_dim + 7)`` of one encoder."""
+        cards = self._card_table(encoder)
+        column_in = torch.cat(
+            [
+                cards[raw["top_down"][..., : self.n_slots]].flatten(2),
+                cards[raw["run_bottom"]],
+                cards[raw["under_run"]],
+                raw["column_scalars"],
+            ],
+            dim=-1,
+        )
+        h = encoder.column_encoder(column_in)  # (B, C, D)
+        state_in = torch.cat(
+            [h.mean(1), h.amax(1), cards[raw["waste_top"]], raw["state_scalars"]], dim=-1
+        )
+        g = encoder.state_encoder(state_in)  # (B, G)
+        return torch.cat([h, h.new_zeros(h.shape[0], 1, h.shape[2])], dim=1), g, cards
+
+    def _encode(
+        self, obs: torch.Tensor, actor: bool = True, critic: bool = True
+    ) -> dict[str, torch.Tensor]:
+        """The read observation plus the actor's ``h``, ``g``, ``cards`` and the critic's
+        ``g_critic`` (as asked)."""
+        enc = self._read(obs)
+        if actor or (critic and self.critic_encoder is None):
+            enc["h"], enc["g"], enc["cards"] = self._embed(self.actor_encoder, enc)
+        if critic:
+            if self.critic_encoder is None:
+                enc["g_critic"] = enc["g"]
+            else:
+                enc["g_critic"] = self._embed(self.critic_encoder, enc)[1]
+        return enc
 
     def _score(
         self, enc: dict[str, torch.Tensor], rows: torch.Tensor, acts: torch.Tensor
@@ -480,7 +536,7 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         return flat.view(b, a)
 
     def _value(self, enc: dict[str, torch.Tensor]) -> torch.Tensor:
-        return self.value_out(self.value_body(enc["g"]))
+        return self.value_out(self.value_body(enc["g_critic"]))
 
     # ------------------------------------------------------------------ SB3 interface
     def action_logits(self, obs: torch.Tensor, action_masks: Any = None) -> torch.Tensor:
@@ -489,7 +545,7 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         With ``action_masks`` (``(B, A)``, anything ``torch.as_tensor`` takes) only the legal
         moves are scored and the others are 0; without, every move is scored.
         """
-        return self._logits(self._encode(obs), action_masks)
+        return self._logits(self._encode(obs, critic=False), action_masks)
 
     def _distribution(self, logits: torch.Tensor, action_masks: Any) -> MaskableDistribution:
         distribution = self.action_dist.proba_distribution(action_logits=logits)
@@ -529,7 +585,7 @@ class PlayerPolicy(MaskableActorCriticPolicy):
 
     def predict_values(self, obs: Any) -> torch.Tensor:
         """State values ``(B, 1)``."""
-        return self._value(self._encode(obs))
+        return self._value(self._encode(obs, actor=False))
 
 
 def policy_logits(policy: Any, obs: torch.Tensor, action_masks: Any = None) -> torch.Tensor:
