@@ -5,7 +5,9 @@ Modules:
         pydantic models.
     seeds: the disjoint deal-seed ranges for training, validation and the final test.
     envs: building single and vectorised environments with the seed wrappers.
-    features: the one-hot card features extractor for the policy network.
+    features: the one-hot card features extractor of the ``card_slots`` network.
+    policy: the ``player`` network (shared column encoder and move scorer), ``policy_logits``.
+    shaping: potential-based reward shaping of the training environments.
     baselines: the ``random`` and ``greedy`` reference agents.
     evaluation: playing the test deals with any agent, confidence intervals, tables and JSON.
     train: MaskablePPO training runs (callbacks, checkpoints, resume, run folders).

@@ -47,7 +47,9 @@ __all__ = [
     "EnvConfig",
     "EvalConfig",
     "PPOConfig",
+    "PlayerNetConfig",
     "PolicyConfig",
+    "ShapingConfig",
     "TrainConfig",
     "dump_config",
     "load_config",
@@ -204,6 +206,22 @@ class EnvConfig(_Section):
         return kwargs
 
 
+class ShapingConfig(_Section):
+    """Weights of the shaping potential (:mod:`agents.shaping`); 0 leaves a term out."""
+
+    face_down: float = Field(
+        default=0.0, allow_inf_nan=False, description="per face-down card turned up so far"
+    )
+    empty_columns: float = Field(
+        default=0.0, allow_inf_nan=False, description="per empty column (no card at all)"
+    )
+    built_runs: float = Field(
+        default=0.0,
+        allow_inf_nan=False,
+        description="per card lying on a card by the build rule in a column's end run",
+    )
+
+
 class TrainConfig(_Section):
     """Budget and machinery of a training run. Frequencies count environment steps in total."""
 
@@ -216,6 +234,10 @@ class TrainConfig(_Section):
     device: str
     torch_threads: int = Field(ge=0, description="torch.set_num_threads; 0 leaves torch's default")
     log_interval: int = Field(gt=0, description="SB3 log_interval, in rollouts")
+    shaping: ShapingConfig | None = Field(
+        default=None,
+        description="potential-based reward shaping of the training envs only; null: none",
+    )
 
 
 class PPOConfig(_Section):
@@ -234,9 +256,36 @@ class PPOConfig(_Section):
     target_kl: float | None = Field(default=None, gt=0)
 
 
-class PolicyConfig(_Section):
-    """Policy network: card features extractor, then separate policy and value MLPs."""
+class PlayerNetConfig(_Section):
+    """Sizes of the ``player`` network (:class:`agents.policy.PlayerPolicy`)."""
 
+    card_dim: int = Field(default=16, gt=0, description="learnt card embedding width")
+    column_dim: int = Field(default=64, gt=0, description="width of a column's encoding")
+    state_dim: int = Field(default=128, gt=0, description="width of the state encoding")
+    scorer_arch: list[int] = Field(
+        default=[128], description="hidden layer sizes of the move scorer (shared by all moves)"
+    )
+    value_arch: list[int] = Field(default=[128], description="hidden layer sizes of the value head")
+    share_encoder: bool = Field(
+        default=False, description="the value head reads the actor's encoders (else its own)"
+    )
+
+    @field_validator("scorer_arch", "value_arch")
+    @classmethod
+    def _positive_sizes(cls, value: list[int]) -> list[int]:
+        if any(size <= 0 for size in value):
+            raise ValueError("layer sizes must be positive integers")
+        return value
+
+
+class PolicyConfig(_Section):
+    """Policy network: ``card_slots`` (card features extractor, then separate policy and value
+    MLPs) or ``player`` (shared column encoder and move scorer, :mod:`agents.policy`)."""
+
+    network: Literal["card_slots", "player"] = Field(
+        default="card_slots", description="which network: card_slots or player"
+    )
+    player: PlayerNetConfig = Field(default_factory=PlayerNetConfig)
     card_embedding_dim: int = Field(
         ge=0,
         description="per-slot linear map of the 53-way one-hot card code; 0 feeds the raw one-hot",

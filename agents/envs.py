@@ -229,21 +229,35 @@ class VecMasksFromInfo(VecEnvWrapper):
 
 @dataclass(frozen=True)
 class _TrainingFactory:
-    """Picklable maker of one training env; registers a custom variant in the worker."""
+    """Picklable maker of one training env; registers a custom variant in the worker.
+
+    With ``shaping`` (the weights of ``train.shaping``) the env is wrapped in
+    :class:`agents.shaping.PotentialShaping` with discount ``gamma``, outside ``Monitor`` so
+    the logged returns stay the game's own.
+    """
 
     env_config: EnvConfig
     seed: int
     rank: int
+    shaping: dict[str, float] | None = None
+    gamma: float = 1.0
 
     def __call__(self) -> gym.Env:
         env = TrainingDeals(make_env(self.env_config), seed=self.seed, rank=self.rank)
-        return Monitor(env, info_keywords=EPISODE_INFO_KEYS)
+        env = Monitor(env, info_keywords=EPISODE_INFO_KEYS)
+        if self.shaping is not None:
+            from .shaping import PotentialShaping
+
+            env = PotentialShaping(env, self.gamma, **self.shaping)
+        return env
 
 
 def make_training_vec_env(config: Config, start_method: str | None = None) -> VecEnv:
     """``train.n_envs`` monitored envs dealing training-range seeds, as ``train.vec_env`` says.
 
-    Wrapped in :class:`VecMasksFromInfo`, so masks cost no extra round trip to the workers.
+    With ``train.shaping`` each is wrapped in :class:`agents.shaping.PotentialShaping` with
+    ``ppo.gamma``. Wrapped in :class:`VecMasksFromInfo`, so masks cost no extra round trip to
+    the workers.
 
     Args:
         config: the run configuration.
@@ -252,8 +266,10 @@ def make_training_vec_env(config: Config, start_method: str | None = None) -> Ve
             method works: the factories carry what the workers need.
     """
     register_config_variant(config.env)  # refuse a clash in this process, before workers start
+    shaping = config.train.shaping.model_dump() if config.train.shaping is not None else None
     factories = [
-        _TrainingFactory(config.env, config.seed, rank) for rank in range(config.train.n_envs)
+        _TrainingFactory(config.env, config.seed, rank, shaping, config.ppo.gamma)
+        for rank in range(config.train.n_envs)
     ]
     if config.train.vec_env == "subproc" and config.train.n_envs > 1:
         return VecMasksFromInfo(SubprocVecEnv(factories, start_method=start_method))

@@ -130,18 +130,19 @@ class ModelAgent:
 
         Same result as ``model.predict(obs, action_masks=mask, deterministic=...)``, but only
         the actor is run (no value head, no distribution object): about 4x faster per step.
+        Either network (:func:`agents.policy.policy_logits`).
         """
         import torch
+
+        from .policy import policy_logits
 
         mask = torch.as_tensor(np.asarray(env.unwrapped.action_masks(), dtype=bool))  # type: ignore[attr-defined]
         policy = self.model.policy
         with torch.no_grad():
             x = torch.as_tensor(obs, dtype=torch.float32, device=policy.device)[None]
-            features = policy.extract_features(x, policy.pi_features_extractor)
-            if isinstance(features, tuple):  # separate actor and critic extractors
-                features = features[0]
-            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))[0]
-            logits = logits.masked_fill(~mask.to(logits.device), -torch.inf)
+            mask = mask.to(x.device)
+            logits = policy_logits(policy, x, mask[None])[0]
+            logits = logits.masked_fill(~mask, -torch.inf)
             if self.deterministic:
                 return int(logits.argmax())
             return int(torch.distributions.Categorical(logits=logits).sample())

@@ -56,7 +56,7 @@ __all__ = [
     "default_run_dir",
     "final_evaluation_command",
     "policy_differences",
-    "policy_kwargs_for",
+    "policy_for",
     "run_folder_of",
     "train",
 ]
@@ -111,13 +111,27 @@ def default_run_dir(variant: str, root: str | Path = "runs") -> Path:
     return path
 
 
-def policy_kwargs_for(config: Config, n_slots: int) -> dict[str, Any]:
-    """``MaskablePPO``'s ``policy_kwargs`` for ``config.policy`` and ``n_slots`` card slots."""
+def policy_for(config: Config, n_slots: int) -> tuple[Any, dict[str, Any]]:
+    """``MaskablePPO``'s policy and ``policy_kwargs`` for ``config.policy``.
+
+    ``policy.network`` chooses SB3's stock ``"MlpPolicy"`` over
+    :class:`agents.features.CardSlotsExtractor` with ``n_slots`` card slots (``card_slots``),
+    or :class:`agents.policy.PlayerPolicy` (``player``).
+    """
     import torch
 
     from .features import CardSlotsExtractor
+    from .policy import PlayerPolicy
 
-    return {
+    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config.policy.activation]
+    if config.policy.network == "player":
+        spec = config.env.variant_spec()
+        return PlayerPolicy, {
+            "variant": spec if spec is not None else config.env.variant,
+            **config.policy.player.model_dump(),
+            "activation_fn": activation,
+        }
+    return "MlpPolicy", {
         "features_extractor_class": CardSlotsExtractor,
         "features_extractor_kwargs": {
             "n_card_slots": n_slots,
@@ -126,23 +140,24 @@ def policy_kwargs_for(config: Config, n_slots: int) -> dict[str, Any]:
             "activation": config.policy.activation,
         },
         "net_arch": {"pi": list(config.policy.net_arch_pi), "vf": list(config.policy.net_arch_vf)},
-        "activation_fn": {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config.policy.activation],
+        "activation_fn": activation,
     }
 
 
 def build_model(config: Config, env: Any, tensorboard_log: str | None) -> Any:
-    """A fresh ``MaskablePPO`` for ``config`` on vectorised ``env``.
+    """A fresh ``MaskablePPO`` for ``config`` on vectorised ``env`` (see :func:`policy_for`).
 
     SB3 seeds the process-wide generators here with ``config.seed`` (Python's ``random``,
     numpy's global generator and torch's, through ``set_random_seed``); they are not put back.
     """
     from sb3_contrib import MaskablePPO
 
+    policy, policy_kwargs = policy_for(config, n_card_slots(env))
     model = MaskablePPO(
-        "MlpPolicy",
+        policy,
         env,
         **config.ppo.model_dump(),
-        policy_kwargs=policy_kwargs_for(config, n_card_slots(env)),
+        policy_kwargs=policy_kwargs,
         tensorboard_log=tensorboard_log,
         seed=config.seed,
         device=config.train.device,
@@ -166,25 +181,39 @@ def policy_differences(saved: dict[str, Any], config: Config) -> list[str]:
     from .features import CardSlotsExtractor
 
     extractor = saved.get("features_extractor_class")
-    if extractor is not CardSlotsExtractor:
+    network = "card_slots" if extractor is CardSlotsExtractor else "player"
+    if "card_dim" not in saved and network == "player":
         name = getattr(extractor, "__name__", repr(extractor))
-        return [f"policy: the checkpoint's features extractor is {name}, not CardSlotsExtractor"]
-    features = saved.get("features_extractor_kwargs", {})
-    net_arch = saved.get("net_arch", {})
-    net_arch = net_arch if isinstance(net_arch, dict) else {"pi": net_arch, "vf": net_arch}
-    pairs = {
-        "card_embedding_dim": features.get("card_embedding_dim"),
-        "features_dim": features.get("features_dim"),
-        "activation": features.get("activation"),
-        "net_arch_pi": list(net_arch.get("pi", [])),
-        "net_arch_vf": list(net_arch.get("vf", [])),
-    }
-    out = []
-    for key, old in pairs.items():
-        new = getattr(config.policy, key)
-        if old != new:
-            out.append(f"policy.{key} is {old} in the checkpoint, {new} in the config")
-    return out
+        return [f"policy: the checkpoint's network ({name}) is neither card_slots nor player"]
+    if network != config.policy.network:
+        return [
+            f"policy.network is {network} in the checkpoint, {config.policy.network} in the config"
+        ]
+    if network == "player":
+        pairs = {
+            f"player.{key}": list(saved[key])
+            if isinstance(saved.get(key), tuple)
+            else saved.get(key)
+            for key in config.policy.player.model_dump()
+        }
+        current = {f"player.{k}": v for k, v in config.policy.player.model_dump().items()}
+    else:
+        features = saved.get("features_extractor_kwargs", {})
+        net_arch = saved.get("net_arch", {})
+        net_arch = net_arch if isinstance(net_arch, dict) else {"pi": net_arch, "vf": net_arch}
+        pairs = {
+            "card_embedding_dim": features.get("card_embedding_dim"),
+            "features_dim": features.get("features_dim"),
+            "activation": features.get("activation"),
+            "net_arch_pi": list(net_arch.get("pi", [])),
+            "net_arch_vf": list(net_arch.get("vf", [])),
+        }
+        current = {key: getattr(config.policy, key) for key in pairs}
+    return [
+        f"policy.{key} is {old} in the checkpoint, {current[key]} in the config"
+        for key, old in pairs.items()
+        if old != current[key]
+    ]
 
 
 class StepProgressCallback(BaseCallback):
