@@ -102,15 +102,16 @@ def test_potential_parts_agree_with_the_rules_engine(variant: str) -> None:
 
 def test_potential_of_a_hand_built_position() -> None:
     # Number Ten (alternate colour): t0 = 9C face down, then 8D 7S 6H face up: a run of 3, of
-    # which 2 cards lie on another; t1 = KS alone (0); t3 = 2C 5H, no run (0); t2, t4..t9 empty.
+    # which 2 cards lie on another; t1 = KS alone (0); t3 = 2C face down under 5H (0); t2,
+    # t4..t9 empty.
     env = gym.make(fortythieves_env.env_id("NumberTen"), backend="python")
     pos = position("NumberTen", [["9C", "8D", "7S", "6H"], ["KS"], [], ["2C", "5H"]])
-    pos["face_down"] = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+    pos["face_down"] = [1, 0, 0, 1, 0, 0, 0, 0, 0, 0]
     obs, _ = env.reset(options={"state": pos})
     potential = Potential(env, **WEIGHTS)
-    # dealt face down: 2 per column, 20; 1 left; empty: t2 and t4..t9 = 7
-    assert potential.parts(obs) == (19, 7, 2)
-    assert potential(obs) == pytest.approx(19 * 1.0 + 7 * 2.5 + 2 * 0.5)
+    # dealt face down: 2 per column, 20; 2 left; empty: t2 and t4..t9 = 7
+    assert potential.parts(obs) == (18, 7, 2)
+    assert potential(obs) == pytest.approx(18 * 1.0 + 7 * 2.5 + 2 * 0.5)
 
 
 def test_training_envs_are_shaped_only_when_configured() -> None:

@@ -22,7 +22,7 @@ from agents.cli import main
 from agents.config import load_config
 from agents.envs import make_training_vec_env
 from agents.evaluation import ModelMismatchError, load_model_agent, model_variant
-from agents.train import build_model
+from agents.train import build_model, policy_differences
 
 ROOT = Path(__file__).resolve().parents[1]
 STREETS = ROOT / "configs" / "streets.yaml"
@@ -527,3 +527,31 @@ def test_ctrl_c_in_final_evaluation_keeps_model_and_prints_rerun(
     assert main(command[1:]) == 0
     report = json.loads((run / "final_evaluation.json").read_text())
     assert list(report["results"]) == ["ppo", "greedy"] and report["episodes"] == 2
+
+
+def test_resume_compares_either_network_by_key() -> None:
+    """A checkpoint of one network refuses the other, and a changed size is named."""
+    player = [*SMALL, "policy.network=player", "policy.player.column_dim=16"]
+    config = load_config(STREETS, player)
+    env = make_training_vec_env(config)
+    try:
+        saved = build_model(config, env, None).policy_kwargs
+    finally:
+        env.close()
+    assert policy_differences(saved, config) == []
+    assert policy_differences(
+        saved, load_config(STREETS, [*player, "policy.player.column_dim=8"])
+    ) == ["policy.player.column_dim is 16 in the checkpoint, 8 in the config"]
+    assert policy_differences(saved, load_config(STREETS, SMALL)) == [
+        "policy.network is player in the checkpoint, card_slots in the config"
+    ]
+    slots = load_config(STREETS, SMALL)
+    env = make_training_vec_env(slots)
+    try:
+        saved = build_model(slots, env, None).policy_kwargs
+    finally:
+        env.close()
+    assert policy_differences(saved, slots) == []
+    assert policy_differences(saved, config) == [
+        "policy.network is card_slots in the checkpoint, player in the config"
+    ]
