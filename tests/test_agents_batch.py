@@ -11,7 +11,16 @@ import numpy as np
 import pytest
 from positions import shuffle_hidden
 
-from agents.baselines import GreedyAgent, RandomAgent, greedy_actions, move_score, pick_legal
+from agents.baselines import (
+    GreedyAgent,
+    RandomAgent,
+    greedy_actions,
+    make_baseline,
+    move_score,
+    pick_legal,
+)
+from agents.evaluation import ModelAgent, evaluate_agents, play_deals, play_episode
+from agents.seeds import TEST_START, seeds_for_test
 from fortythieves_env import VARIANTS, FortyThievesEnv
 
 ALL_VARIANTS = list(VARIANTS)
@@ -148,3 +157,137 @@ def test_random_agent_draws_per_game_whatever_the_batch() -> None:
         assert alone.act_batch(obs[:1], masks[:1], np.array([2]))[0] == both[2]
     u = np.random.default_rng((4, 1)).random(6)[-1]
     assert together.act_batch(obs, masks, np.array([0, 1, 2]))[1] == int(u * 40)
+
+
+# ---------------------------------------------------------------------- batched evaluation
+TINY_EPISODES = 6
+
+
+@pytest.fixture(scope="module")
+def tiny_model() -> object:
+    """An untrained MaskablePPO for Streets (random weights: choices far from uniform
+    random, and near-ties between logits do happen, which the tests below need)."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    venv = DummyVecEnv([lambda: gym.make("FortyThieves/Streets-v0")])
+    model = MaskablePPO("MlpPolicy", venv, policy_kwargs={"net_arch": [16]}, seed=3, device="cpu")
+    venv.close()
+    return model
+
+
+def _report(agent: object, variant: str, episodes: int, batch_size: int | None) -> dict:
+    return evaluate_agents([agent], variant, episodes, per_episode=True, batch_size=batch_size)
+
+
+@pytest.mark.parametrize(
+    ("name", "variant"), [("random", "NumberTen"), ("greedy", "NumberTen"), ("random", "Indian")]
+)
+def test_a_baseline_report_does_not_depend_on_the_batch_size(name: str, variant: str) -> None:
+    reports = [_report(make_baseline(name, 5), variant, 9, size) for size in (1, 4, None)]
+    assert reports[0] == reports[1] == reports[2]
+    rows = reports[0]["results"][name]["per_episode"]
+    assert [r["seed"] for r in rows] == [TEST_START + i for i in range(9)]
+    assert len({r["foundation_cards"] for r in rows}) > 1  # deals differ: a mix-up would show
+
+
+def test_a_report_is_the_same_when_the_deals_are_split_across_workers() -> None:
+    """Deals 0..3 and 4..8 played apart (two workers) give deal i the same result."""
+    whole = play_deals(RandomAgent(2), "FortyThieves/Streets-v0", seeds_for_test(9), 3)
+    seeds = seeds_for_test(9)
+    first = play_deals(RandomAgent(2), "FortyThieves/Streets-v0", seeds[:4])
+    agent = RandomAgent(2)
+    second = _play_deals_from(agent, "FortyThieves/Streets-v0", seeds, start=4)
+    assert first + second == whole
+
+
+def _play_deals_from(agent: RandomAgent, env_id: str, seeds: list[int], start: int) -> list:
+    """Deals ``start..`` only, as a worker given them would play them (deal index kept)."""
+
+    class Offset:
+        name = agent.name
+
+        def start_games(self, spec: object, games: np.ndarray) -> None:
+            agent.start_games(spec, games + start)
+
+        def end_games(self, games: np.ndarray) -> None:
+            agent.end_games(games + start)
+
+        def act_batch(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+            return agent.act_batch(obs, masks, games + start)
+
+    return play_deals(Offset(), env_id, seeds[start:])
+
+
+def test_batched_greedy_plays_the_deals_of_the_one_deal_loop() -> None:
+    env = gym.make("FortyThieves/NumberTen-v0")
+    seeds = seeds_for_test(8)
+    old = [play_episode(env, GreedyAgent(), s) for s in seeds]
+    assert play_deals(GreedyAgent(), "FortyThieves/NumberTen-v0", seeds, 3) == old
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_a_model_report_does_not_depend_on_the_batch_size(
+    tiny_model: object, deterministic: bool
+) -> None:
+    def agent() -> ModelAgent:
+        return ModelAgent(tiny_model, "ppo", deterministic=deterministic, seed=1)
+
+    reports = [_report(agent(), "Streets", TINY_EPISODES, size) for size in (1, 4, None)]
+    assert reports[0] == reports[1] == reports[2]
+    rows = reports[0]["results"]["ppo"]["per_episode"]
+    assert len({r["length"] for r in rows}) > 1
+
+
+NEAR_TIE = 1e-5
+
+
+def test_a_deterministic_model_plays_as_in_the_one_deal_loop_except_at_near_ties(
+    tiny_model: object,
+) -> None:
+    """Batched forward passes may differ from one-row passes in the last bits of a logit:
+    a deal may then go another way, but only at a step where the two best legal logits are
+    within 1e-5. The deals with no such step must give exactly the one-deal results."""
+    import torch
+
+    agent = ModelAgent(tiny_model, "ppo", deterministic=True)
+    env = gym.make("FortyThieves/Streets-v0")
+    seeds = seeds_for_test(TINY_EPISODES)
+    near_ties = []
+    old = []
+    for seed in seeds:
+        obs, _ = env.reset(seed=seed)
+        ties, done = 0, False
+        while not done:
+            with torch.no_grad():
+                logits = agent.logits(obs[None])[0].numpy()
+            legal = np.sort(logits[env.unwrapped.action_masks() == 1])
+            ties += legal.size > 1 and legal[-1] - legal[-2] < NEAR_TIE
+            obs, _, terminated, truncated, _ = env.step(agent.act(obs, env))
+            done = terminated or truncated
+        near_ties.append(ties)
+        old.append(play_episode(env, agent, seed))
+    new = play_deals(agent, "FortyThieves/Streets-v0", seeds)
+    differ = [i for i in range(len(seeds)) if new[i] != old[i]]
+    assert all(near_ties[i] > 0 for i in differ), (differ, near_ties)
+    assert len(differ) < len(seeds)  # most deals have no near-tie at all
+
+
+def test_an_illegal_batched_action_is_refused_with_the_deal() -> None:
+    class Cheater:
+        name = "cheater"
+
+        def start_games(self, spec: object, games: np.ndarray) -> None: ...
+
+        def end_games(self, games: np.ndarray) -> None: ...
+
+        def act_batch(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+            out = np.argmax(masks, axis=1)
+            if (games == 2).any():  # deal 2: an illegal action
+                out[games == 2] = int(np.argmin(masks[games == 2][0]))
+            return out
+
+    with pytest.raises(
+        RuntimeError, match=f"cheater chose illegal action .* deal {TEST_START + 2}"
+    ):
+        play_deals(Cheater(), "FortyThieves/Streets-v0", seeds_for_test(4), 2)
