@@ -9,14 +9,15 @@ sample, deal ``i`` from a generator seeded ``(seed, i)`` (see :class:`ModelAgent
 
 Deals are played in batches (:func:`play_deals`): one
 :class:`~fortythieves_env.FortyThievesVectorEnv` holds up to ``batch_size`` games (default:
-all the deals at once), and each step asks the agent for the actions of every live game in
-one call (:meth:`~agents.baselines.BatchAgent.act_batch`: one policy forward pass, one
-compiled greedy call). A game that ends makes room for the next deal. Every random choice in
-deal ``i`` comes from a generator seeded ``(seed, i)``, so a report is the same whether the
-deals are played one by one, in batches of any size or split across workers; deterministic
-agents make the choices of the one-deal loop :func:`play_episode` (a trained policy's
-batched forward pass may differ from the one-row pass in the last bits of a logit, which
-changes a choice only where the top two legal logits are within about 1e-6).
+all the deals at once, up to :data:`MAX_BATCH`), and each step asks the agent for the
+actions of every live game in one call (:meth:`~agents.baselines.BatchAgent.act_batch`:
+one policy forward pass, one compiled greedy call). A game that ends makes room for the
+next deal. Every random choice in deal ``i`` comes from a generator seeded ``(seed, i)``,
+so a report is the same whether the deals are played one by one, in batches of any size
+or split across workers. Deterministic agents make the choices of the one-deal loop
+:func:`play_episode`; a trained policy's batched forward pass may differ from the one-row
+pass in the last bits of a logit, which changes a choice only where the two best legal
+logits are within about 1e-6 (``tests/test_agents_batch.py`` counts such steps).
 
 Reported per agent (:func:`summarize`):
 
@@ -45,6 +46,7 @@ from .baselines import Agent, BatchAgent, legal_actions, make_baseline
 from .seeds import TEST_START, seeds_for_test
 
 __all__ = [
+    "MAX_BATCH",
     "EpisodeResult",
     "ModelAgent",
     "ModelMismatchError",
@@ -63,6 +65,11 @@ __all__ = [
 
 Z95 = 1.959963984540054
 """Two-sided 95% standard normal quantile."""
+
+
+MAX_BATCH = 1024
+"""Most games :func:`play_deals` plays at once by default (bounds the memory of a long
+evaluation: a Number Ten game's mask alone is 1193 bytes)."""
 
 
 class ModelMismatchError(Exception):
@@ -359,7 +366,7 @@ def play_deals(
         agent: the agent.
         env_id: a registered ``FortyThieves/*`` id.
         seeds: the deal seeds, ``seeds[i]`` for deal ``i``.
-        batch_size: games at once; None: all of them.
+        batch_size: games at once; None: all of them, up to :data:`MAX_BATCH`.
         on_done: called with the number of deals that just ended (a progress bar's update).
 
     Returns:
@@ -370,7 +377,7 @@ def play_deals(
         RuntimeError: the agent chose an illegal action (the message names the deal).
     """
     n = len(seeds)
-    slots = n if batch_size is None else min(batch_size, n)
+    slots = min(n, MAX_BATCH if batch_size is None else batch_size)
     results: list[EpisodeResult | None] = [None] * n
     if n == 0:
         return []
@@ -386,9 +393,15 @@ def play_deals(
         lengths = np.zeros(slots, dtype=np.int64)
         actions = np.zeros(slots, dtype=np.int64)
         live = np.ones(slots, dtype=np.bool_)
-        while live.any():
-            rows = np.flatnonzero(live)
-            chosen = np.asarray(agent.act_batch(obs[rows], masks[rows], game[rows]))
+        every_row = np.arange(slots)
+        all_live = True
+        while all_live or live.any():
+            if all_live:  # the arrays themselves, no copy
+                rows = every_row
+                chosen = np.asarray(agent.act_batch(obs, masks, game))
+            else:
+                rows = np.flatnonzero(live)
+                chosen = np.asarray(agent.act_batch(obs[rows], masks[rows], game[rows]))
             illegal = (chosen < 0) | (chosen >= masks.shape[1])
             illegal |= masks[rows, np.clip(chosen, 0, masks.shape[1] - 1)] == 0
             if illegal.any():
@@ -420,6 +433,7 @@ def play_deals(
             if on_done is not None:
                 on_done(len(ended))
             refill = ended[: max(0, n - next_deal)]
+            all_live = refill.size == ended.size
             live[ended] = False
             game[ended] = -1
             if refill.size:
@@ -482,8 +496,8 @@ def evaluate_agents(
         per_episode: also return one row per deal.
         progress: show one progress bar on stderr over all agents' deals, with the time
             left (tqdm; it draws nothing when stderr is not a terminal).
-        batch_size: games played at once (:func:`play_deals`); None: all the deals. The
-            report does not depend on it.
+        batch_size: games played at once (:func:`play_deals`); None: all the deals, up to
+            :data:`MAX_BATCH`. The report does not depend on it.
 
     Returns:
         A JSON-ready dict: ``variant``, ``env_id``, ``episodes``, ``seeds`` (the first seed
