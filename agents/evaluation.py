@@ -160,7 +160,8 @@ class ModelAgent:
         import torch
 
         policy = self.model.policy
-        x = torch.as_tensor(obs, dtype=torch.float32, device=policy.device)
+        # converted in numpy: a new writable array (the batched env's rows are read-only)
+        x = torch.as_tensor(obs.astype(np.float32), device=policy.device)
         features = policy.extract_features(x, policy.pi_features_extractor)
         if isinstance(features, tuple):  # separate actor and critic extractors
             features = features[0]
