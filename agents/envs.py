@@ -261,8 +261,9 @@ class BatchedVecEnv(VecEnv):
       re-seeds those generators with ``(s + i, i)`` at the next :meth:`reset`, as it does
       for ``DummyVecEnv``;
     - observations ``uint8 (N, size)``, rewards ``float32 (N,)``, dones ``bool (N,)``
-      (terminated or truncated); a game that ends is dealt its next deal at once (the
-      vector env's same-step autoreset), its last observation in
+      (terminated or truncated); a game that ends is dealt its next training deal at once
+      (the vector env's same-step autoreset, seeded by ``set_autoreset_seeds`` with the
+      deal seed drawn ahead), its last observation in
       ``infos[i]["terminal_observation"]``;
     - ``infos[i]``: ``action_mask``, ``foundation_cards``, ``is_success``,
       ``illegal_action`` of the step (of the last step for a game that ended),
@@ -296,6 +297,7 @@ class BatchedVecEnv(VecEnv):
         )
         super().__init__(n_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self._rngs = [np.random.default_rng((seed, i)) for i in range(n_envs)]
+        self._next_deals: list[int | None] = [None] * n_envs  # each game's next deal seed
         self._actions = np.zeros(n_envs, dtype=np.int64)
         self._returns = np.zeros(n_envs, dtype=np.float64)
         self._lengths = np.zeros(n_envs, dtype=np.int64)
@@ -305,30 +307,34 @@ class BatchedVecEnv(VecEnv):
         """Reward shaping hook (identity until ``agents/shaping.py`` lands)."""
         return rewards
 
-    def _draw_deals(self, games: list[int]) -> list[int | None]:
-        """Next training deal seed of each of ``games`` (None for the others)."""
-        deals: list[int | None] = [None] * self.num_envs
+    def _draw_next_deals(self, games: list[int]) -> None:
+        """Draw the deal seed that each of ``games`` plays after its current deal, and hand
+        them to the vector env's automatic resets (one draw per deal, in the order
+        ``TrainingDeals`` draws them, so the deals are the same)."""
         for i in games:
-            deals[i] = int(self._rngs[i].integers(*TRAIN_RANGE))
-        return deals
+            self._next_deals[i] = int(self._rngs[i].integers(*TRAIN_RANGE))
+        self.venv.set_autoreset_seeds(self._next_deals)
 
-    def _reset_info(self, i: int, deals: list[int | None], info: dict[str, Any]) -> dict[str, Any]:
+    @staticmethod
+    def _reset_info(i: int, deal: int | None, info: dict[str, Any]) -> dict[str, Any]:
         return {
             "action_mask": info["action_mask"][i].copy(),
             "foundation_cards": int(info["foundation_cards"][i]),
             "is_success": bool(info["is_success"][i]),
             "illegal_action": bool(info["illegal_action"][i]),
-            "deal_seed": deals[i],
+            "deal_seed": deal,
         }
 
     def reset(self) -> np.ndarray:
         """Deal every game its next training deal (see the class docstring)."""
+        every = list(range(self.num_envs))
         for i, s in enumerate(self._seeds):
             if s is not None:
                 self._rngs[i] = np.random.default_rng((s, i))
-        deals = self._draw_deals(list(range(self.num_envs)))
+        deals = [int(self._rngs[i].integers(*TRAIN_RANGE)) for i in every]
         obs, info = self.venv.reset(seed=deals)
-        self.reset_infos = [self._reset_info(i, deals, info) for i in range(self.num_envs)]
+        self.reset_infos = [self._reset_info(i, deals[i], info) for i in every]
+        self._draw_next_deals(every)
         self._returns[:] = 0.0
         self._lengths[:] = 0
         self._reset_seeds()
@@ -378,13 +384,9 @@ class BatchedVecEnv(VecEnv):
                 }
             self._returns[ended] = 0.0
             self._lengths[ended] = 0
-            # the vector env dealt from its own generators: deal the training deals instead
-            deals = self._draw_deals(ended)
-            which = np.zeros(self.num_envs, dtype=np.bool_)
-            which[ended] = True
-            obs, reset_info = self.venv.reset(seed=deals, options={"reset_mask": which})
-            for i in ended:
-                self.reset_infos[i] = self._reset_info(i, deals, reset_info)
+            for i in ended:  # dealt _next_deals[i] (same-step autoreset): info is the deal's
+                self.reset_infos[i] = self._reset_info(i, self._next_deals[i], info)
+            self._draw_next_deals(ended)
         return obs.copy(), rewards.astype(np.float32), dones, infos
 
     def close(self) -> None:
