@@ -411,7 +411,9 @@ def play_deals(
                     f"agent {agent.name} chose illegal action {int(chosen[np.argmax(illegal)])} "
                     f"on deal {seeds[game[b]]}"
                 )
-            actions[:] = np.argmax(masks, axis=1)  # slots with no deal left: ignored
+            if not all_live:  # slots with no deal left play their first legal action
+                idle = np.flatnonzero(~live)
+                actions[idle] = np.argmax(masks[idle], axis=1)
             actions[rows] = chosen
             obs, rewards, terminated, truncated, info = env.step(actions)
             masks = info["action_mask"]
@@ -434,7 +436,7 @@ def play_deals(
             if on_done is not None:
                 on_done(len(ended))
             refill = ended[: max(0, n - next_deal)]
-            all_live = refill.size == ended.size
+            all_live = all_live and refill.size == ended.size
             live[ended] = False
             game[ended] = -1
             if refill.size:
