@@ -4,10 +4,13 @@ Every agent here, and the trained-model agent of :mod:`agents.evaluation`, follo
 :class:`Agent` protocol: ``reset(env)`` at the start of each episode, then ``act(obs, env)``
 returning a legal action index. ``env`` is the (possibly wrapped) Gymnasium env; agents read
 the legal-action mask from ``env.unwrapped.action_masks()`` (``int8``, shape ``(n,)``).
+They also follow the :class:`BatchAgent` protocol, what ``evaluate`` plays with:
+``act_batch(obs, masks, games)`` chooses for many games at once.
 
 ``random``
-    Uniform over the legal actions, from a ``numpy`` generator seeded once per agent
-    (``seed``), so an evaluation is reproducible.
+    Uniform over the legal actions. In batches, game ``i`` draws from its own generator
+    seeded ``(seed, i)``, so an evaluation is reproducible and does not depend on the
+    batching; one game at a time (``act``), from one generator seeded ``seed``.
 
 ``greedy``
     A one-step heuristic over the legal moves. It reads only what a player knows,
@@ -15,7 +18,10 @@ the legal-action mask from ``env.unwrapped.action_masks()`` (``int8``, shape ``(
     cards, face-down and stock *counts*), decodes actions with the variant's action codec
     and judges builds with the engine's build table (``rules.build_table``). Each legal move
     gets a score and the highest wins; ties go to the lowest action index, so the agent is
-    deterministic. Scores, highest first:
+    deterministic. In batches it is :func:`greedy_actions`: the same table compiled with
+    numba, read from the observations, which hold exactly the view's face-up cards and
+    counts (tested equal to the Python reader on positions of all nine variants). Scores,
+    highest first:
 
     ====  =====================================================================================
     100   a card to a foundation (+5 if it comes from a column and turns up a face-down card)
@@ -37,10 +43,12 @@ the legal-action mask from ``env.unwrapped.action_masks()`` (``int8``, shape ``(
 
 from __future__ import annotations
 
-from typing import Protocol
+from functools import cache
+from typing import Protocol, runtime_checkable
 
 import gymnasium as gym
 import numpy as np
+from numba import njit
 
 from fortythieves_env.actions import (
     COLUMN_TO_FOUNDATION,
@@ -50,12 +58,40 @@ from fortythieves_env.actions import (
     WASTE_TO_FOUNDATION,
 )
 from fortythieves_env.cards import RANK
-from fortythieves_env.engine import Rules
+from fortythieves_env.engine import Rules, rules_for
+from fortythieves_env.observation import ObservationLayout
+from fortythieves_env.variants import VariantSpec
 from fortythieves_env.view import PlayerView
 
-__all__ = ["BASELINES", "Agent", "GreedyAgent", "RandomAgent", "make_baseline", "move_score"]
+__all__ = [
+    "BASELINES",
+    "Agent",
+    "BatchAgent",
+    "GreedyAgent",
+    "RandomAgent",
+    "greedy_actions",
+    "make_baseline",
+    "move_score",
+    "pick_legal",
+]
 
 _KING = 12  # RANK of a King
+
+# The score table of the module docstring: the one place its numbers live. Both readers,
+# :func:`move_score` (Python, over a PlayerView) and :func:`greedy_actions` (compiled, over
+# observations), take them from here.
+S_TO_FOUNDATION = 100.0
+S_TO_FOUNDATION_REVEALS = 105.0
+S_REVEALS = 80.0
+S_EMPTIES_ONTO_CARD = 70.0
+S_WASTE_ONTO_CARD = 60.0
+S_BUILD_FREES = 40.0
+S_KING_TO_EMPTY = 25.0
+S_DRAW = 10.0
+S_REDEAL = 8.0
+S_WASTE_TO_EMPTY = 5.0
+S_PART_TO_EMPTY = 3.0
+S_POINTLESS = -1.0
 
 
 class Agent(Protocol):
@@ -68,6 +104,39 @@ class Agent(Protocol):
 
     def act(self, obs: np.ndarray, env: gym.Env) -> int:
         """A legal action index for observation ``obs`` (``uint8``, shape ``(obs_size,)``)."""
+        ...
+
+
+@runtime_checkable
+class BatchAgent(Protocol):
+    """An agent that chooses for many games at once (what :func:`agents.evaluation.evaluate_agents`
+    plays with; every agent of this package is one).
+
+    A *game* is a deal index ``i`` of the evaluation (its deal seed is
+    ``2_000_000_000 + i``). Every random choice an agent makes in game ``i`` must come from
+    a generator seeded by ``(seed, i)`` alone, never shared between games, so the choices do
+    not depend on which other games are played in the same batch, or in which order.
+    """
+
+    name: str
+
+    def start_games(self, spec: VariantSpec, games: np.ndarray) -> None:
+        """The games ``games`` (deal indices, ``int64``, shape ``(k,)``) start now."""
+
+    def end_games(self, games: np.ndarray) -> None:
+        """The games ``games`` are over (their per-game state may be dropped)."""
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        """One legal action per row.
+
+        Args:
+            obs: ``uint8``, shape ``(B, size)``, one observation per row.
+            masks: ``int8``, shape ``(B, n)``, row b's legal actions (1 = legal).
+            games: ``int64``, shape ``(B,)``, row b's deal index.
+
+        Returns:
+            ``int64``, shape ``(B,)``.
+        """
         ...
 
 
@@ -84,12 +153,53 @@ def legal_actions(env: gym.Env) -> np.ndarray:
     return legal
 
 
+@njit(cache=True)
+def _pick_legal(masks: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
+    for b in range(masks.shape[0]):
+        row = masks[b]
+        n_legal = 0
+        for a in range(row.shape[0]):
+            n_legal += row[a] != 0
+        k = int(u[b] * n_legal)
+        out[b] = -1
+        for a in range(row.shape[0]):
+            if row[a] != 0:
+                if k == 0:
+                    out[b] = a
+                    break
+                k -= 1
+
+
+def pick_legal(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Row b's ``int(u[b] * L_b)``-th legal action (``L_b`` legal ones, ascending order).
+
+    Args:
+        masks: ``int8``, shape ``(B, n)``.
+        u: ``float64`` uniforms in ``[0, 1)``, shape ``(B,)``.
+
+    Returns:
+        ``int64``, shape ``(B,)``; -1 for a row with no legal action.
+    """
+    out = np.empty(masks.shape[0], dtype=np.int64)
+    _pick_legal(np.ascontiguousarray(masks), np.ascontiguousarray(u, dtype=np.float64), out)
+    return out
+
+
 class RandomAgent:
-    """Uniformly random legal actions, reproducible through ``seed``."""
+    """Uniformly random legal actions, reproducible through ``seed``.
+
+    In batches (:meth:`act_batch`, what ``evaluate`` plays) game ``i`` draws from its own
+    generator ``numpy.random.default_rng((seed, i))``, one uniform ``u`` per step, and plays
+    the ``int(u * L)``-th of its ``L`` legal actions: the same choices however the games are
+    batched. One game at a time (:meth:`act`, kept for callers of the single-env loop) it
+    draws from one generator seeded ``seed`` that runs on over episodes, as before.
+    """
 
     def __init__(self, seed: int = 0) -> None:
         self.name = "random"
+        self.seed = seed
         self._rng = np.random.default_rng(seed)
+        self._game_rngs: dict[int, np.random.Generator] = {}
 
     def reset(self, env: gym.Env) -> None:
         """Nothing to reset: the generator runs on over episodes."""
@@ -97,6 +207,26 @@ class RandomAgent:
     def act(self, obs: np.ndarray, env: gym.Env) -> int:
         """A uniformly drawn legal action."""
         return int(self._rng.choice(legal_actions(env)))
+
+    def start_games(self, spec: VariantSpec, games: np.ndarray) -> None:
+        """Seed game ``i``'s generator with ``(seed, i)``."""
+        for i in games.tolist():
+            self._game_rngs[i] = np.random.default_rng((self.seed, i))
+
+    def end_games(self, games: np.ndarray) -> None:
+        """Drop the games' generators."""
+        for i in games.tolist():
+            self._game_rngs.pop(i, None)
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        """A uniformly drawn legal action per row, from its game's generator.
+
+        Raises:
+            KeyError: a game that was not started (:meth:`start_games`).
+        """
+        rngs = self._game_rngs
+        u = np.array([rngs[i].random() for i in games.tolist()], dtype=np.float64)
+        return pick_legal(masks, u)
 
 
 def move_score(action: int, view: PlayerView, rules: Rules) -> float:
@@ -112,41 +242,177 @@ def move_score(action: int, view: PlayerView, rules: Rules) -> float:
     """
     kind, src, dst, n = rules.decode(action)
     if kind == DRAW:
-        return 10.0
+        return S_DRAW
     if kind == REDEAL:
-        return 8.0
+        return S_REDEAL
     if kind == WASTE_TO_FOUNDATION:
-        return 100.0
+        return S_TO_FOUNDATION
     tableau = view.tableau  # face-up cards only
     if kind == WASTE_TO_COLUMN:
         if tableau[dst]:
-            return 60.0
-        return 25.0 if view.waste and RANK[view.waste[-1]] == _KING else 5.0
+            return S_WASTE_ONTO_CARD
+        return S_KING_TO_EMPTY if view.waste and RANK[view.waste[-1]] == _KING else S_WASTE_TO_EMPTY
     column = tableau[src]
     start = len(column) - n  # index (among the face-up cards) of the first moved card
     reveals = start == 0 and view.face_down[src] > 0
     empties = start == 0 and view.face_down[src] == 0
     if kind == COLUMN_TO_FOUNDATION:
-        return 105.0 if reveals else 100.0
+        return S_TO_FOUNDATION_REVEALS if reveals else S_TO_FOUNDATION
     dst_empty = not tableau[dst]
     if reveals:
-        return 80.0
+        return S_REVEALS
     if empties:
-        return -1.0 if dst_empty else 70.0
+        return S_POINTLESS if dst_empty else S_EMPTIES_ONTO_CARD
     if rules.build_table[column[start - 1]][column[start]]:  # already built on its card
-        return -1.0
-    return 3.0 if dst_empty else 40.0
+        return S_POINTLESS
+    return S_PART_TO_EMPTY if dst_empty else S_BUILD_FREES
+
+
+@njit(cache=True)
+def _greedy_batch(
+    obs: np.ndarray,
+    masks: np.ndarray,
+    decode: np.ndarray,
+    accepts: np.ndarray,
+    lay: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """:func:`move_score` over observations: ``out[b]`` = row b's best legal action (-1: none)."""
+    n_cols, slots, waste0, waste_slots, fd0 = lay[0], lay[1], lay[2], lay[3], lay[4]
+    up = np.zeros(n_cols, dtype=np.int64)  # face-up cards per column
+    for b in range(obs.shape[0]):
+        row = obs[b]
+        for c in range(n_cols):
+            k = 0
+            while k < slots and row[c * slots + k] != 0:
+                k += 1
+            up[c] = k
+        n_waste = 0
+        while n_waste < waste_slots and row[waste0 + n_waste] != 0:
+            n_waste += 1
+        king_on_waste = n_waste > 0 and (np.int64(row[waste0 + n_waste - 1]) - 1) % 13 == _KING
+        best, best_score = -1, -np.inf
+        for a in range(masks.shape[1]):
+            if masks[b, a] == 0:
+                continue
+            kind, src, dst, n = decode[a, 0], decode[a, 1], decode[a, 2], decode[a, 3]
+            if kind == DRAW:
+                score = S_DRAW
+            elif kind == REDEAL:
+                score = S_REDEAL
+            elif kind == WASTE_TO_FOUNDATION:
+                score = S_TO_FOUNDATION
+            elif kind == WASTE_TO_COLUMN:
+                if up[dst] > 0:
+                    score = S_WASTE_ONTO_CARD
+                else:
+                    score = S_KING_TO_EMPTY if king_on_waste else S_WASTE_TO_EMPTY
+            else:
+                start = up[src] - n
+                face_down = row[fd0 + src]
+                if kind == COLUMN_TO_FOUNDATION:
+                    reveals = start == 0 and face_down > 0
+                    score = S_TO_FOUNDATION_REVEALS if reveals else S_TO_FOUNDATION
+                elif start == 0 and face_down > 0:
+                    score = S_REVEALS
+                elif start == 0:
+                    score = S_POINTLESS if up[dst] == 0 else S_EMPTIES_ONTO_CARD
+                elif accepts[row[src * slots + start - 1], row[src * slots + start]]:
+                    score = S_POINTLESS
+                else:
+                    score = S_PART_TO_EMPTY if up[dst] == 0 else S_BUILD_FREES
+            if score > best_score:
+                best, best_score = a, score
+        out[b] = best
+
+
+@cache
+def _greedy_tables(spec: VariantSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(decode, accepts, layout)`` of ``spec`` for :func:`_greedy_batch`."""
+    rules = rules_for(spec)
+    layout = ObservationLayout.for_variant(spec)
+    decode = np.array(rules.codec.table, dtype=np.int64).reshape(-1, 4)
+    accepts = np.array(rules.build_table, dtype=np.int8)
+    lay = np.array(
+        [
+            layout.n_columns,
+            layout.column_slots,
+            layout.waste.start,
+            layout.waste_slots,
+            layout.face_down.start,
+        ],
+        dtype=np.int64,
+    )
+    return decode, accepts, lay
+
+
+def greedy_actions(spec: VariantSpec, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The greedy choice in each row, compiled (one numba call for the batch).
+
+    The same choice as :meth:`GreedyAgent.act` (:func:`move_score`, highest score, lowest
+    index on ties) read from the observation instead of the :class:`PlayerView`: the
+    observation holds exactly the view's face-up cards, waste, face-down counts and stock
+    count (:mod:`fortythieves_env.observation`), so nothing a player does not see is read.
+
+    Args:
+        spec: the variant.
+        obs: ``uint8``, shape ``(B, size)``: the variant's observations.
+        masks: ``int8``, shape ``(B, n)``: their legal actions.
+
+    Returns:
+        ``int64``, shape ``(B,)``; -1 for a row with no legal action.
+
+    Raises:
+        ValueError: ``obs`` or ``masks`` has the wrong shape for ``spec``.
+    """
+    decode, accepts, lay = _greedy_tables(spec)
+    size = ObservationLayout.for_variant(spec).size
+    if obs.ndim != 2 or obs.shape[1] != size or masks.shape != (obs.shape[0], decode.shape[0]):
+        raise ValueError(
+            f"greedy_actions({spec.id}): need obs of shape (B, {size}) and masks of shape "
+            f"(B, {decode.shape[0]}), got {obs.shape} and {masks.shape}"
+        )
+    out = np.empty(obs.shape[0], dtype=np.int64)
+    _greedy_batch(
+        np.ascontiguousarray(obs, dtype=np.uint8),
+        np.ascontiguousarray(masks, dtype=np.int8),
+        decode,
+        accepts,
+        lay,
+        out,
+    )
+    return out
 
 
 class GreedyAgent:
     """The documented one-step heuristic of this module (deterministic).
 
     It reads ``env.unwrapped.player_view()`` and ``env.unwrapped.rules`` only, never the
-    full position (so never a face-down card or the stock's order).
+    full position (so never a face-down card or the stock's order). In batches
+    (:meth:`act_batch`) it is :func:`greedy_actions`, the same choice compiled, read from
+    the observations.
     """
 
     def __init__(self, seed: int = 0) -> None:
         self.name = "greedy"
+        self._spec: VariantSpec | None = None
+
+    def start_games(self, spec: VariantSpec, games: np.ndarray) -> None:
+        """Remember the variant (the games need nothing else)."""
+        self._spec = spec
+
+    def end_games(self, games: np.ndarray) -> None:
+        """Nothing to drop."""
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        """:func:`greedy_actions` of the rows.
+
+        Raises:
+            RuntimeError: no game was started yet (the variant is unknown).
+        """
+        if self._spec is None:
+            raise RuntimeError("GreedyAgent.act_batch before start_games")
+        return greedy_actions(self._spec, obs, masks)
 
     def reset(self, env: gym.Env) -> None:
         """Nothing to reset."""

@@ -227,7 +227,7 @@ class TrainConfig(_Section):
 
     total_timesteps: int = Field(gt=0)
     n_envs: int = Field(gt=0)
-    vec_env: Literal["dummy", "subproc"]
+    vec_env: Literal["dummy", "subproc", "batched"]
     checkpoint_freq: int = Field(ge=0, description="0 disables checkpoints")
     progress_bar: bool
     tensorboard: bool

@@ -6,6 +6,11 @@ Wrapping order, inside out: ``gymnasium.make(FortyThieves/<variant>-v0, **kwargs
 in ``info["episode"]``. ``action_masks`` is found through the wrappers by
 ``get_wrapper_attr``, as sb3_contrib does.
 
+``train.vec_env: batched`` replaces all of that with :class:`BatchedVecEnv`, an SB3 ``VecEnv``
+over one :class:`~fortythieves_env.FortyThievesVectorEnv` (every game stepped by one compiled
+call) that gives the same observations, rewards, dones and infos for the same deals and
+actions.
+
 Sub-process workers: the factories handed to ``SubprocVecEnv`` are module-level objects that
 carry the environment config (a custom variant's spec included) and register what they need
 in the worker, so they work whatever the start method (``fork``, ``forkserver``, ``spawn``).
@@ -14,6 +19,7 @@ in the worker, so they work whatever the start method (``fork``, ``forkserver``,
 from __future__ import annotations
 
 import json
+import time
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,7 +33,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from .config import Config, ConfigError, EnvConfig
-from .seeds import CyclingDeals, TrainingDeals, seeds_for_validation
+from .seeds import TRAIN_RANGE, CyclingDeals, TrainingDeals, seeds_for_validation
 
 if TYPE_CHECKING:
     from fortythieves_env import VariantSpec
@@ -35,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EPISODE_INFO_KEYS",
     "VARIANT_SPEC_ATTR",
+    "BatchedVecEnv",
     "VecMasksFromInfo",
     "env_id_for",
     "make_env",
@@ -252,12 +259,190 @@ class _TrainingFactory:
         return env
 
 
+class BatchedVecEnv(VecEnv):
+    """SB3 ``VecEnv`` over one :class:`~fortythieves_env.FortyThievesVectorEnv` (``train.vec_env:
+    batched``): the training envs of :func:`make_training_vec_env` as one batch.
+
+    For the same deals and actions it returns what ``DummyVecEnv`` over ``n_envs``
+    ``Monitor(TrainingDeals(gymnasium.make(id, **env.make_kwargs())))`` returns
+    (``tests/test_agents_batched_vec_env.py`` compares them step by step):
+
+    - deals: game ``i`` draws each deal seed from ``numpy.random.default_rng((seed, i))`` in
+      the training range, as :class:`~agents.seeds.TrainingDeals` of rank ``i`` does; a seed
+      given through :meth:`seed` (SB3's ``VecEnv.seed``, e.g. ``MaskablePPO(seed=s)``)
+      re-seeds those generators with ``(s + i, i)`` at the next :meth:`reset`, as it does
+      for ``DummyVecEnv``;
+    - observations ``uint8 (N, size)``, rewards ``float32 (N,)``, dones ``bool (N,)``
+      (terminated or truncated); a game that ends is dealt its next training deal at once
+      (the vector env's same-step autoreset, seeded by ``set_autoreset_seeds`` with the
+      deal seed drawn ahead), its last observation in
+      ``infos[i]["terminal_observation"]``;
+    - ``infos[i]``: ``action_mask``, ``foundation_cards``, ``is_success``,
+      ``illegal_action`` of the step (of the last step for a game that ended),
+      ``"TimeLimit.truncated"`` (truncated and not terminated), and at an episode end
+      Monitor's ``"episode"``: ``r`` (return, rounded to 6 digits), ``l`` (length),
+      ``t`` (seconds since this env was made), ``foundation_cards``, ``is_success``;
+    - ``reset_infos[i]``: the info of game i's latest deal, with its ``deal_seed``.
+
+    The no-progress truncation (``env.max_steps_without_progress``) and the step limit are
+    the vector env's own, as in the single env. Reward shaping (``agents/shaping.py``, not
+    in this tree yet) goes in :meth:`_shape`, the one place rewards pass before the returns
+    are added up, as a wrapper inside ``Monitor`` would see them.
+
+    MaskablePPO's ``env_method("action_masks")`` is answered from the vector env's mask
+    array (one copy per step, each game's row a view of it); ``get_attr`` reads the vector
+    env's attribute (``layout``, ``spec``, ...) for every game.
+
+    Raises:
+        ConfigError: unknown variant, or a custom variant clashing with a registered one.
+    """
+
+    def __init__(self, env_config: EnvConfig, n_envs: int, seed: int = 0) -> None:
+        env_id = register_config_variant(env_config)
+        self.venv: Any = gym.make_vec(
+            env_id,
+            num_envs=n_envs,
+            vectorization_mode="vector_entry_point",
+            autoreset_mode="SameStep",
+            copy=False,
+            **env_config.make_kwargs(),
+        )
+        super().__init__(n_envs, self.venv.single_observation_space, self.venv.single_action_space)
+        self._rngs = [np.random.default_rng((seed, i)) for i in range(n_envs)]
+        self._next_deals: list[int | None] = [None] * n_envs  # each game's next deal seed
+        self._actions = np.zeros(n_envs, dtype=np.int64)
+        self._returns = np.zeros(n_envs, dtype=np.float64)
+        self._lengths = np.zeros(n_envs, dtype=np.int64)
+        self._t_start = time.time()
+
+    def _shape(self, rewards: np.ndarray) -> np.ndarray:
+        """Reward shaping hook (identity until ``agents/shaping.py`` lands)."""
+        return rewards
+
+    def _draw_next_deals(self, games: list[int]) -> None:
+        """Draw the deal seed that each of ``games`` plays after its current deal, and hand
+        them to the vector env's automatic resets (one draw per deal, in the order
+        ``TrainingDeals`` draws them, so the deals are the same)."""
+        for i in games:
+            self._next_deals[i] = int(self._rngs[i].integers(*TRAIN_RANGE))
+        self.venv.set_autoreset_seeds(self._next_deals)
+
+    @staticmethod
+    def _reset_info(i: int, deal: int | None, info: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "action_mask": info["action_mask"][i].copy(),
+            "foundation_cards": int(info["foundation_cards"][i]),
+            "is_success": bool(info["is_success"][i]),
+            "illegal_action": bool(info["illegal_action"][i]),
+            "deal_seed": deal,
+        }
+
+    def reset(self) -> np.ndarray:
+        """Deal every game its next training deal (see the class docstring)."""
+        every = list(range(self.num_envs))
+        for i, s in enumerate(self._seeds):
+            if s is not None:
+                self._rngs[i] = np.random.default_rng((s, i))
+        deals = [int(self._rngs[i].integers(*TRAIN_RANGE)) for i in every]
+        obs, info = self.venv.reset(seed=deals)
+        self.reset_infos = [self._reset_info(i, deals[i], info) for i in every]
+        self._draw_next_deals(every)
+        self._returns[:] = 0.0
+        self._lengths[:] = 0
+        self._reset_seeds()
+        self._reset_options()
+        return obs.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions[:] = actions
+
+    def step_wait(self) -> VecEnvStepReturn:
+        obs, rewards, terminated, truncated, info = self.venv.step(self._actions)
+        rewards = self._shape(rewards)
+        self._returns += rewards
+        self._lengths += 1
+        dones = terminated | truncated
+        masks = info["action_mask"].copy()
+        fcards = info["foundation_cards"].tolist()
+        success = info["is_success"].tolist()
+        illegal = info["illegal_action"].tolist()
+        time_limit = (truncated & ~terminated).tolist()
+        infos: list[dict[str, Any]] = [
+            {
+                "action_mask": masks[i],
+                "foundation_cards": fcards[i],
+                "is_success": success[i],
+                "illegal_action": illegal[i],
+                "TimeLimit.truncated": time_limit[i],
+            }
+            for i in range(self.num_envs)
+        ]
+        ended = np.flatnonzero(dones).tolist()
+        if ended:
+            final = info["final_info"]
+            for i in ended:
+                step_info = infos[i]
+                step_info["action_mask"] = final["action_mask"][i].copy()
+                step_info["foundation_cards"] = int(final["foundation_cards"][i])
+                step_info["is_success"] = bool(final["is_success"][i])
+                step_info["illegal_action"] = bool(final["illegal_action"][i])
+                step_info["terminal_observation"] = info["final_obs"][i]
+                step_info["episode"] = {
+                    "r": round(float(self._returns[i]), 6),
+                    "l": int(self._lengths[i]),
+                    "t": round(time.time() - self._t_start, 6),
+                    "foundation_cards": step_info["foundation_cards"],
+                    "is_success": step_info["is_success"],
+                }
+            self._returns[ended] = 0.0
+            self._lengths[ended] = 0
+            for i in ended:  # dealt _next_deals[i] (same-step autoreset): info is the deal's
+                self.reset_infos[i] = self._reset_info(i, self._next_deals[i], info)
+            self._draw_next_deals(ended)
+        return obs.copy(), rewards.astype(np.float32), dones, infos
+
+    def close(self) -> None:
+        self.venv.close()
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        value = getattr(self.venv, attr_name)
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        raise AttributeError(
+            f"BatchedVecEnv: cannot set {attr_name!r} per game (the games share one vector env)"
+        )
+
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
+        if method_name == "action_masks" and not method_args and not method_kwargs:
+            masks = self.venv.action_masks()  # int8 (N, n), a copy
+            return [masks[i] for i in self._get_indices(indices)]
+        raise AttributeError(
+            f"BatchedVecEnv: no per-game method {method_name!r} (only action_masks); use "
+            "train.vec_env: dummy to call the single environments' methods"
+        )
+
+    def env_is_wrapped(
+        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
+        # Monitor's record (info["episode"]) is written here, so evaluate_policy may read it
+        wrapped = wrapper_class is Monitor
+        return [wrapped for _ in self._get_indices(indices)]
+
+
 def make_training_vec_env(config: Config, start_method: str | None = None) -> VecEnv:
     """``train.n_envs`` monitored envs dealing training-range seeds, as ``train.vec_env`` says.
 
-    With ``train.shaping`` each is wrapped in :class:`agents.shaping.PotentialShaping` with
-    ``ppo.gamma``. Wrapped in :class:`VecMasksFromInfo`, so masks cost no extra round trip to
-    the workers.
+    ``dummy`` and ``subproc`` are wrapped in :class:`VecMasksFromInfo`, so masks cost no
+    extra round trip to the workers; ``batched`` is one :class:`BatchedVecEnv`. With
+    ``train.shaping`` every game's rewards are shaped by
+    :class:`agents.shaping.PotentialShaping` with ``ppo.gamma``.
 
     Args:
         config: the run configuration.
@@ -265,6 +450,8 @@ def make_training_vec_env(config: Config, start_method: str | None = None) -> Ve
             keeps SB3's default (``forkserver`` where available, else ``spawn``). Every
             method works: the factories carry what the workers need.
     """
+    if config.train.vec_env == "batched":
+        return BatchedVecEnv(config.env, config.train.n_envs, config.seed)
     register_config_variant(config.env)  # refuse a clash in this process, before workers start
     shaping = config.train.shaping.model_dump() if config.train.shaping is not None else None
     factories = [

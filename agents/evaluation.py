@@ -5,7 +5,19 @@
 the variant's registered defaults (reward settings and step limit), so the results of
 different runs and agents are comparable. Trained models act deterministically by default
 (``predict(..., action_masks=mask, deterministic=True)``); with ``deterministic=False`` they
-sample, with torch's generator seeded ``seed + i`` at the start of the i-th episode.
+sample, deal ``i`` from a generator seeded ``(seed, i)`` (see :class:`ModelAgent`).
+
+Deals are played in batches (:func:`play_deals`): one
+:class:`~fortythieves_env.FortyThievesVectorEnv` holds up to ``batch_size`` games (default:
+all the deals at once, up to :data:`MAX_BATCH`), and each step asks the agent for the
+actions of every live game in one call (:meth:`~agents.baselines.BatchAgent.act_batch`:
+one policy forward pass, one compiled greedy call). A game that ends makes room for the
+next deal. Every random choice in deal ``i`` comes from a generator seeded ``(seed, i)``,
+so a report is the same whether the deals are played one by one, in batches of any size
+or split across workers. Deterministic agents make the choices of the one-deal loop
+:func:`play_episode`; a trained policy's batched forward pass may differ from the one-row
+pass in the last bits of a logit, which changes a choice only where the two best legal
+logits are within about 1e-6 (``tests/test_agents_batch.py`` counts such steps).
 
 Reported per agent (:func:`summarize`):
 
@@ -21,7 +33,7 @@ import json
 import math
 import sys
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -30,10 +42,11 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from .baselines import Agent, legal_actions, make_baseline
+from .baselines import Agent, BatchAgent, legal_actions, make_baseline
 from .seeds import TEST_START, seeds_for_test
 
 __all__ = [
+    "MAX_BATCH",
     "EpisodeResult",
     "ModelAgent",
     "ModelMismatchError",
@@ -42,6 +55,7 @@ __all__ = [
     "load_maskable_ppo",
     "load_model_agent",
     "model_variant",
+    "play_deals",
     "play_episode",
     "render_table",
     "single_torch_thread",
@@ -51,6 +65,11 @@ __all__ = [
 
 Z95 = 1.959963984540054
 """Two-sided 95% standard normal quantile."""
+
+
+MAX_BATCH = 1024
+"""Most games :func:`play_deals` plays at once by default (bounds the memory of a long
+evaluation: a Number Ten game's mask alone is 1193 bytes)."""
 
 
 class ModelMismatchError(Exception):
@@ -104,8 +123,12 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
 class ModelAgent:
     """A trained MaskablePPO policy choosing among the legal actions only.
 
-    Deterministic (most likely action) by default; with ``deterministic=False`` it samples,
-    seeding torch with ``seed + i`` at the start of its i-th episode (reproducible).
+    Deterministic (the legal action of highest logit, lowest index on ties) by default.
+    With ``deterministic=False`` it samples from the masked policy: in batches
+    (:meth:`act_batch`) game ``i`` draws one uniform ``u`` per step from
+    ``numpy.random.default_rng((seed, i))`` and takes the action where the cumulative
+    probability (legal actions in index order, ``float64``) first exceeds ``u``; one game at
+    a time (:meth:`act`) it seeds torch with ``seed + k`` at the start of its k-th episode.
     """
 
     def __init__(
@@ -116,6 +139,7 @@ class ModelAgent:
         self.deterministic = deterministic
         self.seed = seed
         self._episodes = 0
+        self._game_rngs: dict[int, np.random.Generator] = {}
 
     def reset(self, env: gym.Env) -> None:
         """Seed the sampling of a stochastic policy for the next episode."""
@@ -125,27 +149,72 @@ class ModelAgent:
             torch.manual_seed(self.seed + self._episodes)
         self._episodes += 1
 
-    def act(self, obs: np.ndarray, env: gym.Env) -> int:
-        """The policy's action, restricted to the legal ones.
+    def logits(self, obs: np.ndarray, masks: Any = None) -> Any:
+        """The actor's logits (a ``float32`` torch tensor, shape ``(B, n)``) of ``obs``
+        (``uint8``, shape ``(B, size)``), without masking; call under ``torch.no_grad()``.
 
-        Same result as ``model.predict(obs, action_masks=mask, deterministic=...)``, but only
-        the actor is run (no value head, no distribution object): about 4x faster per step.
-        Either network (:func:`agents.policy.policy_logits`).
+        ``masks`` (bool torch tensor ``(B, n)``, optional) lets the ``player`` network score
+        only the legal moves (the others' logits are then 0: mask them). Only the actor runs
+        (no value head, no distribution object): about 4x faster than ``model.predict`` per
+        step. The one place the policy is read, for :meth:`act` and :meth:`act_batch` alike,
+        for either network (:func:`agents.policy.policy_logits`).
         """
         import torch
 
         from .policy import policy_logits
 
-        mask = torch.as_tensor(np.asarray(env.unwrapped.action_masks(), dtype=bool))  # type: ignore[attr-defined]
         policy = self.model.policy
+        # converted in numpy: a new writable array (the batched env's rows are read-only)
+        x = torch.as_tensor(obs.astype(np.float32), device=policy.device)
+        if masks is not None:
+            masks = masks.to(x.device)
+        return policy_logits(policy, x, masks)
+
+    def act(self, obs: np.ndarray, env: gym.Env) -> int:
+        """The policy's action, restricted to the legal ones.
+
+        Same result as ``model.predict(obs, action_masks=mask, deterministic=...)``.
+        """
+        import torch
+
+        mask = torch.as_tensor(np.asarray(env.unwrapped.action_masks(), dtype=bool))  # type: ignore[attr-defined]
         with torch.no_grad():
-            x = torch.as_tensor(obs, dtype=torch.float32, device=policy.device)[None]
-            mask = mask.to(x.device)
-            logits = policy_logits(policy, x, mask[None])[0]
-            logits = logits.masked_fill(~mask, -torch.inf)
+            logits = self.logits(obs[None], mask[None])[0]
+            logits = logits.masked_fill(~mask.to(logits.device), -torch.inf)
             if self.deterministic:
                 return int(logits.argmax())
             return int(torch.distributions.Categorical(logits=logits).sample())
+
+    def start_games(self, spec: Any, games: np.ndarray) -> None:
+        """Seed game ``i``'s generator with ``(seed, i)`` (sampling only)."""
+        if not self.deterministic:
+            for i in games.tolist():
+                self._game_rngs[i] = np.random.default_rng((self.seed, i))
+
+    def end_games(self, games: np.ndarray) -> None:
+        """Drop the games' generators."""
+        for i in games.tolist():
+            self._game_rngs.pop(i, None)
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        """One forward pass for all rows; each row's legal action (see the class docstring).
+
+        Returns:
+            ``int64``, shape ``(B,)``.
+        """
+        import torch
+
+        legal = torch.as_tensor(np.asarray(masks, dtype=bool))
+        with torch.no_grad():
+            logits = self.logits(obs, legal)
+            logits = logits.masked_fill(~legal.to(logits.device), -torch.inf)
+            if self.deterministic:
+                return logits.argmax(dim=1).cpu().numpy().astype(np.int64)
+            probs = torch.softmax(logits.double(), dim=1).cpu().numpy()
+        cum = np.cumsum(probs, axis=1)
+        rngs = self._game_rngs
+        u = np.array([rngs[i].random() for i in games.tolist()], dtype=np.float64)
+        return np.argmax(cum > (u * cum[:, -1])[:, None], axis=1).astype(np.int64)
 
 
 def model_variant(path: str | Path) -> str | None:
@@ -266,6 +335,132 @@ def play_episode(env: gym.Env, agent: Agent, seed: int) -> EpisodeResult:
             )
 
 
+def _play_one_by_one(
+    agent: Agent, env_id: str, seeds: Sequence[int], on_done: Callable[[int], object]
+) -> list[EpisodeResult]:
+    """:func:`play_episode` for each seed in turn, on one environment."""
+    env = gym.make(env_id)
+    results = []
+    try:
+        for seed in seeds:
+            results.append(play_episode(env, agent, seed))
+            on_done(1)
+    finally:
+        env.close()
+    return results
+
+
+def play_deals(
+    agent: BatchAgent,
+    env_id: str,
+    seeds: Sequence[int],
+    batch_size: int | None = None,
+    on_done: Callable[[int], object] | None = None,
+) -> list[EpisodeResult]:
+    """Play deal ``i`` (``env.reset(seed=seeds[i])``) for every ``i``, many at once.
+
+    One :class:`~fortythieves_env.FortyThievesVectorEnv` of ``min(batch_size, len(seeds))``
+    games (the registered game of ``env_id``: its rewards and step limit) is stepped until
+    every deal has ended; each step gives the agent the observations and masks of the live
+    games in one :meth:`~agents.baselines.BatchAgent.act_batch` call (``games`` = their deal
+    indices ``i``). A game that ends frees its slot for the next deal, in order. A slot
+    with no deal left plays its first legal action and its results are ignored.
+
+    Args:
+        agent: the agent.
+        env_id: a registered ``FortyThieves/*`` id.
+        seeds: the deal seeds, ``seeds[i]`` for deal ``i``.
+        batch_size: games at once; None: all of them, up to :data:`MAX_BATCH`.
+        on_done: called with the number of deals that just ended (a progress bar's update).
+
+    Returns:
+        One :class:`EpisodeResult` per seed, in the order of ``seeds`` (what
+        :func:`play_episode` gives for each, for a deterministic agent).
+
+    Raises:
+        RuntimeError: the agent chose an illegal action (the message names the deal).
+    """
+    n = len(seeds)
+    slots = min(n, MAX_BATCH if batch_size is None else batch_size)
+    results: list[EpisodeResult | None] = [None] * n
+    if n == 0:
+        return []
+    env = gym.make_vec(env_id, num_envs=slots, vectorization_mode="vector_entry_point", copy=False)
+    try:
+        spec = env.unwrapped.variant  # type: ignore[attr-defined]
+        game = np.arange(slots, dtype=np.int64)  # each slot's deal index, -1: no deal left
+        obs, info = env.reset(seed=[int(seeds[i]) for i in range(slots)])
+        masks = info["action_mask"]
+        agent.start_games(spec, game.copy())
+        next_deal = slots
+        returns = np.zeros(slots, dtype=np.float64)
+        lengths = np.zeros(slots, dtype=np.int64)
+        actions = np.zeros(slots, dtype=np.int64)
+        live = np.ones(slots, dtype=np.bool_)
+        every_row = np.arange(slots)
+        all_live = True
+        while all_live or live.any():
+            if all_live:  # the arrays themselves, no copy
+                rows = every_row
+                chosen = np.asarray(agent.act_batch(obs, masks, game))
+            else:
+                rows = np.flatnonzero(live)
+                chosen = np.asarray(agent.act_batch(obs[rows], masks[rows], game[rows]))
+            illegal = (chosen < 0) | (chosen >= masks.shape[1])
+            illegal |= masks[rows, np.clip(chosen, 0, masks.shape[1] - 1)] == 0
+            if illegal.any():
+                b = int(rows[np.argmax(illegal)])
+                raise RuntimeError(
+                    f"agent {agent.name} chose illegal action {int(chosen[np.argmax(illegal)])} "
+                    f"on deal {seeds[game[b]]}"
+                )
+            if not all_live:  # slots with no deal left play their first legal action
+                idle = np.flatnonzero(~live)
+                actions[idle] = np.argmax(masks[idle], axis=1)
+            actions[rows] = chosen
+            obs, rewards, terminated, truncated, info = env.step(actions)
+            masks = info["action_mask"]
+            returns[rows] += rewards[rows]
+            lengths[rows] += 1
+            ended = np.flatnonzero(live & (terminated | truncated))
+            if not ended.size:
+                continue
+            for b in ended.tolist():
+                i = int(game[b])
+                results[i] = EpisodeResult(
+                    seed=int(seeds[i]),
+                    won=bool(info["is_success"][b]),
+                    foundation_cards=int(info["foundation_cards"][b]),
+                    length=int(lengths[b]),
+                    ret=float(returns[b]),
+                    truncated=bool(truncated[b] and not terminated[b]),
+                )
+            agent.end_games(game[ended])
+            if on_done is not None:
+                on_done(len(ended))
+            refill = ended[: max(0, n - next_deal)]
+            all_live = all_live and refill.size == ended.size
+            live[ended] = False
+            game[ended] = -1
+            if refill.size:
+                game[refill] = np.arange(next_deal, next_deal + refill.size)
+                next_deal += refill.size
+                live[refill] = True
+                returns[refill] = 0.0
+                lengths[refill] = 0
+                reset_seeds: list[int | None] = [None] * slots
+                for b in refill.tolist():
+                    reset_seeds[b] = int(seeds[game[b]])
+                which = np.zeros(slots, dtype=np.bool_)
+                which[refill] = True
+                obs, _ = env.reset(seed=reset_seeds, options={"reset_mask": which})
+                masks = env.unwrapped.action_masks()  # type: ignore[attr-defined]
+                agent.start_games(spec, game[refill])
+    finally:
+        env.close()
+    return results  # type: ignore[return-value]
+
+
 def summarize(results: Sequence[EpisodeResult]) -> dict[str, Any]:
     """Aggregate episode results (see the module docstring for the keys)."""
     n = len(results)
@@ -296,6 +491,7 @@ def evaluate_agents(
     episodes: int,
     per_episode: bool = False,
     progress: bool = False,
+    batch_size: int | None = None,
 ) -> dict[str, Any]:
     """Play the first ``episodes`` test deals of ``variant`` with each agent.
 
@@ -306,6 +502,8 @@ def evaluate_agents(
         per_episode: also return one row per deal.
         progress: show one progress bar on stderr over all agents' deals, with the time
             left (tqdm; it draws nothing when stderr is not a terminal).
+        batch_size: games played at once (:func:`play_deals`); None: all the deals, up to
+            :data:`MAX_BATCH`. The report does not depend on it.
 
     Returns:
         A JSON-ready dict: ``variant``, ``env_id``, ``episodes``, ``seeds`` (the first seed
@@ -313,7 +511,7 @@ def evaluate_agents(
         ``per_episode`` rows if asked).
 
     Raises:
-        ValueError: ``episodes`` < 1.
+        ValueError: ``episodes`` < 1, or ``batch_size`` < 1.
         KeyboardInterrupt: passed on as it comes (Ctrl-C); nothing is returned then, the
             caller says how to re-run.
     """
@@ -323,6 +521,8 @@ def evaluate_agents(
 
     if episodes < 1:
         raise ValueError(f"need at least one episode, got {episodes}")
+    if batch_size is not None and batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
     seeds = seeds_for_test(episodes)
     env_id = env_id_for(variant)
     out: dict[str, Any] = {
@@ -342,15 +542,11 @@ def evaluate_agents(
     ) as bar:
         for agent in agents:
             bar.set_description(f"{variant} {agent.name}")
-            env = gym.make(env_id)
-            results = []
-            try:
-                with single_torch_thread():
-                    for seed in seeds:
-                        results.append(play_episode(env, agent, seed))
-                        bar.update()
-            finally:
-                env.close()
+            with single_torch_thread():
+                if isinstance(agent, BatchAgent):
+                    results = play_deals(agent, env_id, seeds, batch_size, bar.update)
+                else:  # an agent of the one-game protocol only
+                    results = _play_one_by_one(agent, env_id, seeds, bar.update)
             summary = summarize(results)
             if per_episode:
                 summary["per_episode"] = [asdict(r) for r in results]

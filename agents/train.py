@@ -31,6 +31,7 @@ import json
 import shlex
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -549,13 +550,19 @@ def _train(
         try:  # Ctrl-C (or SIGTERM) from here on saves the model
             console.print(f"[bold]training[/bold] {variant} for {to_run} steps -> {run}")
             sys.stdout.flush()
-            model.learn(
-                total_timesteps=to_run,
-                callback=CallbackList(callbacks),
-                log_interval=config.train.log_interval,
-                tb_log_name="ppo",
-                reset_num_timesteps=resume is None,
-            )
+            with warnings.catch_warnings():
+                # train.vec_env: batched trains on a BatchedVecEnv and validates on one
+                # DummyVecEnv game (its CyclingDeals rewind): different types on purpose
+                warnings.filterwarnings(
+                    "ignore", "Training and eval env are not of the same type", UserWarning
+                )
+                model.learn(
+                    total_timesteps=to_run,
+                    callback=CallbackList(callbacks),
+                    log_interval=config.train.log_interval,
+                    tb_log_name="ppo",
+                    reset_num_timesteps=resume is None,
+                )
             model_path = models / "final_model.zip"
         except KeyboardInterrupt:
             status = "interrupted"

@@ -253,7 +253,8 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     keeps its own generator (``np_random`` is the tuple of them), so a game's next deals
     continue from its seed, exactly as a single environment's autoresets do.
     ``reset(seed=None)`` continues each generator (or seeds it from the OS entropy the first
-    time).
+    time). :meth:`set_autoreset_seeds` chooses the seed of a game's next automatic reset
+    instead (a caller that draws its own deal seeds, as ``agents.envs.BatchedVecEnv``).
 
     ``reset(options=...)`` takes:
 
@@ -479,6 +480,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._term, self._trunc = self._flags[F_TERM], self._flags[F_TRUNC]
         self._n_legal = self._counts[C_NLEGAL]
         self._sample_rng: np.random.Generator | None = None  # sample_legal's default
+        self._autoreset_seeds: list[int | None] = [None] * n  # set_autoreset_seeds
         self._viewer: Any = None  # render: a FortyThievesEnv that draws one position
 
     # ------------------------------------------------------------------ seeding
@@ -605,7 +607,11 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             ended = np.flatnonzero(flags[F_DEAL]).tolist()
             if self.autoreset_mode == AutoresetMode.SAME_STEP:
                 final = self._final_info(ended)  # before the new deals overwrite the rows
+            next_seeds = self._autoreset_seeds
             for i in ended:
+                if next_seeds[i] is not None:
+                    self._rngs[i], self._seeds[i] = seeding.np_random(next_seeds[i])
+                    next_seeds[i] = None
                 self._deal(i, None)
         info = self._step_info()
         if final:
@@ -630,6 +636,20 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def action_masks(self) -> np.ndarray:
         """Legal actions of every game: ``int8``, shape ``(N, n)``, 1 where legal (a copy)."""
         return self._masks.copy()
+
+    def set_autoreset_seeds(self, seeds: Sequence[int | None]) -> None:
+        """Seed the next automatic reset of each game: game i's next deal after it ends is
+        then the deal of ``reset(seed=seeds[i])`` for that game alone (its generator re-seeded
+        so), e.g. a training deal seed drawn per game by the caller. ``None`` leaves a game's
+        generator to deal on. Each seed is used once; ``reset`` does not use or clear them.
+
+        Raises:
+            ValueError: not one entry per game, or an entry that is neither ``None`` nor a
+                non-negative integer. Nothing changes then.
+        """
+        if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Sequence):
+            raise ValueError(f"autoreset seeds must be a list of N ints or None, got {seeds!r}")
+        self._autoreset_seeds = self._seeds_for(list(seeds))
 
     def sample_legal(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A uniformly random legal action per game (one compiled call for the batch).

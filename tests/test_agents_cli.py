@@ -311,14 +311,15 @@ def test_ctrl_c_during_evaluate_prints_the_command_that_reruns_it(
 ) -> None:
     played = []
 
-    def play(env: object, agent: object, seed: int) -> object:
-        played.append(seed)
-        if len(played) == 2:
+    def play(agent: object, env_id: str, seeds: list[int], *args: object) -> object:
+        def interrupt_after_one(k: int) -> None:  # Ctrl-C once the first deal has ended
+            played.append(k)
             raise KeyboardInterrupt
-        return real_play(env, agent, seed)
 
-    real_play = evaluation.play_episode
-    monkeypatch.setattr(evaluation, "play_episode", play)
+        return real_play(agent, env_id, seeds, None, interrupt_after_one)
+
+    real_play = evaluation.play_deals
+    monkeypatch.setattr(evaluation, "play_deals", play)
     out_json = tmp_path / "my report.json"
     argv = ["evaluate", "random", "--variant", "Streets", "--episodes", "5"]
     argv += ["--seed", "3", "--json", str(out_json)]
@@ -326,8 +327,8 @@ def test_ctrl_c_during_evaluate_prints_the_command_that_reruns_it(
     line = one_error_line_interrupt(capsys)
     command = line.split("re-run with: ", 1)[1]
     assert shlex.split(command) == ["fortythieves", *argv]
-    assert not out_json.exists()
-    monkeypatch.setattr(evaluation, "play_episode", real_play)
+    assert not out_json.exists() and played
+    monkeypatch.setattr(evaluation, "play_deals", real_play)
     assert main(shlex.split(command)[1:]) == 0  # the printed command works
     assert json.loads(out_json.read_text())["episodes"] == 5
 
@@ -339,17 +340,17 @@ def test_sigterm_during_evaluate_is_an_interruption_too(
     evaluation with the re-run line; the handlers are put back afterwards."""
     import signal
 
-    real_play = evaluation.play_episode
+    real_play = evaluation.play_deals
 
-    def play(env: object, agent: object, seed: int) -> object:
+    def play(agent: object, env_id: str, seeds: list[int], *args: object) -> object:
         signal.raise_signal(signal.SIGTERM)
-        return real_play(env, agent, seed)
+        return real_play(agent, env_id, seeds, *args)
 
     def caller_handler(signum: int, frame: object) -> None:  # never lethal to pytest
         received.append(signum)
 
     received: list[int] = []
-    monkeypatch.setattr(evaluation, "play_episode", play)
+    monkeypatch.setattr(evaluation, "play_deals", play)
     before = signal.signal(signal.SIGTERM, caller_handler)
     try:
         argv = ["evaluate", "greedy", "--variant", "Streets", "--episodes", "2"]

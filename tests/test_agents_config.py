@@ -138,7 +138,9 @@ def test_wrong_type_names_file_key_and_expectation(base_dir: Path) -> None:
 
 def test_wrong_choice(base_dir: Path) -> None:
     path = write(base_dir / "bad.yaml", "base: defaults.yaml\ntrain:\n  vec_env: threads\n")
-    with pytest.raises(ConfigError, match=r"bad\.yaml: train\.vec_env: .*'dummy' or 'subproc'"):
+    with pytest.raises(
+        ConfigError, match=r"bad\.yaml: train\.vec_env: .*'dummy', 'subproc' or 'batched'"
+    ):
         load_config(path)
 
 

@@ -434,3 +434,30 @@ def test_the_cached_batch_kernel_is_keyed_by_the_rules_source() -> None:
     cells = [c.cell_contents for c in vector._step_batch.py_func.__closure__]
     assert cells == [vector._source_digest(_fast.__file__)]
     assert vector._source_digest(__file__) != cells[0]
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP])
+def test_autoreset_seeds_choose_the_next_deal_of_each_game(mode: AutoresetMode) -> None:
+    """Game i's automatic reset deals ``reset(seed=seeds[i])``'s deal, once; None deals on."""
+    envs = FortyThievesVectorEnv("Streets", 3, autoreset_mode=mode, max_episode_steps=4)
+    single = FortyThievesEnv("Streets")
+    envs.reset(seed=0)
+    envs.set_autoreset_seeds([77, None, 9])
+    for _ in range(4):
+        obs, *_ = envs.step(envs.sample_legal(np.random.default_rng(0)).copy())
+    if mode == AutoresetMode.NEXT_STEP:
+        obs, *_ = envs.step(np.zeros(3, dtype=np.int64))
+    np.testing.assert_array_equal(obs[0], single.reset(seed=77)[0])
+    np.testing.assert_array_equal(obs[2], single.reset(seed=9)[0])
+    single.reset(seed=1)  # game 1 deals on from its own generator, as a single env does
+    np.testing.assert_array_equal(obs[1], single.reset()[0])
+    for _ in range(4):  # used once: the next deals come from the re-seeded generators
+        obs, *_ = envs.step(envs.sample_legal(np.random.default_rng(0)).copy())
+    if mode == AutoresetMode.NEXT_STEP:
+        obs, *_ = envs.step(np.zeros(3, dtype=np.int64))
+    single.reset(seed=77)
+    np.testing.assert_array_equal(obs[0], single.reset()[0])
+    with pytest.raises(ValueError, match="one per game"):
+        envs.set_autoreset_seeds([1, 2])
+    with pytest.raises(ValueError, match="non-negative"):
+        envs.set_autoreset_seeds([1, -2, None])
