@@ -269,15 +269,23 @@ def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to
         n = st[len0 + i]
         if n == 0:
             continue
-        length = 1  # the sequence at the end of column i (face-up cards only)
-        if m > 1:
-            low = i * v + st[fd0 + i]
-            k = i * v + n - 1
-            while k > low and tb[acc + st[k - 1] * 53 + st[k]]:
-                k -= 1
-            length = i * v + n - k
         top_card = i * v + n - 1  # index of column i's top card in ``st``
         base = 3 + 2 * c + i * stride
+        if m == 1:  # one card at a time (the same moves as below, with length 1; faster)
+            t = st[top_card]
+            for j in range(c):
+                if j != i and tb[acc + _top(st, len0, v, j) * 53 + t]:
+                    if to_mask:
+                        mask[base + j - (j > i)] = 1
+                    else:
+                        out[count] = base + j - (j > i)
+                    count += 1
+            continue
+        low = i * v + st[fd0 + i]  # the sequence at the end of column i (face-up cards)
+        k = top_card
+        while k > low and tb[acc + st[k - 1] * 53 + st[k]]:
+            k -= 1
+        length = top_card + 1 - k
         for j in range(c):
             if j == i:
                 continue
