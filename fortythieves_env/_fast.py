@@ -1,11 +1,28 @@
-"""Compiled fast path (numba) for :class:`~fortythieves_env.FortyThievesEnv`, ``backend="numba"``.
+"""Compiled rules (numba) on a packed state: the environment's ``backend="numba"``
+(:class:`~fortythieves_env.backends.NumbaBackend`), the batched vector environment
+(:mod:`.vector`), and solvers and search agents.
 
 The rules are those of :mod:`.engine`, which stays the reference: same action encoding,
 same observation, same mask, same rewards. Only the representation differs. A position is
 one packed ``int16`` array (the *state array*) and a variant's fixed data is one ``int32``
-array (the *table array*); one compiled call per step applies the action, updates the
-observation buffer and recomputes the action mask. Every variant uses the same argument
-types, so numba compiles each kernel once (and caches it on disk, ``cache=True``).
+array (the *table array*). Every variant uses the same argument types, so numba compiles
+each kernel once (and caches it on disk, ``cache=True``).
+
+Kernels (``st`` a state array, ``tb`` its variant's ``FastTables.table``):
+
+* :func:`legal_actions` ``(st, tb, out) -> count``: the legal actions, ascending, into a
+  preallocated integer array; no observation, no mask.
+* :func:`apply` ``(st, tb, action) -> cards``: play an action in place (legality not
+  checked, as :meth:`Rules.apply`); returns the cards put on a foundation (0 or 1).
+* The copy: a state array is a plain contiguous NumPy ``int16`` row, so ``st.copy()``, or
+  ``batch[i] = st`` into a ``(N, state_size)`` batch, is a complete, independent copy
+  (``state_size * 2`` bytes, 640 for Forty Thieves); no kernel is needed.
+* :func:`position_hash` ``(st, tb) -> uint64``: equal for equal positions;
+  :func:`canonical_hash`: equal also for positions that differ only in the column order.
+* :func:`refresh` and :func:`step`: the environment's calls, which also write the
+  observation and the mask. They are built from the same pieces: one move generator
+  (``_moves``, behind :func:`legal_actions` and the mask) and one move (``_apply``, behind
+  :func:`apply`), so the compiled code states each rule once.
 
 State array (``int16``, shape ``(state_size,)``), for ``C`` columns, ``V`` =
 :attr:`VariantSpec.max_visible` slots per column and ``S`` = :attr:`VariantSpec.stock_size`:
