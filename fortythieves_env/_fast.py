@@ -1,11 +1,28 @@
-"""Compiled fast path (numba) for :class:`~fortythieves_env.FortyThievesEnv`, ``backend="numba"``.
+"""Compiled rules (numba) on a packed state: the environment's ``backend="numba"``
+(:class:`~fortythieves_env.backends.NumbaBackend`), the batched vector environment
+(:mod:`.vector`), and solvers and search agents.
 
 The rules are those of :mod:`.engine`, which stays the reference: same action encoding,
 same observation, same mask, same rewards. Only the representation differs. A position is
 one packed ``int16`` array (the *state array*) and a variant's fixed data is one ``int32``
-array (the *table array*); one compiled call per step applies the action, updates the
-observation buffer and recomputes the action mask. Every variant uses the same argument
-types, so numba compiles each kernel once (and caches it on disk, ``cache=True``).
+array (the *table array*). Every variant uses the same argument types, so numba compiles
+each kernel once (and caches it on disk, ``cache=True``).
+
+Kernels (``st`` a state array, ``tb`` its variant's ``FastTables.table``):
+
+* :func:`legal_actions` ``(st, tb, out) -> count``: the legal actions, ascending, into a
+  preallocated integer array; no observation, no mask.
+* :func:`apply` ``(st, tb, action) -> cards``: play an action in place (legality not
+  checked, as :meth:`Rules.apply`); returns the cards put on a foundation (0 or 1).
+* The copy: a state array is a plain contiguous NumPy ``int16`` row, so ``st.copy()``, or
+  ``batch[i] = st`` into a ``(N, state_size)`` batch, is a complete, independent copy
+  (``state_size * 2`` bytes, 640 for Forty Thieves); no kernel is needed.
+* :func:`position_hash` ``(st, tb) -> uint64``: equal for equal positions;
+  :func:`canonical_hash`: equal also for positions that differ only in the column order.
+* :func:`refresh` and :func:`step`: the environment's calls, which also write the
+  observation and the mask. They are built from the same pieces: one move generator
+  (``_moves``, behind :func:`legal_actions` and the mask) and one move (``_apply``, behind
+  :func:`apply`), so the compiled code states each rule once.
 
 State array (``int16``, shape ``(state_size,)``), for ``C`` columns, ``V`` =
 :attr:`VariantSpec.max_visible` slots per column and ``S`` = :attr:`VariantSpec.stock_size`:
@@ -205,9 +222,14 @@ def _top(st: np.ndarray, len0: int, v: int, j: int) -> int:
     return st[j * v + n - 1] if n > 0 else 0
 
 
-@njit(cache=True)
-def _legal_mask(st: np.ndarray, tb: np.ndarray, mask: np.ndarray) -> int:
-    """Write the legal-action mask (as :meth:`Rules.legal_actions`); return how many."""
+@njit(cache=True, inline="always")
+def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to_mask: bool) -> int:
+    """The move generator: every legal action of ``st`` once, in ascending order (as the
+    set of :meth:`Rules.legal_actions`). The one place the compiled code decides legality.
+
+    With ``to_mask`` it sets ``mask[a] = 1`` for each (the caller zeroes ``mask`` first)
+    and leaves ``out`` alone; else it writes ``out[0 .. count-1]``. Returns the count.
+    """
     c = tb[H_C]
     v = tb[H_V]
     m = tb[H_M]
@@ -216,53 +238,215 @@ def _legal_mask(st: np.ndarray, tb: np.ndarray, mask: np.ndarray) -> int:
     fd0 = tb[H_FD]
     f0 = tb[H_FOUND]
     scal = tb[H_SCAL]
-    mask[:] = 0
     count = 0
     n_stock = st[scal + S_NSTOCK]
     n_waste = st[scal + S_NWASTE]
+    a = -1
     if n_stock > 0:
-        mask[0] = 1
-        count += 1
+        a = 0  # draw
     elif st[scal + S_REDEALS] > 0 and n_waste > 0:
-        mask[1] = 1
+        a = 1  # redeal
+    if a >= 0:
+        if to_mask:
+            mask[a] = 1
+        else:
+            out[count] = a
         count += 1
     if n_waste > 0:
         w = st[tb[H_WASTE] + n_waste - 1]
         s2 = 2 * ((w - 1) // 13)
         r = (w - 1) % 13
-        if st[f0 + s2] == r or st[f0 + s2 + 1] == r:
-            mask[2] = 1
+        if st[f0 + s2] == r or st[f0 + s2 + 1] == r:  # w>f
+            if to_mask:
+                mask[2] = 1
+            else:
+                out[count] = 2
             count += 1
-        for j in range(c):
+        for j in range(c):  # w>tj
             if tb[acc + _top(st, len0, v, j) * 53 + w]:
-                mask[3 + j] = 1
+                if to_mask:
+                    mask[3 + j] = 1
+                else:
+                    out[count] = 3 + j
                 count += 1
-    stride = (c - 1) * m
-    for i in range(c):
+    for i in range(c):  # ti>f
         t = _top(st, len0, v, i)
         if t == 0:
             continue
         s2 = 2 * ((t - 1) // 13)
         r = (t - 1) % 13
         if st[f0 + s2] == r or st[f0 + s2 + 1] == r:
-            mask[3 + c + i] = 1
+            if to_mask:
+                mask[3 + c + i] = 1
+            else:
+                out[count] = 3 + c + i
             count += 1
-        base = 3 + 2 * c + i * stride
+    stride = (c - 1) * m
+    for i in range(c):  # ti>tjxN, ascending in (i, j, N)
         n = st[len0 + i]
-        length = 1
-        if m > 1:
-            low = i * v + st[fd0 + i]
-            k = i * v + n - 1
-            while k > low and tb[acc + st[k - 1] * 53 + st[k]]:
-                k -= 1
-            length = i * v + n - k
-        for q in range(1, length + 1):
-            card = st[i * v + n - q]
+        if n == 0:
+            continue
+        top_card = i * v + n - 1  # index of column i's top card in ``st``
+        base = 3 + 2 * c + i * stride
+        if m == 1:  # one card at a time (the same moves as below, with length 1; faster)
+            t = st[top_card]
             for j in range(c):
-                if j != i and tb[acc + _top(st, len0, v, j) * 53 + card]:
-                    mask[base + (j - (j > i)) * m + q - 1] = 1
+                if j != i and tb[acc + _top(st, len0, v, j) * 53 + t]:
+                    if to_mask:
+                        mask[base + j - (j > i)] = 1
+                    else:
+                        out[count] = base + j - (j > i)
+                    count += 1
+            continue
+        low = i * v + st[fd0 + i]  # the sequence at the end of column i (face-up cards)
+        k = top_card
+        while k > low and tb[acc + st[k - 1] * 53 + st[k]]:
+            k -= 1
+        length = top_card + 1 - k
+        for j in range(c):
+            if j == i:
+                continue
+            row = acc + _top(st, len0, v, j) * 53
+            first = base + (j - (j > i)) * m - 1
+            for q in range(1, length + 1):
+                if tb[row + st[top_card - q + 1]]:
+                    if to_mask:
+                        mask[first + q] = 1
+                    else:
+                        out[count] = first + q
                     count += 1
     return count
+
+
+@njit(cache=True)
+def _legal_mask(st: np.ndarray, tb: np.ndarray, mask: np.ndarray) -> int:
+    """Write the legal-action mask of ``st`` (``int8``, 1 where legal); return how many."""
+    mask[:] = 0
+    return _moves(st, tb, mask, mask, True)
+
+
+@njit(cache=True)
+def legal_actions(st: np.ndarray, tb: np.ndarray, out: np.ndarray) -> int:
+    """Write the legal actions of state array ``st`` into ``out``; no observation, no mask.
+
+    Args:
+        st: state array (``int16``), read only.
+        tb: table array (``int32``).
+        out: integer array (``int32`` or ``int64``; numba compiles once per dtype) of
+            length at least ``n_actions``, preallocated by the caller and reused.
+
+    Returns:
+        ``count``: ``out[:count]`` holds every legal action once, in ascending order (the
+        set :meth:`Rules.legal_actions` returns, and the 1s of the mask of :func:`refresh`);
+        ``out[count:]`` is left as it was. 0 exactly when the game is over.
+
+    Raises:
+        ValueError: ``out`` is shorter than ``n_actions``.
+    """
+    if out.shape[0] < tb[H_NACT]:
+        raise ValueError("legal_actions: out is shorter than n_actions")
+    return _moves(st, tb, out, out, False)
+
+
+@njit(cache=True, inline="always")
+def _apply(st: np.ndarray, tb: np.ndarray, action: int) -> int:
+    """Play ``action`` in ``st`` (unchecked); return the cards put on a foundation (0 or 1).
+
+    The one place the compiled code moves cards (as :meth:`Rules.apply`).
+    """
+    v = tb[H_V]
+    d = tb[H_DECODE] + 4 * action
+    kind = tb[d]
+    src = tb[d + 1]
+    dst = tb[d + 2]
+    n = tb[d + 3]
+    len0 = tb[H_LEN]
+    fd0 = tb[H_FD]
+    scal = tb[H_SCAL]
+    if kind == COLUMN_TO_COLUMN:
+        ns = st[len0 + src]
+        nd = st[len0 + dst]
+        for k in range(n):
+            st[dst * v + nd + k] = st[src * v + ns - n + k]
+            st[src * v + ns - n + k] = 0
+        ns -= n
+        st[len0 + src] = ns
+        st[len0 + dst] = nd + n
+        fd = st[fd0 + src]
+        if fd > 0 and ns == fd:  # the face-down card left on top turns face up
+            st[fd0 + src] = fd - 1
+        return 0
+    if kind <= REDEAL:  # DRAW (0) or REDEAL (1)
+        s0 = tb[H_STOCK]
+        w0 = tb[H_WASTE]
+        ns = st[scal + S_NSTOCK]
+        nw = st[scal + S_NWASTE]
+        if kind == DRAW:
+            for _ in range(min(tb[H_DEAL], ns)):
+                ns -= 1
+                st[w0 + nw] = st[s0 + ns]
+                st[s0 + ns] = 0
+                nw += 1
+        else:
+            for k in range(nw):
+                st[s0 + k] = st[w0 + nw - 1 - k]
+                st[w0 + nw - 1 - k] = 0
+            ns = nw
+            nw = 0
+            st[scal + S_REDEALS] -= 1
+        st[scal + S_NSTOCK] = ns
+        st[scal + S_NWASTE] = nw
+        return 0
+    if kind == WASTE_TO_COLUMN:
+        nw = st[scal + S_NWASTE] - 1
+        nd = st[len0 + dst]
+        st[dst * v + nd] = st[tb[H_WASTE] + nw]
+        st[tb[H_WASTE] + nw] = 0
+        st[len0 + dst] = nd + 1
+        st[scal + S_NWASTE] = nw
+        return 0
+    if kind == WASTE_TO_FOUNDATION:
+        nw = st[scal + S_NWASTE] - 1
+        card = st[tb[H_WASTE] + nw]
+        st[tb[H_WASTE] + nw] = 0
+        st[scal + S_NWASTE] = nw
+    else:  # COLUMN_TO_FOUNDATION
+        ns = st[len0 + src] - 1
+        card = st[src * v + ns]
+        st[src * v + ns] = 0
+        st[len0 + src] = ns
+        fd = st[fd0 + src]
+        if fd > 0 and ns == fd:
+            st[fd0 + src] = fd - 1
+    f = tb[H_FOUND] + 2 * ((card - 1) // 13)  # the first pile of the suit that takes it
+    if st[f] == (card - 1) % 13:
+        st[f] += 1
+    else:
+        st[f + 1] += 1
+    st[scal + S_FCARDS] += 1
+    return 1
+
+
+@njit(cache=True)
+def apply(st: np.ndarray, tb: np.ndarray, action: int) -> int:
+    """Play ``action`` in state array ``st`` (in place) **without checking that it is
+    legal** (as :meth:`Rules.apply`); no observation, no mask.
+
+    Args:
+        st: state array (``int16``), updated in place.
+        tb: table array (``int32``).
+        action: an action index; take it from :func:`legal_actions` (an illegal move
+            leaves a position no game reaches).
+
+    Returns:
+        The number of cards put on a foundation (0 or 1).
+
+    Raises:
+        ValueError: ``action`` is not in ``range(n_actions)``.
+    """
+    if action < 0 or action >= tb[H_NACT]:
+        raise ValueError("apply: action is outside range(n_actions)")
+    return _apply(st, tb, action)
 
 
 @njit(cache=True)
@@ -290,6 +474,9 @@ def step(st: np.ndarray, tb: np.ndarray, obs: np.ndarray, mask: np.ndarray, acti
     """Play ``action`` in ``st`` (as :meth:`Rules.apply`) if ``mask`` marks it legal, then
     update ``obs`` and rewrite ``mask``; do nothing if it is illegal.
 
+    Built from the pieces above: :func:`apply`'s move, the observation writes of the parts
+    the move touched, and :func:`legal_actions`'s generator writing the mask.
+
     Args: as :func:`refresh`, with ``st`` updated in place, ``mask`` the mask of ``st``
     before the move, and ``action`` in ``range(n_actions)`` (unchecked).
 
@@ -300,86 +487,116 @@ def step(st: np.ndarray, tb: np.ndarray, obs: np.ndarray, mask: np.ndarray, acti
     """
     if mask[action] == 0:
         return -1
-    v = tb[H_V]
+    cards = _apply(st, tb, action)
     d = tb[H_DECODE] + 4 * action
     kind = tb[d]
-    src = tb[d + 1]
-    dst = tb[d + 2]
-    n = tb[d + 3]
-    len0 = tb[H_LEN]
-    fd0 = tb[H_FD]
-    scal = tb[H_SCAL]
-    cards = 0
     if kind == COLUMN_TO_COLUMN:
-        ns = st[len0 + src]
-        nd = st[len0 + dst]
-        for k in range(n):
-            st[dst * v + nd + k] = st[src * v + ns - n + k]
-            st[src * v + ns - n + k] = 0
-        ns -= n
-        st[len0 + src] = ns
-        st[len0 + dst] = nd + n
-        fd = st[fd0 + src]
-        if fd > 0 and ns == fd:
-            st[fd0 + src] = fd - 1
-        _write_column(st, tb, obs, src)
-        _write_column(st, tb, obs, dst)
+        _write_column(st, tb, obs, tb[d + 1])
+        _write_column(st, tb, obs, tb[d + 2])
     elif kind <= REDEAL:  # DRAW (0) or REDEAL (1)
-        s0 = tb[H_STOCK]
-        w0 = tb[H_WASTE]
-        ns = st[scal + S_NSTOCK]
-        nw = st[scal + S_NWASTE]
-        if kind == DRAW:
-            for _ in range(min(tb[H_DEAL], ns)):
-                ns -= 1
-                st[w0 + nw] = st[s0 + ns]
-                st[s0 + ns] = 0
-                nw += 1
-        else:
-            for k in range(nw):
-                st[s0 + k] = st[w0 + nw - 1 - k]
-                st[w0 + nw - 1 - k] = 0
-            ns = nw
-            nw = 0
-            st[scal + S_REDEALS] -= 1
-        st[scal + S_NSTOCK] = ns
-        st[scal + S_NWASTE] = nw
         _write_waste(st, tb, obs)
     elif kind == WASTE_TO_COLUMN:
-        nw = st[scal + S_NWASTE] - 1
-        nd = st[len0 + dst]
-        st[dst * v + nd] = st[tb[H_WASTE] + nw]
-        st[tb[H_WASTE] + nw] = 0
-        st[len0 + dst] = nd + 1
-        st[scal + S_NWASTE] = nw
         _write_waste(st, tb, obs)
-        _write_column(st, tb, obs, dst)
+        _write_column(st, tb, obs, tb[d + 2])
     else:
         if kind == WASTE_TO_FOUNDATION:
-            nw = st[scal + S_NWASTE] - 1
-            card = st[tb[H_WASTE] + nw]
-            st[tb[H_WASTE] + nw] = 0
-            st[scal + S_NWASTE] = nw
             _write_waste(st, tb, obs)
         else:  # COLUMN_TO_FOUNDATION
-            ns = st[len0 + src] - 1
-            card = st[src * v + ns]
-            st[src * v + ns] = 0
-            st[len0 + src] = ns
-            fd = st[fd0 + src]
-            if fd > 0 and ns == fd:
-                st[fd0 + src] = fd - 1
-            _write_column(st, tb, obs, src)
-        f = tb[H_FOUND] + 2 * ((card - 1) // 13)
-        if st[f] == (card - 1) % 13:
-            st[f] += 1
-        else:
-            st[f + 1] += 1
-        st[scal + S_FCARDS] += 1
-        cards = 1
+            _write_column(st, tb, obs, tb[d + 1])
         _write_foundations(st, tb, obs)
     n_legal = _legal_mask(st, tb, mask)
-    return (n_legal << 8) | (st[scal + S_FCARDS] << 1) | cards
+    return (n_legal << 8) | (st[tb[H_SCAL] + S_FCARDS] << 1) | cards
+
+
+# ---------------------------------------------------------------------- position hashes
+_FNV_PRIME = np.uint64(0x100000001B3)
+_FNV_BASIS = np.uint64(0xCBF29CE484222325)
+_COLUMN_BASIS = np.uint64(0x9E3779B97F4A7C15)
+_F1 = np.uint64(0xFF51AFD7ED558CCD)
+_F2 = np.uint64(0xC4CEB9FE1A85EC53)
+_S33 = np.uint64(33)
+
+
+@njit(cache=True, inline="always")
+def _mix(h: np.uint64, x: np.uint64) -> np.uint64:
+    """Fold ``x`` into ``h`` (one FNV-1a step on a whole value; order matters)."""
+    return (h ^ x) * _FNV_PRIME
+
+
+@njit(cache=True, inline="always")
+def _finish(h: np.uint64) -> np.uint64:
+    """MurmurHash3's 64-bit finaliser: every input bit moves every output bit."""
+    h ^= h >> _S33
+    h *= _F1
+    h ^= h >> _S33
+    h *= _F2
+    h ^= h >> _S33
+    return h
+
+
+@njit(cache=True, inline="always")
+def _column_hash(st: np.ndarray, tb: np.ndarray, i: int) -> np.uint64:
+    """Hash of column i alone: its cards bottom to top and its face-down count."""
+    v = tb[H_V]
+    n = st[tb[H_LEN] + i]
+    h = _mix(_COLUMN_BASIS, np.uint64(n))
+    h = _mix(h, np.uint64(st[tb[H_FD] + i]))
+    for k in range(i * v, i * v + n):
+        h = _mix(h, np.uint64(st[k]))
+    return _finish(h)
+
+
+@njit(cache=True, inline="always")
+def _rest_hash(st: np.ndarray, tb: np.ndarray, h: np.uint64) -> np.uint64:
+    """Fold everything but the tableau into ``h``: the stock and the waste (counts and
+    cards, in order), the 8 foundation heights and the redeals left; then finish."""
+    scal = tb[H_SCAL]
+    ns = st[scal + S_NSTOCK]
+    nw = st[scal + S_NWASTE]
+    h = _mix(h, np.uint64(ns))
+    for k in range(tb[H_STOCK], tb[H_STOCK] + ns):
+        h = _mix(h, np.uint64(st[k]))
+    h = _mix(h, np.uint64(nw))
+    for k in range(tb[H_WASTE], tb[H_WASTE] + nw):
+        h = _mix(h, np.uint64(st[k]))
+    for k in range(tb[H_FOUND], tb[H_FOUND] + 8):
+        h = _mix(h, np.uint64(st[k]))
+    h = _mix(h, np.uint64(st[scal + S_REDEALS]))
+    return _finish(h)
+
+
+@njit(cache=True)
+def position_hash(st: np.ndarray, tb: np.ndarray) -> np.uint64:
+    """A 64-bit key of the position in state array ``st`` (``uint64``).
+
+    It covers the whole position, hidden cards included: each column's cards in order and
+    its face-down count, column by column; the stock and the waste in order; the
+    foundation heights; the redeals left (the foundation card count follows from the
+    heights). Equal positions (equal :class:`GameState`) always give equal hashes; two
+    different positions, among them two whose columns are the same but in another order,
+    collide only by chance (about 2**-64 per pair). Unused slots are not read.
+    """
+    h = _FNV_BASIS
+    for i in range(tb[H_C]):
+        h = _mix(h, _column_hash(st, tb, i))
+    return _rest_hash(st, tb, h)
+
+
+@njit(cache=True)
+def canonical_hash(st: np.ndarray, tb: np.ndarray) -> np.uint64:
+    """:func:`position_hash` with the column order ignored (``uint64``): a solver's key.
+
+    The rules treat every column alike, so positions whose columns (each with its
+    face-down count) are the same multiset, in any order, are the same game; they all get
+    the same canonical hash. The column hashes are summed (modulo 2**64), which does not
+    depend on their order and, unlike XOR, does not cancel two equal columns. Otherwise as
+    :func:`position_hash`: positions that differ by more than a column permutation collide
+    only by chance.
+    """
+    total = np.uint64(0)
+    for i in range(tb[H_C]):
+        total += _column_hash(st, tb, i)
+    return _rest_hash(st, tb, _mix(_FNV_BASIS, total))
 
 
 assert DRAW == 0 and REDEAL == 1 and COLUMN_TO_FOUNDATION == 4  # the branches of ``step``

@@ -1,8 +1,9 @@
-"""Gymnasium environment for the Forty Thieves family (a thin adapter over :mod:`.engine`)."""
+"""Gymnasium environment for the Forty Thieves family: the Gymnasium contract (spaces,
+seeding, rewards, episode end, info) over a backend of :mod:`.backends` that holds and steps
+the position."""
 
 from __future__ import annotations
 
-import importlib.util
 import operator
 from typing import Any, Literal, SupportsFloat
 
@@ -10,7 +11,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION
+from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL
+from .backends import Backend, make_backend
 from .cards import CARD_NAMES, SUITS
 from .engine import GameState, IllegalMoveError, InvalidPositionError, rules_for
 from .observation import ObservationLayout
@@ -18,24 +20,7 @@ from .positions import checked_copy
 from .variants import VariantSpec, get_variant
 from .view import PlayerView, player_view
 
-_fast: Any = None
-"""The module :mod:`._fast`, imported with the first numba env (numba takes ~0.4 s to import)."""
-
-_HAVE_NUMBA = importlib.util.find_spec("numba") is not None
-_AUTO_BACKEND: str = "numba" if _HAVE_NUMBA else "python"
-"""What ``backend="auto"`` means in this process (the tests switch it to run both)."""
-
 _BOOLS = (bool, np.bool_)
-
-
-def _load_fast() -> Any:
-    """Import and return :mod:`._fast` (once)."""
-    global _fast
-    if _fast is None:
-        from . import _fast as module
-
-        _fast = module
-    return _fast
 
 
 class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
@@ -143,13 +128,14 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
       :class:`~fortythieves_env.IllegalMoveError`, naming the move and the reason). An
       action outside the action space always raises ``ValueError``.
     - ``backend``: ``"auto"`` (default: ``"numba"`` when numba is importable, else
-      ``"python"``), ``"numba"`` or ``"python"``. Both play identical games (same deal for a
-      seed, same observations, masks, rewards and positions). ``"python"`` steps the pure
-      Python engine (:mod:`fortythieves_env.engine`, the reference); ``"numba"`` keeps the
-      position in a packed array and steps it with one compiled call
-      (:mod:`fortythieves_env._fast`), 2-4x faster per step. The first numba env in a
-      process loads the compiled code from numba's on-disk cache (about half a second), or
-      compiles it once (a few seconds) when there is no cache. On both backends
+      ``"python"``), ``"numba"`` or ``"python"``: the :mod:`fortythieves_env.backends`
+      object that holds and steps the position (``self.backend`` is the name chosen). Both
+      play identical games (same deal for a seed, same observations, masks, rewards and
+      positions). ``"python"`` steps the pure Python engine (:mod:`fortythieves_env.engine`,
+      the reference); ``"numba"`` keeps the position in a packed array and steps it with one
+      compiled call (:mod:`fortythieves_env._fast`), 2-4x faster per step. The first numba
+      env in a process loads the compiled code from numba's on-disk cache (about half a
+      second), or compiles it once (a few seconds) when there is no cache. On both backends
       ``env.state`` is a snapshot :class:`~fortythieves_env.GameState` made on each read:
       changing it does not change the game (assign ``env.state = s`` to load one; see
       Starting State).
@@ -181,12 +167,6 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(
                 f"illegal_action must be 'penalize' or 'raise', got {illegal_action!r}"
             )
-        if backend not in ("auto", "numba", "python"):
-            raise ValueError(f"backend must be 'auto', 'numba' or 'python', got {backend!r}")
-        if backend == "auto":
-            backend = _AUTO_BACKEND  # type: ignore[assignment]
-        if backend == "numba" and not _HAVE_NUMBA:
-            raise ValueError("backend='numba' needs numba (pip install numba)")
         if max_steps_without_progress is not None and (
             not isinstance(max_steps_without_progress, int)
             or isinstance(max_steps_without_progress, bool)
@@ -196,10 +176,11 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
                 "max_steps_without_progress must be None or a positive integer, got "
                 f"{max_steps_without_progress!r}"
             )
+        core = make_backend(backend, spec)  # checks ``backend``
         self.max_steps_without_progress = max_steps_without_progress
         self._idle = 0  # steps in a row without progress
         self._last_foundation_cards = 0
-        self.backend = backend
+        self.backend = core.name
         self.render_mode = render_mode
         self.reward_per_card = float(reward_per_card)
         self.win_bonus = float(win_bonus)
@@ -211,7 +192,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         self.observation_space = spaces.Box(
             low=0, high=self.layout.high(spec), shape=(self.layout.size,), dtype=np.uint8
         )
-        self._init_buffers()
+        self._attach(core)
 
     @property
     def state(self) -> GameState | None:
@@ -229,7 +210,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
                 can reach (:func:`fortythieves_env.positions.from_position` says which rule
                 it breaks); nothing changes then.
         """
-        return None if self._no_game() else self._current().copy()
+        return self._backend.snapshot()
 
     @state.setter
     def state(self, state: GameState | None) -> None:
@@ -237,11 +218,11 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
 
     def __getstate__(self) -> dict[str, Any]:
         d = self.__dict__.copy()
-        # Only the position is pickled; the buffers are rebuilt from it by ``_load``, and
-        # the variant's shared read-only tables are looked up again.
-        for key in ("_fast_tables", "_obs", "_mask", "_legal", "_n_legal", "_state", "_st"):
+        # Only the position is pickled: a new backend is made on the way back and loads it
+        # (its buffers follow), and the variant's shared read-only tables are looked up again.
+        for key in ("_backend", "_backend_step", "_obs", "_mask", "_n_legal", "_fcards"):
             del d[key]
-        d["_position"] = None if self._no_game() else self._current().copy()
+        d["_position"] = self._backend.snapshot()
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
@@ -249,7 +230,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         position = d.pop("_position")
         idle = d["_idle"]
         self.__dict__.update(d)
-        self._init_buffers()
+        self._attach(make_backend(self.backend, self.variant))
         self._load(position)
         self._idle = idle  # an exact clone: the no-progress count goes on where it was
 
@@ -311,14 +292,10 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
 
     def _play(self, a: int) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         """Play action ``a`` (an int in range); the body of :meth:`step`."""
-        st = self._st
-        # numba backend: one compiled call plays a legal action (and refuses an illegal one)
-        if (
-            st is not None
-            and (packed := _fast.step(st, self._fast_tables.table, self._obs, self._mask, a)) >= 0
-        ):
-            self._n_legal = packed >> 8
-            fcards = (packed >> 1) & 127
+        packed = self._backend_step(a)  # the backend plays a legal action, refuses an illegal one
+        if packed >= 0:
+            self._n_legal = n_legal = packed >> 8
+            self._fcards = fcards = (packed >> 1) & 127
             won = fcards == 104
             reward = (packed & 1) * self.reward_per_card
             if won:
@@ -329,50 +306,22 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
                 "is_success": won,
                 "illegal_action": False,
             }
-            return self._obs.copy(), reward, won or not self._n_legal, False, info
-        if st is None and self._state is None:
+            return self._obs.copy(), reward, won or not n_legal, False, info
+        if self._no_game():
             raise RuntimeError("call reset() before step()")
-        if not self._mask[a]:
-            if self.illegal_action == "raise":
-                reason = self.rules.why_illegal(self._current(), a) or "the game is over"
-                raise IllegalMoveError(
-                    f"illegal move {self.rules.action_to_move(a)!r} (action {a}) in "
-                    f"{self.variant.name}: {reason}"
-                )
-            terminated = not (self._legal if st is None else self._n_legal)
-            return (
-                self._obs.copy(),
-                -self.illegal_action_penalty,
-                terminated,
-                False,
-                self._info(True),
+        if self.illegal_action == "raise":
+            reason = self.rules.why_illegal(self._current(), a) or "the game is over"
+            raise IllegalMoveError(
+                f"illegal move {self.rules.action_to_move(a)!r} (action {a}) in "
+                f"{self.variant.name}: {reason}"
             )
-        state = self._state
-        rules = self.rules
-        kind, src, dst, _ = rules._decode[a]  # ``a`` is checked by ``step``
-        cards = rules._apply(state, a)
-        layout, obs = self.layout, self._obs
-        if kind == COLUMN_TO_COLUMN:
-            layout.write_column(state, src, obs)
-            layout.write_column(state, dst, obs)
-        elif kind in (DRAW, REDEAL):
-            layout.write_waste(state, obs)
-        elif kind == WASTE_TO_COLUMN:
-            layout.write_waste(state, obs)
-            layout.write_column(state, dst, obs)
-        else:
-            if kind == WASTE_TO_FOUNDATION:
-                layout.write_waste(state, obs)
-            else:
-                layout.write_column(state, src, obs)
-            start = layout.n_card_slots
-            obs[start : start + 8] = state.foundations
-        self._update_mask()
-        won = state.foundation_cards == 104
-        reward = cards * self.reward_per_card
-        if won:
-            reward += self.win_bonus
-        return obs.copy(), reward, won or not self._legal, False, self._info(False)
+        return (
+            self._obs.copy(),
+            -self.illegal_action_penalty,
+            not self._n_legal,
+            False,
+            self._info(True),
+        )
 
     def _step_counting_progress(
         self, a: int
@@ -410,8 +359,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
 
     def legal_moves(self) -> list[str]:
         """The legal moves in the rule book's notation, in action order."""
-        legal = sorted(self._legal) if self._st is None else np.flatnonzero(self._mask).tolist()
-        return [self.rules.action_to_move(a) for a in legal]
+        return [self.rules.action_to_move(a) for a in self._backend.legal_actions()]
 
     def action_to_move(self, action: int) -> str:
         """Move notation of ``action``, e.g. ``"t2>t0x3"``. Raises ``ValueError`` out of range."""
@@ -480,63 +428,37 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         return "\n".join(lines) + "\n"
 
     # ------------------------------------------------------------------ internals
-    def _init_buffers(self) -> None:
-        """Create the observation and mask buffers and the (empty) position slots."""
-        self._obs = np.zeros(self.layout.size, dtype=np.uint8)
-        self._mask = np.zeros(self.rules.n_actions, dtype=np.int8)
-        self._legal: list[int] = []  # python backend: the legal actions
-        self._n_legal = 0  # numba backend: how many legal actions
-        self._state: GameState | None = None  # python backend: the position
-        self._st: np.ndarray | None = None  # numba backend: the position, packed
-        self._fast_tables = (
-            _load_fast().tables_for(self.variant) if self.backend == "numba" else None
-        )
+    def _attach(self, backend: Backend) -> None:
+        """Use ``backend`` (without a game yet): its buffers become the environment's."""
+        self._backend = backend
+        self._backend_step = backend.step  # the hot path calls it directly
+        self._obs = backend.obs
+        self._mask = backend.mask
+        self._n_legal = 0  # legal actions in the position (from load and every legal step)
+        self._fcards = 0  # cards on the foundations (likewise)
 
     def _load(self, state: GameState | None) -> None:
-        """The one load path (reset, the ``state`` setter, unpickling), on both backends.
+        """The one load path (reset, the ``state`` setter, unpickling).
 
-        ``state`` must be checked already and not shared with anyone (the environment keeps
+        ``state`` must be checked already and not shared with anyone (the backend keeps
         it, or packs it); ``None`` clears the game. The observation, the mask and the
         no-progress count all follow the new position.
         """
         self._idle = 0
-        self._last_foundation_cards = 0 if state is None else state.foundation_cards
-        self._state = self._st = None
-        self._legal, self._n_legal = [], 0
-        if state is None:
-            self._obs.fill(0)
-            self._mask.fill(0)
-        elif self._fast_tables is not None:
-            self._st = self._fast_tables.pack(state)
-            self._n_legal = _fast.refresh(self._st, self._fast_tables.table, self._obs, self._mask)
-        else:
-            self._state = state
-            self.layout.write(state, self._obs)
-            self._update_mask()
+        self._last_foundation_cards = self._fcards = 0 if state is None else state.foundation_cards
+        self._n_legal = self._backend.load(state)
 
     def _no_game(self) -> bool:
-        return self._state is None and self._st is None
+        return not self._backend.has_game
 
     def _current(self) -> GameState:
-        """The position: the live object on the python backend, unpacked on numba."""
-        if self._st is not None:
-            return self._fast_tables.unpack(self._st)
-        assert self._state is not None
-        return self._state
-
-    def _update_mask(self) -> None:
-        mask = self._mask
-        mask.fill(0)
-        legal = self.rules.legal_actions(self._state)
-        if legal:
-            mask[legal] = 1
-        self._legal = legal
+        """The position, to read only (the live object on the python backend)."""
+        state = self._backend.position()
+        assert state is not None
+        return state
 
     def _info(self, illegal: bool) -> dict[str, Any]:
-        if self._st is None:
-            fcards = self._state.foundation_cards
-        else:
-            fcards = int(self._st[self._fast_tables.scal0 + _fast.S_FCARDS])
+        fcards = self._fcards
         return {
             "action_mask": self._mask.copy(),
             "foundation_cards": fcards,

@@ -7,13 +7,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import fortythieves_env.env as env_module
+import fortythieves_env.backends as backends_module
 
-BACKENDS = ["python", "numba"] if env_module._HAVE_NUMBA else ["python"]
+BACKENDS = ["python", "numba"] if backends_module._HAVE_NUMBA else ["python"]
 
 
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run a test once per backend: ``backend="auto"`` (the default) means this one."""
-    monkeypatch.setattr(env_module, "_AUTO_BACKEND", request.param)
+    monkeypatch.setattr(backends_module, "_AUTO_BACKEND", request.param)
     return request.param

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from positions import position, shuffle_hidden
 
-import fortythieves_env.env as env_module
+import fortythieves_env.backends as backends_module
 from fortythieves_env import (
     VARIANTS,
     FortyThievesEnv,
@@ -26,7 +26,7 @@ from fortythieves_env import (
     VariantSpec,
 )
 
-pytestmark = pytest.mark.skipif(not env_module._HAVE_NUMBA, reason="numba is not installed")
+pytestmark = pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba is not installed")
 
 WIDE = VariantSpec(
     "Wide", "Wide Forty", n_columns=12, face_down=1, face_up=3,
@@ -203,9 +203,9 @@ def test_pickle_deepcopy_and_state_assignment(variant: str) -> None:
     nb.reset(seed=8)
     play_side_by_side(py, nb, np.random.default_rng(1), 50, 0.0)
     data = pickle.dumps(nb)
-    assert nb._fast_tables.table.tobytes() not in data  # shared tables are not pickled
+    assert nb._backend.tables.table.tobytes() not in data  # shared tables are not pickled
     for clone in (pickle.loads(data), copy.deepcopy(nb)):
-        assert clone.backend == "numba" and clone._fast_tables is nb._fast_tables
+        assert clone.backend == "numba" and clone._backend.tables is nb._backend.tables
         assert_same_env(py, clone)
         py2 = copy.deepcopy(py)
         play_side_by_side(py2, clone, np.random.default_rng(2), 30, 0.1)
