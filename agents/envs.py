@@ -285,9 +285,10 @@ class BatchedVecEnv(VecEnv):
     - ``reset_infos[i]``: the info of game i's latest deal, with its ``deal_seed``.
 
     The no-progress truncation (``env.max_steps_without_progress``) and the step limit are
-    the vector env's own, as in the single env. Reward shaping (``agents/shaping.py``, not
-    in this tree yet) goes in :meth:`_shape`, the one place rewards pass before the returns
-    are added up, as a wrapper inside ``Monitor`` would see them.
+    the vector env's own, as in the single env. With ``shaping`` (the weights of
+    ``train.shaping``) each game's reward gets :class:`agents.shaping.PotentialShaping`'s
+    term with discount ``gamma`` and ``infos[i]["shaping"]`` holds it, as that wrapper does
+    outside ``Monitor``: the returns in ``info["episode"]`` stay the game's own.
 
     MaskablePPO's ``env_method("action_masks")`` is answered from the vector env's mask
     array (one copy per step, each game's row a view of it); ``get_attr`` reads the vector
@@ -297,7 +298,14 @@ class BatchedVecEnv(VecEnv):
         ConfigError: unknown variant, or a custom variant clashing with a registered one.
     """
 
-    def __init__(self, env_config: EnvConfig, n_envs: int, seed: int = 0) -> None:
+    def __init__(
+        self,
+        env_config: EnvConfig,
+        n_envs: int,
+        seed: int = 0,
+        shaping: dict[str, float] | None = None,
+        gamma: float = 1.0,
+    ) -> None:
         env_id = register_config_variant(env_config)
         self.venv: Any = gym.make_vec(
             env_id,
@@ -314,10 +322,28 @@ class BatchedVecEnv(VecEnv):
         self._returns = np.zeros(n_envs, dtype=np.float64)
         self._lengths = np.zeros(n_envs, dtype=np.int64)
         self._t_start = time.time()
+        self._potential: Any = None
+        self._gamma = float(gamma)
+        self._phi = np.zeros(n_envs, dtype=np.float64)  # Phi of each game's observation
+        if shaping is not None:
+            from .shaping import Potential
 
-    def _shape(self, rewards: np.ndarray) -> np.ndarray:
-        """Reward shaping hook (identity until ``agents/shaping.py`` lands)."""
-        return rewards
+            if not 0.0 < gamma <= 1.0:
+                raise ValueError(f"gamma must be in (0, 1], got {gamma!r}")
+            self._potential = Potential(self.venv, **shaping)
+
+    def _shape(
+        self, obs: np.ndarray, rewards: np.ndarray, dones: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Rewards plus the shaping terms ``gamma * Phi(s') - Phi(s)`` (``Phi(s') = 0`` for a
+        game that ended), and the terms; ``(rewards, None)`` without shaping. ``obs`` of a game
+        that ended is its next deal's, whose potential starts the next episode."""
+        if self._potential is None:
+            return rewards, None
+        phi = np.array([self._potential(o) for o in obs], dtype=np.float64)
+        terms = self._gamma * np.where(dones, 0.0, phi) - self._phi
+        self._phi = phi
+        return rewards + terms, terms
 
     def _draw_next_deals(self, games: list[int]) -> None:
         """Draw the deal seed that each of ``games`` plays after its current deal, and hand
@@ -345,6 +371,8 @@ class BatchedVecEnv(VecEnv):
                 self._rngs[i] = np.random.default_rng((s, i))
         deals = [int(self._rngs[i].integers(*TRAIN_RANGE)) for i in every]
         obs, info = self.venv.reset(seed=deals)
+        if self._potential is not None:
+            self._phi = np.array([self._potential(o) for o in obs], dtype=np.float64)
         self.reset_infos = [self._reset_info(i, deals[i], info) for i in every]
         self._draw_next_deals(every)
         self._returns[:] = 0.0
@@ -358,10 +386,10 @@ class BatchedVecEnv(VecEnv):
 
     def step_wait(self) -> VecEnvStepReturn:
         obs, rewards, terminated, truncated, info = self.venv.step(self._actions)
-        rewards = self._shape(rewards)
-        self._returns += rewards
+        self._returns += rewards  # the game's own, as Monitor records them
         self._lengths += 1
         dones = terminated | truncated
+        rewards, terms = self._shape(obs, rewards, dones)
         masks = info["action_mask"].copy()
         fcards = info["foundation_cards"].tolist()
         success = info["is_success"].tolist()
@@ -377,6 +405,9 @@ class BatchedVecEnv(VecEnv):
             }
             for i in range(self.num_envs)
         ]
+        if terms is not None:
+            for i, term in enumerate(terms.tolist()):
+                infos[i]["shaping"] = term
         ended = np.flatnonzero(dones).tolist()
         if ended:
             final = info["final_info"]
@@ -451,7 +482,10 @@ def make_training_vec_env(config: Config, start_method: str | None = None) -> Ve
             method works: the factories carry what the workers need.
     """
     if config.train.vec_env == "batched":
-        return BatchedVecEnv(config.env, config.train.n_envs, config.seed)
+        shaping = config.train.shaping.model_dump() if config.train.shaping is not None else None
+        return BatchedVecEnv(
+            config.env, config.train.n_envs, config.seed, shaping, config.ppo.gamma
+        )
     register_config_variant(config.env)  # refuse a clash in this process, before workers start
     shaping = config.train.shaping.model_dump() if config.train.shaping is not None else None
     factories = [

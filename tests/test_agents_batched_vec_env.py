@@ -51,6 +51,11 @@ def _same(a: Any, b: Any, where: str) -> None:
         ["env.max_episode_steps=40"],  # many step-limit truncations
         ["env.max_steps_without_progress=6"],  # the no-progress truncation
         ["env.variant=LittleForty", "env.max_episode_steps=90", "env.illegal_action_penalty=0.5"],
+        [  # training-only shaping, as PotentialShaping outside Monitor gives it
+            "env.variant=NumberTen",
+            "env.max_episode_steps=40",
+            "train.shaping={face_down: 1.0, empty_columns: 2.0, built_runs: 0.5}",
+        ],
     ],
 )
 def test_batched_gives_what_dummy_gives_for_the_same_deals_and_actions(extra: list[str]) -> None:
