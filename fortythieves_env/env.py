@@ -15,6 +15,7 @@ from .cards import CARD_NAMES, SUITS
 from .engine import GameState, IllegalMoveError, InvalidPositionError, rules_for
 from .observation import ObservationLayout
 from .positions import checked_copy
+from .pysol import pysol_position
 from .variants import VariantSpec, get_variant
 from .view import PlayerView, player_view
 
@@ -257,19 +258,29 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Deal a new game (or start from ``options["state"]``, a rule-book position).
+        """Deal a new game (or start from ``options["state"]``, a rule-book position, or
+        from ``options["pysol_deal"]``, PySolFC's game number N: see
+        :mod:`fortythieves_env.pysol`).
 
         Raises:
             InvalidPositionError: ``options["state"]`` is not a valid position of this variant,
                 or the game in it is already over (won, or no legal move): an episode starts
                 with a move to play. Nothing changes when it is refused, not even the seed.
-            ValueError: ``options`` has a key other than ``"state"``.
+            ValueError: ``options`` has a key other than ``"state"`` and ``"pysol_deal"``, or
+                both; no PySolFC deal for this variant (Lucas, custom variants) or a bad N.
+            ImportError: ``"pysol_deal"`` without the ``pysol-cards`` package.
         """
         options = options or {}
-        unknown = set(options) - {"state"}
+        unknown = set(options) - {"state", "pysol_deal"}
         if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; the only option is 'state'")
+            raise ValueError(
+                f"unknown reset options {sorted(unknown)}; the options are 'state' and 'pysol_deal'"
+            )
         position = options.get("state")
+        if "pysol_deal" in options:  # PySolFC's game number N, loaded as a position
+            if position is not None:
+                raise ValueError("reset options 'state' and 'pysol_deal' exclude each other")
+            position = pysol_position(self.variant, options["pysol_deal"])
         if position is not None:
             state = self.rules.from_position(position)  # checked (and copied) first
             if not self.rules.legal_actions(state):
