@@ -136,7 +136,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
 
     - ``variant``: variant id or :class:`~fortythieves_env.VariantSpec` (default
       ``"FortyThieves"``).
-    - ``render_mode``: ``None`` or ``"ansi"`` (a text board).
+    - ``render_mode``: ``None``, ``"ansi"`` (a text board) or ``"rgb_array"`` (a picture of
+      the table, see :mod:`fortythieves_env.render`).
     - ``max_steps_without_progress``: ``None`` (default) or a positive ``int``; see Episode End.
     - ``reward_per_card``, ``win_bonus``, ``illegal_action_penalty``: see Rewards.
     - ``illegal_action``: ``"penalize"`` (default: the position is unchanged, the penalty is
@@ -159,7 +160,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     - v0: initial release.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012
 
     def __init__(
         self,
@@ -404,8 +405,14 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
             truncated = True
         return obs, reward, terminated, truncated, info
 
-    def render(self) -> str | None:
-        """Return the board as text when ``render_mode="ansi"`` (else ``None``)."""
+    def render(self) -> str | np.ndarray | None:
+        """The board as text (``render_mode="ansi"``), as a picture (``"rgb_array"``: a
+        ``uint8`` array ``(H, W, 3)`` of a fixed size per variant, drawn from
+        :meth:`player_view` by :mod:`fortythieves_env.render`), else ``None``."""
+        if self.render_mode == "rgb_array":
+            from .render import render_rgb  # Pillow, imported on first use
+
+            return render_rgb(self.variant, self.player_view())
         if self.render_mode != "ansi":
             return None
         return self.board_text()
