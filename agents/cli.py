@@ -6,6 +6,7 @@ Usage::
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
                           [--baselines [random] [greedy]] [--stochastic] [--seed S]
                           [--no-progress]
+    fortythieves plot RUN [RUN ...] [--out PNG]
 
 ``RUN_OR_MODEL`` is a run folder (its best model, else its final or interrupted model), a
 model ``.zip``, or ``random`` / ``greedy`` (then ``--variant`` is required). A model is
@@ -177,6 +178,19 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="no progress bar (it is shown on stderr only when stderr is a terminal)",
     )
+
+    pl = sub.add_parser(
+        "plot", help="learning curves (validation win rate and foundation cards) to a PNG"
+    )
+    pl.add_argument("runs", metavar="RUN", nargs="+", help="run folders, one line each")
+    pl.add_argument(
+        "--out",
+        "-o",
+        metavar="PNG",
+        type=_checked(check_writable_file),
+        help="the PNG to write (default: RUN/learning_curves.png for one run, "
+        "learning_curves.png here for several)",
+    )
     return parser
 
 
@@ -281,6 +295,25 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 0
 
 
+def _plot(args: argparse.Namespace) -> int:
+    from .plot import PlotError, plot_runs
+
+    if args.out is not None:
+        out = Path(args.out)
+    elif len(args.runs) == 1:
+        out = Path(args.runs[0]) / "learning_curves.png"
+    else:
+        out = Path("learning_curves.png")
+    try:
+        notes = plot_runs(args.runs, out)
+    except PlotError as exc:
+        raise ConfigError(str(exc)) from None
+    for note in notes:
+        print(f"note: {note}")
+    print(f"learning curves written to {out}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit code (also used by the console script).
 
@@ -298,6 +331,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "train":
             return _train(args, argv)
+        if args.command == "plot":
+            return _plot(args)
         return _evaluate(args, argv)
     except (ConfigError, ModelMismatchError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)

@@ -11,7 +11,10 @@ A run folder (default ``runs/<variant>-<YYYYmmdd-HHMMSS>``) holds::
     models/best_model.zip    the best model on the validation deals (MaskableEvalCallback)
     models/interrupted_model.zip   saved on Ctrl-C instead of final_model.zip
     models/checkpoints/ckpt_<steps>_steps.zip   periodic checkpoints
-    eval/evaluations.npz     the periodic validation results
+    eval/evaluations.npz     the periodic validation results (SB3: returns, lengths, successes)
+    eval/foundation_cards.npz   the validation episodes' foundation cards
+    learning_curves.png      validation win rate and foundation cards against steps
+                             (``fortythieves plot``; only with matplotlib installed)
     tensorboard/             TensorBoard logs (``tensorboard --logdir runs``)
     final_evaluation.json    PPO vs baselines on the test deals (see agents.evaluation)
 
@@ -27,6 +30,7 @@ and ``episodes/mean_length`` over the last 100 training episodes (from ``Monitor
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import shlex
 import sys
@@ -86,18 +90,45 @@ class EpisodeStatsCallback(BaseCallback):
 
 
 class RewindingMaskableEvalCallback(MaskableEvalCallback):
-    """``MaskableEvalCallback`` that replays the same validation deals at every evaluation.
+    """``MaskableEvalCallback`` that replays the same validation deals at every evaluation,
+    and records each validation episode's foundation cards.
 
     The eval env is wrapped in :class:`agents.seeds.CyclingDeals`; it is rewound to the
     first seed right before each evaluation, so the best model is chosen on fixed deals.
     Evaluations run torch on one thread.
+
+    Besides SB3's ``eval/evaluations.npz`` (``timesteps``, ``results`` = returns,
+    ``ep_lengths``, ``successes``), each evaluation rewrites ``eval/foundation_cards.npz``
+    (beside it, when ``log_path`` is set): ``timesteps`` ``int64 (n_evals,)`` and
+    ``foundation_cards`` ``int64 (n_evals, n_eval_episodes)``, the cards on the foundations
+    at the end of each validation episode (``info["foundation_cards"]``), for the learning
+    curves of ``fortythieves plot``.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.evaluations_foundation_cards: list[list[int]] = []
+        self._foundation_cards_buffer: list[int] = []
+
+    def _log_success_callback(self, locals_: dict[str, Any], globals_: dict[str, Any]) -> None:
+        super()._log_success_callback(locals_, globals_)
+        if locals_["done"]:
+            self._foundation_cards_buffer.append(int(locals_["info"]["foundation_cards"]))
 
     def _on_step(self) -> bool:
         if self.eval_freq > 0 and self.n_calls % self.eval_freq == 0:
             self.eval_env.env_method("rewind")
+            self._foundation_cards_buffer = []
             with single_torch_thread():  # batch-1 inference: ~2x faster on one thread
-                return super()._on_step()
+                keep_going = super()._on_step()
+            self.evaluations_foundation_cards.append(self._foundation_cards_buffer)
+            if self.log_path is not None:
+                np.savez(
+                    Path(self.log_path).parent / "foundation_cards.npz",
+                    timesteps=np.asarray(self.evaluations_timesteps, dtype=np.int64),
+                    foundation_cards=np.asarray(self.evaluations_foundation_cards, dtype=np.int64),
+                )
+            return keep_going
         return super()._on_step()
 
 
@@ -293,6 +324,8 @@ RUN_FILES = (
     "models/final_model.zip",
     "models/interrupted_model.zip",
     "eval/evaluations.npz",
+    "eval/foundation_cards.npz",
+    "learning_curves.png",
 )
 """Files :func:`train` writes in a run folder (besides checkpoints and TensorBoard logs)."""
 
@@ -589,6 +622,7 @@ def _train(
         model=str(model_path.relative_to(run)),
     )
     _write_json(run / "run.json", meta)
+    _write_learning_curves(run, console)
     if status == "interrupted":
         console.print(
             f"[yellow]interrupted[/yellow] after {model.num_timesteps} steps; model saved to "
@@ -609,6 +643,26 @@ def _train(
                 run, "evaluation_interrupted", model_path, int(model.num_timesteps), seconds, None
             )
     return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, report)
+
+
+def _write_learning_curves(run: Path, console: Any) -> None:
+    """Write ``run/learning_curves.png`` (:mod:`agents.plot`), or say why not: no matplotlib
+    (the ``plots`` extra), or no validation ran (``eval.eval_freq`` 0 or a short run)."""
+    if importlib.util.find_spec("matplotlib") is None:
+        console.print(
+            "no learning_curves.png: plots need matplotlib (pip install 'fortythieves[plots]'); "
+            f"later: fortythieves plot {run}",
+            markup=False,
+        )
+        return
+    from .plot import PlotError, plot_runs
+
+    try:
+        plot_runs([run], run / "learning_curves.png")
+    except PlotError as exc:
+        console.print(f"no learning_curves.png: {exc}", markup=False)
+        return
+    console.print(f"learning curves: {run / 'learning_curves.png'}")
 
 
 def final_evaluation_command(config: Config, model: Path, run: Path) -> list[str]:

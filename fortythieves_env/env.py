@@ -17,6 +17,7 @@ from .cards import CARD_NAMES, SUITS
 from .engine import GameState, IllegalMoveError, InvalidPositionError, rules_for
 from .observation import ObservationLayout
 from .positions import checked_copy
+from .pysol import pysol_position
 from .variants import VariantSpec, get_variant
 from .view import PlayerView, player_view
 
@@ -120,7 +121,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
 
     - ``variant``: variant id or :class:`~fortythieves_env.VariantSpec` (default
       ``"FortyThieves"``).
-    - ``render_mode``: ``None`` or ``"ansi"`` (a text board).
+    - ``render_mode``: ``None``, ``"ansi"`` (a text board) or ``"rgb_array"`` (a picture of
+      the table, see :mod:`fortythieves_env.render`).
     - ``max_steps_without_progress``: ``None`` (default) or a positive ``int``; see Episode End.
     - ``reward_per_card``, ``win_bonus``, ``illegal_action_penalty``: see Rewards.
     - ``illegal_action``: ``"penalize"`` (default: the position is unchanged, the penalty is
@@ -144,7 +146,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     - v0: initial release.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012
 
     def __init__(
         self,
@@ -238,19 +240,29 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Deal a new game (or start from ``options["state"]``, a rule-book position).
+        """Deal a new game (or start from ``options["state"]``, a rule-book position, or
+        from ``options["pysol_deal"]``, PySolFC's game number N: see
+        :mod:`fortythieves_env.pysol`).
 
         Raises:
             InvalidPositionError: ``options["state"]`` is not a valid position of this variant,
                 or the game in it is already over (won, or no legal move): an episode starts
                 with a move to play. Nothing changes when it is refused, not even the seed.
-            ValueError: ``options`` has a key other than ``"state"``.
+            ValueError: ``options`` has a key other than ``"state"`` and ``"pysol_deal"``, or
+                both; no PySolFC deal for this variant (Lucas, custom variants) or a bad N.
+            ImportError: ``"pysol_deal"`` without the ``pysol-cards`` package.
         """
         options = options or {}
-        unknown = set(options) - {"state"}
+        unknown = set(options) - {"state", "pysol_deal"}
         if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; the only option is 'state'")
+            raise ValueError(
+                f"unknown reset options {sorted(unknown)}; the options are 'state' and 'pysol_deal'"
+            )
         position = options.get("state")
+        if "pysol_deal" in options:  # PySolFC's game number N, loaded as a position
+            if position is not None:
+                raise ValueError("reset options 'state' and 'pysol_deal' exclude each other")
+            position = pysol_position(self.variant, options["pysol_deal"])
         if position is not None:
             state = self.rules.from_position(position)  # checked (and copied) first
             if not self.rules.legal_actions(state):
@@ -342,8 +354,14 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
             truncated = True
         return obs, reward, terminated, truncated, info
 
-    def render(self) -> str | None:
-        """Return the board as text when ``render_mode="ansi"`` (else ``None``)."""
+    def render(self) -> str | np.ndarray | None:
+        """The board as text (``render_mode="ansi"``), as a picture (``"rgb_array"``: a
+        ``uint8`` array ``(H, W, 3)`` of a fixed size per variant, drawn from
+        :meth:`player_view` by :mod:`fortythieves_env.render`), else ``None``."""
+        if self.render_mode == "rgb_array":
+            from .render import render_rgb  # Pillow, imported on first use
+
+            return render_rgb(self.variant, self.player_view())
         if self.render_mode != "ansi":
             return None
         return self.board_text()

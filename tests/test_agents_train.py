@@ -92,6 +92,45 @@ def test_run_folder_contents(smoke_run: Path) -> None:
     assert (smoke_run / "eval" / "evaluations.npz").is_file()
 
 
+def test_validation_foundation_cards_are_recorded(smoke_run: Path) -> None:
+    """eval/foundation_cards.npz has one row per validation, one entry per episode, and
+    (Streets, 1 per card, no win, masked play) each equals the episode's return."""
+    with np.load(smoke_run / "eval" / "evaluations.npz") as sb3:
+        timesteps, returns, successes = sb3["timesteps"], sb3["results"], sb3["successes"]
+    with np.load(smoke_run / "eval" / "foundation_cards.npz") as ours:
+        assert ours["timesteps"].tolist() == timesteps.tolist() == [128, 256]
+        cards = ours["foundation_cards"]
+    assert cards.shape == (2, 2) and cards.dtype == np.int64
+    assert not successes.any()
+    assert cards.tolist() == returns.tolist()
+    assert (cards > 0).all()
+
+
+def test_train_writes_learning_curves_or_says_why_not(smoke_run: Path) -> None:
+    png = smoke_run / "learning_curves.png"
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert not png.exists()
+    else:
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_no_matplotlib_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rich.console import Console
+
+    from agents import train as train_module
+
+    monkeypatch.setattr(train_module.importlib.util, "find_spec", lambda name: None)
+    train_module._write_learning_curves(tmp_path, Console(width=400))
+    out = capsys.readouterr().out
+    assert "no learning_curves.png: plots need matplotlib" in out
+    assert f"fortythieves plot {tmp_path}" in out
+    assert not (tmp_path / "learning_curves.png").exists()
+
+
 def test_final_evaluation_json(smoke_run: Path) -> None:
     report = json.loads((smoke_run / "final_evaluation.json").read_text())
     assert report["variant"] == "Streets"
