@@ -18,6 +18,7 @@ Usage::
 
     python benchmarks/train_under_load.py                      # configs/streets.yaml
     python benchmarks/train_under_load.py --json results/benchmarks/train_under_load.json
+    python benchmarks/train_under_load.py --table results/benchmarks/train_under_load.json
 """
 
 from __future__ import annotations
@@ -72,6 +73,24 @@ def measure(config: str, steps: int, threads: int, busy: int) -> float:
     return float(match.group(1).replace(",", ""))
 
 
+def markdown_table(report: dict) -> str:
+    """The README's table of a saved report (``--json``): median steps/s per pair, worst case."""
+    busy = sorted({row["busy"] for row in report["steps_per_second"]})
+    threads = sorted({row["torch_threads"] for row in report["steps_per_second"]})
+    median = {(r["torch_threads"], r["busy"]): r["median"] for r in report["steps_per_second"]}
+    lines = [
+        "| `train.torch_threads` | " + " | ".join(f"{b} busy" for b in busy) + " | worst |",
+        "|---" * (len(busy) + 2) + "|",
+    ]
+    for t in threads:
+        row = [median[t, b] for b in busy]
+        name = f"{t} (torch's default)" if t == 0 else str(t)
+        lines.append(
+            f"| {name} | " + " | ".join(f"{x:,.0f}" for x in row) + f" | {min(row):,.0f} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("config", nargs="?", default=str(ROOT / "configs" / "streets.yaml"))
@@ -80,7 +99,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--busy", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", dest="json_path", help="write the figures here")
+    parser.add_argument(
+        "--table", metavar="JSON", help="print the README table of a saved report and exit"
+    )
     args = parser.parse_args(argv)
+    if args.table:
+        print(markdown_table(json.loads(Path(args.table).read_text(encoding="utf-8"))))
+        return
 
     pairs = [(t, b) for b in args.busy for t in args.threads]
     rates: dict[tuple[int, int], list[float]] = {pair: [] for pair in pairs}

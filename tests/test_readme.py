@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import doctest
+import json
 import os
 import re
 import shlex
@@ -203,3 +204,17 @@ def test_readme_commands_parse_and_run(tmp_path: Path) -> None:
             else:
                 argv += ["--episodes", "1"]
             assert main(argv) == 0, command
+
+
+def test_training_under_load_table_is_generated_from_the_saved_report() -> None:
+    """The README's torch-threads table is the one the benchmark renders from its JSON."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import train_under_load
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    report = json.loads((ROOT / "results" / "benchmarks" / "train_under_load.json").read_text())
+    assert train_under_load.markdown_table(report) in README
+    best = max(report["worst_case"], key=lambda t: report["worst_case"][t])
+    defaults = load_config(ROOT / "configs" / "streets.yaml")
+    assert defaults.train.torch_threads == int(best) == report["best_torch_threads"]
