@@ -20,16 +20,22 @@ are per core. Usage::
 
     python benchmarks/vector_throughput.py
     python benchmarks/vector_throughput.py --steps 20000 --variants FortyThieves NumberTen
+    python benchmarks/vector_throughput.py --json results/benchmarks/vector_throughput.json
+    python benchmarks/vector_throughput.py --table results/benchmarks/vector_throughput.json
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -80,6 +86,20 @@ def bytes_per_game(variant: str, n: int = 256) -> tuple[float, float]:
     return allocated / n, arrays / n
 
 
+def markdown_table(report: dict[str, Any]) -> str:
+    """The README's table of a saved report (``--json``)."""
+    columns = ["single env", *(f"N={n}" for n in SIZES), f"N={SIZES[-1]}, views", "bytes/game"]
+    lines = ["| variant | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    for row in report["rows"]:
+        rates = [row["single"], *(row["vector"][str(n)] for n in SIZES), row["views"]]
+        lines.append(
+            f"| {row['variant']} | "
+            + " | ".join(f"{r:,.0f}" for r in rates)
+            + f" | {row['bytes_per_game']:,.0f} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -97,7 +117,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--cpu", type=int, default=0, help="core to pin to (-1: do not pin); default 0"
     )
+    parser.add_argument("--json", dest="json_path", help="also write the figures here")
+    parser.add_argument(
+        "--table", metavar="JSON", help="print the README table of a saved report and exit"
+    )
     args = parser.parse_args(argv)
+    if args.table:
+        print(markdown_table(json.loads(Path(args.table).read_text(encoding="utf-8"))))
+        return
+    load_before = os.getloadavg()[0]
+    rows = []
     if args.cpu >= 0 and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {args.cpu})
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else "?"
@@ -123,12 +152,39 @@ def main(argv: list[str] | None = None) -> None:
         goal = GOALS[spec.sequence_moves]
         mark = "met" if row[-2] >= goal else "not met"
         allocated, arrays = bytes_per_game(variant)
+        rows.append(
+            {
+                "variant": variant,
+                "single": row[0],
+                "vector": {str(n): r for n, r in zip(SIZES, row[1:-1], strict=True)},
+                "views": row[-1],
+                "goal_at_256": goal,
+                "goal_met": row[-2] >= goal,
+                "bytes_per_game": allocated,
+                "array_bytes_per_game": arrays,
+            }
+        )
         print(
             f"{variant:<14}"
             + "".join(f"{r:>13,.0f}" for r in row)
             + f"{f'{goal:,} {mark}':>18}"
             + f"{f'{allocated:,.0f} ({arrays:,.0f} arrays)':>22}"
         )
+    if args.json_path:
+        report = {
+            "steps": args.steps,
+            "repeats": args.repeats,
+            "cores": cores,
+            "load_average_before": load_before,
+            "load_average_after": os.getloadavg()[0],
+            "date": datetime.now().isoformat(timespec="seconds"),
+            "command": " ".join(["python", "benchmarks/vector_throughput.py", *sys.argv[1:]]),
+            "rows": rows,
+        }
+        path = Path(args.json_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        print(f"written to {path}")
 
 
 if __name__ == "__main__":

@@ -218,3 +218,14 @@ def test_training_under_load_table_is_generated_from_the_saved_report() -> None:
     best = max(report["worst_case"], key=lambda t: report["worst_case"][t])
     defaults = load_config(ROOT / "configs" / "streets.yaml")
     assert defaults.train.torch_threads == int(best) == report["best_torch_threads"]
+
+
+def test_vector_throughput_table_is_generated_from_the_saved_report() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import vector_throughput
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    report = json.loads((ROOT / "results" / "benchmarks" / "vector_throughput.json").read_text())
+    assert [row["variant"] for row in report["rows"]] == list(VARIANTS)
+    assert vector_throughput.markdown_table(report) in README
