@@ -21,6 +21,9 @@ Usage::
     python benchmarks/env_throughput.py --steps 100000 --variants FortyThieves Streets
     python benchmarks/env_throughput.py --compare-openspiel
     python benchmarks/env_throughput.py --compare-openspiel --backend python
+    taskset -c 0 python benchmarks/env_throughput.py --compare-openspiel --steps 100000 \
+        --repeats 5 --json results/benchmarks/env_throughput.json
+    python benchmarks/env_throughput.py --table results/benchmarks/env_throughput.json
 
 ``--backend`` picks the environment's backend (``auto``, the default, is numba when it is
 installed); the compiled code is warmed up (one short episode) before timing.
@@ -29,7 +32,14 @@ installed); the compiled code is warmed up (one short episode) before timing.
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import statistics
+import sys
 import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -82,6 +92,18 @@ def measure_openspiel(steps: int, seed: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
+def markdown_table(report: dict[str, Any]) -> str:
+    """The README's table of a saved report (``--json``), OpenSpiel first."""
+    reference = report.get("openspiel")
+    lines = ["| | steps/s | x OpenSpiel |", "|---|---|---|"]
+    if reference:
+        lines.append(f"| OpenSpiel Klondike | {reference:,.0f} | 1.00 |")
+    for row in report["rows"]:
+        ratio = f"{row['steps_per_second'] / reference:.2f}" if reference else ""
+        lines.append(f"| {row['variant']} | {row['steps_per_second']:,.0f} | {ratio} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -104,19 +126,58 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="also measure OpenSpiel's Klondike and print the ratios",
     )
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="rounds (each figure is the median; default 1)"
+    )
+    parser.add_argument("--json", dest="json_path", help="also write the figures here")
+    parser.add_argument(
+        "--table", metavar="JSON", help="print the README table of a saved report and exit"
+    )
     args = parser.parse_args(argv)
-    reference = None
-    if args.compare_openspiel:
-        reference = measure_openspiel(args.steps, args.seed)
-        print(f"OpenSpiel solitaire (Klondike): {reference:,.0f} decision steps/s\n")
+    if args.table:
+        print(markdown_table(json.loads(Path(args.table).read_text(encoding="utf-8"))))
+        return
+    load_before = os.getloadavg()[0]
     backend = fortythieves_env.FortyThievesEnv(backend=args.backend).backend
-    print(f"backend: {backend}")
+    references: list[float] = []
+    rates: dict[str, list[float]] = {v: [] for v in args.variants}
+    episodes: dict[str, int] = {}
+    for _ in range(args.repeats):  # rounds: OpenSpiel and every variant, side by side
+        if args.compare_openspiel:
+            references.append(measure_openspiel(args.steps, args.seed))
+        for variant in args.variants:
+            rate, episodes[variant] = measure(variant, args.steps, args.seed, args.backend)
+            rates[variant].append(rate)
+    reference = statistics.median(references) if references else None
+    if reference:
+        print(f"OpenSpiel solitaire (Klondike): {reference:,.0f} decision steps/s\n")
+    print(f"backend: {backend}; median of {args.repeats} round(s) of {args.steps:,} steps")
     header = f"{'variant':<14}{'steps/s':>10}{'us/step':>10}{'episodes':>10}"
     print(header + (f"{'x OpenSpiel':>13}" if reference else ""))
+    rows = []
     for variant in args.variants:
-        rate, episodes = measure(variant, args.steps, args.seed, args.backend)
-        line = f"{variant:<14}{rate:>10,.0f}{1e6 / rate:>10.1f}{episodes:>10}"
+        rate = statistics.median(rates[variant])
+        rows.append({"variant": variant, "steps_per_second": rate, "runs": rates[variant]})
+        line = f"{variant:<14}{rate:>10,.0f}{1e6 / rate:>10.1f}{episodes[variant]:>10}"
         print(line + (f"{rate / reference:>13.2f}" if reference else ""))
+    if args.json_path:
+        report = {
+            "backend": backend,
+            "steps": args.steps,
+            "repeats": args.repeats,
+            "cores": sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+            "load_average_before": load_before,
+            "load_average_after": os.getloadavg()[0],
+            "date": datetime.now().isoformat(timespec="seconds"),
+            "command": " ".join(["python", "benchmarks/env_throughput.py", *sys.argv[1:]]),
+            "openspiel": reference,
+            "openspiel_runs": references,
+            "rows": rows,
+        }
+        path = Path(args.json_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        print(f"written to {path}")
 
 
 if __name__ == "__main__":

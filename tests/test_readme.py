@@ -229,3 +229,15 @@ def test_vector_throughput_table_is_generated_from_the_saved_report() -> None:
     report = json.loads((ROOT / "results" / "benchmarks" / "vector_throughput.json").read_text())
     assert [row["variant"] for row in report["rows"]] == list(VARIANTS)
     assert vector_throughput.markdown_table(report) in README
+
+
+def test_env_throughput_table_is_generated_from_the_saved_report() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import env_throughput
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    report = json.loads((ROOT / "results" / "benchmarks" / "env_throughput.json").read_text())
+    assert [row["variant"] for row in report["rows"]] == list(VARIANTS)
+    assert report["openspiel"] > 0
+    assert env_throughput.markdown_table(report) in README
