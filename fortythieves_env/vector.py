@@ -702,6 +702,10 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             return [None] * n
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
             seeds: list[Any] = [int(seed) + i for i in range(n)]
+        elif isinstance(seed, np.ndarray) and seed.ndim == 1:  # e.g. rng.integers(.., size=N)
+            if len(seed) != n:
+                raise ValueError(f"a list of seeds needs one per game ({n}), got {len(seed)}")
+            seeds = list(seed)
         elif isinstance(seed, Sequence) and not isinstance(seed, str):
             if len(seed) != n:
                 raise ValueError(f"a list of seeds needs one per game ({n}), got {len(seed)}")
