@@ -50,6 +50,8 @@ P_RAISE, P_SAME_STEP, P_MAX_STEPS, P_MAX_IDLE = range(4)
 # entries of the float parameters (float64, shape (3,))
 P_REWARD_PER_CARD, P_WIN_BONUS, P_PENALTY = range(3)
 
+_INT64_MAX = np.iinfo(np.int64).max
+
 _INFO_KEYS = ("action_mask", "foundation_cards", "is_success", "illegal_action")
 
 
@@ -578,6 +580,12 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if acts.dtype != np.int64:
             if acts.dtype.kind not in "iu":
                 raise ValueError(f"actions must be integers, got an array of dtype {acts.dtype}")
+            if acts.dtype.kind == "u" and acts.size and acts.max() > _INT64_MAX:
+                i = int(np.argmax(acts > _INT64_MAX))  # would wrap to a negative int64
+                raise ValueError(
+                    f"action {int(acts[i])} of game {i} is outside the action space "
+                    f"Discrete({self.single_action_space.n})"
+                )
             acts = acts.astype(np.int64)
         if acts.shape != (self.num_envs,):
             raise ValueError(

@@ -479,3 +479,13 @@ def test_seeds_may_be_a_numpy_array_of_integers_as_in_sync_vector_env() -> None:
     with pytest.raises(ValueError, match="non-negative integers"):
         ours.reset(seed=np.array([1.0, 2.0, 3.0]))
     assert ours.np_random_seed == (1, 2, 3)
+
+
+def test_an_unsigned_action_too_big_for_int64_is_named_as_given() -> None:
+    ours = FortyThievesVectorEnv("Maria", 2)
+    ours.reset(seed=0)
+    states = ours.states.copy()
+    huge = np.array([0, 2**64 - 1], dtype=np.uint64)
+    with pytest.raises(ValueError, match=r"action 18446744073709551615 of game 1 is outside"):
+        ours.step(huge)
+    assert np.array_equal(ours.states, states)
