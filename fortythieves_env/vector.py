@@ -251,7 +251,8 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     ## Starting State
     ``reset(seed=s)`` deals game i the deal of ``FortyThievesEnv.reset(seed=s + i)``; a list
-    of N seeds (``int`` or ``None``) gives one per game, as ``SyncVectorEnv`` does. Each game
+    of N seeds (``int`` or ``None``, or a 1-D integer array) gives one per game, as
+    ``SyncVectorEnv`` does. Each game
     keeps its own generator (``np_random`` is the tuple of them), so a game's next deals
     continue from its seed, exactly as a single environment's autoresets do.
     ``reset(seed=None)`` continues each generator (or seeds it from the OS entropy the first
@@ -710,11 +711,9 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             return [None] * n
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
             seeds: list[Any] = [int(seed) + i for i in range(n)]
-        elif isinstance(seed, np.ndarray) and seed.ndim == 1:  # e.g. rng.integers(.., size=N)
-            if len(seed) != n:
-                raise ValueError(f"a list of seeds needs one per game ({n}), got {len(seed)}")
-            seeds = list(seed)
-        elif isinstance(seed, Sequence) and not isinstance(seed, str):
+        elif (isinstance(seed, np.ndarray) and seed.ndim == 1) or (  # rng.integers(.., size=N)
+            isinstance(seed, Sequence) and not isinstance(seed, str)
+        ):
             if len(seed) != n:
                 raise ValueError(f"a list of seeds needs one per game ({n}), got {len(seed)}")
             seeds = list(seed)
