@@ -36,6 +36,7 @@ from .engine import (
     InvalidPositionError,
     rules_for,
 )
+from .env import finite_reward
 from .observation import ObservationLayout
 from .variants import VariantSpec, get_variant
 
@@ -423,9 +424,11 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.autoreset_mode = mode
         self.metadata = {"render_modes": ["ansi"], "render_fps": 4, "autoreset_mode": mode}
         self.copy = copy
-        self.reward_per_card = float(reward_per_card)
-        self.win_bonus = float(win_bonus)
-        self.illegal_action_penalty = float(illegal_action_penalty)
+        self.reward_per_card = finite_reward("reward_per_card", reward_per_card)
+        self.win_bonus = finite_reward("win_bonus", win_bonus)
+        self.illegal_action_penalty = finite_reward(
+            "illegal_action_penalty", illegal_action_penalty
+        )
         self.illegal_action = illegal_action
         self.backend = "numba"
         self.max_steps_without_progress = (
