@@ -373,8 +373,15 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     def render(self) -> str | np.ndarray | None:
         """The board as text (``render_mode="ansi"``), as a picture (``"rgb_array"``: a
         ``uint8`` array ``(H, W, 3)`` of a fixed size per variant, drawn from
-        :meth:`player_view` by :mod:`fortythieves_env.render`), else ``None``."""
+        :meth:`player_view` by :mod:`fortythieves_env.render`), else ``None``.
+
+        Raises:
+            RuntimeError: ``"rgb_array"`` before ``reset`` (there is no table to draw; the
+                text board says so instead).
+        """
         if self.render_mode == "rgb_array":
+            if self._no_game():
+                raise RuntimeError("call reset() before render() (no game to draw yet)")
             from .render import render_rgb  # Pillow, imported on first use
 
             return render_rgb(self.variant, self.player_view())
