@@ -119,7 +119,8 @@ def _variant_spec_fields(value: Any) -> dict[str, Any]:
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # NaN or infinite rewards and hyperparameters are refused: they would poison training
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class EnvConfig(_Section):

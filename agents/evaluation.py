@@ -311,6 +311,11 @@ def load_model_agent(
 def play_episode(env: gym.Env, agent: Agent, seed: int) -> EpisodeResult:
     """Play one deal (``env.reset(seed=seed)``) to its end (termination or truncation).
 
+    A deal with no legal move at all (possible in a custom variant with no stock) is not
+    put to the agent: the environment ends it on its first step whatever the action
+    (``FortyThievesEnv``, Information), so action 0 is played, and the deal counts as a
+    lost game of length 1 whose return is the illegal-action penalty.
+
     Raises:
         RuntimeError: the agent chose an illegal action.
     """
@@ -318,6 +323,16 @@ def play_episode(env: gym.Env, agent: Agent, seed: int) -> EpisodeResult:
     agent.reset(env)
     total, length = 0.0, 0
     while True:
+        if not env.unwrapped.action_masks().any():  # type: ignore[attr-defined]  # no move
+            obs, reward, terminated, truncated, info = env.step(0)
+            return EpisodeResult(
+                seed=seed,
+                won=False,
+                foundation_cards=int(info["foundation_cards"]),
+                length=length + 1,
+                ret=total + float(reward),
+                truncated=bool(truncated and not terminated),
+            )
         action = agent.act(obs, env)
         if action not in legal_actions(env):
             raise RuntimeError(f"agent {agent.name} chose illegal action {action} on deal {seed}")
@@ -364,7 +379,9 @@ def play_deals(
     every deal has ended; each step gives the agent the observations and masks of the live
     games in one :meth:`~agents.baselines.BatchAgent.act_batch` call (``games`` = their deal
     indices ``i``). A game that ends frees its slot for the next deal, in order. A slot
-    with no deal left plays its first legal action and its results are ignored.
+    with no deal left plays its first legal action and its results are ignored. A game
+    with no legal move at all plays action 0, whatever the agent chose, and ends (as in
+    :func:`play_episode`).
 
     Args:
         agent: the agent.
@@ -406,8 +423,11 @@ def play_deals(
             else:
                 rows = np.flatnonzero(live)
                 chosen = np.asarray(agent.act_batch(obs[rows], masks[rows], game[rows]))
+            stuck = ~masks[rows].any(axis=1)  # no move at all: the step ends the game
+            if stuck.any():  # (a custom variant's deal with no move; see play_episode)
+                chosen = np.where(stuck, 0, chosen)
             illegal = (chosen < 0) | (chosen >= masks.shape[1])
-            illegal |= masks[rows, np.clip(chosen, 0, masks.shape[1] - 1)] == 0
+            illegal |= (masks[rows, np.clip(chosen, 0, masks.shape[1] - 1)] == 0) & ~stuck
             if illegal.any():
                 b = int(rows[np.argmax(illegal)])
                 raise RuntimeError(

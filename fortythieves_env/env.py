@@ -4,6 +4,8 @@ the position."""
 
 from __future__ import annotations
 
+import math
+import numbers
 import operator
 from typing import Any, Literal, SupportsFloat
 
@@ -22,6 +24,17 @@ from .variants import VariantSpec, get_variant
 from .view import PlayerView, player_view
 
 _BOOLS = (bool, np.bool_)
+
+
+def finite_reward(name: str, value: object) -> float:
+    """``value`` as a ``float`` if it is a finite real number (not a bool or a string).
+
+    Raises:
+        ValueError: otherwise, naming ``name`` and the value.
+    """
+    if not isinstance(value, numbers.Real) or isinstance(value, _BOOLS) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
 
 
 class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
@@ -124,7 +137,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     - ``render_mode``: ``None``, ``"ansi"`` (a text board) or ``"rgb_array"`` (a picture of
       the table, see :mod:`fortythieves_env.render`).
     - ``max_steps_without_progress``: ``None`` (default) or a positive ``int``; see Episode End.
-    - ``reward_per_card``, ``win_bonus``, ``illegal_action_penalty``: see Rewards.
+    - ``reward_per_card``, ``win_bonus``, ``illegal_action_penalty``: finite numbers (else
+      ``ValueError``); see Rewards.
     - ``illegal_action``: ``"penalize"`` (default: the position is unchanged, the penalty is
       paid and ``info["illegal_action"]`` is True) or ``"raise"`` (raise
       :class:`~fortythieves_env.IllegalMoveError`, naming the move and the reason). An
@@ -184,9 +198,11 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         self._last_foundation_cards = 0
         self.backend = core.name
         self.render_mode = render_mode
-        self.reward_per_card = float(reward_per_card)
-        self.win_bonus = float(win_bonus)
-        self.illegal_action_penalty = float(illegal_action_penalty)
+        self.reward_per_card = finite_reward("reward_per_card", reward_per_card)
+        self.win_bonus = finite_reward("win_bonus", win_bonus)
+        self.illegal_action_penalty = finite_reward(
+            "illegal_action_penalty", illegal_action_penalty
+        )
         self.illegal_action = illegal_action
         self.rules = rules_for(spec)
         self.layout = ObservationLayout.for_variant(spec)
@@ -357,8 +373,15 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     def render(self) -> str | np.ndarray | None:
         """The board as text (``render_mode="ansi"``), as a picture (``"rgb_array"``: a
         ``uint8`` array ``(H, W, 3)`` of a fixed size per variant, drawn from
-        :meth:`player_view` by :mod:`fortythieves_env.render`), else ``None``."""
+        :meth:`player_view` by :mod:`fortythieves_env.render`), else ``None``.
+
+        Raises:
+            RuntimeError: ``"rgb_array"`` before ``reset`` (there is no table to draw; the
+                text board says so instead).
+        """
         if self.render_mode == "rgb_array":
+            if self._no_game():
+                raise RuntimeError("call reset() before render() (no game to draw yet)")
             from .render import render_rgb  # Pillow, imported on first use
 
             return render_rgb(self.variant, self.player_view())

@@ -36,6 +36,7 @@ from .engine import (
     InvalidPositionError,
     rules_for,
 )
+from .env import finite_reward
 from .observation import ObservationLayout
 from .variants import VariantSpec, get_variant
 
@@ -49,6 +50,8 @@ C_FCARDS, C_NLEGAL, C_ELAPSED, C_IDLE = range(4)
 P_RAISE, P_SAME_STEP, P_MAX_STEPS, P_MAX_IDLE = range(4)
 # entries of the float parameters (float64, shape (3,))
 P_REWARD_PER_CARD, P_WIN_BONUS, P_PENALTY = range(3)
+
+_INT64_MAX = np.iinfo(np.int64).max
 
 _INFO_KEYS = ("action_mask", "foundation_cards", "is_success", "illegal_action")
 
@@ -249,7 +252,8 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     ## Starting State
     ``reset(seed=s)`` deals game i the deal of ``FortyThievesEnv.reset(seed=s + i)``; a list
-    of N seeds (``int`` or ``None``) gives one per game, as ``SyncVectorEnv`` does. Each game
+    of N seeds (``int`` or ``None``, or a 1-D integer array) gives one per game, as
+    ``SyncVectorEnv`` does. Each game
     keeps its own generator (``np_random`` is the tuple of them), so a game's next deals
     continue from its seed, exactly as a single environment's autoresets do.
     ``reset(seed=None)`` continues each generator (or seeds it from the OS entropy the first
@@ -420,9 +424,11 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.autoreset_mode = mode
         self.metadata = {"render_modes": ["ansi"], "render_fps": 4, "autoreset_mode": mode}
         self.copy = copy
-        self.reward_per_card = float(reward_per_card)
-        self.win_bonus = float(win_bonus)
-        self.illegal_action_penalty = float(illegal_action_penalty)
+        self.reward_per_card = finite_reward("reward_per_card", reward_per_card)
+        self.win_bonus = finite_reward("win_bonus", win_bonus)
+        self.illegal_action_penalty = finite_reward(
+            "illegal_action_penalty", illegal_action_penalty
+        )
         self.illegal_action = illegal_action
         self.backend = "numba"
         self.max_steps_without_progress = (
@@ -578,6 +584,12 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if acts.dtype != np.int64:
             if acts.dtype.kind not in "iu":
                 raise ValueError(f"actions must be integers, got an array of dtype {acts.dtype}")
+            if acts.dtype.kind == "u" and acts.size and acts.max() > _INT64_MAX:
+                i = int(np.argmax(acts > _INT64_MAX))  # would wrap to a negative int64
+                raise ValueError(
+                    f"action {int(acts[i])} of game {i} is outside the action space "
+                    f"Discrete({self.single_action_space.n})"
+                )
             acts = acts.astype(np.int64)
         if acts.shape != (self.num_envs,):
             raise ValueError(
@@ -702,7 +714,9 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             return [None] * n
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
             seeds: list[Any] = [int(seed) + i for i in range(n)]
-        elif isinstance(seed, Sequence) and not isinstance(seed, str):
+        elif (isinstance(seed, np.ndarray) and seed.ndim == 1) or (  # rng.integers(.., size=N)
+            isinstance(seed, Sequence) and not isinstance(seed, str)
+        ):
             if len(seed) != n:
                 raise ValueError(f"a list of seeds needs one per game ({n}), got {len(seed)}")
             seeds = list(seed)

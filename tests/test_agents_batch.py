@@ -19,9 +19,15 @@ from agents.baselines import (
     move_score,
     pick_legal,
 )
-from agents.evaluation import ModelAgent, evaluate_agents, play_deals, play_episode
+from agents.evaluation import (
+    EpisodeResult,
+    ModelAgent,
+    evaluate_agents,
+    play_deals,
+    play_episode,
+)
 from agents.seeds import TEST_START, seeds_for_test
-from fortythieves_env import VARIANTS, FortyThievesEnv
+from fortythieves_env import VARIANTS, FortyThievesEnv, VariantSpec, register_variant
 
 ALL_VARIANTS = list(VARIANTS)
 
@@ -291,3 +297,20 @@ def test_an_illegal_batched_action_is_refused_with_the_deal() -> None:
         RuntimeError, match=f"cheater chose illegal action .* deal {TEST_START + 2}"
     ):
         play_deals(Cheater(), "FortyThieves/Streets-v0", seeds_for_test(4), 2)
+
+
+@pytest.mark.parametrize("name", ["greedy", "random"])
+def test_a_deal_with_no_move_counts_as_a_lost_one_step_game_in_both_loops(name: str) -> None:
+    """A custom variant with no stock (all 104 cards in one column) deals a game with no
+    move unless an Ace is on top: the env ends it on its first step, whatever the action.
+    Both evaluation loops play it so (action 0, not the agent's -1) instead of refusing it
+    as an illegal choice; deals 2 and 4 have a move, 0, 1 and 3 have none."""
+    spec = VariantSpec("OneColumn", "One Column", 1, 0, 104, "same_suit", False)
+    id_ = register_variant(spec)
+    seeds = [0, 1, 2, 3, 4]
+    env = gym.make(id_)
+    old = [play_episode(env, make_baseline(name, 3), s) for s in seeds]
+    for b in (0, 1, 3):
+        assert old[b] == EpisodeResult(seeds[b], False, 0, 1, -0.1, False)
+    assert old[2].foundation_cards >= 1 and old[4].foundation_cards >= 1  # an Ace was on top
+    assert play_deals(make_baseline(name, 3), id_, seeds, 2) == old

@@ -310,3 +310,20 @@ def test_custom_variant_must_be_a_mapping(base_dir: Path) -> None:
         ConfigError, match=r"w\.yaml: env\.custom_variant: Input should be a valid dictionary"
     ):
         load_config(path)
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        "env.reward_per_card=.nan",
+        "env.win_bonus=.inf",
+        "env.illegal_action_penalty=.inf",
+        "ppo.learning_rate=.inf",
+        "ppo.max_grad_norm=.nan",
+    ],
+)
+def test_nan_and_infinite_numbers_are_refused(override: str) -> None:
+    """A NaN or infinite reward or hyperparameter would poison training silently."""
+    key = override.split("=")[0]
+    with pytest.raises(ConfigError, match=rf"{key}: Input should be a finite number"):
+        load_config(CONFIGS / "streets.yaml", [override])

@@ -411,3 +411,13 @@ def test_no_progress_truncation(variant: str, limit: int, backend: str) -> None:
     assert truncations > 0
     with pytest.raises(ValueError, match="max_steps_without_progress must be None or a positive"):
         FortyThievesEnv(variant, max_steps_without_progress=0)
+
+
+@pytest.mark.parametrize("name", ["reward_per_card", "win_bonus", "illegal_action_penalty"])
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "1.0", None])
+def test_rewards_must_be_finite_numbers_in_both_env_classes(name: str, value: object) -> None:
+    from fortythieves_env import FortyThievesVectorEnv
+
+    for make in (FortyThievesEnv, FortyThievesVectorEnv):
+        with pytest.raises(ValueError, match=rf"{name} must be a finite number, got"):
+            make("Maria", **{name: value})

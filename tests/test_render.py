@@ -173,3 +173,9 @@ def test_picture_command_refuses_an_unknown_variant(
     assert exc.value.code == 2
     assert "unknown variant 'Nope'" in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
+
+
+def test_rgb_array_before_reset_asks_for_reset_naming_render() -> None:
+    env = FortyThievesEnv("Maria", render_mode="rgb_array")
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before render\(\)"):
+        env.render()

@@ -461,3 +461,31 @@ def test_autoreset_seeds_choose_the_next_deal_of_each_game(mode: AutoresetMode) 
         envs.set_autoreset_seeds([1, 2])
     with pytest.raises(ValueError, match="non-negative"):
         envs.set_autoreset_seeds([1, -2, None])
+
+
+def test_seeds_may_be_a_numpy_array_of_integers_as_in_sync_vector_env() -> None:
+    """``rng.integers(..., size=N)`` is how RL code draws per-game seeds; SyncVectorEnv
+    takes it, so the batched env does too (and still refuses floats and bad lengths)."""
+    seeds = np.array([11, 3, 7], dtype=np.int64)
+    ours = FortyThievesVectorEnv("Maria", 3)
+    theirs = SyncVectorEnv([lambda: gym.make("FortyThieves/Maria-v0") for _ in range(3)])
+    obs, _ = ours.reset(seed=seeds)
+    assert np.array_equal(obs, theirs.reset(seed=seeds.tolist())[0])
+    assert ours.np_random_seed == (11, 3, 7)
+    ours.reset(seed=np.array([1, 2, 3], dtype=np.uint32))
+    assert ours.np_random_seed == (1, 2, 3)
+    with pytest.raises(ValueError, match="one per game"):
+        ours.reset(seed=np.array([1, 2]))
+    with pytest.raises(ValueError, match="non-negative integers"):
+        ours.reset(seed=np.array([1.0, 2.0, 3.0]))
+    assert ours.np_random_seed == (1, 2, 3)
+
+
+def test_an_unsigned_action_too_big_for_int64_is_named_as_given() -> None:
+    ours = FortyThievesVectorEnv("Maria", 2)
+    ours.reset(seed=0)
+    states = ours.states.copy()
+    huge = np.array([0, 2**64 - 1], dtype=np.uint64)
+    with pytest.raises(ValueError, match=r"action 18446744073709551615 of game 1 is outside"):
+        ours.step(huge)
+    assert np.array_equal(ours.states, states)
