@@ -199,7 +199,7 @@ def _safe_foundation(st: np.ndarray, tb: np.ndarray, card: int, build: int) -> b
             and _lowest(st, f0, o2) >= r - 2
             and _lowest(st, f0, mate) >= r - 3
         )
-    for t in range(4):  # any suit but its own
+    for t in range(4):  # noqa: SIM110  (any suit but its own; a plain loop for numba)
         if t != s and _lowest(st, f0, t) < r - 2:
             return False
     return True
@@ -316,7 +316,7 @@ def _children(
     for k in range(count):
         a = legal[k]
         kind = tb[dec + 4 * a]
-        if kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN:
+        if kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN:  # noqa: SIM109
             dst = tb[dec + 4 * a + 2]
             if st[len0 + dst] == 0:
                 if (flags & 4) and dst != first_empty:
