@@ -1,0 +1,375 @@
+"""The clairvoyant solver (:mod:`fortythieves_env.solver`): won lines replay as wins through
+``gymnasium.make``; verdicts with and without each pruning rule agree with a plain
+breadth-first search on small end positions of every variant; budgets; bad input."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from positions import position
+
+import fortythieves_env.backends as backends_module
+from fortythieves_env import VARIANTS, GameState, InvalidPositionError, VariantSpec, env_id
+from fortythieves_env.cards import card_code
+from fortythieves_env.engine import rules_for
+
+pytestmark = pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba is not installed")
+
+if backends_module._HAVE_NUMBA:
+    from fortythieves_env import _fast
+    from fortythieves_env.solver import RULES, SolveResult, _children, _safe_foundation, solve
+
+RANKS = "A23456789TJQK"
+SUITS = "CDHS"
+RULE_SETS: list[tuple[str, ...]] = (
+    [(), ("F",), ("W",), ("E",), RULES] if backends_module._HAVE_NUMBA else []
+)
+
+
+# ---------------------------------------------------------------------- helpers
+def end_position(spec: VariantSpec, rng: np.random.Generator, off: int) -> dict[str, Any]:
+    """A random reachable position with ``off`` cards not on the foundations.
+
+    The foundations lose ``off`` cards from the top (random piles); those cards are
+    shuffled into the stock, the waste and the columns. A column gets at most as many
+    unordered cards as the deal gives it (``positions.py`` condition 6), the dealt
+    face-down cards at its bottom. Not every such position is winnable.
+    """
+    low = 1 if spec.aces_on_foundations else 0
+    heights = [13] * 8
+    for _ in range(off):
+        piles = [p for p in range(8) if heights[p] > low]
+        heights[piles[int(rng.integers(len(piles)))]] -= 1
+    cards = [RANKS[r] + SUITS[p // 2] for p in range(8) for r in range(heights[p], 13)]
+    rng.shuffle(cards)
+    n_stock = int(rng.integers(0, min(4, len(cards)) + 1))
+    stock, cards = cards[:n_stock], cards[n_stock:]
+    n_waste = int(rng.integers(0, min(3, len(cards)) + 1))
+    waste, cards = cards[:n_waste], cards[n_waste:]
+    c, d, most = spec.n_columns, spec.face_down, spec.face_down + spec.face_up
+    columns: list[list[str]] = [[] for _ in range(c)]
+    while cards:
+        i = int(rng.integers(c))
+        if len(columns[i]) < most:
+            columns[i].append(cards.pop())
+    face_down = [min(d, max(len(col) - 1, 0)) for col in columns]
+    foundations = [[RANKS[r] + SUITS[p // 2] for r in range(heights[p])] for p in range(8)]
+    return {
+        "variant": spec.id,
+        "tableau": columns,
+        "face_down": face_down,
+        "stock": stock,
+        "waste": waste,
+        "foundations": foundations,
+        "redeals_left": int(rng.integers(0, spec.redeals + 1)),
+    }
+
+
+def canonical(state: GameState) -> tuple[Any, ...]:
+    """The position with the column order forgotten (the rules do not see it)."""
+    columns = tuple(sorted(zip(map(tuple, state.tableau), state.face_down, strict=True)))
+    return (
+        columns,
+        tuple(state.stock),
+        tuple(state.waste),
+        tuple(state.foundations),
+        state.redeals_left,
+    )
+
+
+def shortest_win(spec: VariantSpec, pos: dict[str, Any], cap: int = 300_000) -> int | None:
+    """The fewest moves that win from ``pos`` (``None``: no line wins), by breadth-first
+    search over every legal move of the rules engine, no pruning. Raises if the position
+    has more than ``cap`` positions within reach (the caller picks smaller positions)."""
+    rules = rules_for(spec)
+    start = rules.from_position(pos)
+    seen = {canonical(start)}
+    frontier = deque([(start, 0)])
+    while frontier:
+        state, dist = frontier.popleft()
+        if rules.is_won(state):
+            return dist
+        for a in rules.legal_actions(state):
+            child = state.copy()
+            rules.apply(child, a)
+            key = canonical(child)
+            if key not in seen:
+                seen.add(key)
+                frontier.append((child, dist + 1))
+        if len(seen) > cap:
+            raise RuntimeError("position too big for the reference search")
+    return None
+
+
+def replay_in_gym(spec: VariantSpec, pos: dict[str, Any], moves: tuple[str, ...]) -> None:
+    """Play ``moves`` through ``gymnasium.make`` from ``pos``: a win within the limit."""
+    env = gym.make(env_id(spec))
+    env.reset(options={"state": pos})
+    terminated = truncated = False
+    info: dict[str, Any] = {}
+    for k, move in enumerate(moves):
+        assert not (terminated or truncated), f"episode ended before move {k}"
+        _, _, terminated, truncated, info = env.step(env.unwrapped.move_to_action(move))
+        assert not info["illegal_action"], move
+    assert terminated and not truncated and info["is_success"] is True
+    env.close()
+
+
+def lost_position() -> dict[str, Any]:
+    """Forty Thieves, one card dealt left: each suit's 4 lies under its 5 (one pile of
+    every suit at 3, the other complete), no column empty, every host of a column top
+    buried; the stock's last card, QH, can go nowhere (KH is buried). Legal: ``draw``."""
+    return position(
+        "FortyThieves",
+        [
+            ["4C", "5C"],
+            ["4D", "5D"],
+            ["4H", "5H"],
+            ["4S", "5S"],
+            ["6C", "6D", "6H", "KC", "QC", "JC", "TC"],
+            ["6S", "7D", "7H", "KD", "QD", "JD", "TD", "9D", "8D"],
+            ["7S", "8H", "KH", "JH", "TH", "9H"],
+            ["8S", "KS", "QS", "JS"],
+            ["TS", "9S"],
+            ["9C", "8C", "7C"],
+        ],
+        stock=["QH"],
+    )
+
+
+# ---------------------------------------------------------------------- won lines
+@pytest.mark.parametrize("variant", ["LittleForty", "NumberTen", "Lucas"])
+def test_won_lines_replay_through_gymnasium(variant: str) -> None:
+    """Dealt games (seeds 4..7): every ``won`` line replays through ``gymnasium.make`` to
+    a win (terminated, ``is_success``) within the variant's step limit; at least one of
+    the deals tried is won."""
+    spec = VARIANTS[variant]
+    won = 0
+    env = gym.make(env_id(spec))
+    for seed in range(4, 8):
+        env.reset(seed=seed)
+        pos = env.unwrapped.get_state()
+        result = solve(pos, nodes=200_000)
+        assert result.status in ("won", "unknown"), result  # deals are rarely lost
+        if result.status == "won":
+            won += 1
+            assert 0 < len(result.moves) <= spec.max_episode_steps == result.step_limit
+            replay_in_gym(spec, pos, result.moves)
+    assert won >= 1
+
+
+def test_result_fields() -> None:
+    pos = end_position(VARIANTS["Maria"], np.random.default_rng(3), 6)
+    result = solve(pos)
+    assert isinstance(result, SolveResult)
+    assert result.variant == "Maria" and result.rules == RULES and result.clairvoyant
+    assert result.step_limit == 1000 and result.nodes >= 1 and result.seconds >= 0
+    assert result.stopped_by == ""
+
+
+# ---------------------------------------------------------------------- lost, unknown
+def test_buried_predecessors_are_lost() -> None:
+    pos = lost_position()
+    rules = rules_for(VARIANTS["FortyThieves"])
+    assert [rules.action_to_move(a) for a in rules.legal_actions(rules.from_position(pos))] == [
+        "draw"
+    ]
+    for rule_set in RULE_SETS:
+        result = solve(pos, rules=rule_set)
+        assert (result.status, result.moves, result.nodes) == ("lost", (), 2)
+
+
+def test_lost_means_within_the_step_limit() -> None:
+    """A position that wins in ``D`` moves at the fewest: ``won`` with ``step_limit=D``
+    (a line of exactly ``D`` moves), ``lost`` with ``D - 1``, for every rule set."""
+    spec = VARIANTS["NumberTen"]
+    pos = end_position(spec, np.random.default_rng(11), 7)
+    best = shortest_win(spec, pos)
+    assert best is not None and best >= 7
+    for rule_set in RULE_SETS:
+        won = solve(pos, step_limit=best, rules=rule_set)
+        assert won.status == "won" and len(won.moves) == best
+        assert solve(pos, step_limit=best - 1, rules=rule_set).status == "lost"
+    replay_in_gym(spec, pos, won.moves)
+
+
+def test_node_budget_gives_unknown_and_is_deterministic() -> None:
+    env = gym.make(env_id("NumberTen"))
+    env.reset(seed=2)  # not won within 2000 nodes
+    pos = env.unwrapped.get_state()
+    first = solve(pos, nodes=2000)
+    assert (first.status, first.stopped_by, first.nodes, first.moves) == (
+        "unknown",
+        "nodes",
+        2000,
+        (),
+    )
+    again = solve(pos, nodes=2000)
+    assert (again.status, again.nodes) == (first.status, first.nodes)
+
+
+def test_seconds_cap_and_stop_callback() -> None:
+    env = gym.make(env_id("NumberTen"))
+    env.reset(seed=2)
+    pos = env.unwrapped.get_state()
+    capped = solve(pos, nodes=10**8, seconds=1e-9)
+    assert (capped.status, capped.stopped_by, capped.nodes) == ("unknown", "seconds", 1 << 16)
+    stopped = solve(pos, nodes=10**8, should_stop=lambda: True)
+    assert (stopped.status, stopped.stopped_by, stopped.nodes) == ("unknown", "stop", 1 << 16)
+
+
+def test_won_position_needs_no_move() -> None:
+    """A position with all 104 cards up (a GameState, with its variant) is won in 0 moves."""
+    spec = VARIANTS["Streets"]
+    state = rules_for(spec).from_position(end_position(spec, np.random.default_rng(0), 0))
+    result = solve(state, "Streets")
+    assert (result.status, result.moves, result.nodes) == ("won", (), 1)
+
+
+# ---------------------------------------------------------------------- rules vs exhaustive
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_pruning_rules_agree_with_exhaustive_search(variant: str) -> None:
+    """Random end positions (6 to 9 cards off the foundations): for every rule set (none,
+    each rule alone, all), ``solve`` is ``won`` exactly when the breadth-first reference
+    finds a win within the limit, with the step limit at the default, at the shortest win
+    ``D`` and at ``D - 1``; every ``won`` line replays with the engine within the limit.
+    Both verdicts occur (small random end positions are nearly always won: the ``lost``
+    verdicts come mostly from the limit ``D - 1``, an exhaustive search all the same)."""
+    spec = VARIANTS[variant]
+    rules = rules_for(spec)
+    rng = np.random.default_rng(sum(map(ord, variant)))
+    verdicts = {"won": 0, "lost": 0}
+    tried = 0
+    while tried < 14:
+        pos = end_position(spec, rng, int(rng.integers(6, 10)))
+        try:
+            state = rules.from_position(pos)
+        except InvalidPositionError:
+            continue
+        if not rules.legal_actions(state):
+            continue
+        tried += 1
+        best = shortest_win(spec, pos)
+        limits = [spec.max_episode_steps] + ([best, best - 1] if best is not None else [])
+        for limit in limits:
+            expected = "won" if best is not None and best <= limit else "lost"
+            verdicts[expected] += 1
+            for rule_set in RULE_SETS:
+                result = solve(pos, step_limit=limit, rules=rule_set, nodes=10**7)
+                assert result.status == expected, (pos, limit, rule_set, best)
+                if expected == "won":
+                    assert best <= len(result.moves) <= limit
+                    replay = rules.from_position(pos)
+                    for move in result.moves:
+                        rules.play(replay, move)
+                    assert rules.is_won(replay)
+    assert verdicts["won"] >= 14 and verdicts["lost"] >= 10, verdicts
+
+
+# ---------------------------------------------------------------------- rule F itself
+def _st(variant: str, pos: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    spec = VARIANTS[variant]
+    tables = _fast.tables_for(spec)
+    return tables.pack(rules_for(spec).from_position(pos)), tables.table
+
+
+@pytest.mark.parametrize(
+    ("variant", "build", "piles", "card", "safe"),
+    [
+        # same suit: the other pile of the suit at r-1 or more
+        ("FortyThieves", 0, {"S": (5, 5)}, "6S", True),
+        ("FortyThieves", 0, {"S": (5, 4)}, "6S", False),  # the twin could be stranded
+        ("FortyThieves", 0, {"S": (0, 0)}, "AS", True),
+        # alternate colour: other colour >= r-2, the same colour's other suit >= r-3
+        ("Maria", 1, {"H": (6, 6), "C": (5, 5), "S": (5, 5), "D": (4, 4)}, "7H", True),
+        ("Maria", 1, {"H": (6, 6), "C": (5, 5), "S": (4, 5), "D": (4, 4)}, "7H", False),
+        ("Maria", 1, {"H": (6, 6), "C": (5, 5), "S": (5, 5), "D": (3, 4)}, "7H", False),
+        ("Maria", 1, {"H": (6, 2), "C": (13, 13), "S": (13, 13), "D": (13, 13)}, "7H", False),
+        # any suit but its own: the other three suits >= r-2
+        ("Indian", 2, {"D": (6, 6), "C": (5, 5), "H": (5, 5), "S": (5, 5)}, "7D", True),
+        ("Indian", 2, {"D": (6, 6), "C": (5, 5), "H": (5, 4), "S": (5, 5)}, "7D", False),
+    ],
+)
+def test_rule_f_conditions(
+    variant: str, build: int, piles: dict[str, tuple[int, int]], card: str, safe: bool
+) -> None:
+    """The conditions of rule F on foundation heights (the card fits a pile: one pile of
+    its suit is at rank - 1); the ``False`` rows are the design note's counterexamples
+    (a too-eager rule strands the twin or a card that needs the card's host)."""
+    foundations: list[list[str]] = []
+    for s in SUITS:
+        for h in piles.get(s, (13, 13)):
+            foundations.append([RANKS[r] + s for r in range(h)])
+    off = [RANKS[r] + s for s in SUITS for p in piles.get(s, (13, 13)) for r in range(p, 13)]
+    off.remove(card)
+    spec = VARIANTS[variant]
+    pos = {
+        "variant": variant,
+        "tableau": [[card]] + [[] for _ in range(spec.n_columns - 1)],
+        "face_down": [0] * spec.n_columns,
+        "stock": off,
+        "waste": [],
+        "foundations": foundations,
+        "redeals_left": 0,
+    }
+    st, tb = _st(variant, pos)
+    assert _safe_foundation(st, tb, card_code(card), build) is safe
+
+
+def test_rule_f_move_is_the_only_child_and_the_waste_waits_for_the_last_redeal() -> None:
+    """Little Forty, the clubs of one pile off (AC on the waste, 2C..KC in the stock):
+    with rule F a foundation move of an Ace is the only child; from the waste only once
+    no redeal is left (F does not cover the waste before). From a column top always."""
+    spec = VARIANTS["LittleForty"]
+    rules = rules_for(spec)
+    tables = _fast.tables_for(spec)
+    legal = np.zeros(rules.n_actions, dtype=np.int32)
+    out = np.zeros(rules.n_actions, dtype=np.int32)
+    scores = np.zeros(rules.n_actions, dtype=np.int32)
+    base = end_position(spec, np.random.default_rng(5), 0)
+    base["foundations"][0] = []  # AC..KC off
+    base["stock"] = [RANKS[r] + "C" for r in range(12, 0, -1)]  # 2C is dealt first
+    cases = [  # (waste, column 0, redeals left, children with F)
+        (["AC"], [], 1, None),
+        (["AC"], [], 0, ["w>f"]),
+        ([], ["AC"], 1, ["t0>f"]),
+    ]
+    for waste, column, redeals, only in cases:
+        pos = dict(base, waste=waste, redeals_left=redeals)
+        pos["tableau"] = [column] + [[] for _ in range(spec.n_columns - 1)]
+        st = tables.pack(rules.from_position(pos))
+        n_all = _children(st, tables.table, 0, 2, legal, out, scores)
+        n = _children(st, tables.table, 7, 2, legal, out, scores)
+        moves = [rules.action_to_move(int(a)) for a in out[:n]]
+        assert n_all > 1
+        if only is None:
+            assert n > 1 and moves[0] == "w>f"  # first by the move order, not forced
+        else:
+            assert moves == only
+
+
+# ---------------------------------------------------------------------- bad input
+def test_bad_input_is_refused() -> None:
+    pos = end_position(VARIANTS["Lucas"], np.random.default_rng(1), 5)
+    state = rules_for(VARIANTS["Lucas"]).from_position(pos)
+    with pytest.raises(ValueError, match="nodes must be a positive integer"):
+        solve(pos, nodes=0)
+    with pytest.raises(ValueError, match="seconds must be a positive number"):
+        solve(pos, seconds=0)
+    with pytest.raises(ValueError, match="step_limit must be an integer >= 0"):
+        solve(pos, step_limit=-1)
+    with pytest.raises(ValueError, match="unknown pruning rules"):
+        solve(pos, rules=("F", "X"))
+    with pytest.raises(ValueError, match="a GameState needs variant="):
+        solve(state)
+    with pytest.raises(InvalidPositionError, match="the position is for variant"):
+        solve(pos, "Maria")
+    with pytest.raises(TypeError, match="expected a rule-book position"):
+        solve([1, 2, 3])  # type: ignore[arg-type]
+    broken = dict(pos, stock=pos["stock"] + ["AS"])
+    with pytest.raises(InvalidPositionError):
+        solve(broken)
