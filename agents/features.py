@@ -77,8 +77,11 @@ class CardSlotsExtractor(BaseFeaturesExtractor):
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         """Map ``(B, size)`` observations (float, as SB3 passes them) to ``(B, features_dim)``."""
         codes = observations[:, : self.n_card_slots].round().long().clamp_(0, N_CODES - 1)
-        cards = F.one_hot(codes, N_CODES).float()
         if self.embed is not None:
-            cards = self.embed(cards)
-        counts = observations[:, self.n_card_slots :].float() * self.count_scale
+            # one_hot(codes) @ E.weight.T picks one column of E per slot: a lookup gives the
+            # same numbers without building the (B, S, 53) one-hot (several times faster)
+            cards = F.embedding(codes, self.embed.weight.t().contiguous())
+        else:
+            cards = F.one_hot(codes, N_CODES).to(observations.dtype)
+        counts = observations[:, self.n_card_slots :] * self.count_scale
         return self.head(torch.cat([cards.flatten(1), counts], dim=1))

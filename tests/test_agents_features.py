@@ -51,3 +51,23 @@ def test_bad_arguments(env: gym.Env) -> None:
         CardSlotsExtractor(env.observation_space, 10_000)
     with pytest.raises(ValueError, match="1-D Box"):
         CardSlotsExtractor(gym.spaces.Box(0, 1, (2, 2), dtype=np.uint8), 1)
+
+
+def test_embedding_lookup_equals_the_one_hot_product(env: gym.Env) -> None:
+    """The lookup the extractor uses gives exactly ``one_hot(codes) @ E.weight.T``, forward
+    and backward."""
+    slots = env.unwrapped.layout.n_card_slots
+    torch.manual_seed(0)
+    extractor = CardSlotsExtractor(env.observation_space, slots, 8, features_dim=16)
+    obs = torch.as_tensor(np.stack([env.reset(seed=s)[0] for s in range(4)]), dtype=torch.float32)
+    out = extractor(obs)
+    out.sum().backward()
+    grad = extractor.embed.weight.grad.clone()
+    extractor.zero_grad()
+    codes = obs[:, :slots].long()
+    cards = extractor.embed(torch.nn.functional.one_hot(codes, N_CODES).float())
+    counts = obs[:, slots:] * extractor.count_scale
+    reference = extractor.head(torch.cat([cards.flatten(1), counts], dim=1))
+    reference.sum().backward()
+    assert torch.equal(out, reference)
+    assert torch.allclose(grad, extractor.embed.weight.grad, rtol=1e-6, atol=1e-7)
