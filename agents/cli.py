@@ -5,7 +5,7 @@ Usage::
     fortythieves train CONFIG [--set KEY.SUB=VALUE ...] [--run-dir DIR] [--resume CHECKPOINT]
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
                           [--baselines [random] [greedy]] [--stochastic] [--seed S]
-                          [--no-progress]
+                          [--no-progress] [--save-games DIR]
     fortythieves plot RUN [RUN ...] [--out PNG]
     fortythieves replay FILE [--all] [--delay S] [--moves N] [--gif OUT] [--html OUT]
 
