@@ -5,8 +5,9 @@ Usage::
     fortythieves train CONFIG [--set KEY.SUB=VALUE ...] [--run-dir DIR] [--resume CHECKPOINT]
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
                           [--baselines [random] [greedy]] [--stochastic] [--seed S]
-                          [--no-progress]
+                          [--no-progress] [--save-games DIR]
     fortythieves plot RUN [RUN ...] [--out PNG]
+    fortythieves replay FILE [--all] [--delay S] [--moves N] [--gif OUT] [--html OUT]
 
 ``RUN_OR_MODEL`` is a run folder (its best model, else its final or interrupted model), a
 model ``.zip``, or ``random`` / ``greedy`` (then ``--variant`` is required). A model is
@@ -173,6 +174,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="seed of the random baseline and of --stochastic (default 0)",
     )
     ev.add_argument(
+        "--save-games",
+        metavar="DIR",
+        type=_checked(check_writable_dir),
+        help="write one game record (JSON) per agent and deal to DIR/<agent>/<variant>-<seed>.json",
+    )
+    ev.add_argument(
         "--no-progress",
         dest="progress",
         action="store_false",
@@ -191,7 +198,42 @@ def build_parser() -> argparse.ArgumentParser:
         help="the PNG to write (default: RUN/learning_curves.png for one run, "
         "learning_curves.png here for several)",
     )
+    _add_replay_parser(sub)
     return parser
+
+
+def _add_replay_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """The ``replay`` subcommand (game records, :mod:`fortythieves_env.records`)."""
+    rp = sub.add_parser(
+        "replay",
+        help="check a game record and show it move by move (text, --gif, --html)",
+    )
+    rp.add_argument("file", metavar="FILE", help="a game record written by evaluate --save-games")
+    rp.add_argument("--all", action="store_true", help="print every position at once (no waiting)")
+    rp.add_argument(
+        "--delay",
+        type=float,
+        metavar="S",
+        help="show the next position after S seconds (default: on each Enter key)",
+    )
+    rp.add_argument(
+        "--moves",
+        type=_int_in(0, 10**9),
+        metavar="N",
+        help="show only the first N moves (the whole record is still checked)",
+    )
+    rp.add_argument(
+        "--gif",
+        metavar="OUT",
+        type=_checked(check_writable_file),
+        help="write an animated GIF of the table (4 positions/s) instead of the text",
+    )
+    rp.add_argument(
+        "--html",
+        metavar="OUT",
+        type=_checked(check_writable_file),
+        help="write a self-contained HTML page that steps through the game",
+    )
 
 
 def resolve_model_path(target: Path) -> Path:
@@ -274,7 +316,12 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     try:
         with stop_signals_interrupt():  # SIGTERM too, and SIGINT even if a shell ignored it
             report = evaluate_agents(
-                agents, variant, args.episodes, per_episode=args.per_episode, progress=progress
+                agents,
+                variant,
+                args.episodes,
+                per_episode=args.per_episode,
+                progress=progress,
+                save_games=args.save_games,
             )
     except KeyboardInterrupt:
         print(
@@ -292,6 +339,8 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if args.json_path:
         _write_report(Path(args.json_path), report)
         console.print(f"report written to {args.json_path}")
+    if args.save_games:
+        console.print(f"game records written to {args.save_games}/<agent>/")
     return 0
 
 
@@ -314,6 +363,52 @@ def _plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _replay(args: argparse.Namespace) -> int:
+    """Check the record (refused: one-line error), then show or write it."""
+    import time
+
+    from fortythieves_env.records import (
+        RecordError,
+        boards,
+        describe,
+        load_record,
+        verify,
+        write_gif,
+        write_html,
+    )
+
+    if args.delay is not None and not args.delay >= 0:
+        raise ConfigError(f"argument --delay: must be a number of seconds >= 0, got {args.delay}")
+    try:
+        record = load_record(args.file)
+        verify(record)
+        if args.gif or args.html:
+            for path, write in ((args.gif, write_gif), (args.html, write_html)):
+                if path:
+                    shown = write(record, path, moves=args.moves)
+                    print(f"{shown} positions written to {path}")
+            print(describe(record))
+            return 0
+        interactive = not args.all and args.delay is None and sys.stdin.isatty()
+        n = len(record.moves)
+        for k, (move, text) in enumerate(boards(record, "ansi", args.moves)):
+            print("start" if move is None else f"move {k}/{n}: {move}")
+            print(text)
+            if k == min(n, n if args.moves is None else args.moves):
+                break
+            if interactive:
+                if input("[Enter: next move, q: quit] ").strip().lower() == "q":
+                    return 0
+            elif args.delay:
+                time.sleep(args.delay)
+    except RecordError as exc:
+        raise ConfigError(str(exc)) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot write: {exc}") from None
+    print(describe(record))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit code (also used by the console script).
 
@@ -333,6 +428,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _train(args, argv)
         if args.command == "plot":
             return _plot(args)
+        if args.command == "replay":
+            return _replay(args)
         return _evaluate(args, argv)
     except (ConfigError, ModelMismatchError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)

@@ -48,8 +48,10 @@ from .seeds import TEST_START, seeds_for_test
 __all__ = [
     "MAX_BATCH",
     "EpisodeResult",
+    "GameTrace",
     "ModelAgent",
     "ModelMismatchError",
+    "agent_description",
     "baseline_agents",
     "evaluate_agents",
     "load_maskable_ppo",
@@ -58,6 +60,7 @@ __all__ = [
     "play_deals",
     "play_episode",
     "render_table",
+    "save_records",
     "single_torch_thread",
     "summarize",
     "wilson_interval",
@@ -86,6 +89,24 @@ class EpisodeResult:
     length: int
     ret: float
     truncated: bool
+
+
+@dataclass(frozen=True)
+class GameTrace:
+    """What a game record needs beyond an :class:`EpisodeResult`: the starting position
+    (rule-book format) and the actions played (``int64``, shape ``(length,)``)."""
+
+    start: dict[str, Any]
+    actions: np.ndarray
+
+
+def _start_of(env: Any, seed: int) -> dict[str, Any]:
+    """The starting position of deal ``seed`` (a new environment of the same variant)."""
+    from fortythieves_env import FortyThievesEnv
+
+    fresh = FortyThievesEnv(env.variant)
+    fresh.reset(seed=seed)
+    return fresh.get_state()
 
 
 @contextmanager
@@ -138,6 +159,8 @@ class ModelAgent:
         self.model = model
         self.deterministic = deterministic
         self.seed = seed
+        self.path: str | None = None
+        """The model zip's path, if loaded from one (for game records)."""
         self._episodes = 0
         self._game_rngs: dict[int, np.random.Generator] = {}
 
@@ -305,11 +328,17 @@ def load_model_agent(
             )
     env.close()
     name = "ppo" if deterministic else "ppo-sampled"
-    return ModelAgent(model, name, deterministic, seed), chosen
+    agent = ModelAgent(model, name, deterministic, seed)
+    agent.path = str(path)
+    return agent, chosen
 
 
-def play_episode(env: gym.Env, agent: Agent, seed: int) -> EpisodeResult:
+def play_episode(
+    env: gym.Env, agent: Agent, seed: int, actions: list[int] | None = None
+) -> EpisodeResult:
     """Play one deal (``env.reset(seed=seed)``) to its end (termination or truncation).
+
+    ``actions``, if given, gets every action played appended (for a game record).
 
     A deal with no legal move at all (possible in a custom variant with no stock) is not
     put to the agent: the environment ends it on its first step whatever the action
@@ -325,6 +354,8 @@ def play_episode(env: gym.Env, agent: Agent, seed: int) -> EpisodeResult:
     while True:
         if not env.unwrapped.action_masks().any():  # type: ignore[attr-defined]  # no move
             obs, reward, terminated, truncated, info = env.step(0)
+            if actions is not None:
+                actions.append(0)
             return EpisodeResult(
                 seed=seed,
                 won=False,
@@ -336,6 +367,8 @@ def play_episode(env: gym.Env, agent: Agent, seed: int) -> EpisodeResult:
         action = agent.act(obs, env)
         if action not in legal_actions(env):
             raise RuntimeError(f"agent {agent.name} chose illegal action {action} on deal {seed}")
+        if actions is not None:
+            actions.append(int(action))
         obs, reward, terminated, truncated, info = env.step(action)
         total += float(reward)
         length += 1
@@ -351,14 +384,23 @@ def play_episode(env: gym.Env, agent: Agent, seed: int) -> EpisodeResult:
 
 
 def _play_one_by_one(
-    agent: Agent, env_id: str, seeds: Sequence[int], on_done: Callable[[int], object]
+    agent: Agent,
+    env_id: str,
+    seeds: Sequence[int],
+    on_done: Callable[[int], object],
+    traces: list[GameTrace] | None = None,
 ) -> list[EpisodeResult]:
-    """:func:`play_episode` for each seed in turn, on one environment."""
+    """:func:`play_episode` for each seed in turn, on one environment (``traces``: as in
+    :func:`play_deals`)."""
     env = gym.make(env_id)
     results = []
     try:
         for seed in seeds:
-            results.append(play_episode(env, agent, seed))
+            played: list[int] | None = None if traces is None else []
+            results.append(play_episode(env, agent, seed, played))
+            if traces is not None:
+                start = _start_of(env.unwrapped, seed)  # type: ignore[arg-type]
+                traces.append(GameTrace(start, np.array(played, dtype=np.int64)))
             on_done(1)
     finally:
         env.close()
@@ -371,6 +413,7 @@ def play_deals(
     seeds: Sequence[int],
     batch_size: int | None = None,
     on_done: Callable[[int], object] | None = None,
+    traces: list[GameTrace] | None = None,
 ) -> list[EpisodeResult]:
     """Play deal ``i`` (``env.reset(seed=seeds[i])``) for every ``i``, many at once.
 
@@ -389,6 +432,11 @@ def play_deals(
         seeds: the deal seeds, ``seeds[i]`` for deal ``i``.
         batch_size: games at once; None: all of them, up to :data:`MAX_BATCH`.
         on_done: called with the number of deals that just ended (a progress bar's update).
+        traces: if given (an empty list), filled with one :class:`GameTrace` per seed, in
+            the order of ``seeds``: its starting position and actions, for a game record.
+            The actions go into one ``(games, width)`` array, a vectorised write per step
+            (its width doubles when a game outgrows it); the positions are read when a
+            deal starts.
 
     Returns:
         One :class:`EpisodeResult` per seed, in the order of ``seeds`` (what
@@ -408,6 +456,13 @@ def play_deals(
         game = np.arange(slots, dtype=np.int64)  # each slot's deal index, -1: no deal left
         obs, info = env.reset(seed=[int(seeds[i]) for i in range(slots)])
         masks = info["action_mask"]
+        recording = traces is not None
+        if recording:
+            starts: list[dict[str, Any] | None] = [None] * n
+            played: list[np.ndarray | None] = [None] * n
+            trace = np.zeros((slots, 256), dtype=np.int32)  # action k of each slot's game
+            for b in range(slots):
+                starts[b] = env.unwrapped.get_state(b)  # type: ignore[attr-defined]
         agent.start_games(spec, game.copy())
         next_deal = slots
         returns = np.zeros(slots, dtype=np.float64)
@@ -438,6 +493,10 @@ def play_deals(
                 idle = np.flatnonzero(~live)
                 actions[idle] = np.argmax(masks[idle], axis=1)
             actions[rows] = chosen
+            if recording:
+                if int(lengths.max()) >= trace.shape[1]:
+                    trace = np.concatenate([trace, np.zeros_like(trace)], axis=1)
+                trace[rows, lengths[rows]] = chosen
             obs, rewards, terminated, truncated, info = env.step(actions)
             masks = info["action_mask"]
             returns[rows] += rewards[rows]
@@ -455,6 +514,8 @@ def play_deals(
                     ret=float(returns[b]),
                     truncated=bool(truncated[b] and not terminated[b]),
                 )
+                if recording:
+                    played[i] = trace[b, : lengths[b]].astype(np.int64)
             agent.end_games(game[ended])
             if on_done is not None:
                 on_done(len(ended))
@@ -475,9 +536,14 @@ def play_deals(
                 which[refill] = True
                 obs, _ = env.reset(seed=reset_seeds, options={"reset_mask": which})
                 masks = env.unwrapped.action_masks()  # type: ignore[attr-defined]
+                if recording:
+                    for b in refill.tolist():
+                        starts[int(game[b])] = env.unwrapped.get_state(b)  # type: ignore[attr-defined]
                 agent.start_games(spec, game[refill])
     finally:
         env.close()
+    if traces is not None:
+        traces.extend(GameTrace(s, a) for s, a in zip(starts, played, strict=True))  # type: ignore[arg-type]
     return results  # type: ignore[return-value]
 
 
@@ -512,6 +578,7 @@ def evaluate_agents(
     per_episode: bool = False,
     progress: bool = False,
     batch_size: int | None = None,
+    save_games: str | Path | None = None,
 ) -> dict[str, Any]:
     """Play the first ``episodes`` test deals of ``variant`` with each agent.
 
@@ -524,6 +591,9 @@ def evaluate_agents(
             left (tqdm; it draws nothing when stderr is not a terminal).
         batch_size: games played at once (:func:`play_deals`); None: all the deals, up to
             :data:`MAX_BATCH`. The report does not depend on it.
+        save_games: a folder: write one game record per agent and deal there,
+            ``<agent>/<variant>-<seed>.json`` (:mod:`fortythieves_env.records`), after each
+            agent's games.
 
     Returns:
         A JSON-ready dict: ``variant``, ``env_id``, ``episodes``, ``seeds`` (the first seed
@@ -562,16 +632,73 @@ def evaluate_agents(
     ) as bar:
         for agent in agents:
             bar.set_description(f"{variant} {agent.name}")
+            traces: list[GameTrace] | None = None if save_games is None else []
             with single_torch_thread():
                 if isinstance(agent, BatchAgent):
-                    results = play_deals(agent, env_id, seeds, batch_size, bar.update)
+                    results = play_deals(agent, env_id, seeds, batch_size, bar.update, traces)
                 else:  # an agent of the one-game protocol only
-                    results = _play_one_by_one(agent, env_id, seeds, bar.update)
+                    results = _play_one_by_one(agent, env_id, seeds, bar.update, traces)
+            if save_games is not None and traces is not None:
+                save_records(Path(save_games), agent, env_id, results, traces)
             summary = summarize(results)
             if per_episode:
                 summary["per_episode"] = [asdict(r) for r in results]
             out["results"][agent.name] = summary
     return out
+
+
+def agent_description(agent: Agent | BatchAgent) -> dict[str, Any]:
+    """What a game record says of the player: ``name``, and where they apply ``model`` (the
+    zip's path), ``deterministic`` and ``seed``."""
+    out: dict[str, Any] = {"name": agent.name}
+    for key, attr in (("model", "path"), ("deterministic", "deterministic"), ("seed", "seed")):
+        value = getattr(agent, attr, None)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def save_records(
+    folder: Path,
+    agent: Agent | BatchAgent,
+    env_id: str,
+    results: Sequence[EpisodeResult],
+    traces: Sequence[GameTrace],
+) -> list[Path]:
+    """Write one game record per deal, ``folder/<agent>/<variant>-<seed>.json``; return the
+    paths. The step limit and no-progress setting are those of ``env_id``'s registration.
+
+    Raises:
+        OSError: a file cannot be written.
+    """
+    from fortythieves_env import get_variant
+    from fortythieves_env.records import make_record
+
+    spec_ = gym.spec(env_id)
+    variant = get_variant(spec_.kwargs["variant"])
+    who = agent_description(agent)
+    paths = []
+    for result, trace in zip(results, traces, strict=True):
+        record = make_record(
+            variant,
+            ("seed", result.seed),
+            who,
+            trace.start,
+            trace.actions,
+            {
+                "won": result.won,
+                "foundation_cards": result.foundation_cards,
+                "length": result.length,
+                "terminated": not result.truncated,
+                "truncated": result.truncated,
+            },
+            step_limit=spec_.max_episode_steps,
+            max_steps_without_progress=spec_.kwargs.get("max_steps_without_progress"),
+        )
+        path = folder / agent.name / f"{variant.id}-{result.seed}.json"
+        record.save(path)
+        paths.append(path)
+    return paths
 
 
 def baseline_agents(names: Sequence[str], seed: int = 0) -> list[Agent]:

@@ -203,6 +203,14 @@ def test_readme_commands_parse_and_run(tmp_path: Path) -> None:
                 argv[argv.index("--episodes") + 1] = "1"
             else:
                 argv += ["--episodes", "1"]
+            if "--save-games" in argv:  # the records go to the test's folder
+                argv[argv.index("--save-games") + 1] = str(tmp_path / "games")
+            assert main(argv) == 0, command
+        elif args.command == "replay":  # a record the evaluate command above wrote
+            argv = [str(tmp_path / w) if w.startswith("games/") else w for w in argv]
+            for option in ("--gif", "--html"):
+                if option in argv:
+                    argv[argv.index(option) + 1] = str(tmp_path / f"out{option[2:]}")
             assert main(argv) == 0, command
 
 

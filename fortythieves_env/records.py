@@ -1,0 +1,494 @@
+"""Game records: one JSON file per played game, replayed and checked move by move.
+
+A record says where the deal came from, the variant's full rules, the step limit, who played,
+the starting position, every move in the rule book's notation and how the game ended, so
+anyone can replay it with this package (or any engine that reads the rule book's position and
+move notation) and check it. ``fortythieves evaluate --save-games DIR`` writes one per test
+deal and agent; ``fortythieves replay FILE`` shows one (text, ``--gif``, ``--html``).
+
+Format (``format_version`` 1; a JSON object, every field required):
+
+- ``format_version`` (int): 1. A record of another version is refused.
+- ``package_version`` (str): the ``fortythieves_env`` version that wrote it.
+- ``variant`` (object): every :class:`~fortythieves_env.VariantSpec` field (``id``, ``name``,
+  ``n_columns``, ``face_down``, ``face_up``, ``build`` as its string, ``sequence_moves``,
+  ``deal_count``, ``redeals``, ``aces_on_foundations``, ``max_episode_steps``,
+  ``pysol_id``), so a custom variant replays without being registered.
+- ``step_limit`` (int or null): the game was truncated after this many steps (the
+  registered ``TimeLimit``); null: no limit.
+- ``max_steps_without_progress`` (int or null): the environment's no-progress truncation.
+- ``source`` (object): the deal, ``{"kind": "seed", "value": s}`` (``env.reset(seed=s)``),
+  ``{"kind": "pysol_deal", "value": n}`` (PySolFC's game number) or
+  ``{"kind": "position", "value": null}`` (``reset(options={"state": start})``).
+- ``agent`` (object): ``name`` (str) plus what else identifies the player (for a trained
+  model: ``model`` path, ``deterministic``, ``seed``; for the random baseline ``seed``).
+- ``start`` (object): the starting position in the rule book's format (every card, the
+  face-down ones and the stock's order included).
+- ``moves`` (list of str): the moves played, in the rule book's notation (``"t2>t0x3"``).
+- ``outcome`` (object): ``won`` (bool), ``foundation_cards`` (int, 0..104),
+  ``length`` (int, steps = ``len(moves)``), ``terminated`` (bool: won or no legal move),
+  ``truncated`` (bool: ended by the step limit or the no-progress rule, not terminated).
+
+Checks (:func:`verify`): the start is what the source deals (a seed always; a PySolFC number
+when ``pysol-cards`` is installed), every move is legal where it is played, the game does not
+end before the last move, and it ends after it exactly as ``outcome`` says. Any failure is a
+:class:`RecordError` with a one-line message naming the field or the move.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from .env import FortyThievesEnv
+from .variants import VariantSpec
+
+__all__ = [
+    "FORMAT_VERSION",
+    "GameRecord",
+    "RecordError",
+    "boards",
+    "describe",
+    "load_record",
+    "make_record",
+    "verify",
+    "write_gif",
+    "write_html",
+]
+
+FORMAT_VERSION = 1
+"""The version of the record format this module writes and reads."""
+
+SourceKind = Literal["seed", "pysol_deal", "position"]
+_SOURCE_KINDS = ("seed", "pysol_deal", "position")
+_OUTCOME_KEYS = ("won", "foundation_cards", "length", "terminated", "truncated")
+
+
+class RecordError(ValueError):
+    """A game record is malformed, or does not replay to what it says (one-line message)."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One played game; the fields are those of the JSON format (module docstring)."""
+
+    variant: VariantSpec
+    step_limit: int | None
+    max_steps_without_progress: int | None
+    source: dict[str, Any]
+    agent: dict[str, Any]
+    start: dict[str, Any]
+    moves: list[str]
+    outcome: dict[str, Any]
+    package_version: str = field(default_factory=lambda: _package_version())
+    format_version: int = FORMAT_VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict (keys in the order of the format)."""
+        spec = asdict(self.variant)
+        spec["build"] = self.variant.build.value
+        return {
+            "format_version": self.format_version,
+            "package_version": self.package_version,
+            "variant": spec,
+            "step_limit": self.step_limit,
+            "max_steps_without_progress": self.max_steps_without_progress,
+            "source": dict(self.source),
+            "agent": dict(self.agent),
+            "start": self.start,
+            "moves": list(self.moves),
+            "outcome": dict(self.outcome),
+        }
+
+    def save(self, path: str | Path) -> None:
+        """Write the record as JSON (its folder created if missing). Raises ``OSError``."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_json(), separators=(",", ":")) + "\n", "utf-8")
+
+    @classmethod
+    def from_json(cls, data: Any) -> GameRecord:
+        """Read a record from its JSON dict, checking the types of every field.
+
+        Raises:
+            RecordError: a field is missing, of the wrong type, or unknown; another
+                ``format_version``; a variant spec that is not playable.
+        """
+        if not isinstance(data, Mapping):
+            raise RecordError(f"a game record is a JSON object, got {type(data).__name__}")
+        names = [f.name for f in fields(cls)]
+        missing = [n for n in names if n not in data]
+        unknown = sorted(set(data) - set(names))
+        if missing or unknown:
+            raise RecordError(
+                "game record: "
+                + "; ".join(
+                    ([f"missing field(s) {', '.join(missing)}"] if missing else [])
+                    + ([f"unknown field(s) {', '.join(unknown)}"] if unknown else [])
+                )
+            )
+        if data["format_version"] != FORMAT_VERSION:
+            raise RecordError(
+                f"game record format_version {data['format_version']!r} is not supported "
+                f"(this version reads {FORMAT_VERSION})"
+            )
+        spec_fields = data["variant"]
+        if not isinstance(spec_fields, Mapping):
+            raise RecordError("game record field variant: must be an object of VariantSpec fields")
+        try:
+            spec = VariantSpec(**spec_fields)
+        except (TypeError, ValueError) as exc:
+            raise RecordError(f"game record field variant: {exc}") from None
+        for name in ("step_limit", "max_steps_without_progress"):
+            value = data[name]
+            if value is not None and (not _is_int(value) or value < 1):
+                raise RecordError(
+                    f"game record field {name}: must be a positive integer or null, got {value!r}"
+                )
+        source = data["source"]
+        if (
+            not isinstance(source, Mapping)
+            or set(source) != {"kind", "value"}
+            or source["kind"] not in _SOURCE_KINDS
+            or (source["kind"] == "position") != (source["value"] is None)
+            or (
+                source["value"] is not None
+                and (not _is_int(source["value"]) or source["value"] < 0)
+            )
+        ):
+            raise RecordError(
+                "game record field source: must be {'kind': 'seed' or 'pysol_deal', 'value': "
+                f"a non-negative integer}} or {{'kind': 'position', 'value': null}}, got {source!r}"
+            )
+        agent = data["agent"]
+        if not isinstance(agent, Mapping) or not isinstance(agent.get("name"), str):
+            raise RecordError("game record field agent: must be an object with a string 'name'")
+        if not isinstance(data["start"], Mapping):
+            raise RecordError("game record field start: must be a position (a JSON object)")
+        moves = data["moves"]
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise RecordError("game record field moves: must be a list of move strings")
+        outcome = data["outcome"]
+        if not isinstance(outcome, Mapping) or set(outcome) != set(_OUTCOME_KEYS):
+            raise RecordError(
+                f"game record field outcome: must have exactly the keys {', '.join(_OUTCOME_KEYS)}"
+            )
+        if not isinstance(data["package_version"], str):
+            raise RecordError("game record field package_version: must be a string")
+        return cls(
+            variant=spec,
+            step_limit=data["step_limit"],
+            max_steps_without_progress=data["max_steps_without_progress"],
+            source=dict(source),
+            agent=dict(agent),
+            start=dict(data["start"]),
+            moves=list(moves),
+            outcome=dict(outcome),
+            package_version=data["package_version"],
+            format_version=data["format_version"],
+        )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _package_version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def load_record(path: str | Path) -> GameRecord:
+    """Read a record file (not yet replayed: see :func:`verify`).
+
+    Raises:
+        RecordError: the file cannot be read, is not JSON, or is not a valid record; the
+            message starts with the path.
+    """
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read the record ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        raise RecordError(f"{path}: not a JSON file ({exc})") from None
+    try:
+        return GameRecord.from_json(data)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
+
+
+def make_record(
+    variant: VariantSpec,
+    source: tuple[SourceKind, int | None],
+    agent: Mapping[str, Any],
+    start: dict[str, Any],
+    actions: Sequence[int] | np.ndarray,
+    outcome: Mapping[str, Any],
+    step_limit: int | None,
+    max_steps_without_progress: int | None = None,
+) -> GameRecord:
+    """A record of a game played from ``start`` with ``actions`` (action indices), which are
+    written in move notation here (the conversion runs once per game, after it).
+
+    Args:
+        variant: the variant played.
+        source: ``("seed", s)``, ``("pysol_deal", n)`` or ``("position", None)``.
+        agent: ``{"name": ..., ...}``.
+        start: the starting position (rule-book format).
+        actions: the actions played, in order.
+        outcome: ``won``, ``foundation_cards``, ``length``, ``terminated``, ``truncated``.
+        step_limit: the ``TimeLimit`` of the game (None: none).
+        max_steps_without_progress: the environment's setting.
+
+    Raises:
+        RecordError: an action outside the variant's action space.
+    """
+    from .engine import rules_for
+
+    rules = rules_for(variant)
+    try:
+        moves = [rules.action_to_move(int(a)) for a in actions]
+    except ValueError as exc:
+        raise RecordError(f"cannot write the moves: {exc}") from None
+    kind, value = source
+    return GameRecord(
+        variant=variant,
+        step_limit=step_limit,
+        max_steps_without_progress=max_steps_without_progress,
+        source={"kind": kind, "value": value},
+        agent=dict(agent),
+        start=start,
+        moves=moves,
+        outcome={k: outcome[k] for k in _OUTCOME_KEYS},
+    )
+
+
+def _replay(record: GameRecord, render_mode: str | None = None) -> Iterator[FortyThievesEnv]:
+    """The environment at the start and after each move (the same object each time);
+    checks everything listed in the module docstring, raising :class:`RecordError`."""
+    from .engine import InvalidPositionError
+
+    env = FortyThievesEnv(
+        record.variant,
+        render_mode=render_mode,
+        max_steps_without_progress=record.max_steps_without_progress,
+    )
+    kind, value = record.source["kind"], record.source["value"]
+    if kind == "seed" or (kind == "pysol_deal" and _has_pysol()):
+        options = None if kind == "seed" else {"pysol_deal": value}
+        env.reset(seed=value if kind == "seed" else None, options=options)
+        if env.get_state() != record.start:
+            raise RecordError(
+                f"the start position is not the deal of {kind} {value} of {record.variant.id}"
+            )
+    try:
+        env.reset(options={"state": record.start})
+    except (InvalidPositionError, ValueError) as exc:
+        raise RecordError(f"the start position is refused: {exc}") from None
+    yield env
+    limit = record.step_limit
+    terminated = truncated = False
+    info: dict[str, Any] = {}
+    n = len(record.moves)
+    for k, move in enumerate(record.moves, start=1):
+        if terminated or truncated:
+            raise RecordError(
+                f"the game ended after move {k - 1} of {n}, yet the record goes on with {move!r}"
+            )
+        try:
+            action = env.move_to_action(move)
+        except ValueError as exc:
+            raise RecordError(f"move {k} {move!r}: {exc}") from None
+        if not env.action_masks()[action]:
+            raise RecordError(
+                f"move {k} {move!r} is illegal there (legal: {' '.join(env.legal_moves())})"
+            )
+        _, _, terminated, truncated, info = env.step(action)
+        if limit is not None and k >= limit:
+            truncated = True
+        yield env
+    got = {
+        "won": bool(info.get("is_success", False)),
+        "foundation_cards": int(info.get("foundation_cards", 0)),
+        "length": n,
+        "terminated": bool(terminated),
+        "truncated": bool(truncated and not terminated),
+    }
+    if not (terminated or truncated):
+        raise RecordError(f"the game has not ended after the record's {n} moves")
+    wrong = [
+        f"{k} {record.outcome[k]!r} (replay: {got[k]!r})"
+        for k in _OUTCOME_KEYS
+        if record.outcome[k] != got[k]
+    ]
+    if wrong:
+        raise RecordError("the outcome differs from the replay: " + ", ".join(wrong))
+
+
+def _has_pysol() -> bool:
+    try:
+        import pysol_cards  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def verify(record: GameRecord) -> dict[str, Any]:
+    """Replay the record and check it (module docstring, Checks); return its outcome.
+
+    Raises:
+        RecordError: what does not replay, on one line (the move number and notation for
+            an illegal move, the fields for a different outcome).
+    """
+    for _ in _replay(record):
+        pass
+    return dict(record.outcome)
+
+
+def boards(
+    record: GameRecord, render_mode: Literal["ansi", "rgb_array"] = "ansi", moves: int | None = None
+) -> Iterator[tuple[str | None, Any]]:
+    """``(move, board)`` for the start (move None) and after each of the first ``moves``
+    moves (all: None); ``board`` is the text board (``"ansi"``) or the picture
+    (``"rgb_array"``: ``uint8`` ``(H, W, 3)``). Checks as :func:`verify` as it goes
+    (call :func:`verify` first to refuse a bad record before showing any of it).
+
+    Raises:
+        RecordError: see :func:`verify`.
+    """
+    for k, env in enumerate(_replay(record, render_mode)):
+        if moves is not None and k > moves:
+            return
+        yield (record.moves[k - 1] if k else None), env.render()
+
+
+def _caption(record: GameRecord, k: int, move: str | None) -> str:
+    n = len(record.moves)
+    return "start" if move is None else f"move {k}/{n}: {move}"
+
+
+def write_gif(
+    record: GameRecord, path: str | Path, fps: float = 4.0, moves: int | None = None
+) -> int:
+    """Write an animated GIF of the game (a frame per position, Pillow); return the frames.
+
+    Each frame is quantised to 256 colours as it is drawn; Pillow holds every frame until
+    the file is written (about 0.5 MB each: ``moves`` shortens a long game). The last frame
+    is held 2 s.
+
+    Raises:
+        RecordError: see :func:`verify`. ``OSError``: the file cannot be written.
+        ValueError: ``fps`` not positive.
+    """
+    from PIL import Image
+
+    if not fps > 0:
+        raise ValueError(f"fps must be positive, got {fps}")
+    frames = [
+        Image.fromarray(frame).quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+        for _, frame in boards(record, "rgb_array", moves)
+    ]
+    durations = [round(1000 / fps)] * len(frames)
+    durations[-1] = 2000
+    frames[0].save(
+        path, save_all=True, append_images=frames[1:], duration=durations, loop=0, optimize=False
+    )
+    return len(frames)
+
+
+_HTML = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>
+body {{ font-family: sans-serif; background: #165f34; color: #f5f5eb; margin: 1.5em; }}
+pre {{ background: #fcfcf7; color: #141414; padding: 1em; font-size: 15px; line-height: 1.3;
+      display: inline-block; min-width: 40em; }}
+button {{ font-size: 1em; margin-right: .3em; }}
+#pos {{ width: 40em; }}
+</style></head><body>
+<h2>{title}</h2>
+<p>{subtitle}</p>
+<div><button id="first">|&lt;</button><button id="prev">&lt;</button>
+<button id="play">play</button><button id="next">&gt;</button><button id="last">&gt;|</button>
+<input id="pos" type="range" min="0" value="0"> <span id="caption"></span></div>
+<pre id="board"></pre>
+<p>Keys: left/right arrows step, space plays or pauses, Home/End jump.</p>
+<script id="data" type="application/json">{data}</script>
+<script>
+const d = JSON.parse(document.getElementById("data").textContent);
+const board = document.getElementById("board"), cap = document.getElementById("caption");
+const pos = document.getElementById("pos");
+pos.max = d.boards.length - 1;
+let k = 0, timer = null;
+function show(i) {{
+  k = Math.max(0, Math.min(d.boards.length - 1, i));
+  board.textContent = d.boards[k];
+  cap.textContent = d.captions[k];
+  pos.value = k;
+}}
+function play() {{
+  if (timer) {{ clearInterval(timer); timer = null; return; }}
+  timer = setInterval(() => {{ if (k >= d.boards.length - 1) play(); else show(k + 1); }}, 250);
+}}
+document.getElementById("first").onclick = () => show(0);
+document.getElementById("prev").onclick = () => show(k - 1);
+document.getElementById("next").onclick = () => show(k + 1);
+document.getElementById("last").onclick = () => show(d.boards.length - 1);
+document.getElementById("play").onclick = play;
+pos.oninput = () => show(parseInt(pos.value));
+document.onkeydown = (e) => {{
+  if (e.key === "ArrowRight") show(k + 1);
+  else if (e.key === "ArrowLeft") show(k - 1);
+  else if (e.key === "Home") show(0);
+  else if (e.key === "End") show(d.boards.length - 1);
+  else if (e.key === " ") {{ play(); e.preventDefault(); }}
+}};
+show(0);
+</script></body></html>
+"""
+
+
+def describe(record: GameRecord) -> str:
+    """One line: variant, deal, agent and outcome."""
+    o = record.outcome
+    source = record.source
+    deal = (
+        "a given position"
+        if source["kind"] == "position"
+        else f"{source['kind']} {source['value']}"
+    )
+    end = "won" if o["won"] else ("truncated" if o["truncated"] else "lost")
+    return (
+        f"{record.variant.name}, {deal}, played by {record.agent['name']}: {end} with "
+        f"{o['foundation_cards']} foundation cards in {o['length']} moves"
+    )
+
+
+def write_html(record: GameRecord, path: str | Path, moves: int | None = None) -> int:
+    """Write one self-contained HTML page that steps through the game (the text boards and a
+    small script: no file or network access); return the positions shown.
+
+    The text boards keep the page small (about 1 kB per position) where pictures would
+    take ~30 kB each.
+
+    Raises:
+        RecordError: see :func:`verify`. ``OSError``: the file cannot be written.
+    """
+    texts, captions = [], []
+    for k, (move, text) in enumerate(boards(record, "ansi", moves)):
+        texts.append(text)
+        captions.append(_caption(record, k, move))
+    data = json.dumps({"boards": texts, "captions": captions}).replace("</", "<\\/")
+    page = _HTML.format(
+        title=html.escape(f"{record.variant.name}: {record.agent['name']}"),
+        subtitle=html.escape(describe(record)),
+        data=data,
+    )
+    Path(path).write_text(page, "utf-8")
+    return len(texts)
