@@ -166,8 +166,9 @@ def read_records(path: str | Path) -> tuple[list[dict[str, Any]], bool]:
     """The records of a results file, in file order; a missing file has none.
 
     A last line without its newline that is not valid JSON (a run killed while writing it)
-    is left out. Returns ``(records, ends_cleanly)``; ``ends_cleanly`` is False when the file
-    does not end with a newline (the next line must start on a new one).
+    is left out (and cut off by the next :func:`run_deals`). Returns
+    ``(records, ends_cleanly)``; ``ends_cleanly`` is False when the file does not end with a
+    newline.
 
     Raises:
         SolverResultsError: the file cannot be read, or a line is not a record (the message
@@ -228,6 +229,20 @@ def _is_done(record: dict[str, Any] | None, seconds: float | None) -> bool:
         return True
     cap = record["seconds_cap"]
     return seconds is not None and cap is not None and seconds <= cap
+
+
+def _mend_last_line(path: Path) -> None:
+    """Make ``path`` end with a newline before appending: a last line that is a whole record
+    gets its newline, an unfinished one (not JSON, see :func:`read_records`) is cut off."""
+    with open(path, "r+b") as file:
+        data = file.read()
+        start = data.rfind(b"\n") + 1
+        try:
+            json.loads(data[start:])
+        except ValueError:  # JSONDecodeError, UnicodeDecodeError
+            file.truncate(start)
+        else:
+            file.write(b"\n")
 
 
 # ---------------------------------------------------------------------- running deals
@@ -302,9 +317,9 @@ def run_deals(
     counts: Counter[str] = Counter()
     saved = 0
     pool = None
+    if not ends_cleanly:
+        _mend_last_line(path)
     with open(path, "a", encoding="utf-8") as out:
-        if not ends_cleanly:
-            out.write("\n")
         try:
             if workers > 1 and len(tasks) > 1:
                 pool = multiprocessing.Pool(min(workers, len(tasks)), initializer=_worker_init)
