@@ -8,11 +8,14 @@ Usage::
                           [--no-progress] [--save-games DIR]
     fortythieves plot RUN [RUN ...] [--out PNG]
     fortythieves replay FILE [--all] [--delay S] [--moves N] [--gif OUT] [--html OUT]
+    fortythieves solve VARIANT --deals N --nodes K [--budget SECONDS] [--workers W]
+                       [--results JSONL] [--json PATH] [--no-progress]
 
 ``RUN_OR_MODEL`` is a run folder (its best model, else its final or interrupted model), a
 model ``.zip``, or ``random`` / ``greedy`` (then ``--variant`` is required). A model is
 played beside the ``random`` and ``greedy`` baselines on the same deals unless
-``--baselines`` says otherwise.
+``--baselines`` says otherwise. ``solve`` runs the clairvoyant solver on the same test deals
+(see :mod:`agents.solve`).
 
 Errors: every bad argument, configuration, file or model is refused before any training or
 evaluation starts, with one line on stderr naming the argument (or file) and no traceback,
@@ -22,13 +25,15 @@ several problems gets one line per problem.
 
 Exit codes: 0 success; 2 a usage, configuration, file or model error; 130 interrupted by
 Ctrl-C or SIGTERM: training saves its model first, and an interrupted evaluation (``evaluate``
-or the final evaluation of ``train``) prints the command that re-runs it.
+or the final evaluation of ``train``) prints the command that re-runs it, and an interrupted
+``solve`` the command that continues it (the deals already solved are kept).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import shlex
 import sys
 from collections.abc import Callable, Sequence
@@ -47,6 +52,10 @@ SEED_MAX = 2**32 - 1
 """Largest seed (numpy's legacy global seeding, which SB3 uses, takes 32 bits)."""
 EPISODES_MAX = 1_000_000_000
 """Most test deals (the size of the test seed range, see :mod:`agents.seeds`)."""
+NODES_MAX = 10**15
+"""Largest node budget of ``solve``."""
+WORKERS_MAX = 1024
+"""Most worker processes of ``solve``."""
 _MODEL_NAMES = ("best_model.zip", "final_model.zip", "interrupted_model.zip")
 
 
@@ -79,14 +88,25 @@ def _int_in(low: int, high: int) -> Callable[[str], int]:
 
 
 def _variant(text: str) -> str:
-    """An argparse ``type=``: a registered variant id."""
-    from .envs import env_id_for
+    """An argparse ``type=``: a registered variant id (imports no torch)."""
+    import fortythieves_env
 
     try:
-        env_id_for(text)
-    except ConfigError as exc:
+        fortythieves_env.env_id(text)
+    except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def _seconds(text: str) -> float:
+    """An argparse ``type=``: a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return value
 
 
 def _checked(check: Callable[[str, str], None]) -> Callable[[str], str]:
@@ -199,6 +219,56 @@ def build_parser() -> argparse.ArgumentParser:
         "learning_curves.png here for several)",
     )
     _add_replay_parser(sub)
+
+    so = sub.add_parser(
+        "solve",
+        help="winnability: the clairvoyant solver on the test deals (won / proved lost / unknown)",
+    )
+    so.add_argument("variant", metavar="VARIANT", type=_variant, help="variant id")
+    so.add_argument(
+        "--deals",
+        type=_int_in(1, EPISODES_MAX),
+        required=True,
+        help="test deals to solve (the first N, as evaluate plays them)",
+    )
+    so.add_argument(
+        "--nodes",
+        type=_int_in(1, NODES_MAX),
+        required=True,
+        help="node budget per deal (the deterministic figure of record)",
+    )
+    so.add_argument(
+        "--budget",
+        metavar="SECONDS",
+        type=_seconds,
+        help="wall-clock cap per deal (default none; a deal cut by it is unknown and is "
+        "solved again by a re-run with a larger cap)",
+    )
+    so.add_argument(
+        "--workers",
+        type=_int_in(1, WORKERS_MAX),
+        default=None,
+        help="processes (default: all cores)",
+    )
+    so.add_argument(
+        "--results",
+        metavar="JSONL",
+        type=_checked(check_writable_file),
+        help="per-deal results file, appended to (default results/solver/VARIANT.jsonl)",
+    )
+    so.add_argument(
+        "--json",
+        dest="json_path",
+        metavar="PATH",
+        type=_checked(check_writable_file),
+        help="also write the report here",
+    )
+    so.add_argument(
+        "--no-progress",
+        dest="progress",
+        action="store_false",
+        help="no progress bar (it is shown on stderr only when stderr is a terminal)",
+    )
     return parser
 
 
@@ -344,6 +414,71 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 0
 
 
+def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from rich.console import Console
+
+    from .solve import (
+        SolverResultsError,
+        default_results_path,
+        default_workers,
+        make_report,
+        read_records,
+        render_table,
+        run_deals,
+    )
+
+    try:
+        import fortythieves_env.solver  # noqa: F401  (needs numba)
+    except ImportError as exc:
+        raise ConfigError(f"the solver needs numba ({exc}); pip install numba") from None
+    path = Path(args.results) if args.results else default_results_path(args.variant)
+    check_writable_file(path, "argument --results:")
+    try:
+        read_records(path)  # a damaged file is refused before any work
+    except SolverResultsError as exc:
+        raise ConfigError(f"argument --results: {exc}") from None
+    workers = args.workers if args.workers is not None else default_workers()
+    progress = args.progress and sys.stderr.isatty()
+    saved = 0
+
+    def count(n: int) -> None:
+        nonlocal saved
+        saved = n
+
+    try:
+        with stop_signals_interrupt():
+            run = run_deals(
+                args.variant,
+                args.deals,
+                args.nodes,
+                args.budget,
+                workers=workers,
+                results_path=path,
+                progress=progress,
+                on_saved=count,
+            )
+    except KeyboardInterrupt:
+        print(
+            f"fortythieves solve: interrupted; {saved} deal(s) solved in this run are saved in "
+            f"{path}; continue with: " + shlex.join(["fortythieves", *argv]),
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    except OSError as exc:
+        raise ConfigError(f"argument --results: {path}: cannot write ({exc})") from None
+    report = make_report(run, args.variant, args.nodes, args.budget, path, workers)
+    console = Console(soft_wrap=True)
+    console.print(render_table(report))
+    console.print(
+        f"per-deal results: {path} ({run.solved} solved now, "
+        f"{report['deals'] - run.solved} already there)"
+    )
+    if args.json_path:
+        _write_report(Path(args.json_path), report)
+        console.print(f"report written to {args.json_path}")
+    return 0
+
+
 def _plot(args: argparse.Namespace) -> int:
     from .plot import PlotError, plot_runs
 
@@ -430,6 +565,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _plot(args)
         if args.command == "replay":
             return _replay(args)
+        if args.command == "solve":
+            return _solve(args, argv)
         return _evaluate(args, argv)
     except (ConfigError, ModelMismatchError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)

@@ -78,9 +78,15 @@ from .actions import (
 from .engine import GameState, InvalidPositionError, rules_for
 from .variants import Build, VariantSpec, get_variant
 
-__all__ = ["RULES", "SolveResult", "solve"]
+__all__ = ["RULES", "SOLVER_VERSION", "SolveResult", "solve"]
 
 Status = Literal["won", "lost", "unknown"]
+
+SOLVER_VERSION = 1
+"""The version of the search's results: bumped whenever a change could give another verdict,
+line or node count for the same input (move order, pruning rules, table size, node counting).
+Saved results (``fortythieves solve``) are keyed by it, so results of an older search are
+never mixed with newer ones."""
 
 RULES: tuple[str, ...] = ("F", "W", "E")
 """The pruning rules, by name; :func:`solve` uses all of them unless told otherwise."""

@@ -1,0 +1,513 @@
+"""Winnability of a variant: the clairvoyant solver on the test deals, one saved line per deal.
+
+``fortythieves solve VARIANT --deals N --nodes K`` runs :func:`fortythieves_env.solver.solve`
+on the first ``N`` test deals of :func:`agents.seeds.seeds_for_test` (``2_000_000_000 + i``,
+the deals ``evaluate`` plays), dealt as ``gymnasium.make(env_id(variant)).reset(seed=s)``
+and read with ``env.unwrapped.get_state()``, with the default step limit (the variant's
+``max_episode_steps``) and every pruning rule. The solver sees every card (clairvoyant), so
+the figures say what the deals allow, not what a player can do.
+
+**Per-deal results** are appended to a JSON Lines file (default
+``results/solver/<variant>.jsonl``, relative to the working folder), one object per deal,
+written and flushed as each deal finishes, so an interrupted run loses only the deals in
+flight:
+
+==================  ===========================================================================
+key                 value
+==================  ===========================================================================
+``variant``         the variant id (str)
+``seed``            the deal's seed (int)
+``nodes_budget``    the node budget ``K`` (int): the figure of record, deterministic
+``seconds_cap``     the wall-clock cap ``--budget`` (float seconds, or null: none)
+``solver_version``  :data:`fortythieves_env.solver.SOLVER_VERSION` (int)
+``step_limit``      the most moves a winning line may have (int)
+``rules``           the pruning rules used, e.g. ``"FWE"`` (str)
+``status``          ``"won"``, ``"lost"`` (proved: no line wins within the step limit) or
+                    ``"unknown"`` (a budget ran out first)
+``stopped_by``      for ``unknown``: ``"nodes"`` or ``"seconds"``; else ``""``
+``nodes``           positions the search entered (int)
+``seconds``         the search's wall-clock time (float; depends on the machine)
+``moves``           the winning line's length (int; 0 unless won)
+``line``            the winning line in the rule book's move notation, moves separated by
+                    one space (str, about 3 KB; ``""`` unless won); ``line.split()`` replays
+==================  ===========================================================================
+
+**Keys and re-runs.** A deal's result is keyed by ``(variant, seed, nodes_budget,
+solver_version)``; the last line of a key in the file is its result. A re-run skips the
+deals whose key is present, so a long run continues across sessions; another budget or a
+newer solver writes new lines beside the old ones. One exception, because a result cut by
+the seconds cap depends on the machine: a deal stopped by ``seconds`` is solved again when
+the new cap is larger (or absent), and its new line replaces the old one.
+
+**Report** (:func:`summarize`): won, proved lost and unknown counts and shares of the ``N``
+deals, each with a 95% Wilson interval, the unknowns by what stopped them, and the share of
+winnable deals, which lies between the won share and the won-plus-unknown share (its
+``winnable_ci95`` is the lower Wilson bound of the first and the upper of the second).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .evaluation import wilson_interval
+from .seeds import TEST_START, seeds_for_test
+
+__all__ = [
+    "RESULTS_DIR",
+    "STATUSES",
+    "SolveRun",
+    "SolverResultsError",
+    "default_results_path",
+    "latest_records",
+    "markdown_table",
+    "read_records",
+    "render_table",
+    "run_deals",
+    "solve_deal",
+    "summarize",
+]
+
+RESULTS_DIR = Path("results") / "solver"
+"""Default folder of the per-deal result files, relative to the working folder."""
+STATUSES = ("won", "lost", "unknown")
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "variant": (str,),
+    "seed": (int,),
+    "nodes_budget": (int,),
+    "seconds_cap": (int, float, type(None)),
+    "solver_version": (int,),
+    "status": (str,),
+    "stopped_by": (str,),
+    "nodes": (int,),
+    "seconds": (int, float),
+    "moves": (int,),
+    "line": (str,),
+}
+"""The fields a saved line must have, with their JSON types (others are kept, unread)."""
+_NO_RESULTS = "_No solver results saved yet._"
+
+Key = tuple[str, int, int, int]
+
+
+class SolverResultsError(ValueError):
+    """A per-deal results file cannot be read or is not one this module wrote."""
+
+
+def default_results_path(variant: str) -> Path:
+    """``results/solver/<variant>.jsonl`` (relative to the working folder)."""
+    return RESULTS_DIR / f"{variant}.jsonl"
+
+
+# ---------------------------------------------------------------------- solving one deal
+_ENVS: dict[str, Any] = {}
+
+
+def solve_deal(variant: str, seed: int, nodes: int, seconds: float | None) -> dict[str, Any]:
+    """Solve one deal; returns its record (the keys in the module docstring).
+
+    The deal is ``gymnasium.make(env_id(variant)).reset(seed=seed)`` (one environment per
+    variant is kept per process; the first one also runs a one-node search, so that compiling
+    the search is neither timed nor counted against the seconds cap). Runs in the pool's
+    workers.
+
+    Raises:
+        ValueError: unknown variant, ``nodes`` < 1 or ``seconds`` <= 0 (from ``solve``).
+    """
+    import gymnasium as gym
+
+    from fortythieves_env import env_id
+    from fortythieves_env.solver import SOLVER_VERSION, solve
+
+    env = _ENVS.get(variant)
+    if env is None:
+        env = _ENVS[variant] = gym.make(env_id(variant))
+        env.reset(seed=seed)
+        solve(env.unwrapped.get_state(), variant, nodes=1)  # compile (or load) the search first
+    env.reset(seed=seed)
+    result = solve(env.unwrapped.get_state(), variant, nodes=nodes, seconds=seconds)
+    return {
+        "variant": variant,
+        "seed": seed,
+        "nodes_budget": nodes,
+        "seconds_cap": seconds,
+        "solver_version": SOLVER_VERSION,
+        "step_limit": result.step_limit,
+        "rules": "".join(result.rules),
+        "status": result.status,
+        "stopped_by": result.stopped_by,
+        "nodes": result.nodes,
+        "seconds": round(result.seconds, 6),
+        "moves": len(result.moves),
+        "line": " ".join(result.moves),
+    }
+
+
+def _solve_task(task: tuple[str, int, int, float | None]) -> dict[str, Any]:
+    return solve_deal(*task)
+
+
+def _worker_init() -> None:
+    """Workers leave Ctrl-C to the parent (which terminates them) and die on SIGTERM."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+# ---------------------------------------------------------------------- the results file
+def read_records(path: str | Path) -> tuple[list[dict[str, Any]], bool]:
+    """The records of a results file, in file order; a missing file has none.
+
+    A last line without its newline that is not valid JSON (a run killed while writing it)
+    is left out (and cut off by the next :func:`run_deals`). Returns
+    ``(records, ends_cleanly)``; ``ends_cleanly`` is False when the file does not end with a
+    newline.
+
+    Raises:
+        SolverResultsError: the file cannot be read, or a line is not a record (the message
+            names the file and the line number).
+    """
+    path = Path(path)
+    if not path.exists():
+        return [], True
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SolverResultsError(f"{path}: cannot read the solver results ({exc})") from None
+    lines = text.split("\n")
+    ends_cleanly = lines[-1] == ""
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if number == len(lines):  # an unfinished last line
+                continue
+            raise SolverResultsError(f"{path} line {number}: not JSON ({exc})") from None
+        records.append(_checked_record(record, path, number))
+    return records, ends_cleanly
+
+
+def _checked_record(record: object, path: Path, number: int) -> dict[str, Any]:
+    where = f"{path} line {number}"
+    if not isinstance(record, dict):
+        raise SolverResultsError(f"{where}: not a solver record (a JSON object)")
+    for name, types in _FIELDS.items():
+        if name not in record:
+            raise SolverResultsError(f"{where}: not a solver record (no {name!r})")
+        value = record[name]
+        if not isinstance(value, types) or isinstance(value, bool):
+            raise SolverResultsError(f"{where}: {name!r} has the wrong type: {value!r}")
+    if record["status"] not in STATUSES:
+        raise SolverResultsError(f"{where}: unknown status {record['status']!r}")
+    return record
+
+
+def _key(record: dict[str, Any]) -> Key:
+    return (record["variant"], record["seed"], record["nodes_budget"], record["solver_version"])
+
+
+def latest_records(records: Iterable[dict[str, Any]]) -> dict[Key, dict[str, Any]]:
+    """The last record of each key ``(variant, seed, nodes_budget, solver_version)``."""
+    return {_key(r): r for r in records}
+
+
+def _is_done(record: dict[str, Any] | None, seconds: float | None) -> bool:
+    """A deal needs no new search: it has a result not cut by a smaller seconds cap."""
+    if record is None:
+        return False
+    if record["stopped_by"] != "seconds":
+        return True
+    cap = record["seconds_cap"]
+    return seconds is not None and cap is not None and seconds <= cap
+
+
+def _mend_last_line(path: Path) -> None:
+    """Make ``path`` end with a newline before appending: a last line that is a whole record
+    gets its newline, an unfinished one (not JSON, see :func:`read_records`) is cut off."""
+    with open(path, "r+b") as file:
+        data = file.read()
+        start = data.rfind(b"\n") + 1
+        try:
+            json.loads(data[start:])
+        except ValueError:  # JSONDecodeError, UnicodeDecodeError
+            file.truncate(start)
+        else:
+            file.write(b"\n")
+
+
+# ---------------------------------------------------------------------- running deals
+@dataclass(frozen=True)
+class SolveRun:
+    """What :func:`run_deals` did: the requested deals' records (seed order) and how many
+    of them this call solved (the others were in the file already)."""
+
+    records: list[dict[str, Any]]
+    solved: int
+
+
+def run_deals(
+    variant: str,
+    deals: int,
+    nodes: int,
+    seconds: float | None = None,
+    *,
+    workers: int = 1,
+    results_path: str | Path | None = None,
+    progress: bool = False,
+    on_saved: Callable[[int], None] | None = None,
+) -> SolveRun:
+    """Solve the first ``deals`` test deals not yet in the results file, appending each
+    result as it finishes.
+
+    Args:
+        variant: a built-in variant id.
+        deals: how many test deals (seeds ``2_000_000_000 + i``, ``i < deals``).
+        nodes: the node budget per deal.
+        seconds: the wall-clock cap per deal (None: none).
+        workers: processes (1: in this process; more: a ``multiprocessing`` pool, one deal
+            per task); the records do not depend on it (except ``seconds``, and a result
+            cut by the cap).
+        results_path: the JSONL file (default :func:`default_results_path`); its folder
+            is created.
+        progress: a tqdm bar on stderr over the deals (done ones counted at the start).
+        on_saved: called with the number of deals saved by this call after each one.
+
+    Returns:
+        A :class:`SolveRun`.
+
+    Raises:
+        SolverResultsError: the results file cannot be read or is not a results file.
+        OSError: it cannot be written.
+        ValueError: ``deals``, ``nodes``, ``seconds`` or ``workers`` out of range, or an
+            unknown variant.
+        KeyboardInterrupt: passed on (the workers are terminated first); every deal
+            finished before it is saved.
+    """
+    import multiprocessing
+
+    from tqdm import tqdm
+
+    from fortythieves_env import env_id
+    from fortythieves_env.solver import SOLVER_VERSION
+
+    env_id(variant)  # ValueError for an unknown variant, before any work
+    if deals < 1 or nodes < 1 or workers < 1:
+        raise ValueError(f"need deals, nodes, workers >= 1, got {deals}, {nodes}, {workers}")
+    if seconds is not None and not seconds > 0:
+        raise ValueError(f"seconds must be positive or None, got {seconds}")
+    path = Path(results_path) if results_path is not None else default_results_path(variant)
+    records, ends_cleanly = read_records(path)
+    latest = latest_records(records)
+    seeds = seeds_for_test(deals)
+    todo = [
+        s for s in seeds if not _is_done(latest.get((variant, s, nodes, SOLVER_VERSION)), seconds)
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tasks = [(variant, s, nodes, seconds) for s in todo]
+    counts: Counter[str] = Counter()
+    saved = 0
+    pool = None
+    if not ends_cleanly:
+        _mend_last_line(path)
+    with open(path, "a", encoding="utf-8") as out:
+        try:
+            if workers > 1 and len(tasks) > 1:
+                pool = multiprocessing.Pool(min(workers, len(tasks)), initializer=_worker_init)
+                results: Iterator[dict[str, Any]] = pool.imap_unordered(_solve_task, tasks)
+            else:
+                results = map(_solve_task, tasks)
+            with tqdm(
+                total=deals,
+                initial=deals - len(tasks),
+                unit="deal",
+                desc=f"{variant} solve",
+                disable=not progress,
+                file=sys.stderr,
+                leave=False,
+                dynamic_ncols=True,
+            ) as bar:
+                for record in results:
+                    out.write(json.dumps(record) + "\n")
+                    out.flush()
+                    latest[_key(record)] = record
+                    saved += 1
+                    counts[record["status"]] += 1
+                    bar.set_postfix(counts, refresh=False)
+                    bar.update()
+                    if on_saved is not None:
+                        on_saved(saved)
+        except BaseException:
+            if pool is not None:
+                pool.terminate()
+                pool.join()
+            raise
+        if pool is not None:
+            pool.close()
+            pool.join()
+    return SolveRun([latest[(variant, s, nodes, SOLVER_VERSION)] for s in seeds], saved)
+
+
+# ---------------------------------------------------------------------- reports
+def _share(count: int, n: int) -> dict[str, Any]:
+    lo, hi = wilson_interval(count, n)
+    return {"count": count, "share": count / n if n else 0.0, "ci95": [lo, hi]}
+
+
+def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Aggregate records of one variant and budget (see the module docstring).
+
+    Returns:
+        ``deals``; ``won``, ``lost``, ``unknown`` (each ``count``, ``share``, ``ci95``);
+        ``unknown_stopped_by`` (``nodes`` / ``seconds`` counts); ``winnable_ci95`` (the
+        winnable share lies in it at 95%); ``mean_nodes``, ``mean_seconds``,
+        ``max_seconds``, ``mean_moves_won`` (0.0 when nothing was won).
+    """
+    n = len(records)
+    counts = Counter(r["status"] for r in records)
+    stopped = Counter(r["stopped_by"] for r in records if r["status"] == "unknown")
+    won_moves = [r["moves"] for r in records if r["status"] == "won"]
+    out: dict[str, Any] = {"deals": n}
+    for status in STATUSES:
+        out[status] = _share(counts[status], n)
+    out["unknown_stopped_by"] = {"nodes": stopped["nodes"], "seconds": stopped["seconds"]}
+    out["winnable_ci95"] = [
+        wilson_interval(counts["won"], n)[0],
+        wilson_interval(counts["won"] + counts["unknown"], n)[1],
+    ]
+    out["mean_nodes"] = sum(r["nodes"] for r in records) / n if n else 0.0
+    out["mean_seconds"] = math.fsum(r["seconds"] for r in records) / n if n else 0.0
+    out["max_seconds"] = max((r["seconds"] for r in records), default=0.0)
+    out["mean_moves_won"] = sum(won_moves) / len(won_moves) if won_moves else 0.0
+    return out
+
+
+def make_report(
+    run: SolveRun,
+    variant: str,
+    nodes: int,
+    seconds: float | None,
+    results_path: str | Path,
+    workers: int,
+) -> dict[str, Any]:
+    """The JSON-ready report of a finished :func:`run_deals` call."""
+    from fortythieves_env import env_id
+    from fortythieves_env.solver import SOLVER_VERSION
+
+    deals = len(run.records)
+    first = run.records[0] if run.records else {}
+    return {
+        "variant": variant,
+        "env_id": env_id(variant),
+        "deals": deals,
+        "seeds": {"first": TEST_START, "count": deals, "rule": "2_000_000_000 + i"},
+        "nodes_budget": nodes,
+        "seconds_cap": seconds,
+        "solver_version": SOLVER_VERSION,
+        "step_limit": first.get("step_limit"),
+        "rules": first.get("rules"),
+        "clairvoyant": True,
+        "results_file": str(results_path),
+        "solved_now": run.solved,
+        "workers": workers,
+        **summarize(run.records),
+    }
+
+
+def render_table(report: dict[str, Any]) -> Any:
+    """A ``rich.table.Table`` of a :func:`make_report` report: one row per answer, then the
+    winnable range; mean nodes and seconds in the caption."""
+    from rich.table import Table
+
+    cap = report["seconds_cap"]
+    table = Table(
+        title=f"{report['variant']}: solver (sees every card), {report['deals']} test deals "
+        f"(seeds {TEST_START}..{TEST_START + report['deals'] - 1}), "
+        f"{report['nodes_budget']:,} nodes per deal"
+        + (f", {cap:g} s cap" if cap is not None else ""),
+        caption=f"mean {report['mean_nodes']:,.0f} nodes, {report['mean_seconds']:.2f} s "
+        f"(max {report['max_seconds']:.2f} s) per deal; won lines {report['mean_moves_won']:.0f} "
+        "moves on average",
+    )
+    table.add_column("answer")
+    table.add_column("deals", justify="right")
+    table.add_column("share [95% CI]", justify="right")
+    stopped = report["unknown_stopped_by"]
+    names = {
+        "won": "won",
+        "lost": "proved lost",
+        "unknown": f"unknown (nodes ran out: {stopped['nodes']}, seconds: {stopped['seconds']})",
+    }
+    for status in STATUSES:
+        s = report[status]
+        lo, hi = s["ci95"]
+        table.add_row(
+            names[status],
+            str(s["count"]),
+            f"{100 * s['share']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]",
+        )
+    lo, hi = report["winnable_ci95"]
+    table.add_row("winnable (won .. won + unknown)", "", f"{100 * lo:.1f}% .. {100 * hi:.1f}%")
+    return table
+
+
+def markdown_table(paths: Iterable[str | Path]) -> str:
+    """The README's winnability table from saved results files (generated, never typed).
+
+    One row per variant and node budget found (the current
+    :data:`~fortythieves_env.solver.SOLVER_VERSION` only, test deals only, the last line of
+    each key), built-in variants in their registry order, then budgets in increasing order.
+
+    Raises:
+        SolverResultsError: a file is not a results file.
+    """
+    from fortythieves_env import VARIANTS
+    from fortythieves_env.solver import SOLVER_VERSION
+
+    latest: dict[Key, dict[str, Any]] = {}
+    for path in sorted(Path(p) for p in paths):
+        latest.update(latest_records(read_records(path)[0]))
+    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for (variant, seed, budget, version), record in latest.items():
+        if version == SOLVER_VERSION and seed >= TEST_START:
+            groups.setdefault((variant, budget), []).append(record)
+    if not groups:
+        return _NO_RESULTS
+    order = {name: i for i, name in enumerate(VARIANTS)}
+    lines = [
+        "| variant | deals | node budget | seconds cap | won [95% CI] | proved lost [95% CI] "
+        "| unknown [95% CI] | winnable | mean nodes | mean s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+
+    def pct(s: dict[str, Any]) -> str:
+        lo, hi = s["ci95"]
+        return f"{100 * s['share']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+    for variant, budget in sorted(groups, key=lambda k: (order.get(k[0], len(order)), k)):
+        records = sorted(groups[variant, budget], key=lambda r: r["seed"])
+        s = summarize(records)
+        caps = sorted({r["seconds_cap"] for r in records}, key=lambda c: (c is None, c or 0))
+        lo, hi = s["winnable_ci95"]
+        lines.append(
+            f"| {variant} | {s['deals']} | {budget:,} "
+            f"| {', '.join('none' if c is None else f'{c:g} s' for c in caps)} "
+            f"| {pct(s['won'])} | {pct(s['lost'])} | {pct(s['unknown'])} "
+            f"| {100 * lo:.1f}%..{100 * hi:.1f}% | {s['mean_nodes']:,.0f} "
+            f"| {s['mean_seconds']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def default_workers() -> int:
+    """All cores: ``os.cpu_count()`` (1 if unknown)."""
+    return os.cpu_count() or 1

@@ -1,0 +1,382 @@
+"""``fortythieves solve``: the clairvoyant solver on the test deals, per-deal JSONL results
+kept across runs, the report and the README's winnability table.
+
+Small node budgets on Little Forty keep it fast; everything runs in-process through
+``agents.cli.main`` except the two-worker run (a ``multiprocessing`` pool).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import pytest
+
+import agents.solve as solve_module
+import fortythieves_env.backends as backends_module
+from agents.cli import main
+from agents.evaluation import wilson_interval
+from agents.seeds import TEST_START
+from agents.solve import (
+    SolverResultsError,
+    markdown_table,
+    read_records,
+    run_deals,
+    summarize,
+)
+from fortythieves_env import env_id
+
+pytestmark = pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba is not installed")
+
+ROOT = Path(__file__).resolve().parents[1]
+NODES = 3000
+RECORD_KEYS = {
+    "variant",
+    "seed",
+    "nodes_budget",
+    "seconds_cap",
+    "solver_version",
+    "step_limit",
+    "rules",
+    "status",
+    "stopped_by",
+    "nodes",
+    "seconds",
+    "moves",
+    "line",
+}
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def without_time(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "seconds"}
+
+
+def one_error_line(capsys: pytest.CaptureFixture[str], *names: str) -> str:
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("fortythieves solve: error: "), err
+    assert "Traceback" not in err
+    for name in names:
+        assert name in lines[0], (name, lines[0])
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def little_forty_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """3 Little Forty deals at 3000 nodes, one worker, through the command line."""
+    folder = tmp_path_factory.mktemp("solve")
+    results = folder / "LittleForty.jsonl"
+    argv = ["solve", "LittleForty", "--deals", "3", "--nodes", str(NODES)]
+    argv += ["--workers", "1", "--results", str(results), "--json", str(folder / "r.json")]
+    assert main(argv) == 0
+    return results
+
+
+# ---------------------------------------------------------------------- refusals
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["Nope", "--deals", "3", "--nodes", "10"], ["VARIANT", "Nope"]),
+        (["LittleForty", "--deals", "0", "--nodes", "10"], ["--deals", "'0'"]),
+        (["LittleForty", "--deals", "3", "--nodes", "0"], ["--nodes", "'0'"]),
+        (["LittleForty", "--deals", "3", "--nodes", "-5"], ["--nodes"]),
+        (["LittleForty", "--deals", "3"], ["--nodes"]),
+        (["LittleForty", "--nodes", "3"], ["--deals"]),
+        (["LittleForty", "--deals", "3", "--nodes", "10", "--workers", "0"], ["--workers"]),
+        (["LittleForty", "--deals", "3", "--nodes", "10", "--workers", "x"], ["--workers"]),
+        (["LittleForty", "--deals", "3", "--nodes", "10", "--budget", "0"], ["--budget"]),
+        (["LittleForty", "--deals", "3", "--nodes", "10", "--budget", "nan"], ["--budget"]),
+        (["LittleForty", "--deals", "3", "--nodes", "10", "--budget", "inf"], ["--budget"]),
+    ],
+)
+def test_bad_arguments_are_one_line(
+    args: list[str], names: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    results = tmp_path / "r.jsonl"
+    assert main(["solve", *args, "--results", str(results)]) == 2
+    one_error_line(capsys, *names)
+    assert not results.exists()
+
+
+def test_unwritable_json_and_results_are_refused_before_work(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x", encoding="utf-8")
+    results = tmp_path / "r.jsonl"
+    base = ["solve", "LittleForty", "--deals", "2", "--nodes", "10"]
+    assert main([*base, "--results", str(results), "--json", str(a_file / "r.json")]) == 2
+    one_error_line(capsys, "--json", str(a_file))
+    assert not results.exists()
+    assert main([*base, "--results", str(tmp_path)]) == 2  # a folder
+    one_error_line(capsys, "--results", "folder")
+    assert main([*base, "--results", str(a_file / "r.jsonl")]) == 2
+    one_error_line(capsys, "--results", "is a file, not a folder")
+
+
+def test_default_results_path_is_checked_too(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results").write_text("x", encoding="utf-8")  # results/ cannot be a folder
+    assert main(["solve", "LittleForty", "--deals", "2", "--nodes", "10"]) == 2
+    one_error_line(capsys, "--results", "results/solver/LittleForty.jsonl")
+
+
+def test_a_damaged_results_file_is_refused_naming_the_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    results = tmp_path / "r.jsonl"
+    results.write_text('{"variant": "LittleForty"}\n', encoding="utf-8")
+    argv = ["solve", "LittleForty", "--deals", "2", "--nodes", "10", "--results", str(results)]
+    assert main(argv) == 2
+    one_error_line(capsys, str(results), "line 1", "no 'seed'")
+    results.write_text("not json\n{}\n", encoding="utf-8")
+    assert main(argv) == 2
+    one_error_line(capsys, "line 1", "not JSON")
+    assert results.read_text(encoding="utf-8") == "not json\n{}\n"  # untouched
+
+
+# ---------------------------------------------------------------------- a run
+def test_each_line_is_the_solvers_answer_for_the_test_deal(little_forty_run: Path) -> None:
+    """The saved records are what ``solve`` answers on ``reset(seed=2_000_000_000 + i)``,
+    and a won line replays as a win through ``gymnasium.make``."""
+    from fortythieves_env.solver import SOLVER_VERSION, solve
+
+    records = lines_of(little_forty_run)
+    assert [r["seed"] for r in records] == [TEST_START, TEST_START + 1, TEST_START + 2]
+    env = gym.make(env_id("LittleForty"))
+    for record in records:
+        assert set(record) == RECORD_KEYS
+        env.reset(seed=record["seed"])
+        expected = solve(env.unwrapped.get_state(), nodes=NODES)
+        assert record["variant"] == "LittleForty"
+        assert record["nodes_budget"] == NODES
+        assert record["seconds_cap"] is None
+        assert record["solver_version"] == SOLVER_VERSION
+        assert record["step_limit"] == 1500 == expected.step_limit
+        assert record["rules"] == "FWE"
+        assert record["status"] == expected.status
+        assert record["stopped_by"] == expected.stopped_by
+        assert record["nodes"] == expected.nodes
+        assert record["line"].split() == list(expected.moves)
+        assert record["moves"] == len(expected.moves)
+        assert isinstance(record["seconds"], float) and record["seconds"] >= 0
+        if record["status"] == "won":
+            rules = env.unwrapped.rules
+            state = rules.from_position(env.unwrapped.get_state())
+            for move in record["line"].split():
+                rules.play(state, move)
+            assert rules.is_won(state)
+    assert any(r["status"] == "won" for r in records)
+
+
+def test_the_json_report_counts_the_deals_with_wilson_intervals(little_forty_run: Path) -> None:
+    report = json.loads((little_forty_run.parent / "r.json").read_text(encoding="utf-8"))
+    records = lines_of(little_forty_run)
+    assert report["deals"] == 3 and report["nodes_budget"] == NODES
+    assert report["seeds"]["first"] == TEST_START and report["clairvoyant"] is True
+    assert report["solved_now"] == 3
+    for status in ("won", "lost", "unknown"):
+        count = sum(r["status"] == status for r in records)
+        assert report[status]["count"] == count
+        assert report[status]["share"] == count / 3
+        assert report[status]["ci95"] == list(wilson_interval(count, 3))
+    assert report["mean_nodes"] == sum(r["nodes"] for r in records) / 3
+
+
+def test_two_workers_give_the_same_records(little_forty_run: Path, tmp_path: Path) -> None:
+    path = tmp_path / "two.jsonl"
+    run = run_deals("LittleForty", 3, NODES, workers=2, results_path=path)
+    assert run.solved == 3
+    one = sorted(lines_of(little_forty_run), key=lambda r: r["seed"])
+    two = sorted(lines_of(path), key=lambda r: r["seed"])
+    assert [without_time(r) for r in two] == [without_time(r) for r in one]
+    assert [without_time(r) for r in run.records] == [without_time(r) for r in one]
+
+
+def test_a_rerun_skips_done_deals_and_another_budget_adds_lines(
+    little_forty_run: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(little_forty_run.read_text(encoding="utf-8"), encoding="utf-8")
+    before = path.read_text(encoding="utf-8")
+    base = ["solve", "LittleForty", "--workers", "1", "--results", str(path)]
+    assert main([*base, "--deals", "5", "--nodes", str(NODES)]) == 0
+    assert "2 solved now, 3 already there" in capsys.readouterr().out
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(before)  # nothing rewritten
+    assert [r["seed"] for r in lines_of(path)[3:]] == [TEST_START + 3, TEST_START + 4]
+    assert main([*base, "--deals", "5", "--nodes", str(NODES)]) == 0
+    assert "0 solved now, 5 already there" in capsys.readouterr().out
+    assert path.read_text(encoding="utf-8") == text
+    # another budget: new lines, and the report counts only them
+    assert main([*base, "--deals", "2", "--nodes", "50", "--json", str(tmp_path / "j")]) == 0
+    new = lines_of(path)[5:]
+    assert [(r["seed"], r["nodes_budget"]) for r in new] == [(TEST_START, 50), (TEST_START + 1, 50)]
+    report = json.loads((tmp_path / "j").read_text(encoding="utf-8"))
+    assert report["deals"] == 2 and report["nodes_budget"] == 50
+    assert report["mean_nodes"] == sum(r["nodes"] for r in new) / 2
+    # another solver version: the old lines do not count
+    import fortythieves_env.solver as solver_module
+
+    monkeypatch.setattr(solver_module, "SOLVER_VERSION", 10**6)
+    run = run_deals("LittleForty", 1, 50, results_path=path)
+    assert run.solved == 1 and lines_of(path)[-1]["solver_version"] == 10**6
+
+
+def test_a_deal_cut_by_the_seconds_cap_is_solved_again_under_a_larger_cap(
+    little_forty_run: Path, tmp_path: Path
+) -> None:
+    first = lines_of(little_forty_run)[0]
+    cut = {**first, "status": "unknown", "stopped_by": "seconds", "seconds_cap": 1.0}
+    cut.update(moves=0, line="")
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(cut) + "\n", encoding="utf-8")
+    assert run_deals("LittleForty", 1, NODES, 1.0, results_path=path).solved == 0
+    assert run_deals("LittleForty", 1, NODES, 0.5, results_path=path).solved == 0
+    run = run_deals("LittleForty", 1, NODES, 2.0, results_path=path)
+    assert run.solved == 1 and run.records[0]["status"] == first["status"]
+    assert len(lines_of(path)) == 2  # the new line supersedes the old one
+    assert run_deals("LittleForty", 1, NODES, None, results_path=path).solved == 0
+
+
+def test_an_unfinished_last_line_is_dropped_and_the_next_starts_a_new_line(
+    little_forty_run: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "r.jsonl"
+    whole = little_forty_run.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text(whole[0] + whole[1][:40], encoding="utf-8")  # killed while writing
+    records, ends_cleanly = read_records(path)
+    assert [r["seed"] for r in records] == [TEST_START] and not ends_cleanly
+    run = run_deals("LittleForty", 2, NODES, results_path=path)
+    assert run.solved == 1
+    assert [r["seed"] for r in read_records(path)[0]] == [TEST_START, TEST_START + 1]
+    assert path.read_text(encoding="utf-8").endswith("\n")
+    # a whole last record without its newline is kept, the next line starts after it
+    path.write_text(whole[0] + whole[1].rstrip("\n"), encoding="utf-8")
+    assert run_deals("LittleForty", 3, NODES, results_path=path).solved == 1
+    assert [r["seed"] for r in lines_of(path)] == [TEST_START + i for i in range(3)]
+
+
+def test_ctrl_c_keeps_finished_deals_and_prints_how_to_continue(
+    little_forty_run: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = tmp_path / "r.jsonl"
+    solve_deal = solve_module.solve_deal
+    calls = []
+
+    def interrupted_on_second(*args: Any) -> dict[str, Any]:
+        calls.append(args)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return solve_deal(*args)
+
+    monkeypatch.setattr(solve_module, "solve_deal", interrupted_on_second)
+    argv = ["solve", "LittleForty", "--deals", "3", "--nodes", str(NODES), "--workers", "1"]
+    argv += ["--results", str(path)]
+    assert main(argv) == 130
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fortythieves solve: interrupted; 1 deal(s)")
+    assert err.endswith("continue with: " + shlex.join(["fortythieves", *argv]))
+    assert [r["seed"] for r in lines_of(path)] == [TEST_START]
+    monkeypatch.undo()
+    assert main(argv) == 0
+    assert "2 solved now, 1 already there" in capsys.readouterr().out
+    assert [without_time(r) for r in sorted(lines_of(path), key=lambda r: r["seed"])] == [
+        without_time(r) for r in lines_of(little_forty_run)
+    ]
+
+
+# ---------------------------------------------------------------------- reports and table
+def record(seed: int, status: str, stopped_by: str = "", nodes: int = 100) -> dict[str, Any]:
+    return {
+        "variant": "Streets",
+        "seed": seed,
+        "nodes_budget": 100,
+        "seconds_cap": None,
+        "solver_version": 1,
+        "status": status,
+        "stopped_by": stopped_by,
+        "nodes": nodes,
+        "seconds": 0.5,
+        "moves": 200 if status == "won" else 0,
+        "line": "",
+    }
+
+
+def test_summarize_bounds_the_winnable_share() -> None:
+    records = [record(0, "won", nodes=10), record(1, "won", nodes=30), record(2, "lost")]
+    records += [record(3, "unknown", "nodes"), record(4, "unknown", "seconds")]
+    s = summarize(records)
+    assert [s[k]["count"] for k in ("won", "lost", "unknown")] == [2, 1, 2]
+    assert s["unknown_stopped_by"] == {"nodes": 1, "seconds": 1}
+    assert s["winnable_ci95"] == [wilson_interval(2, 5)[0], wilson_interval(4, 5)[1]]
+    assert s["mean_nodes"] == (10 + 30 + 100 * 3) / 5
+    assert s["mean_moves_won"] == 200.0
+
+
+def test_markdown_table_rows_per_variant_and_budget(little_forty_run: Path, tmp_path: Path) -> None:
+    from fortythieves_env.solver import SOLVER_VERSION
+
+    sample = tmp_path / "solver"
+    sample.mkdir()
+    lf = lines_of(little_forty_run)
+    (sample / "LittleForty.jsonl").write_text(little_forty_run.read_text(encoding="utf-8"))
+    streets = [record(TEST_START + i, s) for i, s in enumerate(["won", "lost", "unknown"])]
+    streets.append({**record(TEST_START, "lost"), "solver_version": SOLVER_VERSION + 1})
+    streets.append({**record(5, "won")})  # a training seed: not a test deal
+    (sample / "Streets.jsonl").write_text("".join(json.dumps(r) + "\n" for r in streets))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import winnability_table
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    table = winnability_table.table_for(sample)
+    lines = table.splitlines()
+    assert lines[0].startswith("| variant | deals | node budget |")
+    # the registry's order (LittleForty comes before Streets), the other version and the
+    # training seed left out
+    assert [line.split("|")[1].strip() for line in lines[2:]] == ["LittleForty", "Streets"]
+    won = sum(r["status"] == "won" for r in lf)
+    lo, hi = wilson_interval(won, 3)
+    assert f"| LittleForty | 3 | {NODES:,} | none | {100 * won / 3:.1f}% " in lines[2]
+    assert f"[{100 * lo:.1f}, {100 * hi:.1f}]" in lines[2]
+    assert lines[3].startswith("| Streets | 3 | 100 | none | 33.3% ")
+    assert table == markdown_table(sorted(sample.glob("*.jsonl")))
+    # into a README between the markers
+    readme = f"a\n{winnability_table.START}\nold\n{winnability_table.END}\nb\n"
+    assert winnability_table.replace_table(readme, table) == (
+        f"a\n{winnability_table.START}\n{table}\n{winnability_table.END}\nb\n"
+    )
+    with pytest.raises(ValueError, match="winnability-table"):
+        winnability_table.replace_table("no markers", table)
+    with pytest.raises(SolverResultsError, match="line 1"):
+        (sample / "Bad.jsonl").write_text("[1]\n", encoding="utf-8")
+        winnability_table.table_for(sample)
+
+
+def test_readme_winnability_table_is_generated_from_the_saved_results() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import winnability_table
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = winnability_table.table_for(ROOT / "results" / "solver")
+    assert f"{winnability_table.START}\n{table}\n{winnability_table.END}" in readme
