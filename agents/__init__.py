@@ -20,4 +20,4 @@ from __future__ import annotations
 
 __all__ = ["__version__"]
 
-__version__ = "0.1.0"
+from fortythieves_env import __version__  # one version for the package
