@@ -68,6 +68,7 @@ __all__ = [
     "Agent",
     "BatchAgent",
     "GreedyAgent",
+    "PerGameDraws",
     "RandomAgent",
     "greedy_actions",
     "make_baseline",
@@ -185,6 +186,32 @@ def pick_legal(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
     return out
 
 
+class PerGameDraws:
+    """One generator per deal index ``i``, ``numpy.random.default_rng((seed, i))``, so that
+    every random choice of a game is the same however the games are batched or split.
+
+    ``start(games)`` makes the generators of ``games`` (int array of deal indices), ``end``
+    drops them, ``uniforms(games)`` draws one float64 in [0, 1) per game (``(B,)``).
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._rngs: dict[int, np.random.Generator] = {}
+
+    def start(self, games: np.ndarray) -> None:
+        for i in games.tolist():
+            self._rngs[i] = np.random.default_rng((self.seed, i))
+
+    def end(self, games: np.ndarray) -> None:
+        for i in games.tolist():
+            self._rngs.pop(i, None)
+
+    def uniforms(self, games: np.ndarray) -> np.ndarray:
+        """Raises ``KeyError`` for a game that was not started."""
+        rngs = self._rngs
+        return np.array([rngs[i].random() for i in games.tolist()], dtype=np.float64)
+
+
 class RandomAgent:
     """Uniformly random legal actions, reproducible through ``seed``.
 
@@ -199,7 +226,7 @@ class RandomAgent:
         self.name = "random"
         self.seed = seed
         self._rng = np.random.default_rng(seed)
-        self._game_rngs: dict[int, np.random.Generator] = {}
+        self._draws = PerGameDraws(seed)
 
     def reset(self, env: gym.Env) -> None:
         """Nothing to reset: the generator runs on over episodes."""
@@ -210,13 +237,11 @@ class RandomAgent:
 
     def start_games(self, spec: VariantSpec, games: np.ndarray) -> None:
         """Seed game ``i``'s generator with ``(seed, i)``."""
-        for i in games.tolist():
-            self._game_rngs[i] = np.random.default_rng((self.seed, i))
+        self._draws.start(games)
 
     def end_games(self, games: np.ndarray) -> None:
         """Drop the games' generators."""
-        for i in games.tolist():
-            self._game_rngs.pop(i, None)
+        self._draws.end(games)
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
         """A uniformly drawn legal action per row, from its game's generator.
@@ -224,9 +249,7 @@ class RandomAgent:
         Raises:
             KeyError: a game that was not started (:meth:`start_games`).
         """
-        rngs = self._game_rngs
-        u = np.array([rngs[i].random() for i in games.tolist()], dtype=np.float64)
-        return pick_legal(masks, u)
+        return pick_legal(masks, self._draws.uniforms(games))
 
 
 def move_score(action: int, view: PlayerView, rules: Rules) -> float:

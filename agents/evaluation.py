@@ -42,7 +42,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from .baselines import Agent, BatchAgent, legal_actions, make_baseline
+from .baselines import Agent, BatchAgent, PerGameDraws, legal_actions, make_baseline
 from .seeds import TEST_START, seeds_for_test
 
 __all__ = [
@@ -162,7 +162,7 @@ class ModelAgent:
         self.path: str | None = None
         """The model zip's path, if loaded from one (for game records)."""
         self._episodes = 0
-        self._game_rngs: dict[int, np.random.Generator] = {}
+        self._draws = PerGameDraws(seed)
 
     def reset(self, env: gym.Env) -> None:
         """Seed the sampling of a stochastic policy for the next episode."""
@@ -211,13 +211,11 @@ class ModelAgent:
     def start_games(self, spec: Any, games: np.ndarray) -> None:
         """Seed game ``i``'s generator with ``(seed, i)`` (sampling only)."""
         if not self.deterministic:
-            for i in games.tolist():
-                self._game_rngs[i] = np.random.default_rng((self.seed, i))
+            self._draws.start(games)
 
     def end_games(self, games: np.ndarray) -> None:
         """Drop the games' generators."""
-        for i in games.tolist():
-            self._game_rngs.pop(i, None)
+        self._draws.end(games)
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
         """One forward pass for all rows; each row's legal action (see the class docstring).
@@ -235,8 +233,7 @@ class ModelAgent:
                 return logits.argmax(dim=1).cpu().numpy().astype(np.int64)
             probs = torch.softmax(logits.double(), dim=1).cpu().numpy()
         cum = np.cumsum(probs, axis=1)
-        rngs = self._game_rngs
-        u = np.array([rngs[i].random() for i in games.tolist()], dtype=np.float64)
+        u = self._draws.uniforms(games)
         return np.argmax(cum > (u * cum[:, -1])[:, None], axis=1).astype(np.int64)
 
 
