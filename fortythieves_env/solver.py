@@ -492,7 +492,7 @@ def _search(
             a = acts[d, nxt[d]]
             nxt[d] += 1
             states[d + 1, :] = states[d]
-            apply(states[d + 1], tb, a)
+            apply(states[d + 1], tb, np.int64(a))  # int64: the one compiled signature
             d += 1
             fresh = True
         else:
