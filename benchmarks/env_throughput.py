@@ -32,17 +32,14 @@ installed); the compiled code is warmed up (one short episode) before timing.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import sys
 import time
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from bench_report import add_report_options, print_table, save_report
 
 import fortythieves_env
 
@@ -129,13 +126,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--repeats", type=int, default=1, help="rounds (each figure is the median; default 1)"
     )
-    parser.add_argument("--json", dest="json_path", help="also write the figures here")
-    parser.add_argument(
-        "--table", metavar="JSON", help="print the README table of a saved report and exit"
-    )
+    add_report_options(parser)
     args = parser.parse_args(argv)
     if args.table:
-        print(markdown_table(json.loads(Path(args.table).read_text(encoding="utf-8"))))
+        print_table(args.table, markdown_table)
         return
     load_before = os.getloadavg()[0]
     backend = fortythieves_env.FortyThievesEnv(backend=args.backend).backend
@@ -161,23 +155,17 @@ def main(argv: list[str] | None = None) -> None:
         line = f"{variant:<14}{rate:>10,.0f}{1e6 / rate:>10.1f}{episodes[variant]:>10}"
         print(line + (f"{rate / reference:>13.2f}" if reference else ""))
     if args.json_path:
-        report = {
+        figures = {
             "backend": backend,
             "steps": args.steps,
             "repeats": args.repeats,
             "cores": sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
             "load_average_before": load_before,
-            "load_average_after": os.getloadavg()[0],
-            "date": datetime.now().isoformat(timespec="seconds"),
-            "command": " ".join(["python", "benchmarks/env_throughput.py", *sys.argv[1:]]),
             "openspiel": reference,
             "openspiel_runs": references,
             "rows": rows,
         }
-        path = Path(args.json_path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        print(f"written to {path}")
+        save_report(args.json_path, "env_throughput.py", argv, figures)
 
 
 if __name__ == "__main__":

@@ -24,15 +24,15 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import statistics
 import subprocess
 import sys
 import time
-from datetime import datetime
 from pathlib import Path
+
+from bench_report import add_report_options, print_table, save_report
 
 ROOT = Path(__file__).resolve().parent.parent
 _RATE = re.compile(r": ([\d,]+) training steps/s")
@@ -98,13 +98,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--busy", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--json", dest="json_path", help="write the figures here")
-    parser.add_argument(
-        "--table", metavar="JSON", help="print the README table of a saved report and exit"
-    )
+    add_report_options(parser)
     args = parser.parse_args(argv)
     if args.table:
-        print(markdown_table(json.loads(Path(args.table).read_text(encoding="utf-8"))))
+        print_table(args.table, markdown_table)
         return
 
     pairs = [(t, b) for b in args.busy for t in args.threads]
@@ -131,19 +128,12 @@ def main(argv: list[str] | None = None) -> None:
     print(f"best worst case: torch_threads={best}")
     print(f"load average before: {load_before[0]:.2f}; took {time.time() - start:.0f} s")
     if args.json_path:
-        path = Path(args.json_path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        report = {
+        figures = {
             "config": Path(args.config).name,
             "steps": args.steps,
             "repeats": args.repeats,
             "cpus": os.cpu_count(),
             "load_average_before": load_before[0],
-            "load_average_after": os.getloadavg()[0],
-            "date": datetime.now().isoformat(timespec="seconds"),
-            "command": " ".join(
-                ["python", "benchmarks/train_under_load.py", *(argv or sys.argv[1:])]
-            ),
             "steps_per_second": [
                 {"torch_threads": t, "busy": b, "median": median[t, b], "runs": rates[t, b]}
                 for t, b in pairs
@@ -151,8 +141,7 @@ def main(argv: list[str] | None = None) -> None:
             "worst_case": {str(t): worst[t] for t in args.threads},
             "best_torch_threads": best,
         }
-        path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        print(f"written to {path}")
+        save_report(args.json_path, "train_under_load.py", argv, figures)
 
 
 if __name__ == "__main__":

@@ -27,18 +27,15 @@ are per core. Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import sys
 import time
 import tracemalloc
 from collections.abc import Callable
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_report import add_report_options, print_table, save_report
 from env_throughput import measure as measure_single
 
 import fortythieves_env
@@ -117,13 +114,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--cpu", type=int, default=0, help="core to pin to (-1: do not pin); default 0"
     )
-    parser.add_argument("--json", dest="json_path", help="also write the figures here")
-    parser.add_argument(
-        "--table", metavar="JSON", help="print the README table of a saved report and exit"
-    )
+    add_report_options(parser)
     args = parser.parse_args(argv)
     if args.table:
-        print(markdown_table(json.loads(Path(args.table).read_text(encoding="utf-8"))))
+        print_table(args.table, markdown_table)
         return
     load_before = os.getloadavg()[0]
     rows = []
@@ -171,20 +165,14 @@ def main(argv: list[str] | None = None) -> None:
             + f"{f'{allocated:,.0f} ({arrays:,.0f} arrays)':>22}"
         )
     if args.json_path:
-        report = {
+        figures = {
             "steps": args.steps,
             "repeats": args.repeats,
             "cores": cores,
             "load_average_before": load_before,
-            "load_average_after": os.getloadavg()[0],
-            "date": datetime.now().isoformat(timespec="seconds"),
-            "command": " ".join(["python", "benchmarks/vector_throughput.py", *sys.argv[1:]]),
             "rows": rows,
         }
-        path = Path(args.json_path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        print(f"written to {path}")
+        save_report(args.json_path, "vector_throughput.py", argv, figures)
 
 
 if __name__ == "__main__":

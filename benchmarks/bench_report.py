@@ -1,0 +1,48 @@
+"""What every benchmark script shares: ``--json`` / ``--table`` and the saved report.
+
+A saved report holds the script's figures plus how they were made (the exact command,
+the date, the load average after the run), so that the README's tables can be rendered
+from it (``--table``) instead of typed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+
+def add_report_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--json PATH`` (write the figures there) and ``--table JSON`` (print the
+    README table of a saved report and exit)."""
+    parser.add_argument("--json", dest="json_path", help="also write the figures here")
+    parser.add_argument(
+        "--table", metavar="JSON", help="print the README table of a saved report and exit"
+    )
+
+
+def print_table(path: str, render: Callable[[dict[str, Any]], str]) -> None:
+    """Print ``render`` of the report saved at ``path``."""
+    print(render(json.loads(Path(path).read_text(encoding="utf-8"))))
+
+
+def save_report(
+    path: str, script: str, argv: Sequence[str] | None, figures: dict[str, Any]
+) -> None:
+    """Write ``figures`` to ``path`` as JSON with ``load_average_after``, ``date`` and the
+    ``command`` (``python benchmarks/<script> ARGS``; ``argv`` or the process's own)."""
+    report = {
+        **figures,
+        "load_average_after": os.getloadavg()[0],
+        "date": datetime.now().isoformat(timespec="seconds"),
+        "command": " ".join(["python", f"benchmarks/{script}", *(argv or sys.argv[1:])]),
+    }
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(f"written to {out}")
