@@ -12,6 +12,7 @@ from typing import Any, Literal, SupportsFloat
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from numba.extending import register_jitable
 
 from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL
 from .backends import Backend, make_backend
@@ -35,6 +36,29 @@ def finite_reward(name: str, value: object) -> float:
     if not isinstance(value, numbers.Real) or isinstance(value, _BOOLS) or not math.isfinite(value):
         raise ValueError(f"{name} must be a finite number, got {value!r}")
     return float(value)
+
+
+@register_jitable
+def made_progress(
+    kind: int, foundation_gain: int, face_down_before: int, face_down_after: int
+) -> bool:
+    """Whether a legal move counts as progress for ``max_steps_without_progress``.
+
+    The one statement of the no-progress rule (this package's own truncation, not the rule
+    book's): a move makes progress if it deals from the stock or redeals, puts a card on a
+    foundation (``foundation_gain > 0``), or changes the face-down count under the column it
+    moves from (a face-down card is turned up). Moves between columns that turn nothing up,
+    and moves onto the tableau from the waste, do not. An illegal action never makes progress
+    (callers do not ask). Used by :class:`FortyThievesEnv` and, compiled, by the batched
+    :class:`~fortythieves_env.FortyThievesVectorEnv` kernel.
+
+    Args:
+        kind: the move's kind (:mod:`fortythieves_env.actions`: ``DRAW`` .. ``COLUMN_TO_COLUMN``).
+        foundation_gain: foundation cards after the move minus before (0 or 1).
+        face_down_before, face_down_after: face-down cards under the source column before and
+            after a column-to-column move (pass equal values for other kinds).
+    """
+    return kind in (DRAW, REDEAL) or foundation_gain > 0 or face_down_after != face_down_before
 
 
 class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
@@ -359,10 +383,11 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         fd_index = self.layout.face_down.start + src if kind == COLUMN_TO_COLUMN else -1
         fd_before = self._obs[fd_index] if fd_index >= 0 else 0
         obs, reward, terminated, truncated, info = self._play(a)
-        progress = not info["illegal_action"] and (
-            kind in (DRAW, REDEAL)
-            or info["foundation_cards"] > self._last_foundation_cards
-            or (fd_index >= 0 and self._obs[fd_index] != fd_before)
+        progress = not info["illegal_action"] and made_progress(
+            kind,
+            info["foundation_cards"] - self._last_foundation_cards,
+            fd_before,
+            self._obs[fd_index] if fd_index >= 0 else 0,
         )
         self._last_foundation_cards = info["foundation_cards"]
         self._idle = 0 if progress else self._idle + 1

@@ -30,13 +30,12 @@ from ._fast import H_DECODE, H_FD, H_NACT, refresh, tables_for
 from ._fast import step as _fast_step
 from .engine import (
     COLUMN_TO_COLUMN,
-    REDEAL,
     GameState,
     IllegalMoveError,
     InvalidPositionError,
     rules_for,
 )
-from .env import finite_reward
+from .env import finite_reward, made_progress
 from .observation import ObservationLayout
 from .variants import VariantSpec, get_variant
 
@@ -173,7 +172,7 @@ def _step_batch_body(
             if won:
                 reward += win_bonus
             terminated = won or n_legal == 0
-            progress = cards == 1 or kind <= REDEAL or (fd_index >= 0 and st[fd_index] != fd_before)
+            progress = made_progress(kind, cards, fd_before, st[fd_index] if fd_index >= 0 else 0)
             counts[C_NLEGAL, i] = n_legal
             counts[C_FCARDS, i] = fcards
             flags[F_SUCCESS, i] = won
