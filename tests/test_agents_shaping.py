@@ -114,10 +114,21 @@ def test_potential_of_a_hand_built_position() -> None:
     assert potential(obs) == pytest.approx(18 * 1.0 + 7 * 2.5 + 2 * 0.5)
 
 
-def test_training_envs_are_shaped_only_when_configured() -> None:
-    base = ["train.n_envs=2", "ppo.n_steps=32", "ppo.batch_size=32", "ppo.gamma=0.97"]
+@pytest.mark.parametrize("vec_env", ["dummy", "batched"])
+def test_training_envs_are_shaped_only_when_configured(vec_env: str) -> None:
+    base = [
+        f"train.vec_env={vec_env}",
+        "train.n_envs=2",
+        "ppo.n_steps=32",
+        "ppo.batch_size=32",
+        "ppo.gamma=0.97",
+    ]
     plain = make_training_vec_env(load_config(ROOT / "configs" / "streets.yaml", base))
-    assert not any(isinstance(e, PotentialShaping) for e in plain.venv.envs)
+    plain.reset()
+    _, _, _, infos = plain.step(np.zeros(2, dtype=np.int64))  # draw
+    assert not any("shaping" in info for info in infos)
+    if vec_env == "dummy":
+        assert not any(isinstance(e, PotentialShaping) for e in plain.venv.envs)
     plain.close()
     config = load_config(
         ROOT / "configs" / "streets.yaml",
@@ -125,12 +136,16 @@ def test_training_envs_are_shaped_only_when_configured() -> None:
     )
     assert config.train.shaping is not None and config.train.shaping.empty_columns == 0.0
     venv = make_training_vec_env(config)
-    envs = venv.venv.envs
-    assert all(isinstance(e, PotentialShaping) for e in envs)
-    assert envs[0].gamma == 0.97 and envs[0].potential.weights == (1.0, 0.0, 0.5)
-    venv.reset()
-    _, _, _, infos = venv.step(np.zeros(2, dtype=np.int64))  # draw
-    assert all("shaping" in info for info in infos)
+    if vec_env == "dummy":
+        envs = venv.venv.envs
+        assert all(isinstance(e, PotentialShaping) for e in envs)
+        assert envs[0].gamma == 0.97 and envs[0].potential.weights == (1.0, 0.0, 0.5)
+    obs0 = venv.reset()
+    obs1, rewards, _, infos = venv.step(np.zeros(2, dtype=np.int64))  # draw: no card goes up
+    potential = Potential(gym.make("FortyThieves/Streets-v0"), face_down=1.0, built_runs=0.5)
+    expected = [0.97 * potential(obs1[i]) - potential(obs0[i]) for i in range(2)]
+    assert [info["shaping"] for info in infos] == pytest.approx(expected)
+    assert rewards.tolist() == pytest.approx(expected)  # the draw's own reward is 0
     venv.close()
     validation = make_validation_vec_env(config)
     assert not isinstance(validation.venv.envs[0], PotentialShaping)

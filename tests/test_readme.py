@@ -249,3 +249,25 @@ def test_env_throughput_table_is_generated_from_the_saved_report() -> None:
     assert [row["variant"] for row in report["rows"]] == list(VARIANTS)
     assert report["openspiel"] > 0
     assert env_throughput.markdown_table(report) in README
+
+
+def test_training_pilot_table_is_generated_from_the_saved_comparison() -> None:
+    """The README's batched-vs-dummy training table is the one compare_runs renders, and the
+    shipped defaults are the setting that the rule chose."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import compare_runs
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    path = ROOT / "results" / "training" / "vec_env_pilot" / "summary.json"
+    report = json.loads(path.read_text())
+    assert compare_runs.markdown_table(report) in README
+    defaults = load_config(ROOT / "configs" / "streets.yaml")
+    chosen = [r for r in report["runs"] if r["config"]["train.vec_env"] == "batched"]
+    assert chosen and all(
+        r["config"]["train.n_envs"] == defaults.train.n_envs
+        and r["config"]["ppo.n_steps"] == defaults.ppo.n_steps
+        and r["config"]["ppo.batch_size"] == defaults.ppo.batch_size
+        for r in chosen
+    )
+    assert defaults.train.vec_env == "batched"
