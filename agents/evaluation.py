@@ -254,11 +254,28 @@ def model_variant(path: str | Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def load_maskable_ppo(path: str | Path, **kwargs: Any) -> Any:
+class _NoOptimizer:
+    """Stands in for the policy's optimizer in a model loaded only to act.
+
+    Building a torch optimizer imports ``torch._dynamo``, which takes as long as importing
+    torch itself (about 1-4 s, more on a busy machine); a model that only plays needs no
+    optimizer. The saved optimizer state is read and ignored.
+    """
+
+    def __init__(self, params: Any, **kwargs: Any) -> None:
+        del params, kwargs
+
+    def load_state_dict(self, state: Any, strict: bool = True) -> None:
+        del state, strict
+
+
+def load_maskable_ppo(path: str | Path, *, for_inference: bool = False, **kwargs: Any) -> Any:
     """``MaskablePPO.load(path, **kwargs)``, any failure to read the file turned into one error.
 
     The zip is checked first (every member's CRC), then loaded; a damaged ``policy.pth``
-    inside an intact zip, a missing member or a zip of another algorithm fail here.
+    inside an intact zip, a missing member or a zip of another algorithm fail here. With
+    ``for_inference=True`` the policy gets no optimizer (:class:`_NoOptimizer`): faster to
+    load, and the model can act but not be trained further.
 
     Raises:
         ModelMismatchError: the file is missing, not a zip, damaged, or not a MaskablePPO
@@ -275,6 +292,14 @@ def load_maskable_ppo(path: str | Path, **kwargs: Any) -> Any:
     except ConfigError as exc:
         raise ModelMismatchError(str(exc)) from None
     try:
+        if for_inference:
+            from stable_baselines3.common.save_util import load_from_zip_file
+
+            data, _, _ = load_from_zip_file(path, load_data=True, device="cpu")
+            assert data is not None
+            policy_kwargs = {**data.get("policy_kwargs", {}), "optimizer_class": _NoOptimizer}
+            custom = {**kwargs.pop("custom_objects", {}), "policy_kwargs": policy_kwargs}
+            return MaskablePPO.load(path, custom_objects=custom, **kwargs)
         return MaskablePPO.load(path, **kwargs)
     except Exception as exc:  # torch, pickle, zip and SB3 errors alike: the file is unusable
         cause = " ".join(str(exc).split())[:300]
@@ -316,7 +341,7 @@ def load_model_agent(
     chosen = variant or saved
     assert chosen is not None
     env = gym.make(env_id_for(chosen))
-    model = load_maskable_ppo(path, device="cpu")
+    model = load_maskable_ppo(path, device="cpu", for_inference=True)
     for space in ("observation_space", "action_space"):
         mine, theirs = getattr(model, space), getattr(env, space)
         if mine != theirs:

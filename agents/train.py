@@ -690,7 +690,7 @@ def _final_evaluation(
     best = run / "models" / "best_model.zip"
     chosen = best if best.is_file() else model_path
     try:
-        ppo = load_maskable_ppo(chosen, device="cpu")
+        ppo = load_maskable_ppo(chosen, device="cpu", for_inference=True)
         ppo_agent = ModelAgent(ppo, "ppo", config.eval.deterministic, config.seed)
         if not config.eval.deterministic:
             ppo_agent.name = "ppo-sampled"

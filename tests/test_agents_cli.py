@@ -377,3 +377,37 @@ def test_checks_create_nothing(tmp_path: Path) -> None:
     check_writable_dir(tmp_path / "a" / "b", "--run-dir")
     check_writable_file(tmp_path / "c" / "d.json", "--json")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_model_loaded_to_act_has_no_optimizer_and_acts_as_the_full_load(
+    model_zip: Path,
+) -> None:
+    """Evaluation loads a model without building its optimizer (which would import
+    torch._dynamo, as slow as torch itself); the policy's logits are the same."""
+    import subprocess
+    import sys
+
+    import gymnasium as gym
+    import numpy as np
+    import torch
+
+    from agents.evaluation import load_maskable_ppo, load_model_agent
+
+    agent, variant = load_model_agent(model_zip)
+    full = load_maskable_ppo(model_zip, device="cpu")
+    assert variant == "Streets"
+    assert not isinstance(agent.model.policy.optimizer, torch.optim.Optimizer)
+    env = gym.make("FortyThieves/Streets-v0")
+    obs, info = env.reset(seed=5)
+    masks = torch.as_tensor(info["action_mask"][None])
+    with torch.no_grad():
+        fast = agent.logits(obs[None], masks)
+        agent_full = type(agent)(full, "ppo", True, 0)
+        slow = agent_full.logits(obs[None], masks)
+    np.testing.assert_array_equal(np.asarray(fast), np.asarray(slow))
+    code = (
+        "import sys; from agents.evaluation import load_model_agent; "
+        f"load_model_agent({str(model_zip)!r}); print('torch._dynamo' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split()[-1] == "False"
