@@ -1,0 +1,123 @@
+"""``fortythieves evaluate`` of this checkout against an older one, side by side.
+
+Each round times, wall clock, ``fortythieves evaluate MODEL --episodes N`` (the model beside
+the ``random`` and ``greedy`` baselines, the command's defaults) as a user runs it: a fresh
+process, imports and model loading included, once with this checkout's code and once with
+``--old CHECKOUT``'s (a git worktree of an earlier commit), alternating which goes first.
+The figure of record is the ratio of the medians: both sides see the same machine load.
+The model must load in both checkouts (a model saved by either works when the feature
+extractor's parameters are the same).
+
+Usage::
+
+    git worktree add /tmp/old-0.1.0 3281a58
+    python benchmarks/evaluate_speedup.py runs/x/models/best_model.zip --old /tmp/old-0.1.0 \\
+        --json results/benchmarks/evaluate_speedup.json
+    python benchmarks/evaluate_speedup.py --table results/benchmarks/evaluate_speedup.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench_report import add_report_options, print_table, save_report
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def timed_evaluate(checkout: Path, model: Path, episodes: int) -> tuple[float, dict[str, Any]]:
+    """Wall-clock seconds of one ``evaluate`` in a fresh process with ``checkout``'s code,
+    and its JSON report."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}  # ahead of the editable install
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "report.json"
+        command = [
+            sys.executable,
+            "-m",
+            "agents.cli",
+            "evaluate",
+            str(model),
+            "--episodes",
+            str(episodes),
+            "--json",
+            str(out),
+        ]
+        start = time.perf_counter()
+        done = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+        if done.returncode:
+            raise RuntimeError(f"{' '.join(command)} in {checkout}:\n{done.stdout}\n{done.stderr}")
+        return seconds, json.loads(out.read_text(encoding="utf-8"))
+
+
+def markdown_table(report: dict[str, Any]) -> str:
+    """The README table of a saved report."""
+    return "\n".join(
+        [
+            "| code | seconds (median) | this checkout is |",
+            "|---|---|---|",
+            f"| {report['old_label']} | {report['old_seconds']:.1f} | "
+            f"{report['ratio']:.1f}x faster |",
+            f"| this checkout | {report['new_seconds']:.1f} | |",
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("model", nargs="?", type=Path, help="a MaskablePPO zip")
+    parser.add_argument("--old", type=Path, help="a checkout of the commit to compare with")
+    parser.add_argument("--episodes", type=int, default=500)
+    parser.add_argument("--rounds", type=int, default=3)
+    add_report_options(parser)
+    args = parser.parse_args(argv)
+    if args.table:
+        print_table(args.table, markdown_table)
+        return
+    if args.model is None or args.old is None:
+        parser.error("MODEL and --old CHECKOUT are required (or --table JSON)")
+    old, model = args.old.resolve(), args.model.resolve()
+    load_before = os.getloadavg()[0]
+    times: dict[str, list[float]] = {"this": [], "old": []}
+    reports: dict[str, dict[str, Any]] = {}
+    for r in range(args.rounds):
+        pair = [("this", ROOT), ("old", old)]
+        for label, checkout in pair if r % 2 == 0 else pair[::-1]:
+            seconds, reports[label] = timed_evaluate(checkout, model, args.episodes)
+            times[label].append(seconds)
+        print(f"round {r + 1}: this {times['this'][-1]:.1f} s, old {times['old'][-1]:.1f} s")
+    old_commit = subprocess.run(
+        ["git", "-C", str(old), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    report = {
+        "model": str(args.model),
+        "episodes": args.episodes,
+        "rounds": args.rounds,
+        "old_label": f"old ({old_commit})",
+        "old_times": times["old"],
+        "new_times": times["this"],
+        "old_seconds": statistics.median(times["old"]),
+        "new_seconds": statistics.median(times["this"]),
+        "ratio": statistics.median(times["old"]) / statistics.median(times["this"]),
+        "load_average_before": load_before,
+        "foundation_cards": {
+            side: {name: a["mean_foundation_cards"] for name, a in reports[side]["results"].items()}
+            for side in ("this", "old")
+        },
+    }
+    print(markdown_table(report))
+    if args.json_path:
+        save_report(args.json_path, "evaluate_speedup.py", argv, report)
+
+
+if __name__ == "__main__":
+    main()
