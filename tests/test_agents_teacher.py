@@ -52,12 +52,12 @@ SMALL = [
 ]
 
 
-def small_config(*extra: str):  # noqa: ANN201
+def small_config(*extra: str):
     return load_config(STREETS, [*SMALL, *extra])
 
 
 @pytest.fixture(scope="module")
-def games_100():  # noqa: ANN201
+def games_100():
     config = small_config("teacher.games=100")
     return config, collect_teacher_games(config, make_teacher("greedy"), 100)
 
@@ -65,7 +65,7 @@ def games_100():  # noqa: ANN201
 # ------------------------------------------------------------------ teacher games
 
 
-def test_teacher_games_are_greedy_moves_on_training_deals(games_100) -> None:  # noqa: ANN001
+def test_teacher_games_are_greedy_moves_on_training_deals(games_100) -> None:
     config, data = games_100
     assert data.lengths.shape == (100,) and np.all(data.lengths == 40)  # cut at 40 steps
     assert len(data) == 100 * 40 and sorted(set(data.game.tolist())) == list(range(100))
@@ -87,7 +87,7 @@ def test_teacher_games_are_greedy_moves_on_training_deals(games_100) -> None:  #
     assert np.array_equal(again.obs, data.obs) and np.array_equal(again.actions, data.actions)
 
 
-def test_teacher_games_follow_the_game_order_not_the_stop(games_100) -> None:  # noqa: ANN001
+def test_teacher_games_follow_the_game_order_not_the_stop(games_100) -> None:
     """Games are kept by their number, so a batch smaller than the game count gives the same
     games as one large batch."""
     config, data = games_100
@@ -97,7 +97,7 @@ def test_teacher_games_follow_the_game_order_not_the_stop(games_100) -> None:  #
     assert small.lengths.shape == (10,)
 
 
-def test_held_out_is_every_tenth_game(games_100) -> None:  # noqa: ANN001
+def test_held_out_is_every_tenth_game(games_100) -> None:
     _, data = games_100
     rows = held_out(data)
     assert set(data.game[rows].tolist()) == {9, 19, 29, 39, 49, 59, 69, 79, 89, 99}
@@ -111,7 +111,7 @@ def test_held_out_is_every_tenth_game(games_100) -> None:  # noqa: ANN001
     [("player", 0.8), ("card_slots", 0.6)],
 )
 def test_cloning_agrees_with_greedy_on_held_out_games(
-    games_100,  # noqa: ANN001
+    games_100,
     network: str,
     threshold: float,
 ) -> None:
@@ -140,7 +140,7 @@ def test_cloning_agrees_with_greedy_on_held_out_games(
     assert np.mean(chosen == data.actions[rows]) == pytest.approx(report["after"]["accuracy"])
 
 
-def test_value_fit_leaves_the_actor_unchanged(games_100) -> None:  # noqa: ANN001
+def test_value_fit_leaves_the_actor_unchanged(games_100) -> None:
     _, data = games_100
     rows = np.flatnonzero(held_out(data))
     results = {}
@@ -158,7 +158,7 @@ def test_value_fit_leaves_the_actor_unchanged(games_100) -> None:  # noqa: ANN00
 # ------------------------------------------------------------------ imitation term
 
 
-def test_imitation_coefficient_decays_linearly_to_zero(games_100) -> None:  # noqa: ANN001
+def test_imitation_coefficient_decays_linearly_to_zero(games_100) -> None:
     _, data = games_100
     term = ImitationTerm(data, coef=0.8, fraction=0.5, total_timesteps=1000, batch_size=32)
     assert term.coef_at(0) == pytest.approx(0.8)
@@ -168,7 +168,7 @@ def test_imitation_coefficient_decays_linearly_to_zero(games_100) -> None:  # no
         ImitationTerm(data, coef=0.5, fraction=0.0, total_timesteps=1000, batch_size=32)
 
 
-def test_imitation_term_adds_its_gradient_to_the_ppo_loss(games_100) -> None:  # noqa: ANN001
+def test_imitation_term_adds_its_gradient_to_the_ppo_loss(games_100) -> None:
     """Inside training, after ``zero_grad`` the gradients are ``coef_t`` times the teacher
     cross-entropy's; at coefficient 0 they stay zero; ``remove`` puts zero_grad back."""
     _, data = games_100
@@ -196,13 +196,13 @@ def test_imitation_term_adds_its_gradient_to_the_ppo_loss(games_100) -> None:  #
 def test_teacher_config_validation() -> None:
     with pytest.raises(ConfigError, match="unknown teacher 'oracle'; known teachers: greedy"):
         load_config(STREETS, ["train.teacher=oracle"])
-    with pytest.raises(ConfigError, match="teacher.games"):
+    with pytest.raises(ConfigError, match=r"teacher\.games"):
         load_config(STREETS, ["teacher.games=0"])
-    with pytest.raises(ConfigError, match="teacher.imitation_fraction"):
+    with pytest.raises(ConfigError, match=r"teacher\.imitation_fraction"):
         load_config(STREETS, ["teacher.imitation_fraction=1.5"])
-    with pytest.raises(ConfigError, match="teacher.imitation_coef"):
+    with pytest.raises(ConfigError, match=r"teacher\.imitation_coef"):
         load_config(STREETS, ["teacher.imitation_coef=-1"])
-    with pytest.raises(ConfigError, match="teacher.batch_sizes: unknown key"):
+    with pytest.raises(ConfigError, match=r"teacher\.batch_sizes: unknown key"):
         load_config(STREETS, ["teacher.batch_sizes=3"])
     assert load_config(STREETS).train.teacher is None  # off by default
     with pytest.raises(ValueError, match="known teachers: greedy"):
