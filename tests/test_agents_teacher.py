@@ -14,12 +14,13 @@ import pytest
 import torch
 
 from agents.baselines import greedy_actions
-from agents.config import ConfigError, load_config
+from agents.config import Config, ConfigError, load_config
 from agents.envs import make_training_vec_env
 from agents.seeds import is_training_seed
 from agents.teacher import (
     TEACHERS,
     ImitationTerm,
+    TeacherGames,
     clone_teacher,
     collect_teacher_games,
     held_out,
@@ -52,12 +53,12 @@ SMALL = [
 ]
 
 
-def small_config(*extra: str):
+def small_config(*extra: str) -> Config:
     return load_config(STREETS, [*SMALL, *extra])
 
 
 @pytest.fixture(scope="module")
-def games_100():
+def games_100() -> tuple[Config, TeacherGames]:
     config = small_config("teacher.games=100")
     return config, collect_teacher_games(config, make_teacher("greedy"), 100)
 
@@ -65,7 +66,9 @@ def games_100():
 # ------------------------------------------------------------------ teacher games
 
 
-def test_teacher_games_are_greedy_moves_on_training_deals(games_100) -> None:
+def test_teacher_games_are_greedy_moves_on_training_deals(
+    games_100: tuple[Config, TeacherGames],
+) -> None:
     config, data = games_100
     assert data.lengths.shape == (100,) and np.all(data.lengths == 40)  # cut at 40 steps
     assert len(data) == 100 * 40 and sorted(set(data.game.tolist())) == list(range(100))
@@ -87,7 +90,9 @@ def test_teacher_games_are_greedy_moves_on_training_deals(games_100) -> None:
     assert np.array_equal(again.obs, data.obs) and np.array_equal(again.actions, data.actions)
 
 
-def test_teacher_games_follow_the_game_order_not_the_stop(games_100) -> None:
+def test_teacher_games_follow_the_game_order_not_the_stop(
+    games_100: tuple[Config, TeacherGames],
+) -> None:
     """Games are kept by their number, so a batch smaller than the game count gives the same
     games as one large batch."""
     config, data = games_100
@@ -97,7 +102,7 @@ def test_teacher_games_follow_the_game_order_not_the_stop(games_100) -> None:
     assert small.lengths.shape == (10,)
 
 
-def test_held_out_is_every_tenth_game(games_100) -> None:
+def test_held_out_is_every_tenth_game(games_100: tuple[Config, TeacherGames]) -> None:
     _, data = games_100
     rows = held_out(data)
     assert set(data.game[rows].tolist()) == {9, 19, 29, 39, 49, 59, 69, 79, 89, 99}
@@ -111,7 +116,7 @@ def test_held_out_is_every_tenth_game(games_100) -> None:
     [("player", 0.8), ("card_slots", 0.6)],
 )
 def test_cloning_agrees_with_greedy_on_held_out_games(
-    games_100,
+    games_100: tuple[Config, TeacherGames],
     network: str,
     threshold: float,
 ) -> None:
@@ -140,7 +145,7 @@ def test_cloning_agrees_with_greedy_on_held_out_games(
     assert np.mean(chosen == data.actions[rows]) == pytest.approx(report["after"]["accuracy"])
 
 
-def test_value_fit_leaves_the_actor_unchanged(games_100) -> None:
+def test_value_fit_leaves_the_actor_unchanged(games_100: tuple[Config, TeacherGames]) -> None:
     _, data = games_100
     rows = np.flatnonzero(held_out(data))
     results = {}
@@ -158,7 +163,9 @@ def test_value_fit_leaves_the_actor_unchanged(games_100) -> None:
 # ------------------------------------------------------------------ imitation term
 
 
-def test_imitation_coefficient_decays_linearly_to_zero(games_100) -> None:
+def test_imitation_coefficient_decays_linearly_to_zero(
+    games_100: tuple[Config, TeacherGames],
+) -> None:
     _, data = games_100
     term = ImitationTerm(data, coef=0.8, fraction=0.5, total_timesteps=1000, batch_size=32)
     assert term.coef_at(0) == pytest.approx(0.8)
@@ -168,7 +175,9 @@ def test_imitation_coefficient_decays_linearly_to_zero(games_100) -> None:
         ImitationTerm(data, coef=0.5, fraction=0.0, total_timesteps=1000, batch_size=32)
 
 
-def test_imitation_term_adds_its_gradient_to_the_ppo_loss(games_100) -> None:
+def test_imitation_term_adds_its_gradient_to_the_ppo_loss(
+    games_100: tuple[Config, TeacherGames],
+) -> None:
     """Inside training, after ``zero_grad`` the gradients are ``coef_t`` times the teacher
     cross-entropy's; at coefficient 0 they stay zero; ``remove`` puts zero_grad back."""
     _, data = games_100
