@@ -50,6 +50,7 @@ __all__ = [
     "PlayerNetConfig",
     "PolicyConfig",
     "ShapingConfig",
+    "TeacherConfig",
     "TrainConfig",
     "dump_config",
     "load_config",
@@ -239,6 +240,52 @@ class TrainConfig(_Section):
         default=None,
         description="potential-based reward shaping of the training envs only; null: none",
     )
+    teacher: str | None = Field(
+        default=None,
+        description="an agent whose games the policy clones before PPO (agents.teacher); "
+        "null: none",
+    )
+
+    @field_validator("teacher")
+    @classmethod
+    def _known_teacher(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        from .teacher import TEACHERS
+
+        if value not in TEACHERS:
+            raise ValueError(
+                f"unknown teacher {value!r}; known teachers: {', '.join(TEACHERS)} (or null)"
+            )
+        return value
+
+
+class TeacherConfig(_Section):
+    """Behaviour cloning of ``train.teacher`` before PPO, and the optional imitation term
+    during PPO (:mod:`agents.teacher`). Unused while ``train.teacher`` is null."""
+
+    games: int = Field(
+        default=200, gt=0, description="teacher games on training deals (1 in 10 held out)"
+    )
+    epochs: int = Field(default=8, gt=0, description="passes over the teacher samples")
+    batch_size: int = Field(default=256, gt=0, description="samples per gradient step")
+    learning_rate: float = Field(default=1.0e-3, gt=0, description="Adam step size of the cloning")
+    fit_value: bool = Field(
+        default=True,
+        description="also fit the critic's own layers to the teacher games' discounted returns",
+    )
+    imitation_coef: float = Field(
+        default=0.0,
+        ge=0,
+        description="weight of the teacher cross-entropy added to the PPO loss at step 0; 0: off",
+    )
+    imitation_fraction: float = Field(
+        default=0.5,
+        gt=0,
+        le=1,
+        description="the imitation weight falls linearly to 0 at this fraction of "
+        "train.total_timesteps",
+    )
 
 
 class PPOConfig(_Section):
@@ -337,6 +384,7 @@ class Config(BaseModel):
     ppo: PPOConfig
     policy: PolicyConfig
     eval: EvalConfig
+    teacher: TeacherConfig = Field(default_factory=TeacherConfig)
 
     @model_validator(mode="after")
     def _batch_fits_rollout(self) -> Config:

@@ -10,6 +10,7 @@ A run folder (default ``runs/<variant>-<YYYYmmdd-HHMMSS>``) holds::
     models/final_model.zip   the model at the end of training
     models/best_model.zip    the best model on the validation deals (MaskableEvalCallback)
     models/interrupted_model.zip   saved on Ctrl-C instead of final_model.zip
+    models/teacher_model.zip the model right after behaviour cloning (step 0; train.teacher)
     models/checkpoints/ckpt_<steps>_steps.zip   periodic checkpoints
     eval/evaluations.npz     the periodic validation results (SB3: returns, lengths, successes)
     eval/foundation_cards.npz   the validation episodes' foundation cards
@@ -17,6 +18,14 @@ A run folder (default ``runs/<variant>-<YYYYmmdd-HHMMSS>``) holds::
                              (``fortythieves plot``; only with matplotlib installed)
     tensorboard/             TensorBoard logs (``tensorboard --logdir runs``)
     final_evaluation.json    PPO vs baselines on the test deals (see agents.evaluation)
+
+With ``train.teacher`` (:mod:`agents.teacher`) a new run first plays the teacher's games and
+clones them, before anything is written to the run folder (Ctrl-C then leaves the folder as it
+was); ``run.json`` gets a ``teacher`` entry (the games, the cloning's loss and agreement with
+the teacher on held-out games before and after, its time, and ``validation_after_cloning``:
+the validation result at step 0, also the first point of ``eval/*.npz`` and of the learning
+curves). ``--resume`` never clones again (the checkpoint holds the cloned weights); it replays
+teacher games only when the imitation term is still on at the checkpoint's step.
 
 Every saved model carries the attribute ``fortythieves_variant`` (the variant id), so that
 evaluation can refuse a model trained for another variant, and ``fortythieves_variant_spec``
@@ -105,8 +114,10 @@ class RewindingMaskableEvalCallback(MaskableEvalCallback):
     curves of ``fortythieves plot``.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, evaluate_at_start: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.evaluate_at_start = evaluate_at_start
+        """Also evaluate when training starts (step 0 after behaviour cloning)."""
         self.evaluations_foundation_cards: list[list[int]] = []
         self._foundation_cards_buffer: list[int] = []
 
@@ -114,6 +125,11 @@ class RewindingMaskableEvalCallback(MaskableEvalCallback):
         super()._log_success_callback(locals_, globals_)
         if locals_["done"]:
             self._foundation_cards_buffer.append(int(locals_["info"]["foundation_cards"]))
+
+    def _on_training_start(self) -> None:
+        super()._on_training_start()
+        if self.evaluate_at_start and self.n_calls == 0:
+            self._on_step()  # n_calls is 0: an evaluation at the model's current step
 
     def _on_step(self) -> bool:
         if self.eval_freq > 0 and self.n_calls % self.eval_freq == 0:
@@ -288,13 +304,14 @@ class TrainResult:
     """What :func:`train` produced.
 
     ``status``: ``"completed"``; ``"interrupted"`` (Ctrl-C or SIGTERM during training, the
-    model saved as ``interrupted_model.zip``); or ``"evaluation_interrupted"`` (training
+    model saved as ``interrupted_model.zip``; during the teacher's games or the behaviour
+    cloning, nothing saved and ``model_path`` None); or ``"evaluation_interrupted"`` (training
     completed and saved, the final evaluation stopped; ``evaluation`` is None).
     """
 
     run_dir: Path
     status: str
-    model_path: Path
+    model_path: Path | None
     timesteps: int
     seconds: float
     evaluation: dict[str, Any] | None
@@ -323,6 +340,7 @@ RUN_FILES = (
     "models/best_model.zip",
     "models/final_model.zip",
     "models/interrupted_model.zip",
+    "models/teacher_model.zip",
     "eval/evaluations.npz",
     "eval/foundation_cards.npz",
     "learning_curves.png",
@@ -532,25 +550,54 @@ def _train(
         to_run = -(-remaining // rollout) * rollout  # SB3 always finishes a rollout
         end_steps = start_steps + to_run
 
+        try:  # nothing is written before this ends: Ctrl-C here leaves the folder as it was
+            teacher_meta, teacher_games = _start_from_teacher(
+                config, model, resume, start_steps, run, console
+            )
+        except KeyboardInterrupt:
+            console.print(
+                f"[yellow]interrupted[/yellow] before PPO (teacher games or behaviour "
+                f"cloning); nothing was written to {run}"
+            )
+            return TrainResult(run, "interrupted", None, start_steps, 0.0, None)
+        cloned = resume is None and teacher_meta is not None
+
         # accepted: from here on the run folder is written
         kept = _record_start(run, config, argv, resume, start_steps)
         if kept is not None:
             console.print(f"the run's earlier config.yaml is kept as {run / kept}")
+        if cloned:
+            tag_model(model, config.env)
+            model.save(models / "teacher_model.zip")
         n_envs = config.train.n_envs
         callbacks: list[BaseCallback] = [EpisodeStatsCallback()]
+        validation = None
         if config.eval.eval_freq > 0:
             eval_env = make_validation_vec_env(config)
-            callbacks.append(
-                RewindingMaskableEvalCallback(
-                    eval_env,
-                    n_eval_episodes=config.eval.n_eval_episodes,
-                    eval_freq=max(config.eval.eval_freq // n_envs, 1),
-                    best_model_save_path=str(models),
-                    log_path=str(run / "eval"),
-                    deterministic=config.eval.deterministic,
-                    verbose=0,
-                )
+            validation = RewindingMaskableEvalCallback(
+                eval_env,
+                n_eval_episodes=config.eval.n_eval_episodes,
+                eval_freq=max(config.eval.eval_freq // n_envs, 1),
+                best_model_save_path=str(models),
+                log_path=str(run / "eval"),
+                deterministic=config.eval.deterministic,
+                verbose=0,
+                evaluate_at_start=cloned,
             )
+            callbacks.append(validation)
+        imitation = None
+        if teacher_games is not None:
+            from .teacher import ImitationTerm
+
+            imitation = ImitationTerm(
+                teacher_games,
+                config.teacher.imitation_coef,
+                config.teacher.imitation_fraction,
+                config.train.total_timesteps,
+                config.teacher.batch_size,
+                config.seed,
+            )
+            callbacks.append(imitation)
         if config.train.checkpoint_freq > 0:
             callbacks.append(
                 CheckpointCallback(
@@ -572,6 +619,8 @@ def _train(
             "start_timesteps": start_steps,
             "planned_timesteps": end_steps,
         }
+        if teacher_meta is not None:
+            meta["teacher"] = teacher_meta
         _write_json(run / "run.json", meta)
         start = time.perf_counter()
         status = "completed"
@@ -603,6 +652,19 @@ def _train(
         finally:
             if bar is not None:
                 bar.close()
+            if imitation is not None:
+                imitation.remove()  # Ctrl-C skips SB3's training end
+        if cloned and validation is not None and validation.evaluations_timesteps:
+            evaluation = validation
+            if evaluation.evaluations_timesteps[0] == 0:
+                cards = evaluation.evaluations_foundation_cards[0]
+                meta["teacher"]["validation_after_cloning"] = {
+                    "episodes": len(cards),
+                    "mean_foundation_cards": round(float(np.mean(cards)), 3),
+                    "win_rate": round(float(np.mean(evaluation.evaluations_successes[0])), 4)
+                    if evaluation.evaluations_successes
+                    else None,
+                }
         seconds = time.perf_counter() - start
         tag_model(model, config.env)
         model.save(model_path)
@@ -643,6 +705,66 @@ def _train(
                 run, "evaluation_interrupted", model_path, int(model.num_timesteps), seconds, None
             )
     return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, report)
+
+
+def _start_from_teacher(
+    config: Config, model: Any, resume: Path | None, start_steps: int, run: Path, console: Any
+) -> tuple[dict[str, Any] | None, Any]:
+    """Play the teacher's games and clone them (a new run), as :mod:`agents.teacher` says.
+
+    Returns:
+        ``(meta, games)``: the ``teacher`` entry of ``run.json`` (None without a teacher) and
+        the :class:`~agents.teacher.TeacherGames` the imitation term replays (None when the
+        term is off, or has decayed to 0 at a resumed checkpoint's step).
+    """
+    name = config.train.teacher
+    if name is None:
+        return None, None
+    from .teacher import clone_teacher, collect_teacher_games, make_teacher
+
+    tc = config.teacher
+    # the imitation term's weight is still above 0 at the starting step
+    imitating = (
+        tc.imitation_coef > 0 and start_steps < tc.imitation_fraction * config.train.total_timesteps
+    )
+    earlier = None
+    if resume is not None:  # never clone again: the checkpoint holds the cloned weights
+        earlier = _earlier_teacher_meta(run)
+        if not imitating:
+            return earlier, None
+    console.print(f"[bold]teacher[/bold] {name}: playing {tc.games} games on training deals")
+    sys.stdout.flush()
+    games = collect_teacher_games(config, make_teacher(name, config.seed), tc.games)
+    if resume is not None:
+        console.print("resumed: no behaviour cloning; the games feed the imitation term")
+        return earlier, games
+    summary = games.summary()
+    console.print(
+        f"teacher games: {summary['samples']} moves, {summary['mean_foundation_cards']:.1f} "
+        f"foundation cards on average, {100 * summary['win_rate']:.1f}% won "
+        f"({summary['collect_seconds']:.0f} s); behaviour cloning, {tc.epochs} epochs"
+    )
+    sys.stdout.flush()
+    clone = clone_teacher(model, games, tc, config.ppo.max_grad_norm, config.seed)
+    before, after = clone["before"], clone["after"]
+    console.print(
+        f"behaviour cloning ({clone['seconds']:.0f} s): agreement with {name} on "
+        f"{clone['held_out_games']} held-out games {100 * before['accuracy']:.1f}% -> "
+        f"{100 * after['accuracy']:.1f}%, cross-entropy {before['loss']:.3f} -> "
+        f"{after['loss']:.3f}"
+    )
+    meta = {"name": name, **summary, "behaviour_cloning": clone}
+    return meta, games if imitating else None
+
+
+def _earlier_teacher_meta(run: Path) -> dict[str, Any] | None:
+    """The ``teacher`` entry of the run folder's ``run.json``, if any (kept on a resume)."""
+    try:
+        data = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = data.get("teacher") if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else None
 
 
 def _write_learning_curves(run: Path, console: Any) -> None:

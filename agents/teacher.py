@@ -1,0 +1,479 @@
+"""Start from a teacher: behaviour cloning before PPO and an optional imitation term during it.
+
+With ``train.teacher`` set (a name of :data:`TEACHERS`), :func:`agents.train.train` does,
+before the first PPO step of a new run (never on ``--resume``):
+
+1. **Teacher games** (:func:`collect_teacher_games`): the teacher plays ``teacher.games``
+   games in batches on a :class:`agents.envs.BatchedVecEnv`, the training env itself (its
+   rewards, shaping, step limit and no-progress truncation), dealing training-range seeds
+   (:mod:`agents.seeds`; never a validation or test deal) from the generators
+   ``numpy.random.default_rng((seed + 2**32, i))``, a stream PPO's own games
+   (``(seed + i, i)``) never draw. Every step records the observation (``uint8``), the
+   action mask (bit-packed) and the teacher's action; every game its discounted return from
+   each step on (``ppo.gamma``, the training rewards; a truncated game counts as ended there).
+   Games are numbered in the order they start and kept if their number is below
+   ``teacher.games``, so long games are not under-sampled by stopping early.
+2. **Behaviour cloning** (:func:`clone_teacher`): ``teacher.epochs`` passes of Adam
+   (``teacher.learning_rate``, ``teacher.batch_size``, gradients clipped at
+   ``ppo.max_grad_norm``) minimising the cross-entropy ``-log pi(a_teacher | s)`` of the
+   *masked* policy distribution (``policy.get_distribution(obs, action_masks)``, the one
+   MaskablePPO samples from, for both networks). Illegal actions get probability 0 there, so
+   the loss only ranks the legal moves. Every 10th game (number ``i % 10 == 9``; the last
+   game when there are fewer than 10) is held out, and the loss and the agreement with the
+   teacher (the policy's most likely legal move equals the teacher's) are measured on it
+   before and after.
+3. **The critic** (``teacher.fit_value``, default on): then the same number of passes fit
+   the value head to the teacher games' returns (mean squared error), training only the
+   parameters the actor's logits do not depend on (found from the cloning's gradients), so
+   the cloned policy is left exactly as it is. Why: PPO's first updates otherwise compute
+   advantages from a random critic, and its value loss, about a hundred times the policy
+   loss at the start, would push the shared layers (``card_slots``' features extractor)
+   away from what the cloning learnt. The returns are the teacher's, the policy's own to
+   the extent that it agrees with the teacher.
+
+During PPO, with ``teacher.imitation_coef > 0``, :class:`ImitationTerm` adds
+``coef_t * CE(teacher action)`` on a minibatch of the teacher's training samples to every
+PPO minibatch's loss, ``coef_t`` falling linearly from ``imitation_coef`` at step 0 to 0 at
+``imitation_fraction * train.total_timesteps`` (then the term costs nothing).
+
+A teacher is any :class:`agents.baselines.BatchAgent` that :data:`TEACHERS` can make by name;
+it sees only what the agents of :mod:`agents.baselines` see (observations and masks).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from .baselines import BatchAgent, make_baseline
+
+if TYPE_CHECKING:
+    from .config import Config, TeacherConfig
+
+__all__ = [
+    "TEACHERS",
+    "TEACHER_STREAM",
+    "ImitationTerm",
+    "TeacherGames",
+    "clone_teacher",
+    "collect_teacher_games",
+    "held_out",
+    "make_teacher",
+    "teacher_metrics",
+]
+
+TEACHERS: dict[str, Callable[[int], BatchAgent]] = {
+    "greedy": partial(make_baseline, "greedy"),
+}
+"""Teachers by name: ``factory(seed)`` gives a fresh :class:`~agents.baselines.BatchAgent`.
+``random`` is left out on purpose: cloning uniform play teaches nothing."""
+
+TEACHER_STREAM = 2**32
+"""Added to the run seed for the teacher games' deal generators ``(seed + 2**32, i)``: PPO's
+training games draw from ``(seed + i, i)`` with ``i < n_envs < 2**32``, never the same."""
+
+BATCH_GAMES = 64
+"""Teacher games played at once."""
+
+
+def make_teacher(name: str, seed: int = 0) -> BatchAgent:
+    """A fresh teacher agent.
+
+    Raises:
+        ValueError: unknown name (the message lists the known ones).
+    """
+    try:
+        factory = TEACHERS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown teacher {name!r}; known teachers: {', '.join(TEACHERS)}"
+        ) from None
+    return factory(seed)
+
+
+@dataclass
+class TeacherGames:
+    """The teacher's moves, one row per step of the kept games (``S`` rows, ``N`` games).
+
+    Attributes:
+        obs: ``uint8 (S, size)``, the observation the teacher acted on.
+        masks: ``uint8 (S, ceil(A / 8))``, its action mask bit-packed (``np.packbits``).
+        actions: ``int64 (S,)``, the teacher's action.
+        returns: ``float32 (S,)``, the discounted return from this step to the game's end.
+        game: ``int64 (S,)``, the game number (0..N-1, in the order the games started).
+        n_actions: ``A``.
+        foundation_cards: ``int64 (N,)``, cards on the foundations at each game's end.
+        won: ``bool (N,)``.
+        lengths: ``int64 (N,)``, steps per game.
+        seconds: wall time of the collection.
+    """
+
+    obs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+    game: np.ndarray
+    n_actions: int
+    foundation_cards: np.ndarray
+    won: np.ndarray
+    lengths: np.ndarray
+    seconds: float
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+    def mask_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The masks of ``rows`` unpacked: ``bool (len(rows), A)``."""
+        return np.unpackbits(self.masks[rows], axis=1, count=self.n_actions).astype(bool)
+
+    def summary(self) -> dict[str, Any]:
+        """Games, samples, the teacher's mean foundation cards and win rate, seconds."""
+        return {
+            "games": int(self.lengths.shape[0]),
+            "samples": len(self),
+            "mean_foundation_cards": round(float(self.foundation_cards.mean()), 3),
+            "win_rate": round(float(self.won.mean()), 4),
+            "mean_length": round(float(self.lengths.mean()), 1),
+            "collect_seconds": round(self.seconds, 2),
+        }
+
+
+def collect_teacher_games(
+    config: Config, teacher: BatchAgent, games: int, batch: int = BATCH_GAMES
+) -> TeacherGames:
+    """Play ``games`` teacher games on the training env (see the module docstring).
+
+    Args:
+        config: the run configuration (env, shaping, ``ppo.gamma``, ``seed``).
+        teacher: the agent.
+        games: games to keep.
+        batch: games played at once (at most ``games``).
+
+    Returns:
+        The :class:`TeacherGames`; the same for the same config and teacher.
+
+    Raises:
+        ValueError: ``games`` or ``batch`` < 1.
+        RuntimeError: the teacher chose an illegal action (the game is named).
+    """
+    from .envs import BatchedVecEnv
+
+    if games < 1 or batch < 1:
+        raise ValueError(f"need games >= 1 and batch >= 1, got {games} and {batch}")
+    start = time.perf_counter()
+    slots = min(games, batch)
+    gamma = config.ppo.gamma
+    shaping = config.train.shaping.model_dump() if config.train.shaping is not None else None
+    env = BatchedVecEnv(config.env, slots, config.seed + TEACHER_STREAM, shaping, gamma)
+    steps_obs: list[np.ndarray] = []
+    steps_masks: list[np.ndarray] = []
+    steps_actions: list[np.ndarray] = []
+    steps_game: list[np.ndarray] = []
+    steps_rewards: list[np.ndarray] = []
+    steps_dones: list[np.ndarray] = []
+    cards = np.zeros(games, dtype=np.int64)
+    won = np.zeros(games, dtype=bool)
+    lengths = np.zeros(games, dtype=np.int64)
+    finished = np.zeros(games, dtype=bool)
+    try:
+        spec = env.venv.unwrapped.variant
+        obs = env.reset()
+        masks = env.venv.action_masks()  # int8 (B, A), a copy
+        n_actions = masks.shape[1]
+        game = np.arange(slots, dtype=np.int64)
+        next_game = slots
+        teacher.start_games(spec, game.copy())
+        while not finished.all():
+            legal_any = masks.any(axis=1)
+            chosen = np.asarray(teacher.act_batch(obs, masks, game), dtype=np.int64)
+            chosen = np.where(legal_any, chosen, 0)  # no move at all: the step ends the game
+            ok = (chosen >= 0) & (chosen < n_actions)
+            ok &= masks[np.arange(slots), np.clip(chosen, 0, n_actions - 1)] != 0
+            bad = legal_any & ~ok
+            if bad.any():
+                b = int(np.argmax(bad))
+                raise RuntimeError(
+                    f"teacher {teacher.name} chose illegal action {int(chosen[b])} "
+                    f"in teacher game {int(game[b])}"
+                )
+            steps_obs.append(obs)  # a fresh array every step (BatchedVecEnv copies)
+            steps_masks.append(np.packbits(masks != 0, axis=1))
+            steps_actions.append(chosen)
+            steps_game.append(np.where(legal_any, game, -1))  # no move: nothing to learn
+            obs, rewards, dones, infos = env.step(chosen)
+            masks = env.venv.action_masks()
+            steps_rewards.append(rewards)
+            steps_dones.append(dones)
+            ended = np.flatnonzero(dones)
+            if ended.size == 0:
+                continue
+            for b in ended.tolist():
+                i = int(game[b])
+                if i < games:
+                    finished[i] = True
+                    cards[i] = infos[b]["episode"]["foundation_cards"]
+                    won[i] = infos[b]["episode"]["is_success"]
+                    lengths[i] = infos[b]["episode"]["l"]
+            teacher.end_games(game[ended])
+            game[ended] = np.arange(next_game, next_game + ended.size)
+            next_game += ended.size
+            teacher.start_games(spec, game[ended])
+    finally:
+        env.close()
+
+    rewards_tb = np.stack(steps_rewards).astype(np.float64)  # (T, B)
+    dones_tb = np.stack(steps_dones)
+    returns_tb = np.zeros_like(rewards_tb)
+    running = np.zeros(slots, dtype=np.float64)
+    for t in range(rewards_tb.shape[0] - 1, -1, -1):
+        running = rewards_tb[t] + gamma * running * ~dones_tb[t]
+        returns_tb[t] = running
+    game_tb = np.stack(steps_game)
+    keep = ((game_tb >= 0) & (game_tb < games)).reshape(-1)
+    return TeacherGames(
+        obs=np.concatenate(steps_obs)[keep],
+        masks=np.concatenate(steps_masks)[keep],
+        actions=np.concatenate(steps_actions)[keep],
+        returns=returns_tb.reshape(-1)[keep].astype(np.float32),
+        game=game_tb.reshape(-1)[keep],
+        n_actions=int(n_actions),
+        foundation_cards=cards,
+        won=won,
+        lengths=lengths,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def held_out(data: TeacherGames) -> np.ndarray:
+    """``bool (S,)``: the rows of held-out games (number ``i % 10 == 9``; with fewer than 10
+    games the last one; with one game none)."""
+    n_games = int(data.lengths.shape[0])
+    if n_games >= 10:
+        return data.game % 10 == 9
+    if n_games >= 2:
+        return data.game == n_games - 1
+    return np.zeros(len(data), dtype=bool)
+
+
+def _tensors(policy: Any, data: TeacherGames, rows: np.ndarray) -> tuple[Any, Any, Any]:
+    import torch
+
+    device = policy.device
+    obs = torch.as_tensor(data.obs[rows].astype(np.float32), device=device)
+    masks = torch.as_tensor(data.mask_rows(rows), device=device)
+    actions = torch.as_tensor(data.actions[rows], device=device)
+    return obs, masks, actions
+
+
+def _cross_entropy(policy: Any, obs: Any, masks: Any, actions: Any) -> tuple[Any, Any]:
+    """Mean ``-log pi(action | obs)`` of the masked distribution, and the distribution."""
+    distribution = policy.get_distribution(obs, action_masks=masks)
+    return -distribution.log_prob(actions).mean(), distribution
+
+
+def teacher_metrics(policy: Any, data: TeacherGames, rows: np.ndarray) -> dict[str, float]:
+    """The policy against the teacher on ``rows`` (``int`` indices).
+
+    Returns:
+        ``loss`` (mean cross-entropy, nats), ``accuracy`` (share of rows where the policy's
+        most likely legal move is the teacher's), ``illegal_probability`` (the largest
+        probability put on an illegal move; 0 with masking), ``value_mse`` (critic against
+        the returns) and ``samples``.
+    """
+    import torch
+
+    total = {"loss": 0.0, "accuracy": 0.0, "illegal_probability": 0.0, "value_mse": 0.0}
+    if rows.size == 0:
+        return {**total, "samples": 0}
+    with torch.no_grad():
+        for chunk in np.array_split(rows, max(1, -(-rows.size // 2048))):
+            obs, masks, actions = _tensors(policy, data, chunk)
+            loss, distribution = _cross_entropy(policy, obs, masks, actions)
+            probs = distribution.distribution.probs
+            values = policy.predict_values(obs).flatten()
+            returns = torch.as_tensor(data.returns[chunk], device=values.device)
+            total["loss"] += float(loss) * chunk.size
+            total["accuracy"] += float((probs.argmax(1) == actions).float().sum())
+            illegal = float(probs.masked_fill(masks, 0.0).max()) if chunk.size else 0.0
+            total["illegal_probability"] = max(total["illegal_probability"], illegal)
+            total["value_mse"] += float(((values - returns) ** 2).sum())
+    out = {k: v / rows.size for k, v in total.items() if k != "illegal_probability"}
+    out["illegal_probability"] = total["illegal_probability"]
+    return {**{k: round(v, 6) for k, v in out.items()}, "samples": int(rows.size)}
+
+
+def _actor_parameters(policy: Any, data: TeacherGames, rows: np.ndarray) -> set[int]:
+    """``id`` of every parameter the actor's masked logits depend on (a gradient test)."""
+    obs, masks, actions = _tensors(policy, data, rows[: min(rows.size, 64)])
+    policy.zero_grad(set_to_none=True)
+    _cross_entropy(policy, obs, masks, actions)[0].backward()
+    actor = {id(p) for p in policy.parameters() if p.grad is not None}
+    policy.zero_grad(set_to_none=True)
+    return actor
+
+
+def clone_teacher(
+    model: Any,
+    data: TeacherGames,
+    config: TeacherConfig,
+    max_grad_norm: float,
+    seed: int,
+    on_epoch: Callable[[str, int, float], object] | None = None,
+) -> dict[str, Any]:
+    """Behaviour cloning of ``model.policy`` on ``data``, then (``config.fit_value``) the
+    critic's own layers on the returns (see the module docstring).
+
+    Args:
+        model: a ``MaskablePPO`` (either network).
+        data: the teacher games.
+        config: ``teacher.*``.
+        max_grad_norm: gradient clipping (``ppo.max_grad_norm``).
+        seed: shuffles the samples (``numpy.random.default_rng((seed, 1))``).
+        on_epoch: called with ``("policy" | "value", epoch, mean loss)`` after each pass.
+
+    Returns:
+        JSON-ready: ``held_out_games``, ``train_samples``, ``before`` and ``after``
+        (:func:`teacher_metrics` on the held-out rows), ``train_after`` (on the training
+        rows), ``value_fitted`` and ``seconds``.
+    """
+    import torch
+
+    start = time.perf_counter()
+    policy = model.policy
+    test = held_out(data)
+    train_rows = np.flatnonzero(~test)
+    test_rows = np.flatnonzero(test)
+    measure_rows = test_rows if test_rows.size else train_rows
+    policy.set_training_mode(False)
+    before = teacher_metrics(policy, data, measure_rows)
+    rng = np.random.default_rng((seed, 1))
+    policy.set_training_mode(True)
+    actor = _actor_parameters(policy, data, train_rows)
+
+    def passes(kind: str, params: list[Any], loss_of: Callable[[np.ndarray], Any]) -> None:
+        optimizer = torch.optim.Adam(params, lr=config.learning_rate)
+        for epoch in range(config.epochs):
+            order = rng.permutation(train_rows)
+            losses = []
+            for k in range(0, order.size, config.batch_size):
+                loss = loss_of(order[k : k + config.batch_size])
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
+                optimizer.step()
+                losses.append(float(loss.detach()))
+            if on_epoch is not None:
+                on_epoch(kind, epoch, float(np.mean(losses)))
+        policy.zero_grad(set_to_none=True)
+
+    def policy_loss(rows: np.ndarray) -> Any:
+        return _cross_entropy(policy, *_tensors(policy, data, rows))[0]
+
+    def value_loss(rows: np.ndarray) -> Any:
+        obs = _tensors(policy, data, rows)[0]
+        returns = torch.as_tensor(data.returns[rows], device=obs.device)
+        return torch.nn.functional.mse_loss(policy.predict_values(obs).flatten(), returns)
+
+    passes("policy", list(policy.parameters()), policy_loss)
+    critic = [p for p in policy.parameters() if id(p) not in actor]
+    fit = config.fit_value and bool(critic)
+    if fit:
+        passes("value", critic, value_loss)
+    policy.set_training_mode(False)
+    return {
+        "held_out_games": int(np.unique(data.game[test_rows]).size),
+        "train_samples": int(train_rows.size),
+        "before": before,
+        "after": teacher_metrics(policy, data, measure_rows),
+        "train_after": teacher_metrics(policy, data, train_rows),
+        "value_fitted": fit,
+        "seconds": round(time.perf_counter() - start, 2),
+    }
+
+
+class ImitationTerm(BaseCallback):
+    """Add ``coef_t * CE(teacher action)`` to every PPO minibatch's loss.
+
+    ``coef_t = coef * max(0, 1 - t / (fraction * total_timesteps))`` with ``t`` the model's
+    step count when the update starts (so a resume continues the schedule). MaskablePPO's
+    ``train`` zeroes the gradients, back-propagates the minibatch's loss, clips and steps;
+    while training runs, the optimizer's ``zero_grad`` is wrapped to back-propagate
+    ``coef_t`` times the cross-entropy of a fresh minibatch of ``batch_size`` teacher samples
+    right after the zeroing, so the two gradients add up before the clipping, exactly as if
+    the term were part of the loss. With ``coef_t == 0`` nothing is added (no cost). TensorBoard:
+    ``teacher/imitation_coef`` and ``teacher/imitation_loss`` (mean of the last update).
+
+    Raises:
+        ValueError: ``coef`` < 0, ``fraction`` not in (0, 1], or no training sample.
+    """
+
+    def __init__(
+        self,
+        data: TeacherGames,
+        coef: float,
+        fraction: float,
+        total_timesteps: int,
+        batch_size: int,
+        seed: int = 0,
+    ) -> None:
+        super().__init__()
+        if coef < 0 or not 0 < fraction <= 1:
+            raise ValueError(f"need coef >= 0 and 0 < fraction <= 1, got {coef} and {fraction}")
+        self.data = data
+        self.rows = np.flatnonzero(~held_out(data))
+        if self.rows.size == 0:
+            raise ValueError("ImitationTerm: no teacher sample to imitate")
+        self.coef, self.fraction = float(coef), float(fraction)
+        self.total_timesteps, self.batch_size = int(total_timesteps), int(batch_size)
+        self.rng = np.random.default_rng((seed, 2))
+        self.current = 0.0
+        self.losses: list[float] = []
+        self._optimizer: Any = None
+
+    def coef_at(self, timesteps: int) -> float:
+        """The weight at step ``timesteps`` (see the class docstring)."""
+        return self.coef * max(0.0, 1.0 - timesteps / (self.fraction * self.total_timesteps))
+
+    def _zero_grad(self, *args: Any, **kwargs: Any) -> None:
+        type(self._optimizer).zero_grad(self._optimizer, *args, **kwargs)
+        if self.current <= 0.0:
+            return
+        policy = self.model.policy
+        rows = self.rng.choice(self.rows, size=min(self.batch_size, self.rows.size))
+        loss = _cross_entropy(policy, *_tensors(policy, self.data, rows))[0]
+        (self.current * loss).backward()
+        self.losses.append(float(loss.detach()))
+
+    def install(self) -> None:
+        """Wrap the policy optimizer's ``zero_grad`` (idempotent)."""
+        if self._optimizer is None:
+            self._optimizer = self.model.policy.optimizer
+            self._optimizer.zero_grad = self._zero_grad
+
+    def remove(self) -> None:
+        """Put the optimizer's own ``zero_grad`` back (idempotent)."""
+        if self._optimizer is not None:
+            del self._optimizer.zero_grad
+            self._optimizer = None
+
+    def _on_training_start(self) -> None:
+        self.install()
+
+    def _on_rollout_end(self) -> None:
+        if self.losses:
+            self.logger.record("teacher/imitation_loss", float(np.mean(self.losses)))
+            self.losses = []
+        self.current = self.coef_at(int(self.model.num_timesteps))
+        self.logger.record("teacher/imitation_coef", self.current)
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_training_end(self) -> None:
+        self.remove()
