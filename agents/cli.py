@@ -10,7 +10,7 @@ Usage::
     fortythieves replay FILE [--all] [--delay S] [--moves N] [--gif OUT] [--html OUT]
     fortythieves solve VARIANT --deals N --nodes K [--budget SECONDS] [--workers W]
                        [--results JSONL] [--json PATH] [--no-progress]
-    fortythieves play VARIANT [--seed N | --pysol-deal N] [--max-steps N]
+    fortythieves play VARIANT [--seed N] [--pysol-deal N] [--max-steps N]
                       [--max-steps-without-progress K] [--hint-model RUN_OR_ZIP] [--save FILE]
 
 ``RUN_OR_MODEL`` is a run folder (its best model, else its final or interrupted model), a
