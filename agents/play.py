@@ -171,7 +171,11 @@ class Game:
     end: End | None = field(init=False, default=None)
     """How the game ended, None while it goes on."""
     hints: int = field(init=False, default=0)
+    """Hints asked for."""
     undos: int = field(init=False, default=0)
+    """Moves taken back."""
+    start: dict[str, Any] = field(init=False)
+    """The starting position (rule-book format, every card)."""
     _history: list[tuple[TimeLimit, np.ndarray]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
@@ -344,7 +348,7 @@ def render_table(game: Game) -> Group:
     no-progress count), the stock count, the waste's top three cards (the last one
     playable), the 8 foundations (top card, or ``-S`` for an empty pile of suit S), then
     the columns ``t0``, ``t1``, ... side by side, face-down cards as ``##``."""
-    spec = get_variant(game.variant)
+    spec = game.base.variant
     view = game.view()
     kind, value = game.source
     deal = f"seed {value}" if kind == "seed" else f"PySolFC deal {value}"
@@ -398,7 +402,7 @@ def describe_move(view: PlayerView, game: Game, action: int) -> Text:
     foundation``, ``KS into empty t4``, ``deal 3 cards``, ``turn the waste over``."""
     kind, src, dst, n = game.base.rules.codec.table[action]
     if kind == DRAW:
-        k = min(get_variant(game.variant).deal_count, view.stock_size)
+        k = min(game.base.variant.deal_count, view.stock_size)
         return Text(f"deal {k} card{'s' if k > 1 else ''}")
     if kind == REDEAL:
         return Text("turn the waste over")
