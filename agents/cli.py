@@ -320,6 +320,7 @@ def _add_play_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
     deal = pl.add_mutually_exclusive_group()
     deal.add_argument(
         "--seed",
+        metavar="N",
         type=_int_in(0, SEED_MAX),
         help="the deal reset(seed=N) (default: a random seed, shown in the header)",
     )
