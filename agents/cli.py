@@ -10,12 +10,15 @@ Usage::
     fortythieves replay FILE [--all] [--delay S] [--moves N] [--gif OUT] [--html OUT]
     fortythieves solve VARIANT --deals N --nodes K [--budget SECONDS] [--workers W]
                        [--results JSONL] [--json PATH] [--no-progress]
+    fortythieves play VARIANT [--seed N] [--pysol-deal N] [--max-steps N]
+                      [--max-steps-without-progress K] [--hint-model RUN_OR_ZIP] [--save FILE]
 
 ``RUN_OR_MODEL`` is a run folder (its best model, else its final or interrupted model), a
 model ``.zip``, or ``random`` / ``greedy`` (then ``--variant`` is required). A model is
 played beside the ``random`` and ``greedy`` baselines on the same deals unless
 ``--baselines`` says otherwise. ``solve`` runs the clairvoyant solver on the same test deals
-(see :mod:`agents.solve`).
+(see :mod:`agents.solve`). ``play`` lets a person play one deal at a prompt (see
+:mod:`agents.play`).
 
 Errors: every bad argument, configuration, file or model is refused before any training or
 evaluation starts, with one line on stderr naming the argument (or file) and no traceback,
@@ -32,6 +35,7 @@ or the final evaluation of ``train``) prints the command that re-runs it, and an
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import shlex
@@ -219,6 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
         "learning_curves.png here for several)",
     )
     _add_replay_parser(sub)
+    _add_play_parser(sub)
 
     so = sub.add_parser(
         "solve",
@@ -303,6 +308,50 @@ def _add_replay_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore
         metavar="OUT",
         type=_checked(check_writable_file),
         help="write a self-contained HTML page that steps through the game",
+    )
+
+
+def _add_play_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """The ``play`` subcommand (:mod:`agents.play`)."""
+    from fortythieves_env.pysol import MAX_DEAL
+
+    pl = sub.add_parser("play", help="play a deal yourself in the terminal")
+    pl.add_argument("variant", metavar="VARIANT", type=_variant, help="variant id")
+    deal = pl.add_mutually_exclusive_group()
+    deal.add_argument(
+        "--seed",
+        metavar="N",
+        type=_int_in(0, SEED_MAX),
+        help="the deal reset(seed=N) (default: a random seed, shown in the header)",
+    )
+    deal.add_argument(
+        "--pysol-deal",
+        metavar="N",
+        type=_int_in(1, MAX_DEAL),
+        help="PySolFC's game number N (needs the pysol extra; not Lucas)",
+    )
+    pl.add_argument(
+        "--max-steps",
+        metavar="N",
+        type=_int_in(1, EPISODES_MAX),
+        help="step limit (default: the variant's, 1000; 1500 for Little Forty)",
+    )
+    pl.add_argument(
+        "--max-steps-without-progress",
+        metavar="K",
+        type=_int_in(1, EPISODES_MAX),
+        help="end the game after K moves in a row without progress (default: never)",
+    )
+    pl.add_argument(
+        "--hint-model",
+        metavar="RUN_OR_ZIP",
+        help="hints from this trained model (run folder or .zip) instead of greedy",
+    )
+    pl.add_argument(
+        "--save",
+        metavar="FILE",
+        type=_checked(check_writable_file),
+        help="write a game record (fortythieves replay FILE) when the game ends",
     )
 
 
@@ -544,6 +593,55 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _play(args: argparse.Namespace) -> int:
+    """Set the game up (every refusal before the first prompt), then play it."""
+    from rich.console import Console
+
+    from .baselines import GreedyAgent
+    from .evaluation import load_model_agent
+    from .play import Game, HintAgent, run
+
+    hinter: HintAgent = GreedyAgent()
+    if args.hint_model is not None:
+        try:
+            model_path = resolve_model_path(Path(args.hint_model))
+        except ConfigError as exc:
+            raise ConfigError(f"argument --hint-model: {exc}") from None
+        hinter, _ = load_model_agent(model_path, args.variant)
+    try:
+        game = Game(
+            args.variant,
+            seed=args.seed,
+            pysol_deal=args.pysol_deal,
+            max_steps=args.max_steps,
+            max_steps_without_progress=args.max_steps_without_progress,
+        )
+    except (ValueError, ImportError) as exc:  # PySolFC's deals: Lucas, no pysol-cards
+        where = "argument --pysol-deal: " if args.pysol_deal is not None else ""
+        raise ConfigError(f"{where}{exc}") from None
+    console = Console(highlight=False, soft_wrap=True)
+    interactive = sys.stdin.isatty()
+    if interactive:
+        with contextlib.suppress(ImportError):  # not on every platform
+            import readline  # noqa: F401  (line editing and history for input())
+
+    def read(prompt: str) -> str | None:
+        try:
+            return console.input(prompt)
+        except EOFError:
+            return None
+
+    try:
+        return run(game, console, read, hinter, save=args.save, echo=not interactive)
+    except KeyboardInterrupt:
+        if game.moves and game.end is None:
+            console.print(
+                "\ninterrupted; the moves played: " + " ".join(game.moves),
+                markup=False,
+            )
+        return EXIT_INTERRUPTED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit code (also used by the console script).
 
@@ -567,6 +665,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _replay(args)
         if args.command == "solve":
             return _solve(args, argv)
+        if args.command == "play":
+            return _play(args)
         return _evaluate(args, argv)
     except (ConfigError, ModelMismatchError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)

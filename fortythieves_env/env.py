@@ -258,6 +258,13 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     def state(self, state: GameState | None) -> None:
         self._load(None if state is None else checked_copy(self.rules, state))
 
+    @property
+    def steps_without_progress(self) -> int:
+        """Steps in a row, up to now, that made no progress (see Episode End): the count
+        that ``max_steps_without_progress`` truncates at. Counted only when that option is
+        set (else 0); 0 after ``reset`` and after loading a position (``int``)."""
+        return self._idle
+
     def __getstate__(self) -> dict[str, Any]:
         d = self.__dict__.copy()
         # Only the position is pickled: a new backend is made on the way back and loads it

@@ -403,6 +403,7 @@ def test_no_progress_truncation(variant: str, limit: int, backend: str) -> None:
             new = _progress_marks(env.unwrapped.get_state())
             idle = 0 if (draw or new != marks) else idle + 1
             marks = new
+            assert env.unwrapped.steps_without_progress == idle  # the public count
             at_limit = steps == env.spec.max_episode_steps
             assert trunc == (not term and (idle >= limit or at_limit))
             if term or trunc:

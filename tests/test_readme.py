@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import doctest
+import io
 import json
 import os
 import re
@@ -174,9 +175,12 @@ def _runnable(command: str, run_dir: Path) -> list[str] | None:
     return [str(run_dir) if w in _RUN_WORDS or w.startswith("runs/") else w for w in words]
 
 
-def test_readme_commands_parse_and_run(tmp_path: Path) -> None:
+def test_readme_commands_parse_and_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Each command parses; ``train`` ones load their config and train on a tiny budget
-    (into a fresh folder), then each ``evaluate`` one runs on that run for one deal."""
+    (into a fresh folder), then each ``evaluate`` one runs on that run for one deal, and
+    each ``play`` one plays with ``l``, ``h``, ``d``, ``q`` typed on its standard input."""
     parser = build_parser()
     run_dir = tmp_path / "run"
     trained = False
@@ -212,6 +216,22 @@ def test_readme_commands_parse_and_run(tmp_path: Path) -> None:
                 if option in argv:
                     argv[argv.index(option) + 1] = str(tmp_path / f"out{option[2:]}")
             assert main(argv) == 0, command
+        elif args.command == "play":  # interactive: a few typed lines, then quit
+            if "--pysol-deal" in argv:
+                pytest.importorskip("pysol_cards", reason="the pysol extra is not installed")
+            if "--save" in argv:
+                argv[argv.index("--save") + 1] = str(tmp_path / "played.json")
+            if "--hint-model" in argv:  # RUN is the test's run: play its variant
+                from agents.cli import resolve_model_path
+                from agents.evaluation import model_variant
+
+                model = resolve_model_path(Path(argv[argv.index("--hint-model") + 1]))
+                argv[1] = model_variant(model) or argv[1]
+            monkeypatch.setattr(sys, "stdin", io.StringIO("l\nh\nd\nq\n"))
+            capsys.readouterr()
+            assert main(argv) == 0, command
+            out = capsys.readouterr().out
+            assert "hint (" in out and "the 1 moves played: draw" in out, command
 
 
 def test_training_under_load_table_is_generated_from_the_saved_report() -> None:
