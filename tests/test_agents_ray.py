@@ -7,6 +7,7 @@ and resume logic are tested without Ray.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -89,7 +90,7 @@ def test_play_parts_cover_the_deals_in_order() -> None:
         parts = play_parts(n, workers)
         assert parts[0][0] == 0 and parts[-1][1] == n
         assert all(a < b for a, b in parts)
-        assert all(p[1] == q[0] for p, q in zip(parts, parts[1:], strict=False))
+        assert all(p[1] == q[0] for p, q in itertools.pairwise(parts))
         assert len(parts) == max(min(n, workers), -(-n // 4096))
         sizes = [b - a for a, b in parts]
         assert max(sizes) - min(sizes) <= 1
@@ -116,7 +117,10 @@ def test_bad_grid_arguments_are_refused(text: str, words: list[str]) -> None:
 
 def test_grid_values_are_read_as_config_yaml() -> None:
     grid = parse_grid(["ppo.learning_rate=[1e-3, 3e-4]", "policy.net_arch_pi=[[64, 64], [32]]"])
-    assert grid == [("ppo.learning_rate", [0.001, 0.0003]), ("policy.net_arch_pi", [[64, 64], [32]])]
+    assert grid == [
+        ("ppo.learning_rate", [0.001, 0.0003]),
+        ("policy.net_arch_pi", [[64, 64], [32]]),
+    ]
     with pytest.raises(ConfigError, match="already swept"):
         parse_grid(["ppo.n_epochs=[1, 2]", "ppo.n_epochs=[3]"])
 
@@ -229,6 +233,8 @@ def test_a_cut_trial_continues_from_its_latest_checkpoint(tmp_path: Path) -> Non
     meta = json.loads((run / "run.json").read_text())
     (run / "run.json").write_text(json.dumps({**meta, "status": "running"}))
     (run / "models" / "checkpoints" / "ckpt_128_steps.zip").unlink()
+    with np.load(run / "eval" / "foundation_cards.npz") as data:
+        before_cut = data["foundation_cards"][0]
     checkpoint, steps = latest_checkpoint(run)  # type: ignore[misc]
     assert checkpoint.name == "ckpt_64_steps.zip" and steps == 64
     assert train_or_continue(config, run, cut) == "completed"
@@ -236,6 +242,13 @@ def test_a_cut_trial_continues_from_its_latest_checkpoint(tmp_path: Path) -> Non
     assert len(lines) == 2 and f"--resume {checkpoint} --run-dir {run}" in lines[1]
     meta = json.loads((run / "run.json").read_text())
     assert meta["start_timesteps"] == 64 and meta["resumed_from"] == str(checkpoint)
+    # the validation at step 64 (before the cut) is kept beside the new one at 128, so the
+    # trial's score is its best over the whole run
+    with np.load(run / "eval" / "foundation_cards.npz") as data:
+        assert data["timesteps"].tolist() == [64, 128]
+        assert before_cut.tolist() == data["foundation_cards"][0].tolist()
+    with np.load(run / "eval" / "evaluations.npz") as data:
+        assert data["timesteps"].tolist() == [64, 128]
 
     # cut before the first checkpoint: kept aside, trained again from the start
     shutil.rmtree(run / "models" / "checkpoints")
