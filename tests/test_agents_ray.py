@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -408,3 +409,41 @@ def test_solve_on_ray_gives_the_local_records(local_ray: Any, tmp_path: Path) ->
         k: v for k, v in local_report.items() if k not in timing
     }
     assert [r["seed"] for r in on_ray] == [2_000_000_000, 2_000_000_001, 2_000_000_002]
+
+
+# ---------------------------------------------------------------------- the README's figures
+def _speedup_module() -> Any:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import ray_speedup
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return ray_speedup
+
+
+def test_speedup_table_divides_one_worker_by_two() -> None:
+    report = {
+        "variant": "Streets",
+        "episodes": 100,
+        "deals": 4,
+        "nodes": 1000,
+        "seconds": {
+            "evaluate": {"local": 9.0, "1": 10.0, "2": 5.5},
+            "solve": {"local": 8.0, "1": 8.0, "2": 2.0},
+        },
+    }
+    table = _speedup_module().markdown_table(report).splitlines()
+    assert table[2].endswith("| 9.00 | 10.00 | 5.50 | 1.82x |")
+    assert table[3].endswith("| 8.00 | 8.00 | 2.00 | 4.00x |")
+    assert "--episodes 100 --ray" in table[2] and "--deals 4 --nodes 1000 --ray" in table[3]
+
+
+def test_readme_speedup_table_is_the_saved_report_or_says_it_is_missing() -> None:
+    module = _speedup_module()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split(module.START + "\n")[1].split("\n" + module.END)[0]
+    saved = ROOT / "results" / "benchmarks" / "ray_speedup.json"
+    if saved.is_file():
+        assert block == module.markdown_table(json.loads(saved.read_text(encoding="utf-8")))
+    else:
+        assert block == "_Not measured yet: it needs an idle machine._"
