@@ -20,7 +20,8 @@ every trial has finished.
 absolute, since Tune runs each trial in a working folder of its own)::
 
     sweep.json          the request: config file, --set, --grid, seeds, CPUs per trial,
-                        the settings and the trials (name, setting, seed, run folder)
+                        the settings and the trials (name, setting, seed, run folder,
+                        resolved config)
     runs/<trial>/       one ordinary run folder per trial (``setting<i>-seed<s>``), which
                         evaluate, plot and train --resume accept
     logs/<trial>.log    what training printed
@@ -352,12 +353,13 @@ def trial_score(run: Path) -> dict[str, Any]:
     }
 
 
-def run_trial(params: dict[str, Any]) -> None:
+def run_trial(params: dict[str, Any], trials: dict[str, dict[str, Any]]) -> None:
     """The Tune trainable: one trial's training (:func:`train_or_continue`), then
     ``tune.report`` of its :func:`trial_score`.
 
-    ``params["trial"]`` holds ``name``, ``config`` (JSON data), ``run_dir``, ``cut_dir`` and
-    ``log`` (absolute paths). What training prints is appended to ``log``.
+    ``params`` (Tune's config) holds the trial's ``name`` only; ``trials[name]`` (given
+    through ``tune.with_parameters``) holds ``config`` (JSON data), ``run_dir``, ``cut_dir``
+    and ``log`` (absolute paths). What training prints is appended to ``log``.
 
     Raises:
         RuntimeError: training stopped before its end (Tune marks the trial failed, and
@@ -366,7 +368,7 @@ def run_trial(params: dict[str, Any]) -> None:
     from ray import tune
     from rich.console import Console
 
-    trial = params["trial"]
+    trial = trials[params["name"]]
     config = Config.model_validate(trial["config"])
     log = Path(trial["log"])
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -379,14 +381,16 @@ def run_trial(params: dict[str, Any]) -> None:
 
 
 def _trial_name(trial: Any) -> str:
-    return str(trial.config["trial"]["name"])
+    return str(trial.config["name"])
 
 
 # ---------------------------------------------------------------------- the sweep
-def _trainable(cpus: int) -> Any:
+def _trainable(request: dict[str, Any]) -> Any:
     from ray import tune
 
-    return tune.with_resources(run_trial, {"cpu": cpus})
+    trials = {t["name"]: t for t in request["trials"]}
+    trainable = tune.with_parameters(run_trial, trials=trials)
+    return tune.with_resources(trainable, {"cpu": int(request["cpus_per_trial"])})
 
 
 def _tune_configs(sweep_dir: Path, verbose: int) -> tuple[Any, Any]:
@@ -453,10 +457,7 @@ def run_sweep(
         "variant": plan.variant,
         "base_config": plan.base_config,
         "settings": plan.settings,
-        "trials": [
-            {k: v for k, v in _trial_params(t, sweep_dir).items() if k != "config"}
-            for t in plan.trials
-        ],
+        "trials": [_trial_params(t, sweep_dir) for t in plan.trials],
         "commands": [shlex.join(argv)] if argv else [],
     }
     try:
@@ -464,11 +465,10 @@ def run_sweep(
         (sweep_dir / SWEEP_FILE).write_text(json.dumps(request, indent=2) + "\n", "utf-8")
     except OSError as exc:
         raise ConfigError(f"{sweep_dir}: cannot write the sweep folder ({exc})") from None
-    params = [_trial_params(t, sweep_dir) for t in plan.trials]
     tune_config, run_config = _tune_configs(sweep_dir, verbose)
     tuner = tune.Tuner(
-        _trainable(plan.cpus_per_trial),
-        param_space={"trial": tune.grid_search(params)},
+        _trainable(request),
+        param_space={"name": tune.grid_search([t["name"] for t in plan.trials])},
         tune_config=tune_config,
         run_config=run_config,
     )
@@ -516,7 +516,7 @@ def resume_sweep(
         (sweep_dir / SWEEP_FILE).write_text(json.dumps(request, indent=2) + "\n", "utf-8")
     tuner = tune.Tuner.restore(
         str(experiment),
-        trainable=_trainable(int(request["cpus_per_trial"])),
+        trainable=_trainable(request),
         resume_unfinished=True,
         restart_errored=True,
     )
@@ -528,7 +528,7 @@ def _finish(sweep_dir: Path, request: dict[str, Any], grid: Any) -> dict[str, An
     errors: dict[str, str] = {}
     for result in grid:
         if result.error is not None:
-            name = str(result.config.get("trial", {}).get("name", "?"))
+            name = str(result.config.get("name", "?"))
             errors[name] = " ".join(str(result.error).split())[:500]
     summary = summarize_sweep(request, errors)
     (sweep_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", "utf-8")

@@ -317,7 +317,13 @@ def test_sweep_trains_every_trial_and_writes_the_best_config(
 
     # a trial's run folder is an ordinary one: evaluate, plot and train --resume take it
     run = Path(summary["trials"][0]["run_dir"])
-    assert main(["evaluate", str(run), "--episodes", "1", "--baselines"]) == 0
+    evaluate = ["evaluate", str(run), "--episodes", "3", "--per-episode", "--stochastic"]
+    assert main([*evaluate, "--json", str(tmp_path / "local.json")]) == 0
+    # the trained model (sampling: per-deal generators) and both baselines, on Ray too
+    assert main([*evaluate, "--ray", "--json", str(tmp_path / "ray.json")]) == 0
+    local = json.loads((tmp_path / "local.json").read_text())
+    assert list(local["results"]) == ["ppo-sampled", "random", "greedy"]
+    assert json.loads((tmp_path / "ray.json").read_text()) == local
     assert main(["plot", str(run), "--out", str(tmp_path / "curves.png")]) == 0
     checkpoint = run / "models" / "checkpoints" / "ckpt_128_steps.zip"
     resume = ["train", str(run / "config.yaml"), "--resume", str(checkpoint)]
