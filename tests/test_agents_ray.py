@@ -97,6 +97,27 @@ def test_play_parts_cover_the_deals_in_order() -> None:
         assert max(sizes) - min(sizes) <= 1
 
 
+def test_parts_played_apart_give_the_results_of_the_whole() -> None:
+    """What each evaluate --ray task does: deals [a, b) played as deals a.. of the list
+    (``first_game=a``) make the choices of the whole list played at once."""
+    from agents.baselines import make_baseline
+    from agents.evaluation import play_deals
+    from agents.seeds import seeds_for_test
+
+    seeds = seeds_for_test(7)
+    whole = play_deals(make_baseline("random", 5), "FortyThieves/Streets-v0", seeds)
+    parts = []
+    for a, b in play_parts(7, 3):
+        part = seeds[a:b]
+        parts += play_deals(
+            make_baseline("random", 5), "FortyThieves/Streets-v0", part, first_game=a
+        )
+    assert parts == whole
+    assert len({r.foundation_cards for r in whole}) > 1
+    shifted = play_deals(make_baseline("random", 5), "FortyThieves/Streets-v0", seeds[3:])
+    assert shifted != whole[3:]  # without first_game the part would play other choices
+
+
 @pytest.mark.parametrize(
     ("text", "words"),
     [
