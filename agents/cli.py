@@ -315,6 +315,7 @@ def _add_sweep_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[
     sw.add_argument("config", metavar="CONFIG", nargs="?", help="YAML config (not with --resume)")
     sw.add_argument(
         "--seeds",
+        metavar="K",
         type=_int_in(1, 1000),
         help="seeds per setting: the config's seed, seed + 1, ... (required without --resume)",
     )
@@ -342,6 +343,7 @@ def _add_sweep_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[
     )
     sw.add_argument(
         "--cpus-per-trial",
+        metavar="N",
         type=_int_in(1, WORKERS_MAX),
         help="Ray CPUs of each trial, also its train.torch_threads (default 1)",
     )
