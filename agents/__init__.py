@@ -11,6 +11,8 @@ Modules:
     baselines: the ``random`` and ``greedy`` reference agents.
     evaluation: playing the test deals with any agent, confidence intervals, tables and JSON.
     train: MaskablePPO training runs (callbacks, checkpoints, resume, run folders).
+    distributed: the Ray connection; evaluation and solving split across Ray workers.
+    sweep: seed and hyperparameter sweeps as Ray Tune trials (``fortythieves sweep``).
     cli: the ``fortythieves`` command.
 
 ``agents`` imports ``fortythieves_env``; never the reverse.

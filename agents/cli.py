@@ -5,20 +5,27 @@ Usage::
     fortythieves train CONFIG [--set KEY.SUB=VALUE ...] [--run-dir DIR] [--resume CHECKPOINT]
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
                           [--baselines [random] [greedy]] [--stochastic] [--seed S]
-                          [--no-progress] [--save-games DIR]
+                          [--no-progress] [--save-games DIR] [--ray] [--address ADDRESS]
     fortythieves plot RUN [RUN ...] [--out PNG]
     fortythieves replay FILE [--all] [--delay S] [--moves N] [--gif OUT] [--html OUT]
     fortythieves solve VARIANT --deals N --nodes K [--budget SECONDS] [--workers W]
-                       [--results JSONL] [--json PATH] [--no-progress]
+                       [--results JSONL] [--json PATH] [--no-progress] [--ray]
+                       [--address ADDRESS]
     fortythieves play VARIANT [--seed N] [--pysol-deal N] [--max-steps N]
                       [--max-steps-without-progress K] [--hint-model RUN_OR_ZIP] [--save FILE]
+    fortythieves sweep CONFIG --seeds K [--grid 'KEY.SUB=[V1, V2]' ...] [--set KEY.SUB=VALUE ...]
+                       [--runs-root DIR] [--cpus-per-trial N] [--address ADDRESS]
+    fortythieves sweep --resume SWEEP_DIR [--address ADDRESS]
 
 ``RUN_OR_MODEL`` is a run folder (its best model, else its final or interrupted model), a
 model ``.zip``, or ``random`` / ``greedy`` (then ``--variant`` is required). A model is
 played beside the ``random`` and ``greedy`` baselines on the same deals unless
 ``--baselines`` says otherwise. ``solve`` runs the clairvoyant solver on the same test deals
-(see :mod:`agents.solve`). ``play`` lets a person play one deal at a prompt (see
-:mod:`agents.play`).
+(see :mod:`agents.solve`). ``--ray`` plays (or solves) the deals as Ray tasks, on a local Ray
+or the cluster of ``--address`` / ``RAY_ADDRESS``, with the same report (see
+:mod:`agents.distributed`); ``sweep`` trains settings and seeds as Ray Tune trials (see
+:mod:`agents.sweep`).
+``play`` lets a person play one deal at a prompt (see :mod:`agents.play`).
 
 Errors: every bad argument, configuration, file or model is refused before any training or
 evaluation starts, with one line on stderr naming the argument (or file) and no traceback,
@@ -26,23 +33,26 @@ e.g. ``fortythieves evaluate: error: argument --seed: must be an integer in 0..4
 got '-1'`` (argparse's usage line is left out: ``--help`` shows it). A configuration with
 several problems gets one line per problem.
 
-Exit codes: 0 success; 2 a usage, configuration, file or model error; 130 interrupted by
+Exit codes: 0 success; 1 a sweep with failed trials (``sweep --resume`` runs them again); 2 a
+usage, configuration, file or model error; 130 interrupted by
 Ctrl-C or SIGTERM: training saves its model first, and an interrupted evaluation (``evaluate``
 or the final evaluation of ``train``) prints the command that re-runs it, and an interrupted
-``solve`` the command that continues it (the deals already solved are kept).
+``solve`` the command that continues it (the deals already solved are kept), an interrupted
+``sweep`` the ``sweep --resume`` command.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import math
 import shlex
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .config import ConfigError, load_config
 from .paths import check_readable_file, check_writable_dir, check_writable_file
@@ -59,7 +69,8 @@ EPISODES_MAX = 1_000_000_000
 NODES_MAX = 10**15
 """Largest node budget of ``solve``."""
 WORKERS_MAX = 1024
-"""Most worker processes of ``solve``."""
+"""Most worker processes of ``solve`` (and CPUs per sweep trial)."""
+EXIT_FAILED = 1
 _MODEL_NAMES = ("best_model.zip", "final_model.zip", "interrupted_model.zip")
 
 
@@ -209,6 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="no progress bar (it is shown on stderr only when stderr is a terminal)",
     )
+    _add_ray_arguments(ev, "play the deals as Ray tasks, one per CPU of the Ray cluster")
 
     pl = sub.add_parser(
         "plot", help="learning curves (validation win rate and foundation cards) to a PNG"
@@ -274,7 +286,81 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="no progress bar (it is shown on stderr only when stderr is a terminal)",
     )
+    _add_ray_arguments(
+        so, "solve the deals as Ray tasks (--workers at once, default: the cluster's CPUs)"
+    )
+    _add_sweep_parser(sub)
     return parser
+
+
+def _address(text: str) -> str:
+    """An argparse ``type=``: a Ray address (not empty)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty address")
+    return text
+
+
+def _add_ray_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--ray`` and ``--address`` (see :mod:`agents.distributed`)."""
+    parser.add_argument("--ray", action="store_true", help=what)
+    parser.add_argument(
+        "--address",
+        type=_address,
+        help="the Ray cluster to use with --ray (default: RAY_ADDRESS, else a local Ray)",
+    )
+
+
+def _add_sweep_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """The ``sweep`` subcommand (:mod:`agents.sweep`)."""
+    sw = sub.add_parser(
+        "sweep",
+        help="train settings x seeds as Ray Tune trials; a table over seeds and the best config",
+    )
+    sw.add_argument("config", metavar="CONFIG", nargs="?", help="YAML config (not with --resume)")
+    sw.add_argument(
+        "--seeds",
+        metavar="K",
+        type=_int_in(1, 1000),
+        help="seeds per setting: the config's seed, seed + 1, ... (required without --resume)",
+    )
+    sw.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="KEY.SUB=[V1, V2]",
+        help="a config key and its values as a YAML list, e.g. --grid 'ppo.n_epochs=[4, 8]'; "
+        "several --grid make the product",
+    )
+    sw.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY.SUB=VALUE",
+        help="override a config value for every trial (YAML syntax)",
+    )
+    sw.add_argument(
+        "--runs-root",
+        metavar="DIR",
+        type=_checked(check_writable_dir),
+        help="where the sweep folder goes (default runs; shared storage on a cluster)",
+    )
+    sw.add_argument(
+        "--cpus-per-trial",
+        metavar="N",
+        type=_int_in(1, WORKERS_MAX),
+        help="Ray CPUs of each trial, also its train.torch_threads (default 1)",
+    )
+    sw.add_argument(
+        "--address",
+        type=_address,
+        help="the Ray cluster (default: RAY_ADDRESS, else a local Ray on this machine)",
+    )
+    sw.add_argument(
+        "--resume",
+        metavar="SWEEP_DIR",
+        help="continue a sweep cut short (its unfinished and failed trials)",
+    )
 
 
 def _add_replay_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -406,6 +492,21 @@ def _write_report(path: Path, report: dict[str, object]) -> None:
         ) from None
 
 
+@contextlib.contextmanager
+def _maybe_ray(args: argparse.Namespace) -> Iterator[Any]:
+    """With ``--ray``: a Ray session for the block, yielding ``evaluate``'s ``play`` (deals
+    split across one task per cluster CPU); else None. ``--address`` needs ``--ray``."""
+    if not args.ray:
+        if args.address is not None:
+            raise ConfigError("argument --address: only with --ray")
+        yield None
+        return
+    from .distributed import cluster_cpus, ray_play_deals, ray_session
+
+    with ray_session(args.address):
+        yield functools.partial(ray_play_deals, workers=cluster_cpus())
+
+
 def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from rich.console import Console
 
@@ -433,7 +534,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
         agents += [make_baseline(name, args.seed) for name in args.baselines]
     progress = args.progress and sys.stderr.isatty()
     try:
-        with stop_signals_interrupt():  # SIGTERM too, and SIGINT even if a shell ignored it
+        with stop_signals_interrupt(), _maybe_ray(args) as play:
             report = evaluate_agents(
                 agents,
                 variant,
@@ -441,6 +542,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 per_episode=args.per_episode,
                 progress=progress,
                 save_games=args.save_games,
+                play=play,
             )
     except KeyboardInterrupt:
         print(
@@ -486,6 +588,8 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         read_records(path)  # a damaged file is refused before any work
     except SolverResultsError as exc:
         raise ConfigError(f"argument --results: {exc}") from None
+    if args.address is not None and not args.ray:
+        raise ConfigError("argument --address: only with --ray")
     workers = args.workers if args.workers is not None else default_workers()
     progress = args.progress and sys.stderr.isatty()
     saved = 0
@@ -495,7 +599,14 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         saved = n
 
     try:
-        with stop_signals_interrupt():
+        with stop_signals_interrupt(), contextlib.ExitStack() as stack:
+            map_unordered = None
+            if args.ray:
+                from .distributed import cluster_cpus, ray_map_unordered, ray_session
+
+                stack.enter_context(ray_session(args.address))
+                workers = args.workers if args.workers is not None else cluster_cpus()
+                map_unordered = functools.partial(ray_map_unordered, in_flight=workers)
             run = run_deals(
                 args.variant,
                 args.deals,
@@ -505,6 +616,7 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 results_path=path,
                 progress=progress,
                 on_saved=count,
+                map_unordered=map_unordered,
             )
     except KeyboardInterrupt:
         print(
@@ -526,6 +638,82 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         _write_report(Path(args.json_path), report)
         console.print(f"report written to {args.json_path}")
     return 0
+
+
+def _sweep(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from rich.console import Console
+
+    from .distributed import RAY_MISSING, cluster_cpus, ray_session
+
+    try:
+        import ray.tune  # noqa: F401
+    except ImportError:
+        raise ConfigError(RAY_MISSING) from None
+    from .sweep import plan_sweep, read_request, render_summary, resume_sweep, run_sweep
+
+    command = ["fortythieves", *argv]
+    if args.resume is not None:
+        given = [
+            name
+            for name, value in (
+                ("CONFIG", args.config),
+                ("--seeds", args.seeds),
+                ("--grid", args.grid or None),
+                ("--set", args.overrides or None),
+                ("--runs-root", args.runs_root),
+                ("--cpus-per-trial", args.cpus_per_trial),
+            )
+            if value is not None
+        ]
+        if given:
+            raise ConfigError(
+                f"argument --resume: {', '.join(given)} cannot change a sweep; its folder "
+                "records them"
+            )
+        sweep_dir = Path(args.resume).resolve()
+        request = read_request(sweep_dir)
+        with ray_session(args.address):
+            summary = resume_sweep(sweep_dir, command)
+    else:
+        if args.config is None:
+            raise ConfigError("the following arguments are required: CONFIG (or --resume)")
+        if args.seeds is None:
+            raise ConfigError("the following arguments are required: --seeds")
+        from .train import default_run_dir
+
+        cpus = args.cpus_per_trial or 1
+        plan = plan_sweep(args.config, args.overrides, args.grid, args.seeds, cpus)
+        root = Path(args.runs_root or "runs").resolve()
+        sweep_dir = default_run_dir(f"sweep-{plan.variant}", root)
+        with ray_session(args.address) as where:
+            if where == "local" and cpus > cluster_cpus():
+                raise ConfigError(
+                    f"argument --cpus-per-trial: {cpus} CPUs per trial, but the local Ray "
+                    f"has {cluster_cpus()}"
+                )
+            summary = run_sweep(plan, sweep_dir, command)
+        request = read_request(sweep_dir)
+    console = Console(soft_wrap=True)
+    console.print(render_summary(summary, [key for key, _ in request["grid"]]))
+    console.print(f"sweep folder: {sweep_dir} (summary.json; run folders in runs/)")
+    if summary["best"] is not None:
+        console.print(
+            f"best setting written as a config: {sweep_dir / 'best_config.yaml'} "
+            f"(fortythieves train {sweep_dir / 'best_config.yaml'})"
+        )
+        return 0
+    failed = [t for t in summary["trials"] if t["status"] == "failed"]
+    for trial in failed:
+        print(
+            f"fortythieves sweep: trial {trial['name']} failed: {trial['error']}", file=sys.stderr
+        )
+    unfinished = summary["total"] - summary["finished"]
+    print(
+        f"fortythieves sweep: {unfinished} of {summary['total']} trial(s) not finished; "
+        f"continue with: fortythieves sweep --resume {shlex.quote(str(sweep_dir))}",
+        file=sys.stderr,
+    )
+    return EXIT_FAILED if failed else EXIT_INTERRUPTED
 
 
 def _plot(args: argparse.Namespace) -> int:
@@ -667,6 +855,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _solve(args, argv)
         if args.command == "play":
             return _play(args)
+        if args.command == "sweep":
+            return _sweep(args, argv)
         return _evaluate(args, argv)
     except (ConfigError, ModelMismatchError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)

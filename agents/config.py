@@ -569,12 +569,19 @@ def _format_errors(
     return f"invalid configuration ({len(lines)} problems):\n  " + "\n  ".join(lines)
 
 
-def load_config(path: str | Path, overrides: Sequence[str] = ()) -> Config:
+def load_config(
+    path: str | Path,
+    overrides: Sequence[str] = (),
+    assignments: Sequence[tuple[str, str, Any]] = (),
+) -> Config:
     """Build and validate the configuration for ``path`` plus ``--set`` ``overrides``.
 
     Args:
         path: a YAML config file; its ``base:`` chain is read first.
-        overrides: ``key.sub=value`` strings applied last, in order.
+        overrides: ``key.sub=value`` strings applied after the files, in order.
+        assignments: ``(source, "key.sub", value)`` triples applied last, in order: values
+            already parsed (e.g. one setting of ``fortythieves sweep --grid``); an error
+            names ``source`` as it names a file or ``--set`` argument.
 
     Returns:
         The validated :class:`Config`.
@@ -590,14 +597,15 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> Config:
     for file, data in _file_chain(Path(path)):
         sources.append(str(file))
         _merge(merged, data, str(file), provenance)
-    for text in overrides:
-        parts, value = parse_override(text)
+    layers = [(f"--set {text}", *parse_override(text)) for text in overrides]
+    layers += [(source, tuple(key.split(".")), value) for source, key, value in assignments]
+    for source, parts, value in layers:
         layer: dict[str, Any] = {}
         node = layer
         for part in parts[:-1]:
             node = node.setdefault(part, {})
         node[parts[-1]] = value
-        _merge(merged, layer, f"--set {text}", provenance)
+        _merge(merged, layer, source, provenance)
     try:
         return Config.model_validate(merged)
     except ValidationError as exc:

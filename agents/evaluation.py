@@ -66,6 +66,12 @@ __all__ = [
     "wilson_interval",
 ]
 
+PlayDeals = Callable[
+    [Any, str, Sequence[int], Callable[[int], object], "list[GameTrace] | None"],
+    "list[EpisodeResult]",
+]
+"""What :func:`evaluate_agents` calls to play one agent's deals (its ``play`` argument)."""
+
 Z95 = 1.959963984540054
 """Two-sided 95% standard normal quantile."""
 
@@ -436,6 +442,7 @@ def play_deals(
     batch_size: int | None = None,
     on_done: Callable[[int], object] | None = None,
     traces: list[GameTrace] | None = None,
+    first_game: int = 0,
 ) -> list[EpisodeResult]:
     """Play deal ``i`` (``env.reset(seed=seeds[i])``) for every ``i``, many at once.
 
@@ -443,7 +450,7 @@ def play_deals(
     games (the registered game of ``env_id``: its rewards and step limit) is stepped until
     every deal has ended; each step gives the agent the observations and masks of the live
     games in one :meth:`~agents.baselines.BatchAgent.act_batch` call (``games`` = their deal
-    indices ``i``). A game that ends frees its slot for the next deal, in order. A slot
+    indices ``first_game + i``). A game that ends frees its slot for the next deal, in order. A slot
     with no deal left plays its first legal action and its results are ignored. A game
     with no legal move at all plays action 0, whatever the agent chose, and ends (as in
     :func:`play_episode`).
@@ -459,6 +466,10 @@ def play_deals(
             The actions go into one ``(games, width)`` array, a vectorised write per step
             (its width doubles when a game outgrows it); the positions are read when a
             deal starts.
+        first_game: the deal index of ``seeds[0]`` in a longer list split into parts
+            (:mod:`agents.distributed`): the agent sees deal ``i`` of this call as
+            ``first_game + i``, so its per-deal generators make the choices they make when
+            the whole list is played at once.
 
     Returns:
         One :class:`EpisodeResult` per seed, in the order of ``seeds`` (what
@@ -475,7 +486,8 @@ def play_deals(
     env = gym.make_vec(env_id, num_envs=slots, vectorization_mode="vector_entry_point", copy=False)
     try:
         spec = env.unwrapped.variant  # type: ignore[attr-defined]
-        game = np.arange(slots, dtype=np.int64)  # each slot's deal index, -1: no deal left
+        # each slot's deal index as the agent knows it (first_game + i), -1: no deal left
+        game = np.arange(first_game, first_game + slots, dtype=np.int64)
         obs, info = env.reset(seed=[int(seeds[i]) for i in range(slots)])
         masks = info["action_mask"]
         recording = traces is not None
@@ -509,7 +521,7 @@ def play_deals(
                 b = int(rows[np.argmax(illegal)])
                 raise RuntimeError(
                     f"agent {agent.name} chose illegal action {int(chosen[np.argmax(illegal)])} "
-                    f"on deal {seeds[game[b]]}"
+                    f"on deal {seeds[game[b] - first_game]}"
                 )
             if not all_live:  # slots with no deal left play their first legal action
                 idle = np.flatnonzero(~live)
@@ -527,7 +539,7 @@ def play_deals(
             if not ended.size:
                 continue
             for b in ended.tolist():
-                i = int(game[b])
+                i = int(game[b]) - first_game
                 results[i] = EpisodeResult(
                     seed=int(seeds[i]),
                     won=bool(info["is_success"][b]),
@@ -546,21 +558,21 @@ def play_deals(
             live[ended] = False
             game[ended] = -1
             if refill.size:
-                game[refill] = np.arange(next_deal, next_deal + refill.size)
+                game[refill] = np.arange(next_deal, next_deal + refill.size) + first_game
                 next_deal += refill.size
                 live[refill] = True
                 returns[refill] = 0.0
                 lengths[refill] = 0
                 reset_seeds: list[int | None] = [None] * slots
                 for b in refill.tolist():
-                    reset_seeds[b] = int(seeds[game[b]])
+                    reset_seeds[b] = int(seeds[game[b] - first_game])
                 which = np.zeros(slots, dtype=np.bool_)
                 which[refill] = True
                 obs, _ = env.reset(seed=reset_seeds, options={"reset_mask": which})
                 masks = env.unwrapped.action_masks()  # type: ignore[attr-defined]
                 if recording:
                     for b in refill.tolist():
-                        starts[int(game[b])] = env.unwrapped.get_state(b)  # type: ignore[attr-defined]
+                        starts[int(game[b]) - first_game] = env.unwrapped.get_state(b)  # type: ignore[attr-defined]
                 agent.start_games(spec, game[refill])
     finally:
         env.close()
@@ -601,6 +613,7 @@ def evaluate_agents(
     progress: bool = False,
     batch_size: int | None = None,
     save_games: str | Path | None = None,
+    play: PlayDeals | None = None,
 ) -> dict[str, Any]:
     """Play the first ``episodes`` test deals of ``variant`` with each agent.
 
@@ -616,6 +629,10 @@ def evaluate_agents(
         save_games: a folder: write one game record per agent and deal there,
             ``<agent>/<variant>-<seed>.json`` (:mod:`fortythieves_env.records`), after each
             agent's games.
+        play: plays one agent's deals instead of this process, called as
+            ``play(agent, env_id, seeds, on_done, traces)`` and returning what
+            :func:`play_deals` returns (e.g. :func:`agents.distributed.ray_play_deals`, which
+            splits them across Ray workers); the report does not depend on it.
 
     Returns:
         A JSON-ready dict: ``variant``, ``env_id``, ``episodes``, ``seeds`` (the first seed
@@ -656,7 +673,9 @@ def evaluate_agents(
             bar.set_description(f"{variant} {agent.name}")
             traces: list[GameTrace] | None = None if save_games is None else []
             with single_torch_thread():
-                if isinstance(agent, BatchAgent):
+                if play is not None:
+                    results = play(agent, env_id, seeds, bar.update, traces)
+                elif isinstance(agent, BatchAgent):
                     results = play_deals(agent, env_id, seeds, batch_size, bar.update, traces)
                 else:  # an agent of the one-game protocol only
                     results = _play_one_by_one(agent, env_id, seeds, bar.update, traces)

@@ -96,6 +96,11 @@ _FIELDS: dict[str, tuple[type, ...]] = {
 _NO_RESULTS = "_No solver results saved yet._"
 
 Key = tuple[str, int, int, int]
+MapUnordered = Callable[
+    [Callable[[tuple[str, int, int, float | None]], dict[str, Any]], list[Any]],
+    Iterator[dict[str, Any]],
+]
+"""The ``map_unordered`` argument of :func:`run_deals`."""
 
 
 class SolverResultsError(ValueError):
@@ -265,6 +270,7 @@ def run_deals(
     results_path: str | Path | None = None,
     progress: bool = False,
     on_saved: Callable[[int], None] | None = None,
+    map_unordered: MapUnordered | None = None,
 ) -> SolveRun:
     """Solve the first ``deals`` test deals not yet in the results file, appending each
     result as it finishes.
@@ -281,6 +287,10 @@ def run_deals(
             is created.
         progress: a tqdm bar on stderr over the deals (done ones counted at the start).
         on_saved: called with the number of deals saved by this call after each one.
+        map_unordered: runs the deals instead of this process or its pool, called as
+            ``map_unordered(solve_one, tasks)`` and yielding each task's record as it ends
+            (e.g. :func:`agents.distributed.ray_map_unordered` for ``solve --ray``;
+            ``workers`` is then only reported). A generator is closed on an interrupt.
 
     Returns:
         A :class:`SolveRun`.
@@ -317,13 +327,16 @@ def run_deals(
     counts: Counter[str] = Counter()
     saved = 0
     pool = None
+    results: Iterator[dict[str, Any]] | None = None
     if not ends_cleanly:
         _mend_last_line(path)
     with open(path, "a", encoding="utf-8") as out:
         try:
-            if workers > 1 and len(tasks) > 1:
+            if map_unordered is not None:
+                results = map_unordered(_solve_task, tasks)
+            elif workers > 1 and len(tasks) > 1:
                 pool = multiprocessing.Pool(min(workers, len(tasks)), initializer=_worker_init)
-                results: Iterator[dict[str, Any]] = pool.imap_unordered(_solve_task, tasks)
+                results = pool.imap_unordered(_solve_task, tasks)
             else:
                 results = map(_solve_task, tasks)
             with tqdm(
@@ -347,6 +360,9 @@ def run_deals(
                     if on_saved is not None:
                         on_saved(saved)
         except BaseException:
+            close = getattr(results, "close", None)
+            if close is not None:  # a generator: stop its tasks
+                close()
             if pool is not None:
                 pool.terminate()
                 pool.join()

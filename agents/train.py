@@ -121,6 +121,50 @@ class RewindingMaskableEvalCallback(MaskableEvalCallback):
         self.evaluations_foundation_cards: list[list[int]] = []
         self._foundation_cards_buffer: list[int] = []
 
+    def restore_history(self, up_to: int) -> int:
+        """Take back the validations an earlier part of this run saved (``evaluations.npz``
+        and ``foundation_cards.npz`` in the ``log_path`` folder) at ``up_to`` steps or
+        before, so that a resumed run keeps its whole validation history in those files and
+        replaces ``best_model.zip`` only with a model that beats every earlier one
+        (``best_mean_reward``). Nothing is taken back from files of another shape (the
+        number of validation episodes changed) or that cannot be read.
+
+        Returns:
+            The number of validations taken back.
+        """
+        if self.log_path is None:
+            return 0
+        folder = Path(self.log_path).parent
+        try:
+            with np.load(folder / "evaluations.npz") as sb3:
+                timesteps = sb3["timesteps"]
+                returns, lengths = sb3["results"], sb3["ep_lengths"]
+                successes = sb3["successes"] if "successes" in sb3.files else None
+            with np.load(folder / "foundation_cards.npz") as ours:
+                cards_timesteps, cards = ours["timesteps"], ours["foundation_cards"]
+        except (OSError, KeyError, ValueError):
+            return 0
+        keep = timesteps <= up_to
+        shape = (int(keep.sum()), self.n_eval_episodes)
+        if (
+            returns.ndim != 2
+            or returns[keep].shape != shape
+            or lengths[keep].shape != shape
+            or (successes is not None and successes[keep].shape != shape)
+            or cards_timesteps.tolist() != timesteps.tolist()
+            or cards[keep].shape != shape
+            or not shape[0]
+        ):
+            return 0
+        self.evaluations_timesteps = timesteps[keep].tolist()
+        self.evaluations_results = returns[keep].tolist()
+        self.evaluations_length = lengths[keep].tolist()
+        if successes is not None:
+            self.evaluations_successes = successes[keep].tolist()
+        self.evaluations_foundation_cards = cards[keep].tolist()
+        self.best_mean_reward = float(returns[keep].mean(axis=1).max())
+        return shape[0]
+
     def _log_success_callback(self, locals_: dict[str, Any], globals_: dict[str, Any]) -> None:
         super()._log_success_callback(locals_, globals_)
         if locals_["done"]:
@@ -584,6 +628,12 @@ def _train(
                 verbose=0,
                 evaluate_at_start=cloned,
             )
+            if resume is not None and validation.restore_history(start_steps):
+                console.print(
+                    f"kept the run's {len(validation.evaluations_timesteps)} validation(s) "
+                    f"up to step {start_steps} (best mean return "
+                    f"{validation.best_mean_reward:.2f})"
+                )
             callbacks.append(validation)
         imitation = None
         if teacher_games is not None:

@@ -1,0 +1,178 @@
+"""Speed-up of ``evaluate --ray`` and ``solve --ray`` with 2 Ray workers over 1.
+
+For each worker count in ``--workers`` (default 1 2) a fresh local Ray of that many CPUs is
+started (``ray.init(num_cpus=W)``), warmed up (every worker imports the package and loads
+the compiled kernels once), then timed, median of ``--repeats``:
+
+- ``evaluate``: the greedy baseline on the first ``--episodes`` test deals of ``--variant``
+  (:func:`agents.evaluation.evaluate_agents` with ``play=ray_play_deals``, as
+  ``fortythieves evaluate greedy --variant V --episodes N --ray``);
+- ``solve``: the solver on the first ``--deals`` test deals at ``--nodes`` nodes each
+  (:func:`agents.solve.run_deals` with ``ray_map_unordered``, as ``fortythieves solve V
+  --deals N --nodes K --ray``), into a fresh results file each time.
+
+The same work without Ray (one process, ``--workers 1`` for solve) is timed too, as the
+reference. Every Ray report is checked equal to the local one (timing fields aside). The
+figures are wall-clock seconds; the speed-up is ``seconds(1 worker) / seconds(2 workers)``.
+Run it on an idle machine.
+
+Usage::
+
+    python benchmarks/ray_speedup.py --json results/benchmarks/ray_speedup.json
+    python benchmarks/ray_speedup.py --table results/benchmarks/ray_speedup.json
+    python benchmarks/ray_speedup.py --table results/benchmarks/ray_speedup.json --readme README.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's agents
+from bench_report import add_report_options, print_table, save_report
+
+START = "<!-- ray-speedup:start -->"
+END = "<!-- ray-speedup:end -->"
+TIMING = {"seconds", "mean_seconds", "max_seconds", "results_file", "workers"}
+
+
+def _evaluate(variant: str, episodes: int, play: Any) -> dict[str, Any]:
+    from agents.baselines import make_baseline
+    from agents.evaluation import evaluate_agents
+
+    return evaluate_agents([make_baseline("greedy", 0)], variant, episodes, play=play)
+
+
+def _solve(variant: str, deals: int, nodes: int, map_unordered: Any) -> list[dict[str, Any]]:
+    from agents.solve import run_deals
+
+    with tempfile.TemporaryDirectory() as folder:
+        run = run_deals(
+            variant,
+            deals,
+            nodes,
+            results_path=Path(folder) / "r.jsonl",
+            map_unordered=map_unordered,
+        )
+    return [{k: v for k, v in r.items() if k not in TIMING} for r in run.records]
+
+
+def _median_seconds(job: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    times, out = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = job()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), out
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    """Seconds per job: without Ray, then on a local Ray of each worker count."""
+    import ray
+
+    from agents.distributed import ray_map_unordered, ray_play_deals
+
+    evaluate = functools.partial(_evaluate, args.variant, args.episodes)
+    solve = functools.partial(_solve, args.variant, args.deals, args.nodes)
+    evaluate(None)  # compile (or load) the kernels in this process
+    solve(None)
+    seconds: dict[str, dict[str, float]] = {"evaluate": {}, "solve": {}}
+    seconds["evaluate"]["local"], reference = _median_seconds(lambda: evaluate(None), args.repeats)
+    seconds["solve"]["local"], records = _median_seconds(lambda: solve(None), args.repeats)
+    for workers in args.workers:
+        ray.init(num_cpus=workers, include_dashboard=False, logging_level="WARNING")
+        try:
+            play = functools.partial(ray_play_deals, workers=workers)
+            mapper = functools.partial(ray_map_unordered, in_flight=workers)
+            _evaluate(args.variant, 4 * workers, play)  # warm-up: every worker loads once
+            _solve(args.variant, 2 * workers, 10, mapper)
+            key = str(workers)
+            seconds["evaluate"][key], report = _median_seconds(lambda: evaluate(play), args.repeats)  # noqa: B023
+            seconds["solve"][key], on_ray = _median_seconds(lambda: solve(mapper), args.repeats)  # noqa: B023
+        finally:
+            ray.shutdown()
+        if report != reference or on_ray != records:
+            raise SystemExit(f"ray_speedup: {workers} worker(s) gave another report")
+    return {
+        "variant": args.variant,
+        "episodes": args.episodes,
+        "deals": args.deals,
+        "nodes": args.nodes,
+        "repeats": args.repeats,
+        "seconds": seconds,
+    }
+
+
+def markdown_table(report: dict[str, Any]) -> str:
+    """The README table: one row per command, seconds without Ray and per worker count,
+    and the speed-up of 2 workers over 1."""
+    seconds = report["seconds"]
+    counts = [k for k in seconds["evaluate"] if k != "local"]
+    jobs = {
+        "evaluate": f"`evaluate greedy --variant {report['variant']} "
+        f"--episodes {report['episodes']} --ray`",
+        "solve": f"`solve {report['variant']} --deals {report['deals']} "
+        f"--nodes {report['nodes']} --ray`",
+    }
+    head = ["command", "no Ray (s)", *(f"{c} worker{'s' * (c != '1')} (s)" for c in counts)]
+    lines = ["| " + " | ".join([*head, "speed-up 2 over 1"]) + " |"]
+    lines.append("|" + "---|" * (len(head) + 1))
+    for job, name in jobs.items():
+        row = seconds[job]
+        speedup = f"{row['1'] / row['2']:.2f}x" if "1" in row and "2" in row else ""
+        cells = [f"{row[k]:.2f}" for k in ("local", *counts)]
+        lines.append("| " + " | ".join([name, *cells, speedup]) + " |")
+    return "\n".join(lines)
+
+
+def replace_table(readme: str, table: str) -> str:
+    """``readme`` with the text between the marker lines replaced by ``table``.
+
+    Raises:
+        ValueError: the markers are missing or not once each, in order.
+    """
+    pattern = re.compile(re.escape(START) + r"\n.*?" + re.escape(END), flags=re.S)
+    if readme.count(START) != 1 or readme.count(END) != 1 or not pattern.search(readme):
+        raise ValueError(f"the README needs one {START!r} line and, after it, one {END!r} line")
+    return pattern.sub(lambda _: f"{START}\n{table}\n{END}", readme)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variant", default="Streets")
+    parser.add_argument("--episodes", type=int, default=2000, help="evaluate: test deals")
+    parser.add_argument("--deals", type=int, default=40, help="solve: test deals")
+    parser.add_argument("--nodes", type=int, default=200_000, help="solve: nodes per deal")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--readme", help="with --table: write the table into this README")
+    add_report_options(parser)
+    args = parser.parse_args(argv)
+    if args.table:
+        if args.readme:
+            import json
+
+            table = markdown_table(json.loads(Path(args.table).read_text(encoding="utf-8")))
+            path = Path(args.readme)
+            path.write_text(replace_table(path.read_text(encoding="utf-8"), table), "utf-8")
+            print(f"table written to {path}")
+        else:
+            print_table(args.table, markdown_table)
+        return 0
+    report = measure(args)
+    print(markdown_table(report))
+    if args.json_path:
+        save_report(args.json_path, "ray_speedup.py", argv, report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
