@@ -5,7 +5,7 @@ Usage::
     fortythieves train CONFIG [--set KEY.SUB=VALUE ...] [--run-dir DIR] [--resume CHECKPOINT]
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
                           [--baselines [random] [greedy]] [--stochastic] [--seed S]
-                          [--no-progress] [--save-games DIR]
+                          [--no-progress] [--save-games DIR] [--solver-results FILE]
     fortythieves plot RUN [RUN ...] [--out PNG]
     fortythieves replay FILE [--all] [--delay S] [--moves N] [--gif OUT] [--html OUT]
     fortythieves solve VARIANT --deals N --nodes K [--budget SECONDS] [--workers W]
@@ -15,7 +15,12 @@ Usage::
 model ``.zip``, or ``random`` / ``greedy`` (then ``--variant`` is required). A model is
 played beside the ``random`` and ``greedy`` baselines on the same deals unless
 ``--baselines`` says otherwise. ``solve`` runs the clairvoyant solver on the same test deals
-(see :mod:`agents.solve`).
+(see :mod:`agents.solve`). ``evaluate`` reads the solver's per-deal results
+(``--solver-results FILE``, default ``results/solver/<variant>.jsonl``) and reports, for every
+agent, its wins among the deals the solver proved winnable ("wins / solver-proved wins"),
+only when the file has a record of every deal played: a default file that does not is
+skipped with one line on stderr; a FILE given explicitly is refused (exit 2, before any
+game is played).
 
 Errors: every bad argument, configuration, file or model is refused before any training or
 evaluation starts, with one line on stderr naming the argument (or file) and no traceback,
@@ -192,6 +197,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_int_in(0, SEED_MAX),
         default=0,
         help="seed of the random baseline and of --stochastic (default 0)",
+    )
+    ev.add_argument(
+        "--solver-results",
+        metavar="FILE",
+        help="the solver's per-deal results (JSONL of `fortythieves solve`; default "
+        "results/solver/<variant>.jsonl): report each agent's wins among the deals the "
+        "solver proved winnable (the file must cover every deal played)",
     )
     ev.add_argument(
         "--save-games",
@@ -382,6 +394,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     agents = [agent]
     if model_path is not None:  # the baselines play the same deals beside the model
         agents += [make_baseline(name, args.seed) for name in args.baselines]
+    solver = _solver_verdicts(args.solver_results, variant, args.episodes)
     progress = args.progress and sys.stderr.isatty()
     try:
         with stop_signals_interrupt():  # SIGTERM too, and SIGINT even if a shell ignored it
@@ -392,6 +405,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 per_episode=args.per_episode,
                 progress=progress,
                 save_games=args.save_games,
+                solver=solver,
             )
     except KeyboardInterrupt:
         print(
@@ -412,6 +426,32 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if args.save_games:
         console.print(f"game records written to {args.save_games}/<agent>/")
     return 0
+
+
+def _solver_verdicts(given: str | None, variant: str, episodes: int) -> dict[int, str] | None:
+    """The solver's verdicts on the deals ``evaluate`` plays, or None (then no ceiling is
+    reported). A default file that is missing, damaged or short is skipped with one line
+    on stderr; an explicitly given one is refused then (:class:`ConfigError`)."""
+    from .seeds import seeds_for_test
+    from .solve import SolverResultsError, default_results_path, solver_verdicts
+
+    path = Path(given) if given is not None else default_results_path(variant)
+    try:
+        if given is not None and not path.is_file():
+            raise SolverResultsError(f"{path}: no such file")
+        verdicts = solver_verdicts(path, variant, seeds_for_test(episodes))
+        if verdicts is None:
+            raise SolverResultsError(
+                f"{path}: no {variant} result for some of the {episodes} deals played "
+                f"(run `fortythieves solve {variant} --deals {episodes} ...` first)"
+            )
+    except SolverResultsError as exc:
+        if given is not None:
+            raise ConfigError(f"argument --solver-results: {exc}") from None
+        if path.exists():
+            print(f"fortythieves evaluate: solver results not used: {exc}", file=sys.stderr)
+        return None
+    return verdicts
 
 
 def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
