@@ -5,7 +5,8 @@ Usage::
     fortythieves train CONFIG [--set KEY.SUB=VALUE ...] [--run-dir DIR] [--resume CHECKPOINT]
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
                           [--baselines [random] [greedy]] [--stochastic] [--seed S]
-                          [--no-progress] [--save-games DIR] [--ray] [--address ADDRESS]
+                          [--no-progress] [--save-games DIR] [--solver-results FILE]
+                          [--ray] [--address ADDRESS]
     fortythieves plot RUN [RUN ...] [--out PNG]
     fortythieves replay FILE [--all] [--delay S] [--moves N] [--gif OUT] [--html OUT]
     fortythieves solve VARIANT --deals N --nodes K [--budget SECONDS] [--workers W]
@@ -24,8 +25,13 @@ played beside the ``random`` and ``greedy`` baselines on the same deals unless
 (see :mod:`agents.solve`). ``--ray`` plays (or solves) the deals as Ray tasks, on a local Ray
 or the cluster of ``--address`` / ``RAY_ADDRESS``, with the same report (see
 :mod:`agents.distributed`); ``sweep`` trains settings and seeds as Ray Tune trials (see
-:mod:`agents.sweep`).
-``play`` lets a person play one deal at a prompt (see :mod:`agents.play`).
+:mod:`agents.sweep`). ``play`` lets a person play one deal at a prompt (see
+:mod:`agents.play`). ``evaluate`` reads the solver's per-deal results
+(``--solver-results FILE``, default ``results/solver/<variant>.jsonl``) and reports, for every
+agent, its wins among the deals the solver proved winnable ("wins / solver-proved wins"),
+only when the file has a record of every deal played: a default file that does not is
+skipped with one line on stderr; a FILE given explicitly is refused (exit 2, before any
+game is played).
 
 Errors: every bad argument, configuration, file or model is refused before any training or
 evaluation starts, with one line on stderr naming the argument (or file) and no traceback,
@@ -207,6 +213,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_int_in(0, SEED_MAX),
         default=0,
         help="seed of the random baseline and of --stochastic (default 0)",
+    )
+    ev.add_argument(
+        "--solver-results",
+        metavar="FILE",
+        help="the solver's per-deal results (JSONL of `fortythieves solve`; default "
+        "results/solver/<variant>.jsonl): report each agent's wins among the deals the "
+        "solver proved winnable (the file must cover every deal played)",
     )
     ev.add_argument(
         "--save-games",
@@ -532,6 +545,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     agents = [agent]
     if model_path is not None:  # the baselines play the same deals beside the model
         agents += [make_baseline(name, args.seed) for name in args.baselines]
+    solver = _solver_verdicts(args.solver_results, variant, args.episodes)
     progress = args.progress and sys.stderr.isatty()
     try:
         with stop_signals_interrupt(), _maybe_ray(args) as play:
@@ -543,6 +557,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 progress=progress,
                 save_games=args.save_games,
                 play=play,
+                solver=solver,
             )
     except KeyboardInterrupt:
         print(
@@ -563,6 +578,32 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if args.save_games:
         console.print(f"game records written to {args.save_games}/<agent>/")
     return 0
+
+
+def _solver_verdicts(given: str | None, variant: str, episodes: int) -> dict[int, str] | None:
+    """The solver's verdicts on the deals ``evaluate`` plays, or None (then no ceiling is
+    reported). A default file that is missing, damaged or short is skipped with one line
+    on stderr; an explicitly given one is refused then (:class:`ConfigError`)."""
+    from .seeds import seeds_for_test
+    from .solve import SolverResultsError, default_results_path, solver_verdicts
+
+    path = Path(given) if given is not None else default_results_path(variant)
+    try:
+        if given is not None and not path.is_file():
+            raise SolverResultsError(f"{path}: no such file")
+        verdicts = solver_verdicts(path, variant, seeds_for_test(episodes))
+        if verdicts is None:
+            raise SolverResultsError(
+                f"{path}: no {variant} result for some of the {episodes} deals played "
+                f"(run `fortythieves solve {variant} --deals {episodes} ...` first)"
+            )
+    except SolverResultsError as exc:
+        if given is not None:
+            raise ConfigError(f"argument --solver-results: {exc}") from None
+        if path.exists():
+            print(f"fortythieves evaluate: solver results not used: {exc}", file=sys.stderr)
+        return None
+    return verdicts
 
 
 def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:

@@ -24,7 +24,13 @@ Reported per agent (:func:`summarize`):
 - ``win_rate`` with a 95% Wilson score interval ``win_rate_ci95`` (within [0, 1]);
 - ``mean_foundation_cards`` (0..104 at the episode end), its standard error and a 95% normal
   interval ``foundation_cards_ci95`` (mean +- 1.96 SE, clipped to [0, 104]);
-- ``mean_episode_length`` (steps, truncated episodes included) and ``mean_return``.
+- ``mean_episode_length`` (steps, truncated episodes included) and ``mean_return``;
+- with the solver's verdicts on the deals (``solver=``, from ``fortythieves solve``'s
+  results file: :func:`agents.solve.solver_verdicts`), ``solver_ceiling``: ``proved_won``
+  (deals the clairvoyant solver won), ``wins_among_proved`` (the agent's wins among them),
+  ``share_of_proved`` (their ratio; 0.0 when none was proved won) and
+  ``wins_not_proved`` (the agent's wins on deals the solver left unknown or, which would be
+  a bug, proved lost).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ import json
 import math
 import sys
 import zipfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -53,6 +59,7 @@ __all__ = [
     "ModelMismatchError",
     "agent_description",
     "baseline_agents",
+    "ceiling_summary",
     "evaluate_agents",
     "load_maskable_ppo",
     "load_model_agent",
@@ -581,6 +588,24 @@ def play_deals(
     return results  # type: ignore[return-value]
 
 
+def ceiling_summary(results: Sequence[EpisodeResult], solver: Mapping[int, str]) -> dict[str, Any]:
+    """An agent's wins against the solver's verdicts (``seed -> "won" | "lost" |
+    "unknown"``, every played seed present): the ``solver_ceiling`` keys of the module
+    docstring.
+
+    Raises:
+        KeyError: a played seed has no verdict.
+    """
+    proved = {r.seed for r in results if solver[r.seed] == "won"}
+    among = sum(r.won for r in results if r.seed in proved)
+    return {
+        "proved_won": len(proved),
+        "wins_among_proved": among,
+        "share_of_proved": among / len(proved) if proved else 0.0,
+        "wins_not_proved": sum(r.won for r in results if r.seed not in proved),
+    }
+
+
 def summarize(results: Sequence[EpisodeResult]) -> dict[str, Any]:
     """Aggregate episode results (see the module docstring for the keys)."""
     n = len(results)
@@ -614,6 +639,7 @@ def evaluate_agents(
     batch_size: int | None = None,
     save_games: str | Path | None = None,
     play: PlayDeals | None = None,
+    solver: Mapping[int, str] | None = None,
 ) -> dict[str, Any]:
     """Play the first ``episodes`` test deals of ``variant`` with each agent.
 
@@ -633,14 +659,17 @@ def evaluate_agents(
             ``play(agent, env_id, seeds, on_done, traces)`` and returning what
             :func:`play_deals` returns (e.g. :func:`agents.distributed.ray_play_deals`, which
             splits them across Ray workers); the report does not depend on it.
+        solver: the clairvoyant solver's verdict on each deal (seed -> ``"won"``,
+            ``"lost"`` or ``"unknown"``), every deal played included: each agent's summary
+            gets ``solver_ceiling`` (:func:`ceiling_summary`).
 
     Returns:
         A JSON-ready dict: ``variant``, ``env_id``, ``episodes``, ``seeds`` (the first seed
         and the count), ``results`` (agent name -> :func:`summarize` dict, plus
-        ``per_episode`` rows if asked).
+        ``solver_ceiling`` with ``solver`` and ``per_episode`` rows if asked).
 
     Raises:
-        ValueError: ``episodes`` < 1, or ``batch_size`` < 1.
+        ValueError: ``episodes`` < 1, or ``batch_size`` < 1, or ``solver`` lacks a deal.
         KeyboardInterrupt: passed on as it comes (Ctrl-C); nothing is returned then, the
             caller says how to re-run.
     """
@@ -653,6 +682,10 @@ def evaluate_agents(
     if batch_size is not None and batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
     seeds = seeds_for_test(episodes)
+    if solver is not None and (missing := [s for s in seeds if s not in solver]):
+        raise ValueError(
+            f"the solver's verdicts lack {len(missing)} deals, first seed {missing[0]}"
+        )
     env_id = env_id_for(variant)
     out: dict[str, Any] = {
         "variant": variant,
@@ -682,6 +715,8 @@ def evaluate_agents(
             if save_games is not None and traces is not None:
                 save_records(Path(save_games), agent, env_id, results, traces)
             summary = summarize(results)
+            if solver is not None:
+                summary["solver_ceiling"] = ceiling_summary(results, solver)
             if per_episode:
                 summary["per_episode"] = [asdict(r) for r in results]
             out["results"][agent.name] = summary
@@ -748,8 +783,11 @@ def baseline_agents(names: Sequence[str], seed: int = 0) -> list[Agent]:
 
 
 def render_table(report: dict[str, Any]) -> Any:
-    """A ``rich.table.Table`` of an :func:`evaluate_agents` report, one row per agent."""
+    """A ``rich.table.Table`` of an :func:`evaluate_agents` report, one row per agent
+    (with the solver's verdicts, a column "wins / solver-proved wins" beside the win rate)."""
     from rich.table import Table
+
+    ceiling = all("solver_ceiling" in s for s in report["results"].values())
 
     table = Table(
         title=f"{report['variant']}: {report['episodes']} test deals "
@@ -764,12 +802,21 @@ def render_table(report: dict[str, Any]) -> Any:
         "return",
     ):
         table.add_column(column, justify="left" if column == "agent" else "right")
+        if column == "win rate [95% CI]" and ceiling:
+            table.add_column("wins / solver-proved wins", justify="right")
     for name, s in report["results"].items():
         lo, hi = s["win_rate_ci95"]
         clo, chi = s["foundation_cards_ci95"]
+        extra = []
+        if ceiling:
+            c = s["solver_ceiling"]
+            extra = [
+                f"{c['wins_among_proved']} / {c['proved_won']} ({100 * c['share_of_proved']:.0f}%)"
+            ]
         table.add_row(
             name,
             f"{100 * s['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]",
+            *extra,
             f"{s['mean_foundation_cards']:.1f} [{clo:.1f}, {chi:.1f}]",
             f"{s['mean_episode_length']:.0f}",
             f"{s['truncated']}/{s['episodes']}",

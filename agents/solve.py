@@ -25,6 +25,7 @@ key                 value
 ``status``          ``"won"``, ``"lost"`` (proved: no line wins within the step limit) or
                     ``"unknown"`` (a budget ran out first)
 ``stopped_by``      for ``unknown``: ``"nodes"`` or ``"seconds"``; else ``""``
+``found_by``        for ``won``: the pass that found the line, ``"rollouts"`` or ``"search"``
 ``nodes``           positions the search entered (int)
 ``seconds``         the search's wall-clock time (float; depends on the machine)
 ``moves``           the winning line's length (int; 0 unless won)
@@ -73,6 +74,7 @@ __all__ = [
     "render_table",
     "run_deals",
     "solve_deal",
+    "solver_verdicts",
     "summarize",
 ]
 
@@ -149,6 +151,7 @@ def solve_deal(variant: str, seed: int, nodes: int, seconds: float | None) -> di
         "rules": "".join(result.rules),
         "status": result.status,
         "stopped_by": result.stopped_by,
+        "found_by": result.found_by,
         "nodes": result.nodes,
         "seconds": round(result.seconds, 6),
         "moves": len(result.moves),
@@ -248,6 +251,31 @@ def _mend_last_line(path: Path) -> None:
             file.truncate(start)
         else:
             file.write(b"\n")
+
+
+def solver_verdicts(path: str | Path, variant: str, seeds: Iterable[int]) -> dict[int, str] | None:
+    """The solver's verdict on each deal of ``seeds``, from a results file, or None when
+    the file lacks a record of ``variant`` for some seed (or does not exist).
+
+    Every record of the deal counts, whatever its node budget or solver version: a ``won``
+    line was replayed to a win, a ``lost`` was an exhaustive search, so neither expires.
+    A deal is ``"won"`` if any record says so, else ``"lost"`` if any says so, else
+    ``"unknown"`` (a budget ran out every time).
+
+    Raises:
+        SolverResultsError: the file cannot be read or is not a results file.
+    """
+    found: dict[int, set[str]] = {}
+    for record in read_records(path)[0]:
+        if record["variant"] == variant:
+            found.setdefault(record["seed"], set()).add(record["status"])
+    out: dict[int, str] = {}
+    for seed in seeds:
+        statuses = found.get(seed)
+        if statuses is None:
+            return None
+        out[seed] = next(s for s in STATUSES if s in statuses)
+    return out
 
 
 # ---------------------------------------------------------------------- running deals

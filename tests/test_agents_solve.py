@@ -15,10 +15,12 @@ from typing import Any
 
 import gymnasium as gym
 import pytest
+from rich.console import Console
 
 import agents.solve as solve_module
 import fortythieves_env.backends as backends_module
 from agents.cli import main
+from agents.evaluation import render_table as render_evaluation
 from agents.evaluation import wilson_interval
 from agents.seeds import TEST_START
 from agents.solve import (
@@ -44,6 +46,7 @@ RECORD_KEYS = {
     "rules",
     "status",
     "stopped_by",
+    "found_by",
     "nodes",
     "seconds",
     "moves",
@@ -305,12 +308,14 @@ def test_ctrl_c_keeps_finished_deals_and_prints_how_to_continue(
 
 # ---------------------------------------------------------------------- reports and table
 def record(seed: int, status: str, stopped_by: str = "", nodes: int = 100) -> dict[str, Any]:
+    from fortythieves_env.solver import SOLVER_VERSION
+
     return {
         "variant": "Streets",
         "seed": seed,
         "nodes_budget": 100,
         "seconds_cap": None,
-        "solver_version": 1,
+        "solver_version": SOLVER_VERSION,
         "status": status,
         "stopped_by": stopped_by,
         "nodes": nodes,
@@ -380,3 +385,62 @@ def test_readme_winnability_table_is_generated_from_the_saved_results() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     table = winnability_table.table_for(ROOT / "results" / "solver")
     assert f"{winnability_table.START}\n{table}\n{winnability_table.END}" in readme
+
+
+# ---------------------------------------------------------------------- evaluate --solver-results
+def test_evaluate_reports_wins_among_the_solver_proved_wins(
+    little_forty_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``evaluate greedy --solver-results FILE`` on deals ``solve`` saved: each agent's
+    wins among the solver-proved wins, counted from the per-deal rows; the table shows
+    "wins / solver-proved wins"."""
+    records = read_records(little_forty_run)[0]
+    episodes = 3
+    won = {r["seed"] for r in records if r["status"] == "won" and r["seed"] < TEST_START + episodes}
+    out = tmp_path / "report.json"
+    argv = ["evaluate", "greedy", "--variant", "LittleForty", "--episodes", str(episodes)]
+    argv += ["--solver-results", str(little_forty_run), "--json", str(out), "--per-episode"]
+    assert main(argv) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    greedy = report["results"]["greedy"]
+    rows = greedy["per_episode"]
+    among = sum(r["won"] for r in rows if r["seed"] in won)
+    assert greedy["solver_ceiling"] == {
+        "proved_won": len(won),
+        "wins_among_proved": among,
+        "share_of_proved": among / len(won) if won else 0.0,
+        "wins_not_proved": sum(r["won"] for r in rows if r["seed"] not in won),
+    }
+    assert len(won) >= 1
+    console = Console(width=300, record=True)
+    console.print(render_evaluation(report))
+    cell = f"{among} / {len(won)} ({100 * among / len(won):.0f}%)"
+    text = console.export_text()
+    assert "wins / solver-proved wins" in text and cell in text
+
+
+def test_evaluate_refuses_a_given_file_that_misses_deals_and_skips_a_default_one(
+    little_forty_run: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The run has fewer deals than asked: refused (exit 2, one line) when the file is given;
+    the default file (``results/solver/<variant>.jsonl``) is skipped with one line."""
+    deals = len(read_records(little_forty_run)[0])
+    base = ["evaluate", "greedy", "--variant", "LittleForty", "--episodes", str(deals + 1)]
+    assert main([*base, "--solver-results", str(little_forty_run)]) == 2
+    err = capsys.readouterr().err
+    assert "argument --solver-results" in err and err.count("\n") == 1
+    assert main([*base, "--solver-results", str(tmp_path / "none.jsonl")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    default = tmp_path / "results" / "solver" / "LittleForty.jsonl"
+    default.parent.mkdir(parents=True)
+    default.write_text(little_forty_run.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "r.json"
+    assert main([*base, "--json", str(out)]) == 0
+    assert capsys.readouterr().err.count("solver results not used") == 1
+    assert "solver_ceiling" not in json.loads(out.read_text())["results"]["greedy"]
+    assert main([*base[:-1], str(deals), "--json", str(out)]) == 0  # covered: used
+    assert "solver_ceiling" in json.loads(out.read_text())["results"]["greedy"]

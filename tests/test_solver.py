@@ -162,6 +162,34 @@ def test_won_lines_replay_through_gymnasium(variant: str) -> None:
     assert won >= 1
 
 
+@pytest.mark.parametrize("variant", ["NumberTen", "RankAndFile"])
+def test_rollout_pass_wins_replay_and_are_deterministic(variant: str) -> None:
+    """Test deals 0..3 at 300000 nodes: the rollout pass finds wins the depth-first search
+    alone misses at that budget; each replays through ``gymnasium.make``; a second run
+    gives the same answer, line and node count (the node budget is the figure of record)."""
+    spec = VARIANTS[variant]
+    env = gym.make(env_id(spec))
+    by_rollouts = 0
+    for seed in range(2_000_000_000, 2_000_000_004):
+        env.reset(seed=seed)
+        pos = env.unwrapped.get_state()
+        result = solve(pos, nodes=300_000)
+        again = solve(pos, nodes=300_000)
+        assert (again.status, again.moves, again.nodes, again.found_by) == (
+            result.status,
+            result.moves,
+            result.nodes,
+            result.found_by,
+        )
+        assert result.nodes <= 300_000
+        if result.status == "won":
+            replay_in_gym(spec, pos, result.moves)
+            if result.found_by == "rollouts":
+                by_rollouts += 1
+                assert solve(pos, nodes=300_000, rollouts=False).status == "unknown"
+    assert by_rollouts >= 1
+
+
 def test_result_fields() -> None:
     pos = end_position(VARIANTS["Maria"], np.random.default_rng(3), 6)
     result = solve(pos)
@@ -179,8 +207,13 @@ def test_buried_predecessors_are_lost() -> None:
         "draw"
     ]
     for rule_set in RULE_SETS:
-        result = solve(pos, rules=rule_set)
+        result = solve(pos, rules=rule_set, rollouts=False)
         assert (result.status, result.moves, result.nodes) == ("lost", (), 2)
+        # the rollout pass first: the root (1 node), the draw tried (1) and played (1),
+        # then stuck; the search after it proves the loss
+        result = solve(pos, rules=rule_set)
+        assert (result.status, result.moves, result.nodes) == ("lost", (), 5)
+        assert result.found_by == ""
 
 
 def test_lost_means_within_the_step_limit() -> None:
@@ -216,10 +249,19 @@ def test_seconds_cap_and_stop_callback() -> None:
     env = gym.make(env_id("NumberTen"))
     env.reset(seed=2)
     pos = env.unwrapped.get_state()
-    capped = solve(pos, nodes=10**8, seconds=1e-9)
+    capped = solve(pos, nodes=10**8, seconds=1e-9, rollouts=False)
     assert (capped.status, capped.stopped_by, capped.nodes) == ("unknown", "seconds", 1 << 16)
-    stopped = solve(pos, nodes=10**8, should_stop=lambda: True)
+    stopped = solve(pos, nodes=10**8, should_stop=lambda: True, rollouts=False)
     assert (stopped.status, stopped.stopped_by, stopped.nodes) == ("unknown", "stop", 1 << 16)
+    # the rollout pass looks at the clock between two moves of its line, once 65536 nodes
+    # are spent (it wins deal 7 after about 125000 nodes)
+    env.reset(seed=7)
+    pos = env.unwrapped.get_state()
+    won = solve(pos, nodes=10**8)
+    assert won.status == "won" and won.found_by == "rollouts" and won.nodes > 100_000
+    for cut in (solve(pos, nodes=10**8, seconds=1e-9), solve(pos, should_stop=lambda: True)):
+        assert cut.status == "unknown" and cut.stopped_by in ("seconds", "stop")
+        assert (1 << 16) <= cut.nodes < won.nodes
 
 
 def test_won_position_needs_no_move() -> None:
@@ -258,8 +300,10 @@ def test_pruning_rules_agree_with_exhaustive_search(variant: str) -> None:
         for limit in limits:
             expected = "won" if best is not None and best <= limit else "lost"
             verdicts[expected] += 1
-            for rule_set in RULE_SETS:
-                result = solve(pos, step_limit=limit, rules=rule_set, nodes=10**7)
+            for rule_set, rollouts in [(r, False) for r in RULE_SETS] + [(RULES, True)]:
+                result = solve(
+                    pos, step_limit=limit, rules=rule_set, nodes=10**7, rollouts=rollouts
+                )
                 assert result.status == expected, (pos, limit, rule_set, best)
                 if expected == "won":
                     assert best <= len(result.moves) <= limit
