@@ -396,7 +396,10 @@ def load_model_agent(
     assert chosen is not None
     wanted = env_id_for(chosen, env_version)
     made_for = model_env_id(path)
-    if made_for is not None and made_for != wanted:
+    same_variant = (
+        made_for is not None and made_for.rpartition("-v")[0] == (wanted.rpartition("-v")[0])
+    )
+    if same_variant and made_for != wanted:
         raise ModelMismatchError(
             f"{path}: model made for {made_for}, refusing to evaluate it on {wanted} "
             f"(another observation version; pass --env-version {made_for.rpartition('-v')[2]} "
@@ -927,8 +930,9 @@ def render_table(report: dict[str, Any]) -> Any:
     from rich.table import Table
 
     table = Table(
-        title=f"{report['variant']}: {report['episodes']} test deals "
+        title=f"{report.get('env_id', report['variant'])}: {report['episodes']} test deals "
         f"(seeds {report['seeds']['first']}..{report['seeds']['first'] + report['episodes'] - 1})"
+        + ("" if report.get("no_cycling", True) else ", cycles allowed")
     )
     for column in (
         "agent",

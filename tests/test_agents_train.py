@@ -366,6 +366,7 @@ def test_custom_variant_run_is_evaluated_from_its_folder(tmp_path: Path) -> None
     assert load_config(run / "config.yaml").env.custom_variant["n_columns"] == 12
     data = json.loads(zipfile.ZipFile(run / "models" / "final_model.zip").read("data"))
     assert data["fortythieves_variant"] == "Wide"
+    assert data["fortythieves_env_id"] == "FortyThieves/Wide-v0"  # the env id is recorded
     assert data["fortythieves_variant_spec"]["n_columns"] == 12
     # a fresh process, which knows only the nine built-in variants, evaluates the run
     out = tmp_path / "eval.json"

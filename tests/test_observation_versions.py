@@ -8,6 +8,7 @@ view written out (:meth:`ObservationLayout.encode_view`), so nothing hidden gets
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -187,3 +188,53 @@ def test_layout_for_size_finds_the_version() -> None:
     with pytest.raises(ValueError, match="LittleForty observations have 244 or 308 entries"):
         ObservationLayout.for_size(spec, 245)
     assert card_code("AC") == 1  # card codes as the index table says
+
+
+def test_evaluate_refuses_a_model_made_for_the_other_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Little Forty model records its env id; evaluate plays the newest id (-v1) unless
+    told otherwise and refuses a model of the other version, naming both ids on one line.
+    A model saved before the env id was recorded counts as -v0 (the only version then)."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.cli import main
+    from agents.evaluation import ModelMismatchError, load_model_agent, model_env_id
+
+    for version in (0, 1):
+        id_ = f"FortyThieves/LittleForty-v{version}"
+        venv = DummyVecEnv([lambda id_=id_: gym.make(id_)])
+        model = MaskablePPO("MlpPolicy", venv, policy_kwargs={"net_arch": [8]}, device="cpu")
+        model.fortythieves_variant = "LittleForty"
+        model.fortythieves_env_id = id_
+        model.save(tmp_path / f"v{version}.zip")
+        if version == 0:
+            del model.fortythieves_env_id
+            model.save(tmp_path / "old.zip")
+        venv.close()
+    assert model_env_id(tmp_path / "old.zip") == "FortyThieves/LittleForty-v0"
+    for name in ("v0", "old"):
+        with pytest.raises(
+            ModelMismatchError,
+            match="model made for FortyThieves/LittleForty-v0, refusing to evaluate it on "
+            "FortyThieves/LittleForty-v1",
+        ):
+            load_model_agent(tmp_path / f"{name}.zip")
+        assert load_model_agent(tmp_path / f"{name}.zip", env_version=0)[1] == "LittleForty"
+    with pytest.raises(
+        ModelMismatchError,
+        match="made for FortyThieves/LittleForty-v1, refusing to evaluate it on "
+        "FortyThieves/LittleForty-v0",
+    ):
+        load_model_agent(tmp_path / "v1.zip", env_version=0)
+    assert load_model_agent(tmp_path / "v1.zip")[1] == "LittleForty"
+    args = ["--episodes", "1", "--baselines", "--no-progress"]
+    assert main(["evaluate", str(tmp_path / "v0.zip"), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "LittleForty-v0" in err and "LittleForty-v1" in err
+    assert "--env-version 0" in err and "Traceback" not in err
+    assert main(["evaluate", str(tmp_path / "v0.zip"), "--env-version", "0", *args]) == 0
+    assert "FortyThieves/LittleForty" in capsys.readouterr().out
+    assert main(["evaluate", "greedy", "--variant", "Maria", "--env-version", "1", *args]) == 2
+    assert "Maria has no id version 1" in capsys.readouterr().err
