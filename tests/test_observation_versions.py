@@ -238,3 +238,43 @@ def test_evaluate_refuses_a_model_made_for_the_other_version(
     assert "FortyThieves/LittleForty" in capsys.readouterr().out
     assert main(["evaluate", "greedy", "--variant", "Maria", "--env-version", "1", *args]) == 2
     assert "Maria has no id version 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("network", ["card_slots", "player"])
+def test_both_networks_take_the_v1_observation(network: str) -> None:
+    """The shipped Little Forty config trains on -v1: the card-slot extractor one-hots the
+    known-stock slots as card codes, the player network reads the v1 layout."""
+    import torch
+
+    from agents.config import load_config
+    from agents.envs import make_training_vec_env, n_card_slots
+    from agents.evaluation import ModelAgent
+    from agents.train import build_model
+
+    root = Path(__file__).resolve().parents[1]
+    overrides = [
+        f"policy.network={network}",
+        "train.n_envs=1",
+        "ppo.n_steps=16",
+        "ppo.batch_size=16",
+        "train.tensorboard=false",
+        "train.progress_bar=false",
+    ]
+    config = load_config(root / "configs" / "littleforty.yaml", overrides)
+    env = make_training_vec_env(config)
+    try:
+        assert env.get_attr("spec", indices=[0])[0].id == "FortyThieves/LittleForty-v1"
+        layout = ObservationLayout.for_variant(VARIANTS["LittleForty"], 1)
+        assert n_card_slots(env) == layout.n_card_slots == layout.known_stock.stop
+        model = build_model(config, env, None)
+        if network == "card_slots":
+            assert model.policy.features_extractor.n_card_slots == layout.n_card_slots
+        obs = env.reset()
+        agent = ModelAgent(model)
+        masks = np.array(env.env_method("action_masks"), dtype=np.int8)
+        scores = agent.action_scores(obs, masks, np.zeros(1, dtype=np.int64))
+        assert np.isfinite(scores[masks == 1]).all() and np.isneginf(scores[masks == 0]).all()
+        with torch.no_grad():
+            assert agent.act_batch(obs, masks, np.zeros(1, dtype=np.int64))[0] == np.argmax(scores)
+    finally:
+        env.close()
