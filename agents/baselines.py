@@ -42,7 +42,8 @@ They also follow the :class:`BatchAgent` protocol, what ``evaluate`` plays with:
       3   part of a column into an empty column (the card under it is not a build for it)
      -1   *pointless* moves: a tableau build that moves cards already built on the card
           beneath, and moving a whole column into an empty column. Taken only when nothing
-          else is legal (the game is then stuck and runs to the step limit).
+          else is legal (the game is then stuck: it runs to the step limit, or, under
+          the evaluation's no-cycling rule, ends as stuck).
     ====  =====================================================================================
 """
 

@@ -635,7 +635,7 @@ def play_deals(
             states = base.states  # type: ignore[attr-defined]
             fcards_at = base.tables.scal0 + 3  # type: ignore[attr-defined]  # S_FCARDS
             seen = SeenViews(base.tables, slots, base.max_episode_steps)  # type: ignore[attr-defined]
-            seen.start(states, game.copy())
+            seen.start(states, np.arange(slots, dtype=np.int64))  # every slot's start
         no_stuck = np.zeros(0, dtype=np.int64)
         next_deal = slots
         returns = np.zeros(slots, dtype=np.float64)
