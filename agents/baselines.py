@@ -5,12 +5,17 @@ Every agent here, and the trained-model agent of :mod:`agents.evaluation`, follo
 returning a legal action index. ``env`` is the (possibly wrapped) Gymnasium env; agents read
 the legal-action mask from ``env.unwrapped.action_masks()`` (``int8``, shape ``(n,)``).
 They also follow the :class:`BatchAgent` protocol, what ``evaluate`` plays with:
-``act_batch(obs, masks, games)`` chooses for many games at once.
+``act_batch(obs, masks, games)`` chooses for many games at once, and
+``action_scores(obs, masks, games)`` ranks every move (the no-cycling rule of
+:mod:`agents.cycles` plays the best-ranked move that leads to a view not yet seen).
 
 ``random``
     Uniform over the legal actions. In batches, game ``i`` draws from its own generator
     seeded ``(seed, i)``, so an evaluation is reproducible and does not depend on the
-    batching; one game at a time (``act``), from one generator seeded ``seed``.
+    batching; one game at a time (``act``), from one generator seeded ``seed``. Its ranking
+    (``action_scores``) puts that draw first and the other legal moves in a random order
+    derived from the same draw (:func:`sampled_scores`), so the best-ranked move of any
+    subset of the legal moves is uniform over it.
 
 ``greedy``
     A one-step heuristic over the legal moves. It reads only what a player knows,
@@ -37,7 +42,8 @@ They also follow the :class:`BatchAgent` protocol, what ``evaluate`` plays with:
       3   part of a column into an empty column (the card under it is not a build for it)
      -1   *pointless* moves: a tableau build that moves cards already built on the card
           beneath, and moving a whole column into an empty column. Taken only when nothing
-          else is legal (the game is then stuck and runs to the step limit).
+          else is legal (the game is then stuck: it runs to the step limit, or, under
+          the evaluation's no-cycling rule, ends as stuck).
     ====  =====================================================================================
 """
 
@@ -60,6 +66,7 @@ from fortythieves_env.actions import (
 from fortythieves_env.cards import RANK
 from fortythieves_env.engine import Rules, rules_for
 from fortythieves_env.observation import ObservationLayout
+from fortythieves_env.registration import versions as versions_of
 from fortythieves_env.variants import VariantSpec
 from fortythieves_env.view import PlayerView
 
@@ -74,6 +81,7 @@ __all__ = [
     "make_baseline",
     "move_score",
     "pick_legal",
+    "sampled_scores",
 ]
 
 _KING = 12  # RANK of a King
@@ -128,7 +136,8 @@ class BatchAgent(Protocol):
         """The games ``games`` are over (their per-game state may be dropped)."""
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
-        """One legal action per row.
+        """One legal action per row: the argmax of :meth:`action_scores` (lowest index on
+        equal scores), drawing the same random numbers.
 
         Args:
             obs: ``uint8``, shape ``(B, size)``, one observation per row.
@@ -137,6 +146,19 @@ class BatchAgent(Protocol):
 
         Returns:
             ``int64``, shape ``(B,)``.
+        """
+        ...
+
+    def action_scores(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        """The agent's ranking of every action in each row, for the no-cycling rule of
+        :mod:`agents.cycles` (which plays the best-ranked legal move to a new view).
+
+        Contract: ``float64``, shape ``(B, n)``; higher is better; ``-inf`` where the
+        action is illegal; equal scores rank by the lower action index. The argmax of a row
+        (lowest index on ties) is exactly what :meth:`act_batch` returns for it, and one
+        call draws the same random numbers as one :meth:`act_batch` call (one per row for
+        the agents here), so an agent plays the same game with the rule as without it until
+        the rule first refuses its choice. Arguments as :meth:`act_batch`.
         """
         ...
 
@@ -183,6 +205,72 @@ def pick_legal(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
     """
     out = np.empty(masks.shape[0], dtype=np.int64)
     _pick_legal(np.ascontiguousarray(masks), np.ascontiguousarray(u, dtype=np.float64), out)
+    return out
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, inline="always")
+def _splitmix(x: np.uint64) -> np.uint64:
+    x = x + _GOLDEN
+    x = (x ^ (x >> np.uint64(30))) * _M1
+    x = (x ^ (x >> np.uint64(27))) * _M2
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def _sampled_scores(
+    masks: np.ndarray, u: np.ndarray, chosen: np.ndarray, base: np.ndarray, out: np.ndarray
+) -> None:
+    for b in range(masks.shape[0]):
+        bits = np.uint64(u[b] * 9007199254740992.0)  # the draw's 53 bits
+        for a in range(masks.shape[1]):
+            if masks[b, a] == 0:
+                out[b, a] = -np.inf
+            elif a == chosen[b]:
+                out[b, a] = np.inf
+            else:
+                x = _splitmix(bits ^ (np.uint64(a + 1) * _GOLDEN))
+                v = (np.float64(x >> np.uint64(11)) + 0.5) / 9007199254740992.0  # (0, 1)
+                gumbel = -np.log(-np.log(v))
+                out[b, a] = gumbel + (base[b, a] if base.shape[0] else 0.0)
+
+
+def sampled_scores(
+    masks: np.ndarray, u: np.ndarray, chosen: np.ndarray, log_probs: np.ndarray | None = None
+) -> np.ndarray:
+    """The ranking of an agent that drew ``chosen`` (from the uniforms ``u``): ``chosen``
+    first (``+inf``), then the other legal moves by ``log_probs + G`` (Gumbel noise ``G``
+    derived from the bits of ``u`` and the action index; no new random numbers), illegal
+    ones ``-inf``.
+
+    By the Gumbel-max trick the best-ranked move of any subset S of the legal moves not
+    holding ``chosen`` is a draw from the policy restricted to S; with ``chosen`` drawn from
+    the policy, the best-ranked move of any subset is then a draw from the policy restricted
+    to it (uniform for the random agent, ``log_probs`` None). So the no-cycling rule, which
+    takes the best-ranked move to a new view, samples among those moves as the policy would.
+
+    Args:
+        masks: ``int8``, shape ``(B, n)``.
+        u: ``float64``, shape ``(B,)``, the draws ``chosen`` came from.
+        chosen: ``int64``, shape ``(B,)``, the drawn moves (-1: none).
+        log_probs: ``float64``, shape ``(B, n)``, or None for equal probabilities.
+
+    Returns:
+        ``float64``, shape ``(B, n)``.
+    """
+    out = np.empty(masks.shape, dtype=np.float64)
+    base = np.zeros((0, 0)) if log_probs is None else np.ascontiguousarray(log_probs, np.float64)
+    _sampled_scores(
+        np.ascontiguousarray(masks, dtype=np.int8),
+        np.ascontiguousarray(u, dtype=np.float64),
+        np.ascontiguousarray(chosen, dtype=np.int64),
+        base,
+        out,
+    )
     return out
 
 
@@ -251,6 +339,17 @@ class RandomAgent:
         """
         return pick_legal(masks, self._draws.uniforms(games))
 
+    def action_scores(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        """The ranking (:meth:`BatchAgent.action_scores`): the draw of :meth:`act_batch`
+        first, the other legal moves in a random order from the same draw
+        (:func:`sampled_scores`).
+
+        Raises:
+            KeyError: a game that was not started (:meth:`start_games`).
+        """
+        u = self._draws.uniforms(games)
+        return sampled_scores(masks, u, pick_legal(masks, u))
+
 
 def move_score(action: int, view: PlayerView, rules: Rules) -> float:
     """The greedy score of ``action`` in the position a player sees as ``view``.
@@ -299,8 +398,13 @@ def _greedy_batch(
     accepts: np.ndarray,
     lay: np.ndarray,
     out: np.ndarray,
+    scores: np.ndarray,
 ) -> None:
-    """:func:`move_score` over observations: ``out[b]`` = row b's best legal action (-1: none)."""
+    """:func:`move_score` over observations: ``out[b]`` = row b's best legal action (-1: none);
+    with a non-empty ``scores`` (``(B, n)``) also every action's score (-inf if illegal)."""
+    write = scores.shape[0] > 0
+    if write:
+        scores[:] = -np.inf
     n_cols, slots, waste0, waste_slots, fd0 = lay[0], lay[1], lay[2], lay[3], lay[4]
     up = np.zeros(n_cols, dtype=np.int64)  # face-up cards per column
     for b in range(obs.shape[0]):
@@ -344,16 +448,23 @@ def _greedy_batch(
                     score = S_POINTLESS
                 else:
                     score = S_PART_TO_EMPTY if up[dst] == 0 else S_BUILD_FREES
+            if write:
+                scores[b, a] = score
             if score > best_score:
                 best, best_score = a, score
         out[b] = best
 
 
 @cache
-def _greedy_tables(spec: VariantSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(decode, accepts, layout)`` of ``spec`` for :func:`_greedy_batch`."""
+def _greedy_tables(spec: VariantSpec, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(decode, accepts, layout)`` of ``spec``'s observations of length ``size`` (any
+    observation version: :meth:`ObservationLayout.for_size`) for :func:`_greedy_batch`.
+
+    Raises:
+        ValueError: no observation of ``spec`` has ``size`` entries.
+    """
     rules = rules_for(spec)
-    layout = ObservationLayout.for_variant(spec)
+    layout = ObservationLayout.for_size(spec, size)
     decode = np.array(rules.codec.table, dtype=np.int64).reshape(-1, 4)
     accepts = np.array(rules.build_table, dtype=np.int8)
     lay = np.array(
@@ -369,18 +480,25 @@ def _greedy_tables(spec: VariantSpec) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return decode, accepts, lay
 
 
-def greedy_actions(spec: VariantSpec, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+def greedy_actions(
+    spec: VariantSpec, obs: np.ndarray, masks: np.ndarray, scores: np.ndarray | None = None
+) -> np.ndarray:
     """The greedy choice in each row, compiled (one numba call for the batch).
 
     The same choice as :meth:`GreedyAgent.act` (:func:`move_score`, highest score, lowest
     index on ties) read from the observation instead of the :class:`PlayerView`: the
-    observation holds exactly the view's face-up cards, waste, face-down counts and stock
-    count (:mod:`fortythieves_env.observation`), so nothing a player does not see is read.
+    observation holds the view's face-up cards, waste, face-down counts and stock count
+    (and, from version 1, the known stock, which the heuristic does not use;
+    :mod:`fortythieves_env.observation`), so nothing a player does not see is read.
 
     Args:
         spec: the variant.
-        obs: ``uint8``, shape ``(B, size)``: the variant's observations.
+        obs: ``uint8``, shape ``(B, size)``: the variant's observations, of any observation
+            version (told apart by ``size``).
         masks: ``int8``, shape ``(B, n)``: their legal actions.
+
+        scores: if given, ``float64`` of shape ``(B, n)``, filled with every action's
+            :func:`move_score` (``-inf`` where illegal).
 
     Returns:
         ``int64``, shape ``(B,)``; -1 for a row with no legal action.
@@ -388,12 +506,22 @@ def greedy_actions(spec: VariantSpec, obs: np.ndarray, masks: np.ndarray) -> np.
     Raises:
         ValueError: ``obs`` or ``masks`` has the wrong shape for ``spec``.
     """
-    decode, accepts, lay = _greedy_tables(spec)
-    size = ObservationLayout.for_variant(spec).size
-    if obs.ndim != 2 or obs.shape[1] != size or masks.shape != (obs.shape[0], decode.shape[0]):
+    n_actions = rules_for(spec).n_actions
+    try:
+        if obs.ndim != 2:
+            raise ValueError
+        decode, accepts, lay = _greedy_tables(spec, obs.shape[1])
+    except ValueError:
+        sizes = " or ".join(
+            str(ObservationLayout.for_variant(spec, v).size) for v in versions_of(spec)
+        )
         raise ValueError(
-            f"greedy_actions({spec.id}): need obs of shape (B, {size}) and masks of shape "
-            f"(B, {decode.shape[0]}), got {obs.shape} and {masks.shape}"
+            f"greedy_actions({spec.id}): need obs of shape (B, {sizes}), got {obs.shape}"
+        ) from None
+    if masks.shape != (obs.shape[0], n_actions):
+        raise ValueError(
+            f"greedy_actions({spec.id}): need masks of shape (B, {n_actions}) for obs of "
+            f"shape {obs.shape}, got {masks.shape}"
         )
     out = np.empty(obs.shape[0], dtype=np.int64)
     _greedy_batch(
@@ -403,8 +531,12 @@ def greedy_actions(spec: VariantSpec, obs: np.ndarray, masks: np.ndarray) -> np.
         accepts,
         lay,
         out,
+        _NO_SCORES if scores is None else scores,
     )
     return out
+
+
+_NO_SCORES = np.zeros((0, 0), dtype=np.float64)
 
 
 class GreedyAgent:
@@ -436,6 +568,19 @@ class GreedyAgent:
         if self._spec is None:
             raise RuntimeError("GreedyAgent.act_batch before start_games")
         return greedy_actions(self._spec, obs, masks)
+
+    def action_scores(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        """Every action's :func:`move_score` (``-inf`` where illegal), the ranking of
+        :meth:`BatchAgent.action_scores`: equal scores go by the lower index, as the choice.
+
+        Raises:
+            RuntimeError: no game was started yet (the variant is unknown).
+        """
+        if self._spec is None:
+            raise RuntimeError("GreedyAgent.action_scores before start_games")
+        scores = np.empty(masks.shape, dtype=np.float64)
+        greedy_actions(self._spec, obs, masks, scores)
+        return scores
 
     def reset(self, env: gym.Env) -> None:
         """Nothing to reset."""

@@ -6,7 +6,7 @@ Usage::
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
                           [--baselines [random] [greedy]] [--stochastic] [--seed S]
                           [--no-progress] [--save-games DIR] [--solver-results FILE]
-                          [--ray] [--address ADDRESS]
+                          [--allow-cycles] [--env-version N] [--ray] [--address ADDRESS]
     fortythieves plot RUN [RUN ...] [--out PNG]
     fortythieves replay FILE [--all] [--delay S] [--moves N] [--gif OUT] [--html OUT]
     fortythieves solve VARIANT --deals N --nodes K [--budget SECONDS] [--workers W]
@@ -226,6 +226,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         type=_checked(check_writable_dir),
         help="write one game record (JSON) per agent and deal to DIR/<agent>/<variant>-<seed>.json",
+    )
+    ev.add_argument(
+        "--allow-cycles",
+        action="store_true",
+        help="switch off the agents' no-cycling rule (by default each agent takes its best "
+        "move to a view not yet seen in the episode, and an episode with none ends as stuck)",
+    )
+    ev.add_argument(
+        "--env-version",
+        type=_int_in(0, 1),
+        help="the id version to play, FortyThieves/<variant>-vN (default: the variant's "
+        "newest; LittleForty-v0 for models made before observation version 1)",
     )
     ev.add_argument(
         "--no-progress",
@@ -540,7 +552,11 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
         except ConfigError as exc:
             raise ConfigError(f"argument RUN_OR_MODEL: {exc}") from None
         agent, variant = load_model_agent(
-            model_path, args.variant, deterministic=not args.stochastic, seed=args.seed
+            model_path,
+            args.variant,
+            deterministic=not args.stochastic,
+            seed=args.seed,
+            env_version=args.env_version,
         )
     agents = [agent]
     if model_path is not None:  # the baselines play the same deals beside the model
@@ -558,6 +574,8 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 save_games=args.save_games,
                 play=play,
                 solver=solver,
+                allow_cycles=args.allow_cycles,
+                env_version=args.env_version,
             )
     except KeyboardInterrupt:
         print(

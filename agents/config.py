@@ -140,7 +140,10 @@ class EnvConfig(_Section):
         default=None,
         description="the VariantSpec fields of a custom variant; variant must be its id",
     )
-    variant: str = Field(description="variant id, e.g. Streets; env id FortyThieves/<variant>-v0")
+    variant: str = Field(
+        description="variant id, e.g. Streets; env: its newest id, FortyThieves/<variant>-v0 "
+        "(FortyThieves/LittleForty-v1)"
+    )
     reward_per_card: float = Field(description="reward for each card put on a foundation")
     win_bonus: float = Field(description="extra reward when all 104 cards are on the foundations")
     illegal_action_penalty: float = Field(ge=0, description="subtracted on an illegal action")

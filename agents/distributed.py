@@ -156,7 +156,13 @@ def play_parts(n: int, workers: int) -> list[tuple[int, int]]:
 
 
 def _play_part(
-    agent: Any, env_id: str, variant: Any, seeds: Sequence[int], first: int, record: bool
+    agent: Any,
+    env_id: str,
+    variant: Any,
+    seeds: Sequence[int],
+    first: int,
+    record: bool,
+    allow_cycles: bool,
 ) -> tuple[list[Any], list[Any] | None]:
     """One ``evaluate --ray`` task: :func:`agents.evaluation.play_deals` of ``seeds`` as
     deals ``first..`` (a custom ``variant`` spec is registered in the worker first)."""
@@ -169,7 +175,14 @@ def _play_part(
         fortythieves_env.register_variant(variant)
     traces: list[Any] | None = [] if record else None
     with single_torch_thread():
-        results = play_deals(agent, env_id, list(seeds), traces=traces, first_game=first)
+        results = play_deals(
+            agent,
+            env_id,
+            list(seeds),
+            traces=traces,
+            first_game=first,
+            allow_cycles=allow_cycles,
+        )
     return results, traces
 
 
@@ -179,6 +192,7 @@ def ray_play_deals(
     seeds: Sequence[int],
     on_done: Callable[[int], object] | None = None,
     traces: list[Any] | None = None,
+    allow_cycles: bool = False,
     *,
     workers: int | None = None,
 ) -> list[Any]:
@@ -195,7 +209,7 @@ def ray_play_deals(
             repeated in each worker).
         seeds: the deal seeds, in deal order.
         on_done: called with the number of deals in each part that ends.
-        traces: as in :func:`~agents.evaluation.play_deals`.
+        traces, allow_cycles: as in :func:`~agents.evaluation.play_deals`.
         workers: how many parts at least (default: :func:`cluster_cpus`).
 
     Returns:
@@ -219,7 +233,7 @@ def ray_play_deals(
     agent_ref = ray.put(agent)
     record = traces is not None
     refs = {
-        task.remote(agent_ref, env_id, variant, list(seeds[a:b]), a, record): (a, b)
+        task.remote(agent_ref, env_id, variant, list(seeds[a:b]), a, record, allow_cycles): (a, b)
         for a, b in parts
     }
     results: list[Any] = [None] * len(seeds)

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from fortythieves_env import VariantSpec
 
 __all__ = [
+    "ENV_ID_ATTR",
     "EPISODE_INFO_KEYS",
     "VARIANT_SPEC_ATTR",
     "BatchedVecEnv",
@@ -57,16 +58,19 @@ EPISODE_INFO_KEYS: tuple[str, ...] = ("foundation_cards", "is_success")
 """``info`` keys that ``Monitor`` copies into ``info["episode"]`` at each episode end."""
 
 
-def env_id_for(variant: str) -> str:
-    """The registered id of ``variant`` (imports ``fortythieves_env``, which registers them).
+def env_id_for(variant: str, version: int | None = None) -> str:
+    """The registered id of ``variant`` (imports ``fortythieves_env``, which registers them):
+    its newest (``FortyThieves/LittleForty-v1``, ``FortyThieves/Streets-v0``) unless
+    ``version`` names another.
 
     Raises:
-        ConfigError: unknown variant (the message lists the known ones).
+        ConfigError: unknown variant (the message lists the known ones), or a version the
+            variant has no id for.
     """
     import fortythieves_env
 
     try:
-        return fortythieves_env.env_id(variant)
+        return fortythieves_env.env_id(variant, version)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 
@@ -76,6 +80,10 @@ VARIANT_ATTR = "fortythieves_variant"
 
 VARIANT_SPEC_ATTR = "fortythieves_variant_spec"
 """Attribute of a saved model: a custom variant's ``VariantSpec`` fields (None if built in)."""
+
+ENV_ID_ATTR = "fortythieves_env_id"
+"""Attribute of a saved model: the env id it was made for (``FortyThieves/LittleForty-v1``).
+A model saved before the attribute existed was made for its variant's ``-v0`` id."""
 
 
 def register_config_variant(env_config: EnvConfig) -> str:
@@ -101,13 +109,16 @@ def _register(spec: VariantSpec, where: str) -> None:
 
 
 def tag_model(model: Any, env_config: EnvConfig) -> None:
-    """Record the variant id and, for a custom variant, its spec on ``model`` before saving.
+    """Record the variant id, the env id and, for a custom variant, its spec on ``model``
+    before saving.
 
-    Sets :data:`VARIANT_ATTR` and :data:`VARIANT_SPEC_ATTR` (a dict of plain values, saved in
-    the zip's JSON ``data``); :func:`register_saved_variant` reads the spec back.
+    Sets :data:`VARIANT_ATTR`, :data:`ENV_ID_ATTR` and :data:`VARIANT_SPEC_ATTR` (a dict of
+    plain values, saved in the zip's JSON ``data``); :func:`register_saved_variant` reads
+    the spec back.
     """
     setattr(model, VARIANT_ATTR, env_config.variant)
     setattr(model, VARIANT_SPEC_ATTR, env_config.custom_variant)
+    setattr(model, ENV_ID_ATTR, str(env_id_for(env_config.variant)))
 
 
 def register_saved_variant(path: str | Path) -> None:

@@ -24,13 +24,25 @@ Reported per agent (:func:`summarize`):
 - ``win_rate`` with a 95% Wilson score interval ``win_rate_ci95`` (within [0, 1]);
 - ``mean_foundation_cards`` (0..104 at the episode end), its standard error and a 95% normal
   interval ``foundation_cards_ci95`` (mean +- 1.96 SE, clipped to [0, 104]);
-- ``mean_episode_length`` (steps, truncated episodes included) and ``mean_return``;
+- ``mean_episode_length`` (steps, truncated and stuck episodes included) and
+  ``mean_return``;
+- ``truncated`` (episodes the environment truncated: step limit), ``stuck`` and
+  ``stuck_rate`` (episodes the no-cycling rule ended, below), counted apart.
 - with the solver's verdicts on the deals (``solver=``, from ``fortythieves solve``'s
   results file: :func:`agents.solve.solver_verdicts`), ``solver_ceiling``: ``proved_won``
   (deals the clairvoyant solver won), ``wins_among_proved`` (the agent's wins among them),
   ``share_of_proved`` (their ratio; 0.0 when none was proved won) and
   ``wins_not_proved`` (the agent's wins on deals the solver left unknown or, which would be
   a bug, proved lost).
+
+**No cycling.** Every agent plays by a rule of the agents, not of the environment: it takes
+its best-ranked move that leads to a position not yet seen in the episode, hashed on the
+player's view (:mod:`agents.cycles`); when every legal move leads back to a view already
+seen, the evaluation ends the episode as *stuck* (neither won nor truncated; its foundation
+cards count as they stand). Without it an agent that has nothing useful left to do shuttles
+a card between two columns until the step limit. It is on by default (``evaluate
+--allow-cycles`` switches it off, to compare); it changes nothing until an agent's choice
+would repeat a view, and training is unaffected.
 """
 
 from __future__ import annotations
@@ -48,7 +60,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from .baselines import Agent, BatchAgent, PerGameDraws, legal_actions, make_baseline
+from .baselines import (
+    Agent,
+    BatchAgent,
+    PerGameDraws,
+    legal_actions,
+    make_baseline,
+    sampled_scores,
+)
 from .seeds import TEST_START, seeds_for_test
 
 __all__ = [
@@ -63,6 +82,7 @@ __all__ = [
     "evaluate_agents",
     "load_maskable_ppo",
     "load_model_agent",
+    "model_env_id",
     "model_variant",
     "play_deals",
     "play_episode",
@@ -74,7 +94,7 @@ __all__ = [
 ]
 
 PlayDeals = Callable[
-    [Any, str, Sequence[int], Callable[[int], object], "list[GameTrace] | None"],
+    [Any, str, Sequence[int], Callable[[int], object], "list[GameTrace] | None", bool],
     "list[EpisodeResult]",
 ]
 """What :func:`evaluate_agents` calls to play one agent's deals (its ``play`` argument)."""
@@ -94,7 +114,12 @@ class ModelMismatchError(Exception):
 
 @dataclass(frozen=True)
 class EpisodeResult:
-    """One played deal."""
+    """One played deal.
+
+    ``truncated``: the environment truncated it (step limit or no-progress rule), not
+    terminated. ``stuck``: the no-cycling rule ended it (every legal move led back to a
+    view seen in the episode; :mod:`agents.cycles`); neither terminated nor truncated.
+    """
 
     seed: int
     won: bool
@@ -102,6 +127,7 @@ class EpisodeResult:
     length: int
     ret: float
     truncated: bool
+    stuck: bool = False
 
 
 @dataclass(frozen=True)
@@ -249,6 +275,39 @@ class ModelAgent:
         u = self._draws.uniforms(games)
         return np.argmax(cum > (u * cum[:, -1])[:, None], axis=1).astype(np.int64)
 
+    def action_scores(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        """The ranking of :meth:`~agents.baselines.BatchAgent.action_scores`: the masked
+        logits (``float64``, ``-inf`` where illegal) when deterministic; when sampling, the
+        move :meth:`act_batch` would draw first, then the others by the Gumbel-max trick on
+        the log-probabilities (:func:`agents.baselines.sampled_scores`, same draw).
+
+        Returns:
+            ``float64``, shape ``(B, n)``.
+        """
+        import torch
+
+        legal = torch.as_tensor(np.asarray(masks, dtype=bool))
+        with torch.no_grad():
+            logits = self.logits(obs, legal)
+            logits = logits.masked_fill(~legal.to(logits.device), -torch.inf)
+            if self.deterministic:
+                return logits.cpu().numpy().astype(np.float64)
+            probs = torch.softmax(logits.double(), dim=1).cpu().numpy()  # as act_batch
+            log_probs = torch.log_softmax(logits.double(), dim=1).cpu().numpy()
+        cum = np.cumsum(probs, axis=1)
+        u = self._draws.uniforms(games)
+        chosen = np.argmax(cum > (u * cum[:, -1])[:, None], axis=1).astype(np.int64)
+        return sampled_scores(masks, u, chosen, log_probs)
+
+
+def _model_data(path: str | Path) -> dict[str, Any]:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data").decode("utf-8"))
+    except (OSError, KeyError, zipfile.BadZipFile, ValueError) as exc:
+        raise ModelMismatchError(f"{path}: not a saved SB3 model ({exc})") from None
+    return data if isinstance(data, dict) else {}
+
 
 def model_variant(path: str | Path) -> str | None:
     """The variant id saved with a model zip (attribute ``fortythieves_variant``), if any.
@@ -258,12 +317,7 @@ def model_variant(path: str | Path) -> str | None:
     Raises:
         ModelMismatchError: ``path`` is not an SB3 model zip.
     """
-    try:
-        with zipfile.ZipFile(path) as archive:
-            data = json.loads(archive.read("data").decode("utf-8"))
-    except (OSError, KeyError, zipfile.BadZipFile, ValueError) as exc:
-        raise ModelMismatchError(f"{path}: not a saved SB3 model ({exc})") from None
-    value = data.get("fortythieves_variant")
+    value = _model_data(path).get("fortythieves_variant")
     return value if isinstance(value, str) else None
 
 
@@ -280,6 +334,24 @@ class _NoOptimizer:
 
     def load_state_dict(self, state: Any, strict: bool = True) -> None:
         del state, strict
+
+
+def model_env_id(path: str | Path) -> str | None:
+    """The env id a model zip was made for (attribute ``fortythieves_env_id``); for a model
+    saved before that attribute existed, its variant's ``-v0`` id (the only version then);
+    None if it records no variant either.
+
+    Raises:
+        ModelMismatchError: ``path`` is not an SB3 model zip.
+    """
+    from fortythieves_env.registration import NAMESPACE
+
+    data = _model_data(path)
+    value = data.get("fortythieves_env_id")
+    if isinstance(value, str):
+        return value
+    variant = data.get("fortythieves_variant")
+    return f"{NAMESPACE}/{variant}-v0" if isinstance(variant, str) else None
 
 
 def load_maskable_ppo(path: str | Path, *, for_inference: bool = False, **kwargs: Any) -> Any:
@@ -322,7 +394,11 @@ def load_maskable_ppo(path: str | Path, *, for_inference: bool = False, **kwargs
 
 
 def load_model_agent(
-    path: str | Path, variant: str | None = None, deterministic: bool = True, seed: int = 0
+    path: str | Path,
+    variant: str | None = None,
+    deterministic: bool = True,
+    seed: int = 0,
+    env_version: int | None = None,
 ) -> tuple[ModelAgent, str]:
     """Load a MaskablePPO zip for evaluation and check that it fits ``variant``.
 
@@ -331,15 +407,18 @@ def load_model_agent(
         variant: the variant to evaluate on; None means the one saved with the model.
         deterministic: see :class:`ModelAgent` (the agent is named ``ppo-sampled`` if False).
         seed: seeds the sampling when not ``deterministic``.
+        env_version: the id version to evaluate on (``-vN``); None: the variant's newest.
+            A model made for another version of the id is refused (the message names both).
 
     Returns:
         ``(agent, variant)``.
 
     Raises:
         ModelMismatchError: the file is missing or damaged (see :func:`load_maskable_ppo`),
-            the model was trained for another variant (both are named), has no saved
-            variant and none was given, or its observation/action spaces differ from the
-            variant's environment.
+            the model was trained for another variant (both are named), or for another
+            version of the variant's id (both ids are named: ``FortyThieves/LittleForty-v0``
+            against ``-v1``), has no saved variant and none was given, or its
+            observation/action spaces differ from the variant's environment.
     """
     from .envs import env_id_for, register_saved_variant
 
@@ -353,7 +432,18 @@ def load_model_agent(
         )
     chosen = variant or saved
     assert chosen is not None
-    env = gym.make(env_id_for(chosen))
+    wanted = env_id_for(chosen, env_version)
+    made_for = model_env_id(path)
+    same_variant = (
+        made_for is not None and made_for.rpartition("-v")[0] == (wanted.rpartition("-v")[0])
+    )
+    if same_variant and made_for != wanted:
+        raise ModelMismatchError(
+            f"{path}: model made for {made_for}, refusing to evaluate it on {wanted} "
+            f"(another observation version; pass --env-version {made_for.rpartition('-v')[2]} "
+            "to play the version it was made for)"
+        )
+    env = gym.make(wanted)
     model = load_maskable_ppo(path, device="cpu", for_inference=True)
     for space in ("observation_space", "action_space"):
         mine, theirs = getattr(model, space), getattr(env, space)
@@ -369,9 +459,23 @@ def load_model_agent(
 
 
 def play_episode(
-    env: gym.Env, agent: Agent, seed: int, actions: list[int] | None = None
+    env: gym.Env,
+    agent: Agent | BatchAgent,
+    seed: int,
+    actions: list[int] | None = None,
+    *,
+    game: int = 0,
+    allow_cycles: bool = False,
 ) -> EpisodeResult:
-    """Play one deal (``env.reset(seed=seed)``) to its end (termination or truncation).
+    """Play one deal (``env.reset(seed=seed)``) to its end (termination, truncation, or
+    stuck under the no-cycling rule).
+
+    With the rule (``allow_cycles=False``, the default) the agent ranks the moves
+    (:meth:`~agents.baselines.BatchAgent.action_scores` of a one-row batch, deal index
+    ``game``, so its random draws are those of deal ``game`` in :func:`play_deals`) and
+    plays the best-ranked one that leads to a view not seen in the episode
+    (:mod:`agents.cycles`); when there is none the episode ends as stuck. With
+    ``allow_cycles=True`` the agent's own choice is played (:meth:`Agent.act`).
 
     ``actions``, if given, gets every action played appended (for a game record).
 
@@ -382,57 +486,105 @@ def play_episode(
 
     Raises:
         RuntimeError: the agent chose an illegal action.
+        TypeError: the rule is on and the agent has no ``action_scores``.
     """
+    rule = not allow_cycles
+    base = env.unwrapped
+    if rule:
+        if not hasattr(agent, "action_scores"):
+            raise TypeError(
+                f"agent {agent.name} has no action_scores: the no-cycling rule needs a "
+                "ranking of the moves; play it with allow_cycles=True"
+            )
+        from fortythieves_env._fast import tables_for
+
+        from .cycles import SeenViews
+
+        spec = base.variant  # type: ignore[attr-defined]
+        tables = tables_for(spec)
+        seen = SeenViews(tables, 1, getattr(env.spec, "max_episode_steps", None) or 1000)
+        games = np.array([game], dtype=np.int64)
+        rows = np.zeros(1, dtype=np.int64)
     obs, info = env.reset(seed=seed)
-    agent.reset(env)
+    if hasattr(agent, "reset"):
+        agent.reset(env)
+    if rule:
+        agent.start_games(spec, games.copy())  # type: ignore[union-attr]
+        st = tables.pack(base.state)[None]  # type: ignore[attr-defined]
+        seen.start(st, rows)
     total, length = 0.0, 0
-    while True:
-        if not env.unwrapped.action_masks().any():  # type: ignore[attr-defined]  # no move
-            obs, reward, terminated, truncated, info = env.step(0)
+    try:
+        while True:
+            mask = base.action_masks()  # type: ignore[attr-defined]
+            if not mask.any():  # no move
+                obs, reward, terminated, truncated, info = env.step(0)
+                if actions is not None:
+                    actions.append(0)
+                return EpisodeResult(
+                    seed=seed,
+                    won=False,
+                    foundation_cards=int(info["foundation_cards"]),
+                    length=length + 1,
+                    ret=total + float(reward),
+                    truncated=bool(truncated and not terminated),
+                )
+            if rule:
+                scores = agent.action_scores(obs[None], mask[None], games.copy())  # type: ignore[union-attr]
+                st[0] = tables.pack(base.state)  # type: ignore[attr-defined]
+                action = int(seen.choose(st, rows, scores, mask[None])[0])
+                if action < 0:  # every legal move leads back to a view seen
+                    return EpisodeResult(
+                        seed=seed,
+                        won=False,
+                        foundation_cards=int(info["foundation_cards"]),
+                        length=length,
+                        ret=total,
+                        truncated=False,
+                        stuck=True,
+                    )
+            else:
+                action = agent.act(obs, env)  # type: ignore[union-attr]
+                if action not in legal_actions(env):
+                    raise RuntimeError(
+                        f"agent {agent.name} chose illegal action {action} on deal {seed}"
+                    )
             if actions is not None:
-                actions.append(0)
-            return EpisodeResult(
-                seed=seed,
-                won=False,
-                foundation_cards=int(info["foundation_cards"]),
-                length=length + 1,
-                ret=total + float(reward),
-                truncated=bool(truncated and not terminated),
-            )
-        action = agent.act(obs, env)
-        if action not in legal_actions(env):
-            raise RuntimeError(f"agent {agent.name} chose illegal action {action} on deal {seed}")
-        if actions is not None:
-            actions.append(int(action))
-        obs, reward, terminated, truncated, info = env.step(action)
-        total += float(reward)
-        length += 1
-        if terminated or truncated:
-            return EpisodeResult(
-                seed=seed,
-                won=bool(info["is_success"]),
-                foundation_cards=int(info["foundation_cards"]),
-                length=length,
-                ret=total,
-                truncated=bool(truncated and not terminated),
-            )
+                actions.append(int(action))
+            obs, reward, terminated, truncated, info = env.step(action)
+            total += float(reward)
+            length += 1
+            if terminated or truncated:
+                return EpisodeResult(
+                    seed=seed,
+                    won=bool(info["is_success"]),
+                    foundation_cards=int(info["foundation_cards"]),
+                    length=length,
+                    ret=total,
+                    truncated=bool(truncated and not terminated),
+                )
+    finally:
+        if rule:
+            agent.end_games(games)  # type: ignore[union-attr]
 
 
 def _play_one_by_one(
-    agent: Agent,
+    agent: Agent | BatchAgent,
     env_id: str,
     seeds: Sequence[int],
     on_done: Callable[[int], object],
     traces: list[GameTrace] | None = None,
+    allow_cycles: bool = False,
 ) -> list[EpisodeResult]:
-    """:func:`play_episode` for each seed in turn, on one environment (``traces``: as in
-    :func:`play_deals`)."""
+    """:func:`play_episode` for each seed in turn (deal index ``i`` for ``seeds[i]``), on
+    one environment (``traces``: as in :func:`play_deals`)."""
     env = gym.make(env_id)
     results = []
     try:
-        for seed in seeds:
+        for i, seed in enumerate(seeds):
             played: list[int] | None = None if traces is None else []
-            results.append(play_episode(env, agent, seed, played))
+            results.append(
+                play_episode(env, agent, seed, played, game=i, allow_cycles=allow_cycles)
+            )
             if traces is not None:
                 start = _start_of(env.unwrapped, seed)  # type: ignore[arg-type]
                 traces.append(GameTrace(start, np.array(played, dtype=np.int64)))
@@ -450,6 +602,7 @@ def play_deals(
     on_done: Callable[[int], object] | None = None,
     traces: list[GameTrace] | None = None,
     first_game: int = 0,
+    allow_cycles: bool = False,
 ) -> list[EpisodeResult]:
     """Play deal ``i`` (``env.reset(seed=seeds[i])``) for every ``i``, many at once.
 
@@ -461,6 +614,12 @@ def play_deals(
     with no deal left plays its first legal action and its results are ignored. A game
     with no legal move at all plays action 0, whatever the agent chose, and ends (as in
     :func:`play_episode`).
+
+    With the no-cycling rule (``allow_cycles=False``, the default) each step asks
+    :meth:`~agents.baselines.BatchAgent.action_scores` instead and plays, per game, the
+    best-ranked legal move that leads to a view not seen in its episode (one compiled call,
+    :class:`agents.cycles.SeenViews`); a game with none ends as stuck (its result says
+    ``stuck``). ``allow_cycles=True`` plays the agent's own choice (``act_batch``).
 
     Args:
         agent: the agent.
@@ -477,6 +636,7 @@ def play_deals(
             (:mod:`agents.distributed`): the agent sees deal ``i`` of this call as
             ``first_game + i``, so its per-deal generators make the choices they make when
             the whole list is played at once.
+        allow_cycles: switch the no-cycling rule off (see above).
 
     Returns:
         One :class:`EpisodeResult` per seed, in the order of ``seeds`` (what
@@ -484,7 +644,14 @@ def play_deals(
 
     Raises:
         RuntimeError: the agent chose an illegal action (the message names the deal).
+        TypeError: the rule is on and the agent has no ``action_scores``.
     """
+    rule = not allow_cycles
+    if rule and not hasattr(agent, "action_scores"):
+        raise TypeError(
+            f"agent {agent.name} has no action_scores: the no-cycling rule needs a ranking "
+            "of the moves; play it with allow_cycles=True"
+        )
     n = len(seeds)
     slots = min(n, MAX_BATCH if batch_size is None else batch_size)
     results: list[EpisodeResult | None] = [None] * n
@@ -505,6 +672,15 @@ def play_deals(
             for b in range(slots):
                 starts[b] = env.unwrapped.get_state(b)  # type: ignore[attr-defined]
         agent.start_games(spec, game.copy())
+        if rule:
+            from .cycles import SeenViews
+
+            base = env.unwrapped
+            states = base.states  # type: ignore[attr-defined]
+            fcards_at = base.tables.scal0 + 3  # type: ignore[attr-defined]  # S_FCARDS
+            seen = SeenViews(base.tables, slots, base.max_episode_steps)  # type: ignore[attr-defined]
+            seen.start(states, np.arange(slots, dtype=np.int64))  # every slot's start
+        no_stuck = np.zeros(0, dtype=np.int64)
         next_deal = slots
         returns = np.zeros(slots, dtype=np.float64)
         lengths = np.zeros(slots, dtype=np.int64)
@@ -513,24 +689,52 @@ def play_deals(
         every_row = np.arange(slots)
         all_live = True
         while all_live or live.any():
-            if all_live:  # the arrays themselves, no copy
-                rows = every_row
-                chosen = np.asarray(agent.act_batch(obs, masks, game))
-            else:
-                rows = np.flatnonzero(live)
-                chosen = np.asarray(agent.act_batch(obs[rows], masks[rows], game[rows]))
-            stuck = ~masks[rows].any(axis=1)  # no move at all: the step ends the game
-            if stuck.any():  # (a custom variant's deal with no move; see play_episode)
-                chosen = np.where(stuck, 0, chosen)
-            illegal = (chosen < 0) | (chosen >= masks.shape[1])
-            illegal |= (masks[rows, np.clip(chosen, 0, masks.shape[1] - 1)] == 0) & ~stuck
-            if illegal.any():
-                b = int(rows[np.argmax(illegal)])
-                raise RuntimeError(
-                    f"agent {agent.name} chose illegal action {int(chosen[np.argmax(illegal)])} "
-                    f"on deal {seeds[game[b] - first_game]}"
+            rows = every_row if all_live else np.flatnonzero(live)
+            stuck_rows = no_stuck
+            if rule:
+                scores = (
+                    agent.action_scores(obs, masks, game)  # type: ignore[union-attr]
+                    if all_live  # the arrays themselves, no copy
+                    else agent.action_scores(obs[rows], masks[rows], game[rows])  # type: ignore[union-attr]
                 )
-            if not all_live:  # slots with no deal left play their first legal action
+                chosen = seen.choose(states, rows, scores, masks[rows]).copy()
+                no_move = ~masks[rows].any(axis=1)  # the step ends the game (see below)
+                stuck = (chosen < 0) & ~no_move  # every legal move repeats a view
+                chosen[no_move] = 0
+                if stuck.any():  # the rule ends these games now, before the step
+                    stuck_rows = rows[stuck]
+                    for b in stuck_rows.tolist():
+                        i = int(game[b]) - first_game
+                        results[i] = EpisodeResult(
+                            seed=int(seeds[i]),
+                            won=False,
+                            foundation_cards=int(states[b, fcards_at]),
+                            length=int(lengths[b]),
+                            ret=float(returns[b]),
+                            truncated=False,
+                            stuck=True,
+                        )
+                        if recording:
+                            played[i] = trace[b, : lengths[b]].astype(np.int64)
+                    live[stuck_rows] = False
+                    rows, chosen = rows[~stuck], chosen[~stuck]
+            else:
+                if all_live:  # the arrays themselves, no copy
+                    chosen = np.asarray(agent.act_batch(obs, masks, game))
+                else:
+                    chosen = np.asarray(agent.act_batch(obs[rows], masks[rows], game[rows]))
+                no_move = ~masks[rows].any(axis=1)  # no move at all: the step ends the game
+                if no_move.any():  # (a custom variant's deal with no move; see play_episode)
+                    chosen = np.where(no_move, 0, chosen)
+                illegal = (chosen < 0) | (chosen >= masks.shape[1])
+                illegal |= (masks[rows, np.clip(chosen, 0, masks.shape[1] - 1)] == 0) & ~no_move
+                if illegal.any():
+                    b = int(rows[np.argmax(illegal)])
+                    raise RuntimeError(
+                        f"agent {agent.name} chose illegal action "
+                        f"{int(chosen[np.argmax(illegal)])} on deal {seeds[game[b] - first_game]}"
+                    )
+            if rows.size < slots:  # slots with no deal left play their first legal action
                 idle = np.flatnonzero(~live)
                 actions[idle] = np.argmax(masks[idle], axis=1)
             actions[rows] = chosen
@@ -543,8 +747,6 @@ def play_deals(
             returns[rows] += rewards[rows]
             lengths[rows] += 1
             ended = np.flatnonzero(live & (terminated | truncated))
-            if not ended.size:
-                continue
             for b in ended.tolist():
                 i = int(game[b]) - first_game
                 results[i] = EpisodeResult(
@@ -557,6 +759,10 @@ def play_deals(
                 )
                 if recording:
                     played[i] = trace[b, : lengths[b]].astype(np.int64)
+            if stuck_rows.size:
+                ended = np.union1d(ended, stuck_rows)
+            if not ended.size:
+                continue
             agent.end_games(game[ended])
             if on_done is not None:
                 on_done(len(ended))
@@ -580,6 +786,8 @@ def play_deals(
                 if recording:
                     for b in refill.tolist():
                         starts[int(game[b]) - first_game] = env.unwrapped.get_state(b)  # type: ignore[attr-defined]
+                if rule:
+                    seen.start(states, refill)
                 agent.start_games(spec, game[refill])
     finally:
         env.close()
@@ -626,6 +834,8 @@ def summarize(results: Sequence[EpisodeResult]) -> dict[str, Any]:
         "foundation_cards_ci95": [max(0.0, mean - Z95 * sem), min(104.0, mean + Z95 * sem)],
         "mean_episode_length": float(np.mean([r.length for r in results])) if n else 0.0,
         "truncated": sum(r.truncated for r in results),
+        "stuck": sum(r.stuck for r in results),
+        "stuck_rate": sum(r.stuck for r in results) / n if n else 0.0,
         "mean_return": float(np.mean([r.ret for r in results])) if n else 0.0,
     }
 
@@ -640,6 +850,8 @@ def evaluate_agents(
     save_games: str | Path | None = None,
     play: PlayDeals | None = None,
     solver: Mapping[int, str] | None = None,
+    allow_cycles: bool = False,
+    env_version: int | None = None,
 ) -> dict[str, Any]:
     """Play the first ``episodes`` test deals of ``variant`` with each agent.
 
@@ -656,12 +868,15 @@ def evaluate_agents(
             ``<agent>/<variant>-<seed>.json`` (:mod:`fortythieves_env.records`), after each
             agent's games.
         play: plays one agent's deals instead of this process, called as
-            ``play(agent, env_id, seeds, on_done, traces)`` and returning what
+            ``play(agent, env_id, seeds, on_done, traces, allow_cycles)`` and returning what
             :func:`play_deals` returns (e.g. :func:`agents.distributed.ray_play_deals`, which
             splits them across Ray workers); the report does not depend on it.
         solver: the clairvoyant solver's verdict on each deal (seed -> ``"won"``,
             ``"lost"`` or ``"unknown"``), every deal played included: each agent's summary
             gets ``solver_ceiling`` (:func:`ceiling_summary`).
+        allow_cycles: switch the agents' no-cycling rule off (module docstring); the
+            report records the setting as ``no_cycling``.
+        env_version: the id version played (``-vN``); None: the variant's newest.
 
     Returns:
         A JSON-ready dict: ``variant``, ``env_id``, ``episodes``, ``seeds`` (the first seed
@@ -670,6 +885,7 @@ def evaluate_agents(
 
     Raises:
         ValueError: ``episodes`` < 1, or ``batch_size`` < 1, or ``solver`` lacks a deal.
+        TypeError: the rule is on and an agent has no ``action_scores``.
         KeyboardInterrupt: passed on as it comes (Ctrl-C); nothing is returned then, the
             caller says how to re-run.
     """
@@ -686,10 +902,11 @@ def evaluate_agents(
         raise ValueError(
             f"the solver's verdicts lack {len(missing)} deals, first seed {missing[0]}"
         )
-    env_id = env_id_for(variant)
+    env_id = env_id_for(variant, env_version)
     out: dict[str, Any] = {
         "variant": variant,
         "env_id": env_id,
+        "no_cycling": not allow_cycles,
         "episodes": episodes,
         "seeds": {"first": TEST_START, "count": episodes, "rule": "2_000_000_000 + i"},
         "results": {},
@@ -707,11 +924,15 @@ def evaluate_agents(
             traces: list[GameTrace] | None = None if save_games is None else []
             with single_torch_thread():
                 if play is not None:
-                    results = play(agent, env_id, seeds, bar.update, traces)
+                    results = play(agent, env_id, seeds, bar.update, traces, allow_cycles)
                 elif isinstance(agent, BatchAgent):
-                    results = play_deals(agent, env_id, seeds, batch_size, bar.update, traces)
+                    results = play_deals(
+                        agent, env_id, seeds, batch_size, bar.update, traces, allow_cycles
+                    )
                 else:  # an agent of the one-game protocol only
-                    results = _play_one_by_one(agent, env_id, seeds, bar.update, traces)
+                    results = _play_one_by_one(
+                        agent, env_id, seeds, bar.update, traces, allow_cycles
+                    )
             if save_games is not None and traces is not None:
                 save_records(Path(save_games), agent, env_id, results, traces)
             summary = summarize(results)
@@ -765,8 +986,9 @@ def save_records(
                 "won": result.won,
                 "foundation_cards": result.foundation_cards,
                 "length": result.length,
-                "terminated": not result.truncated,
+                "terminated": not (result.truncated or result.stuck),
                 "truncated": result.truncated,
+                "stuck": result.stuck,
             },
             step_limit=spec_.max_episode_steps,
             max_steps_without_progress=spec_.kwargs.get("max_steps_without_progress"),
@@ -790,8 +1012,9 @@ def render_table(report: dict[str, Any]) -> Any:
     ceiling = all("solver_ceiling" in s for s in report["results"].values())
 
     table = Table(
-        title=f"{report['variant']}: {report['episodes']} test deals "
+        title=f"{report.get('env_id', report['variant'])}: {report['episodes']} test deals "
         f"(seeds {report['seeds']['first']}..{report['seeds']['first'] + report['episodes'] - 1})"
+        + ("" if report.get("no_cycling", True) else ", cycles allowed")
     )
     for column in (
         "agent",
@@ -799,6 +1022,7 @@ def render_table(report: dict[str, Any]) -> Any:
         "foundation cards [95% CI]",
         "ep. length",
         "truncated",
+        "stuck",
         "return",
     ):
         table.add_column(column, justify="left" if column == "agent" else "right")
@@ -820,6 +1044,7 @@ def render_table(report: dict[str, Any]) -> Any:
             f"{s['mean_foundation_cards']:.1f} [{clo:.1f}, {chi:.1f}]",
             f"{s['mean_episode_length']:.0f}",
             f"{s['truncated']}/{s['episodes']}",
+            f"{s.get('stuck', 0)}/{s['episodes']}",
             f"{s['mean_return']:.1f}",
         )
     return table

@@ -74,7 +74,7 @@ from fortythieves_env.engine import (
     WASTE_TO_FOUNDATION,
     rules_for,
 )
-from fortythieves_env.observation import ObservationLayout
+from fortythieves_env.observation import OBSERVATION_VERSIONS, ObservationLayout
 from fortythieves_env.variants import VariantSpec, get_variant
 
 __all__ = ["N_KINDS", "PlayerPolicy", "policy_logits"]
@@ -178,15 +178,24 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         **kwargs: Any,
     ) -> None:
         spec = get_variant(variant)
-        layout = ObservationLayout.for_variant(spec)
         rules = rules_for(spec)
-        if not isinstance(observation_space, gym.spaces.Box) or observation_space.shape != (
-            layout.size,
-        ):
+        try:  # any observation version (v1 adds the known stock, which is not read here)
+            if not isinstance(observation_space, gym.spaces.Box):
+                raise ValueError
+            layout = ObservationLayout.for_size(spec, int(np.prod(observation_space.shape)))
+            if observation_space.shape != (layout.size,):
+                raise ValueError
+        except ValueError:
+            sizes = " or ".join(
+                f"({n},)"
+                for n in sorted(
+                    {ObservationLayout.for_variant(spec, v).size for v in OBSERVATION_VERSIONS}
+                )
+            )
             raise ValueError(
                 f"PlayerPolicy for {spec.id}: expected a Box observation space of shape "
-                f"({layout.size},), got {observation_space}"
-            )
+                f"{sizes}, got {observation_space}"
+            ) from None
         if not isinstance(action_space, gym.spaces.Discrete) or int(action_space.n) != (
             rules.n_actions
         ):

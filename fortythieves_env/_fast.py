@@ -18,7 +18,8 @@ Kernels (``st`` a state array, ``tb`` its variant's ``FastTables.table``):
   ``batch[i] = st`` into a ``(N, state_size)`` batch, is a complete, independent copy
   (``state_size * 2`` bytes, 640 for Forty Thieves); no kernel is needed.
 * :func:`position_hash` ``(st, tb) -> uint64``: equal for equal positions;
-  :func:`canonical_hash`: equal also for positions that differ only in the column order.
+  :func:`canonical_hash`: equal also for positions that differ only in the column order;
+  :func:`view_hash`: equal for positions a player cannot tell apart (equal player views).
 * :func:`refresh` and :func:`step`: the environment's calls, which also write the
   observation and the mask. They are built from the same pieces: one move generator
   (``_moves``, behind :func:`legal_actions` and the mask) and one move (``_apply``, behind
@@ -66,7 +67,7 @@ from .actions import (
     codec_for,
 )
 from .engine import GameState, rules_for
-from .observation import ObservationLayout
+from .observation import LATEST_VERSION, ObservationLayout
 from .variants import VariantSpec
 
 # ---------------------------------------------------------------------- table header
@@ -87,10 +88,12 @@ from .variants import VariantSpec
     H_OBS_FOUND,
     H_OBS_FD,
     H_OBS_STOCK,
+    H_OBS_KNOWN,  # the known-stock slots (observation version 1), -1 if none
+    H_REDEALS,  # the variant's redeals (the stock is known once fewer are left)
     H_ACCEPTS,  # table offsets ...
     H_DECODE,
-) = range(18)
-N_HEADER = 18
+) = range(20)
+N_HEADER = 20
 """Entries in the table array's header."""
 
 # scalars after the foundations in the state array
@@ -100,14 +103,19 @@ S_NSTOCK, S_NWASTE, S_REDEALS, S_FCARDS = range(4)
 class FastTables:
     """One variant's table array and the state array's offsets, for packing and unpacking.
 
+    Args:
+        spec: the variant.
+        observation_version: the observation the kernels write (see
+            :mod:`.observation`); the state array does not depend on it.
+
     Attributes:
         table: ``int32`` array (header, accepts table, decode table); read by the kernels.
         state_size: length of a state array.
     """
 
-    def __init__(self, spec: VariantSpec) -> None:
+    def __init__(self, spec: VariantSpec, observation_version: int = LATEST_VERSION) -> None:
         rules = rules_for(spec)
-        layout = ObservationLayout.for_variant(spec)
+        layout = ObservationLayout.for_variant(spec, observation_version)
         c, v, s = spec.n_columns, spec.max_visible, spec.stock_size
         self.n_columns, self.slots, self.stock_slots = c, v, s
         self.len0 = c * v
@@ -130,6 +138,8 @@ class FastTables:
         header[H_OBS_FOUND] = layout.foundations.start
         header[H_OBS_FD] = layout.face_down.start
         header[H_OBS_STOCK] = layout.stock
+        header[H_OBS_KNOWN] = layout.known_stock.start if layout.stock_slots else -1
+        header[H_REDEALS] = spec.redeals
         header[H_ACCEPTS] = N_HEADER
         header[H_DECODE] = N_HEADER + accepts.size
         self.table = np.concatenate([np.array(header, dtype=np.int32), accepts, decode])
@@ -173,9 +183,9 @@ class FastTables:
 
 
 @cache
-def tables_for(spec: VariantSpec) -> FastTables:
-    """The (shared, read-only) :class:`FastTables` of ``spec``."""
-    return FastTables(spec)
+def tables_for(spec: VariantSpec, observation_version: int = LATEST_VERSION) -> FastTables:
+    """The (shared, read-only) :class:`FastTables` of ``spec`` (and observation version)."""
+    return FastTables(spec, observation_version)
 
 
 # ---------------------------------------------------------------------- kernels
@@ -205,6 +215,22 @@ def _write_waste(st: np.ndarray, tb: np.ndarray, obs: np.ndarray) -> None:
         obs[o + k] = 0
     obs[tb[H_OBS_STOCK]] = st[scal + S_NSTOCK]
     obs[tb[H_OBS_STOCK] + 1] = st[scal + S_REDEALS]
+
+
+@njit(cache=True, inline="always")
+def _write_stock(st: np.ndarray, tb: np.ndarray, obs: np.ndarray) -> None:
+    """The known-stock slots (if the observation has them): the stock, next card first,
+    once a redeal has happened, else 0s."""
+    o = tb[H_OBS_KNOWN]
+    if o < 0:
+        return
+    scal = tb[H_SCAL]
+    ns = st[scal + S_NSTOCK] if st[scal + S_REDEALS] < tb[H_REDEALS] else 0
+    top = tb[H_STOCK] + st[scal + S_NSTOCK] - 1
+    for k in range(ns):
+        obs[o + k] = st[top - k]
+    for k in range(ns, tb[H_S]):
+        obs[o + k] = 0
 
 
 @njit(cache=True, inline="always")
@@ -465,6 +491,7 @@ def refresh(st: np.ndarray, tb: np.ndarray, obs: np.ndarray, mask: np.ndarray) -
     for i in range(tb[H_C]):
         _write_column(st, tb, obs, i)
     _write_waste(st, tb, obs)
+    _write_stock(st, tb, obs)
     _write_foundations(st, tb, obs)
     return _legal_mask(st, tb, mask)
 
@@ -495,6 +522,7 @@ def step(st: np.ndarray, tb: np.ndarray, obs: np.ndarray, mask: np.ndarray, acti
         _write_column(st, tb, obs, tb[d + 2])
     elif kind <= REDEAL:  # DRAW (0) or REDEAL (1)
         _write_waste(st, tb, obs)
+        _write_stock(st, tb, obs)
     elif kind == WASTE_TO_COLUMN:
         _write_waste(st, tb, obs)
         _write_column(st, tb, obs, tb[d + 2])
@@ -597,6 +625,47 @@ def canonical_hash(st: np.ndarray, tb: np.ndarray) -> np.uint64:
     for i in range(tb[H_C]):
         total += _column_hash(st, tb, i)
     return _rest_hash(st, tb, _mix(_FNV_BASIS, total))
+
+
+@njit(cache=True)
+def view_hash(st: np.ndarray, tb: np.ndarray) -> np.uint64:
+    """A 64-bit key of what a player sees of the position in ``st`` (``uint64``): the
+    :class:`~fortythieves_env.view.PlayerView`, not the position.
+
+    It covers each column's face-up cards in order and its face-down count (never the
+    face-down cards), column by column; the waste in order; the stock's size, and its order
+    only once a redeal has happened (``redeals_left < redeals``, as
+    :func:`~fortythieves_env.view.player_view`); the foundation heights; the redeals left.
+    Positions with equal player views get equal hashes; different views collide only by
+    chance (about 2**-64 per pair). The agents' no-cycling rule of
+    :mod:`agents.evaluation` keys the views seen in an episode with it.
+    """
+    v = tb[H_V]
+    len0 = tb[H_LEN]
+    fd0 = tb[H_FD]
+    h = _FNV_BASIS
+    for i in range(tb[H_C]):
+        n = st[len0 + i]
+        fd = st[fd0 + i]
+        c = _mix(_COLUMN_BASIS, np.uint64(n - fd))
+        c = _mix(c, np.uint64(fd))
+        for k in range(i * v + fd, i * v + n):
+            c = _mix(c, np.uint64(st[k]))
+        h = _mix(h, _finish(c))
+    scal = tb[H_SCAL]
+    ns = st[scal + S_NSTOCK]
+    nw = st[scal + S_NWASTE]
+    h = _mix(h, np.uint64(ns))
+    if st[scal + S_REDEALS] < tb[H_REDEALS]:  # the stock's order is known
+        for k in range(tb[H_STOCK], tb[H_STOCK] + ns):
+            h = _mix(h, np.uint64(st[k]))
+    h = _mix(h, np.uint64(nw))
+    for k in range(tb[H_WASTE], tb[H_WASTE] + nw):
+        h = _mix(h, np.uint64(st[k]))
+    for k in range(tb[H_FOUND], tb[H_FOUND] + 8):
+        h = _mix(h, np.uint64(st[k]))
+    h = _mix(h, np.uint64(st[scal + S_REDEALS]))
+    return _finish(h)
 
 
 assert DRAW == 0 and REDEAL == 1 and COLUMN_TO_FOUNDATION == 4  # the branches of ``step``

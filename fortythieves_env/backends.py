@@ -27,7 +27,7 @@ import numpy as np
 
 from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION
 from .engine import GameState, rules_for
-from .observation import ObservationLayout
+from .observation import LATEST_VERSION, ObservationLayout, check_version
 from .variants import VariantSpec
 
 if TYPE_CHECKING:
@@ -114,18 +114,23 @@ def resolve_backend(backend: str) -> BackendName:
     return backend  # type: ignore[return-value]
 
 
-def make_backend(backend: str, spec: VariantSpec) -> Backend:
+def make_backend(
+    backend: str, spec: VariantSpec, observation_version: int = LATEST_VERSION
+) -> Backend:
     """A new backend for one game of ``spec``, without a position yet.
 
     Args:
         backend: ``"auto"``, ``"numba"`` or ``"python"`` (see :func:`resolve_backend`).
         spec: the variant.
+        observation_version: the observation written (:mod:`.observation`).
 
     Raises:
-        ValueError: as :func:`resolve_backend`.
+        ValueError: as :func:`resolve_backend`; an unknown observation version.
     """
     name = resolve_backend(backend)
-    return NumbaBackend(spec) if name == "numba" else PythonBackend(spec)
+    check_version(observation_version)
+    cls = NumbaBackend if name == "numba" else PythonBackend
+    return cls(spec, observation_version)
 
 
 class PythonBackend:
@@ -133,13 +138,14 @@ class PythonBackend:
 
     Args:
         spec: the variant.
+        observation_version: the observation written (:mod:`.observation`).
     """
 
     name: BackendName = "python"
 
-    def __init__(self, spec: VariantSpec) -> None:
+    def __init__(self, spec: VariantSpec, observation_version: int = LATEST_VERSION) -> None:
         self.rules = rules_for(spec)
-        self.layout = ObservationLayout.for_variant(spec)
+        self.layout = ObservationLayout.for_variant(spec, observation_version)
         self.obs = np.zeros(self.layout.size, dtype=np.uint8)
         self.mask = np.zeros(self.rules.n_actions, dtype=np.int8)
         self.has_game = False
@@ -174,6 +180,7 @@ class PythonBackend:
             layout.write_column(state, dst, obs)
         elif kind in (DRAW, REDEAL):
             layout.write_waste(state, obs)
+            layout.write_stock(state, obs)
         elif kind == WASTE_TO_COLUMN:
             layout.write_waste(state, obs)
             layout.write_column(state, dst, obs)
@@ -218,6 +225,7 @@ class NumbaBackend:
 
     Args:
         spec: the variant.
+        observation_version: the observation written (:mod:`.observation`).
 
     Attributes:
         tables: the variant's shared, read-only :class:`~fortythieves_env._fast.FastTables`.
@@ -227,12 +235,12 @@ class NumbaBackend:
 
     name: BackendName = "numba"
 
-    def __init__(self, spec: VariantSpec) -> None:
+    def __init__(self, spec: VariantSpec, observation_version: int = LATEST_VERSION) -> None:
         from . import _fast
 
         self._fast = _fast
-        self.tables: FastTables = _fast.tables_for(spec)
-        layout = ObservationLayout.for_variant(spec)
+        self.tables: FastTables = _fast.tables_for(spec, observation_version)
+        layout = ObservationLayout.for_variant(spec, observation_version)
         self.obs = np.zeros(layout.size, dtype=np.uint8)
         self.mask = np.zeros(rules_for(spec).n_actions, dtype=np.int8)
         self.st = np.zeros(self.tables.state_size, dtype=np.int16)

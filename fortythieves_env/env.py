@@ -18,7 +18,7 @@ from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL
 from .backends import Backend, make_backend
 from .cards import CARD_NAMES, SUITS
 from .engine import GameState, IllegalMoveError, InvalidPositionError, rules_for
-from .observation import ObservationLayout
+from .observation import LATEST_VERSION, ObservationLayout, check_version
 from .positions import checked_copy
 from .pysol import pysol_position
 from .variants import VariantSpec, get_variant
@@ -70,7 +70,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     variant (``variant=``) fixes the number of columns, the deal, the build rule (same suit,
     alternate colour, or any other suit), whether sequences move as a unit, the stock deal
     and redeals, and whether the Aces start on the foundations. The nine registered variants
-    are ``FortyThieves/<id>-v0`` for the ids in :data:`fortythieves_env.VARIANTS`; a
+    are ``FortyThieves/<id>-v0`` for the ids in :data:`fortythieves_env.VARIANTS`, and
+    ``FortyThieves/LittleForty-v1`` (see Version History); a
     :class:`~fortythieves_env.VariantSpec` makes a custom one.
 
     ## Action Space
@@ -90,10 +91,13 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     ``Box(0, high, shape=(size,), dtype=uint8)``; see :mod:`fortythieves_env.observation` for
     the index table (``self.layout`` holds the slices). Column face-up cards and the whole
     waste as card codes 1..52 (0 = empty slot), then foundation heights, face-down counts,
-    stock size and redeals left. Face-down cards and the stock are counts only, so their
-    identity and order never reach the observation. 244 entries for Forty Thieves. (In Little
-    Forty the order of the stock after a redeal follows from the waste seen before it; the
-    observation does not repeat it, so an agent that wants it must remember.)
+    stock size and redeals left. Face-down cards are counts only, so their identity never
+    reaches the observation. 244 entries for Forty Thieves. The observation holds what a
+    player has seen and still knows (the :meth:`player_view`): from version 1
+    (``observation_version=1``, the ``-v1`` ids) it also holds the stock's order once a
+    redeal has shown it (Little Forty: every stock card passed over the waste face up
+    before the first redeal); before that the stock is a count only. Version 0 (the
+    ``-v0`` ids) leaves the stock a count throughout.
 
     ## Starting State
     A shuffled deal (RULES.md, rule 1) drawn from the environment's ``np_random``, so
@@ -179,9 +183,19 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
       ``env.state`` is a snapshot :class:`~fortythieves_env.GameState` made on each read:
       changing it does not change the game (assign ``env.state = s`` to load one; see
       Starting State).
+    - ``observation_version``: ``1`` (default, :data:`~fortythieves_env.observation.LATEST_VERSION`)
+      or ``0``; see Observation Space and Version History (``ValueError`` otherwise). The
+      registered ids pass it: ``-v0`` ids 0, ``-v1`` ids 1. For a variant without redeals
+      both versions are the same observation.
 
     ## Version History
-    - v0: initial release.
+    - v1: the observation adds the stock's order once it is known (after the first redeal),
+      next card first, in ``K`` new card slots after the waste (index table in
+      :mod:`fortythieves_env.observation`). Only variants with redeals change, so only they
+      have a ``-v1`` id (``FortyThieves/LittleForty-v1``; a custom variant with redeals
+      too); the other variants keep ``-v0`` as their only id.
+    - v0: initial release. Still registered for every variant, so saved models and results
+      made on it stay usable.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012
@@ -196,8 +210,10 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         illegal_action: Literal["penalize", "raise"] = "penalize",
         backend: Literal["auto", "numba", "python"] = "auto",
         max_steps_without_progress: int | None = None,
+        observation_version: int = LATEST_VERSION,
     ) -> None:
         self.variant = spec = get_variant(variant)
+        self.observation_version = check_version(observation_version)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be None or one of {self.metadata['render_modes']}, "
@@ -216,7 +232,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
                 "max_steps_without_progress must be None or a positive integer, got "
                 f"{max_steps_without_progress!r}"
             )
-        core = make_backend(backend, spec)  # checks ``backend``
+        core = make_backend(backend, spec, observation_version)  # checks ``backend``
         self.max_steps_without_progress = max_steps_without_progress
         self._idle = 0  # steps in a row without progress
         self._last_foundation_cards = 0
@@ -229,7 +245,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         )
         self.illegal_action = illegal_action
         self.rules = rules_for(spec)
-        self.layout = ObservationLayout.for_variant(spec)
+        self.layout = ObservationLayout.for_variant(spec, observation_version)
         self.action_space = spaces.Discrete(self.rules.n_actions)
         self.observation_space = spaces.Box(
             low=0, high=self.layout.high(spec), shape=(self.layout.size,), dtype=np.uint8
@@ -279,7 +295,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         position = d.pop("_position")
         idle = d["_idle"]
         self.__dict__.update(d)
-        self._attach(make_backend(self.backend, self.variant))
+        self.__dict__.setdefault("observation_version", 0)  # pickled before version 1
+        self._attach(make_backend(self.backend, self.variant, self.observation_version))
         self._load(position)
         self._idle = idle  # an exact clone: the no-progress count goes on where it was
 

@@ -6,9 +6,10 @@ anyone can replay it with this package (or any engine that reads the rule book's
 move notation) and check it. ``fortythieves evaluate --save-games DIR`` writes one per test
 deal and agent; ``fortythieves replay FILE`` shows one (text, ``--gif``, ``--html``).
 
-Format (``format_version`` 1; a JSON object, every field required):
+Format (``format_version`` 2; a JSON object, every field required):
 
-- ``format_version`` (int): 1. A record of another version is refused.
+- ``format_version`` (int): 2 (version 1, without ``outcome.stuck``, is still read, as
+  ``stuck`` false). A record of another version is refused.
 - ``package_version`` (str): the ``fortythieves_env`` version that wrote it.
 - ``variant`` (object): every :class:`~fortythieves_env.VariantSpec` field (``id``, ``name``,
   ``n_columns``, ``face_down``, ``face_up``, ``build`` as its string, ``sequence_moves``,
@@ -27,11 +28,16 @@ Format (``format_version`` 1; a JSON object, every field required):
 - ``moves`` (list of str): the moves played, in the rule book's notation (``"t2>t0x3"``).
 - ``outcome`` (object): ``won`` (bool), ``foundation_cards`` (int, 0..104),
   ``length`` (int, steps = ``len(moves)``), ``terminated`` (bool: won or no legal move),
-  ``truncated`` (bool: ended by the step limit or the no-progress rule, not terminated).
+  ``truncated`` (bool: ended by the step limit or the no-progress rule, not terminated),
+  ``stuck`` (bool: the player's no-cycling rule ended it, neither terminated nor truncated:
+  every legal move led back to a view of the player already seen in the game; see
+  :mod:`agents.cycles`).
 
 Checks (:func:`verify`): the start is what the source deals (a seed always; a PySolFC number
 when ``pysol-cards`` is installed), every move is legal where it is played, the game does not
-end before the last move, and it ends after it exactly as ``outcome`` says. Any failure is a
+end before the last move, and it ends after it exactly as ``outcome`` says; a stuck game has
+not ended, and every legal move after its last one leads to a player's view
+(:func:`~fortythieves_env.view.player_view`) seen earlier in the game. Any failure is a
 :class:`RecordError` with a one-line message naming the field or the move.
 """
 
@@ -62,12 +68,14 @@ __all__ = [
     "write_html",
 ]
 
-FORMAT_VERSION = 1
-"""The version of the record format this module writes and reads."""
+FORMAT_VERSION = 2
+"""The version of the record format this module writes (it reads 1 too)."""
+
+_READS = (1, 2)
 
 SourceKind = Literal["seed", "pysol_deal", "position"]
 _SOURCE_KINDS = ("seed", "pysol_deal", "position")
-_OUTCOME_KEYS = ("won", "foundation_cards", "length", "terminated", "truncated")
+_OUTCOME_KEYS = ("won", "foundation_cards", "length", "terminated", "truncated", "stuck")
 
 
 class RecordError(ValueError):
@@ -133,10 +141,10 @@ class GameRecord:
                     + ([f"unknown field(s) {', '.join(unknown)}"] if unknown else [])
                 )
             )
-        if data["format_version"] != FORMAT_VERSION:
+        if data["format_version"] not in _READS or not _is_int(data["format_version"]):
             raise RecordError(
                 f"game record format_version {data['format_version']!r} is not supported "
-                f"(this version reads {FORMAT_VERSION})"
+                f"(this version reads {', '.join(map(str, _READS))})"
             )
         spec_fields = data["variant"]
         if not isinstance(spec_fields, Mapping):
@@ -175,10 +183,12 @@ class GameRecord:
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
             raise RecordError("game record field moves: must be a list of move strings")
         outcome = data["outcome"]
-        if not isinstance(outcome, Mapping) or set(outcome) != set(_OUTCOME_KEYS):
+        keys = _OUTCOME_KEYS if data["format_version"] >= 2 else _OUTCOME_KEYS[:-1]
+        if not isinstance(outcome, Mapping) or set(outcome) != set(keys):
             raise RecordError(
-                f"game record field outcome: must have exactly the keys {', '.join(_OUTCOME_KEYS)}"
+                f"game record field outcome: must have exactly the keys {', '.join(keys)}"
             )
+        outcome = {"stuck": False, **outcome}  # version 1 had no stuck games
         if not isinstance(data["package_version"], str):
             raise RecordError("game record field package_version: must be a string")
         return cls(
@@ -243,7 +253,8 @@ def make_record(
         agent: ``{"name": ..., ...}``.
         start: the starting position (rule-book format).
         actions: the actions played, in order.
-        outcome: ``won``, ``foundation_cards``, ``length``, ``terminated``, ``truncated``.
+        outcome: ``won``, ``foundation_cards``, ``length``, ``terminated``, ``truncated``
+            and ``stuck`` (False if missing).
         step_limit: the ``TimeLimit`` of the game (None: none).
         max_steps_without_progress: the environment's setting.
 
@@ -266,7 +277,7 @@ def make_record(
         agent=dict(agent),
         start=start,
         moves=moves,
-        outcome={k: outcome[k] for k in _OUTCOME_KEYS},
+        outcome={k: outcome.get(k, False) if k == "stuck" else outcome[k] for k in _OUTCOME_KEYS},
     )
 
 
@@ -293,6 +304,8 @@ def _replay(record: GameRecord, render_mode: str | None = None) -> Iterator[Fort
     except (InvalidPositionError, ValueError) as exc:
         raise RecordError(f"the start position is refused: {exc}") from None
     yield env
+    views = bool(record.outcome.get("stuck"))  # the stuck check needs the views seen
+    seen = {env.player_view()} if views else set()
     limit = record.step_limit
     terminated = truncated = False
     info: dict[str, Any] = {}
@@ -313,16 +326,22 @@ def _replay(record: GameRecord, render_mode: str | None = None) -> Iterator[Fort
         _, _, terminated, truncated, info = env.step(action)
         if limit is not None and k >= limit:
             truncated = True
+        if views:
+            seen.add(env.player_view())
         yield env
+    stuck = bool(record.outcome.get("stuck")) and not (terminated or truncated)
     got = {
         "won": bool(info.get("is_success", False)),
-        "foundation_cards": int(info.get("foundation_cards", 0)),
+        "foundation_cards": env.player_view().foundation_cards,
         "length": n,
         "terminated": bool(terminated),
         "truncated": bool(truncated and not terminated),
+        "stuck": stuck,
     }
-    if not (terminated or truncated):
+    if not (terminated or truncated or stuck):
         raise RecordError(f"the game has not ended after the record's {n} moves")
+    if stuck:
+        _check_stuck(env, seen)
     wrong = [
         f"{k} {record.outcome[k]!r} (replay: {got[k]!r})"
         for k in _OUTCOME_KEYS
@@ -330,6 +349,28 @@ def _replay(record: GameRecord, render_mode: str | None = None) -> Iterator[Fort
     ]
     if wrong:
         raise RecordError("the outcome differs from the replay: " + ", ".join(wrong))
+
+
+def _check_stuck(env: FortyThievesEnv, seen: set[Any]) -> None:
+    """A stuck game: every legal move at the end leads to a view in ``seen`` (the player's
+    views of the game so far).
+
+    Raises:
+        RecordError: a legal move leads to a new view (the rule did not end the game).
+    """
+    from .view import player_view
+
+    rules = env.rules
+    state = env.state
+    assert state is not None
+    for action in rules.legal_actions(state):
+        after = state.copy()
+        rules.apply(after, action)
+        if player_view(rules, after) not in seen:
+            raise RecordError(
+                f"the record says stuck, yet {rules.action_to_move(action)!r} leads to a "
+                "view not seen in the game"
+            )
 
 
 def _has_pysol() -> bool:
@@ -463,7 +504,11 @@ def describe(record: GameRecord) -> str:
         if source["kind"] == "position"
         else f"{source['kind']} {source['value']}"
     )
-    end = "won" if o["won"] else ("truncated" if o["truncated"] else "lost")
+    end = (
+        "won"
+        if o["won"]
+        else ("truncated" if o["truncated"] else ("stuck" if o.get("stuck") else "lost"))
+    )
     return (
         f"{record.variant.name}, {deal}, played by {record.agent['name']}: {end} with "
         f"{o['foundation_cards']} foundation cards in {o['length']} moves"

@@ -1,5 +1,14 @@
 """Registration of every variant with Gymnasium: one loop over :data:`VARIANTS`.
 
+Versions
+--------
+An id's ``-vN`` is its observation version (:mod:`.observation`). Every variant has a
+``-v0`` id. Version 1 adds the stock's order once a redeal has shown it, so it changes only
+the variants with redeals: they alone get a ``-v1`` id (``FortyThieves/LittleForty-v1``,
+and a custom variant with redeals). ``-v0`` stays registered for saved models and results.
+The unversioned names (:func:`env_id` without a version, the configs, the README) mean a
+variant's newest id: ``-v1`` for Little Forty, ``-v0`` for the eight others.
+
 Ids in other processes
 ----------------------
 Gymnasium's registry lives in each process. A worker started by ``fork`` inherits it; one
@@ -9,7 +18,7 @@ ids, and Gymnasium 1.x no longer loads plugin entry points, so ``FortyThieves/..
 known there only once something imports this package. The forms that work in such workers:
 
 - ``gymnasium.make("fortythieves_env:FortyThieves/Streets-v0")``: the prefix makes Gymnasium
-  import the package, which registers the nine built-in ids (not custom ones).
+  import the package, which registers the built-in ids (not custom ones).
 - The id that :func:`register_variant` returned (a :class:`VariantId`): unpickled in the
   worker, it imports the package and registers its spec there, so
   ``lambda: gymnasium.make(id_)`` works. A string typed again (``"FortyThieves/Wide-v0"``)
@@ -30,29 +39,69 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.envs.registration import EnvSpec, register, registry
 
+from .observation import LATEST_VERSION, latest_version
 from .variants import CUSTOM_VARIANTS, VARIANTS, VariantSpec, get_variant
 
 NAMESPACE = "FortyThieves"
-VERSION = 0
+VERSION = LATEST_VERSION
+"""The newest id version (``-v1``); a variant's own newest is :func:`latest_version`."""
 MODULE_PREFIX = "fortythieves_env:"
 """Prefix of an id that makes ``gymnasium.make`` import this package first."""
 VECTOR_ENTRY_POINT = "fortythieves_env.vector:FortyThievesVectorEnv"
 """Every id's ``vector_entry_point``: ``gymnasium.make_vec`` builds the batched env by default."""
 
 
-def env_id(variant: str | VariantSpec) -> str:
-    """The registered id of a variant, e.g. ``env_id("Maria") == "FortyThieves/Maria-v0"``.
+def versions(variant: str | VariantSpec) -> tuple[int, ...]:
+    """The id versions registered for a variant: ``(0, 1)`` with redeals, else ``(0,)``.
+
+    An id's version is its observation version (:mod:`.observation`): only the variants
+    whose observation changed in version 1 (those with redeals) get a ``-v1`` id.
 
     Raises:
         ValueError: unknown variant id.
     """
-    return f"{NAMESPACE}/{get_variant(variant).id}-v{VERSION}"
+    return tuple(range(latest_version(get_variant(variant)) + 1))
+
+
+def env_id(variant: str | VariantSpec, version: int | None = None) -> str:
+    """The registered id of a variant, e.g. ``env_id("Maria") == "FortyThieves/Maria-v0"``.
+
+    Args:
+        variant: a variant id or spec.
+        version: the id version; None (default) is the variant's newest
+            (``"FortyThieves/LittleForty-v1"``, ``"FortyThieves/Maria-v0"``).
+
+    Raises:
+        ValueError: unknown variant id, or a version the variant has no id for.
+    """
+    spec = get_variant(variant)
+    known = versions(spec)
+    if version is None:
+        version = known[-1]
+    elif version not in known:
+        raise ValueError(
+            f"{spec.id} has no id version {version!r}; its ids: "
+            + ", ".join(f"{NAMESPACE}/{spec.id}-v{v}" for v in known)
+        )
+    return f"{NAMESPACE}/{spec.id}-v{version}"
+
+
+def id_version(id_: str) -> int:
+    """The version of a registered ``FortyThieves/<variant>-vN`` id (the ``N``).
+
+    Raises:
+        ValueError: not an id of this form.
+    """
+    _, _, tail = id_.rpartition("-v")
+    if not id_.startswith(f"{NAMESPACE}/") or not tail.isdigit():
+        raise ValueError(f"not a {NAMESPACE}/<variant>-vN id: {id_!r}")
+    return int(tail)
 
 
 class VariantId(str):
     """The id :func:`register_variant` returns: a ``str`` that takes its spec along when pickled.
 
-    Equal to (and usable wherever) the plain id ``"FortyThieves/<spec.id>-v0"``. Unpickling
+    Equal to (and usable wherever) the plain id ``"FortyThieves/<spec.id>-vN"``. Unpickling
     it, in any process, imports ``fortythieves_env`` and registers :attr:`spec` there, so a
     factory such as ``lambda: gymnasium.make(id_)`` works in ``spawn`` and ``forkserver``
     workers (SB3's ``SubprocVecEnv``, Gymnasium's ``AsyncVectorEnv``). ``str(id_)`` is the
@@ -60,27 +109,58 @@ class VariantId(str):
 
     Attributes:
         spec: the registered :class:`VariantSpec`.
+        version: the id's version (default: the spec's newest).
     """
 
     spec: VariantSpec
+    version: int
 
-    def __new__(cls, spec: VariantSpec) -> VariantId:
-        self = super().__new__(cls, env_id(spec))
+    def __new__(cls, spec: VariantSpec, version: int | None = None) -> VariantId:
+        id_ = env_id(spec, version)
+        self = super().__new__(cls, id_)
         self.spec = spec
+        self.version = id_version(id_)
         return self
 
-    def __reduce__(self) -> tuple[Any, tuple[VariantSpec]]:
-        return register_variant, (self.spec,)
+    def __reduce__(self) -> tuple[Any, tuple[VariantSpec, int]]:
+        return _registered_id, (self.spec, self.version)
+
+
+def _registered_id(spec: VariantSpec, version: int) -> VariantId:
+    """Register ``spec`` (:func:`register_variant`) and return its id of ``version``."""
+    register_variant(spec)
+    return VariantId(spec, version)
+
+
+def _register(spec: VariantSpec, variant: str | VariantSpec) -> list[str]:
+    """Register every version of ``spec`` not yet registered; return all its ids."""
+    ids = []
+    for version in versions(spec):
+        id_ = env_id(spec, version)
+        if id_ not in registry:
+            register(
+                id=id_,
+                entry_point="fortythieves_env.env:FortyThievesEnv",
+                vector_entry_point=VECTOR_ENTRY_POINT,
+                kwargs={"variant": variant, "observation_version": version},
+                max_episode_steps=spec.max_episode_steps,
+            )
+        ids.append(id_)
+    return ids
 
 
 def register_variant(spec: VariantSpec) -> VariantId:
-    """Register a custom variant as ``FortyThieves/<spec.id>-v0`` and return that id.
+    """Register a custom variant as ``FortyThieves/<spec.id>-v0`` (and, if it has redeals,
+    ``-v1``, as Little Forty) and return its newest id.
 
-    The registration carries ``spec.max_episode_steps`` as the ``TimeLimit``, so
-    ``gymnasium.make(id)`` truncates where the spec says. (Passing ``variant=spec`` to
-    ``gymnasium.make`` of another id keeps that id's step limit.) Registering the same spec
-    twice is allowed. The returned :class:`VariantId` registers the spec again wherever it
-    is unpickled, so it works in sub-process workers; see the module docstring.
+    A custom variant gets the ids a built-in one with the same fields would: ``-v0`` always,
+    ``-v1`` (the observation with the known stock order) when it has redeals; the returned
+    id is the newest, ``VariantId(spec, 0)`` the other. The registration carries
+    ``spec.max_episode_steps`` as the ``TimeLimit``, so ``gymnasium.make(id)`` truncates
+    where the spec says. (Passing ``variant=spec`` to ``gymnasium.make`` of another id keeps
+    that id's step limit.) Registering the same spec twice is allowed. The returned
+    :class:`VariantId` registers the spec again wherever it is unpickled, so it works in
+    sub-process workers; see the module docstring.
 
     Raises:
         ValueError: the id is taken by a different variant (the nine built-in ids included).
@@ -88,37 +168,23 @@ def register_variant(spec: VariantSpec) -> VariantId:
     """
     if not isinstance(spec, VariantSpec):
         raise TypeError(f"register_variant takes a VariantSpec, got {type(spec).__name__}")
-    id_ = env_id(spec)
-    if id_ in registry:
-        taken = registry[id_].kwargs.get("variant")
-        if taken != spec and not (taken == spec.id and VARIANTS.get(spec.id) == spec):
-            raise ValueError(f"{id_} is already registered for a different variant")
-        return VariantId(spec)
-    register(
-        id=id_,
-        entry_point="fortythieves_env.env:FortyThievesEnv",
-        vector_entry_point=VECTOR_ENTRY_POINT,
-        kwargs={"variant": spec},
-        max_episode_steps=spec.max_episode_steps,
-    )
+    for version in versions(spec):
+        id_ = env_id(spec, version)
+        if id_ in registry:
+            taken = registry[id_].kwargs.get("variant")
+            if taken != spec and not (taken == spec.id and VARIANTS.get(spec.id) == spec):
+                raise ValueError(f"{id_} is already registered for a different variant")
+    _register(spec, spec)
     CUSTOM_VARIANTS[spec.id] = spec  # FortyThievesEnv(spec.id) finds it too
     return VariantId(spec)
 
 
 def register_all() -> list[str]:
-    """Register every variant (idempotent); return the ids."""
+    """Register every built-in variant (idempotent); return the ids, each variant's
+    ``-v0`` and then its ``-v1`` if it has one, in :data:`VARIANTS` order."""
     ids = []
     for spec in VARIANTS.values():
-        id_ = env_id(spec)
-        if id_ not in registry:
-            register(
-                id=id_,
-                entry_point="fortythieves_env.env:FortyThievesEnv",
-                vector_entry_point=VECTOR_ENTRY_POINT,
-                kwargs={"variant": spec.id},
-                max_episode_steps=spec.max_episode_steps,
-            )
-        ids.append(id_)
+        ids += _register(spec, spec.id)
     return ids
 
 

@@ -36,7 +36,7 @@ from .engine import (
     rules_for,
 )
 from .env import finite_reward, made_progress
-from .observation import ObservationLayout
+from .observation import LATEST_VERSION, ObservationLayout, check_version
 from .variants import VariantSpec, get_variant
 
 __all__ = ["FortyThievesVectorEnv"]
@@ -351,8 +351,11 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
       :class:`~gymnasium.vector.AutoresetMode`).
     - ``copy``: ``True`` (default) to return new arrays, ``False`` for views (see
       Information).
+    - ``observation_version``: as ``FortyThievesEnv`` (default 1; ``-v0`` ids pass 0).
 
     ## Version History
+    - v1: the observation of ``FortyThievesEnv`` v1 (the known stock order); the
+      ``vector_entry_point`` of ``FortyThieves/LittleForty-v1`` (and custom ``-v1`` ids).
     - v0: initial release (the ``vector_entry_point`` of every ``FortyThieves/*-v0`` id).
     """
 
@@ -377,8 +380,10 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         max_episode_steps: int | None = None,
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         copy: bool = True,
+        observation_version: int = LATEST_VERSION,
     ) -> None:
         self.variant = spec = get_variant(variant)
+        self.observation_version = check_version(observation_version)
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if num_envs < 1:
@@ -438,8 +443,8 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         )
 
         self.rules = rules = rules_for(spec)
-        self.layout = layout = ObservationLayout.for_variant(spec)
-        self.tables = tables = tables_for(spec)
+        self.layout = layout = ObservationLayout.for_variant(spec, observation_version)
+        self.tables = tables = tables_for(spec, observation_version)
         n_actions = rules.n_actions
         self.single_action_space = spaces.Discrete(n_actions)
         self.action_space = batch_space(self.single_action_space, n)

@@ -222,6 +222,11 @@ def _play_deals_from(agent: RandomAgent, env_id: str, seeds: list[int], start: i
         def act_batch(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
             return agent.act_batch(obs, masks, games + start)
 
+        def action_scores(
+            self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray
+        ) -> np.ndarray:
+            return agent.action_scores(obs, masks, games + start)
+
     return play_deals(Offset(), env_id, seeds[start:])
 
 
@@ -296,7 +301,7 @@ def test_an_illegal_batched_action_is_refused_with_the_deal() -> None:
     with pytest.raises(
         RuntimeError, match=f"cheater chose illegal action .* deal {TEST_START + 2}"
     ):
-        play_deals(Cheater(), "FortyThieves/Streets-v0", seeds_for_test(4), 2)
+        play_deals(Cheater(), "FortyThieves/Streets-v0", seeds_for_test(4), 2, allow_cycles=True)
 
 
 @pytest.mark.parametrize("name", ["greedy", "random"])

@@ -347,7 +347,8 @@ def test_training_workers_build_a_custom_variant_whatever_the_start_method() -> 
     env = make_training_vec_env(config, start_method="spawn")
     try:
         assert type(env.venv).__name__ == "SubprocVecEnv"
-        assert [s.id for s in env.get_attr("spec")] == ["FortyThieves/Wide-v0"] * 2
+        # a custom variant with redeals gets -v1 (the known stock), as Little Forty
+        assert [s.id for s in env.get_attr("spec")] == ["FortyThieves/Wide-v1"] * 2
         assert env.action_space.n == 3 + 2 * 12 + 12 * 11 * 13
         env.reset()
         masks = np.stack(env.env_method("action_masks"))
@@ -366,13 +367,14 @@ def test_custom_variant_run_is_evaluated_from_its_folder(tmp_path: Path) -> None
     assert load_config(run / "config.yaml").env.custom_variant["n_columns"] == 12
     data = json.loads(zipfile.ZipFile(run / "models" / "final_model.zip").read("data"))
     assert data["fortythieves_variant"] == "Wide"
+    assert data["fortythieves_env_id"] == "FortyThieves/Wide-v1"  # the env id is recorded
     assert data["fortythieves_variant_spec"]["n_columns"] == 12
     # a fresh process, which knows only the nine built-in variants, evaluates the run
     out = tmp_path / "eval.json"
     proc = run_cli("evaluate", str(run), "--episodes", "2", "--json", str(out))
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
-    assert report["variant"] == "Wide" and report["env_id"] == "FortyThieves/Wide-v0"
+    assert report["variant"] == "Wide" and report["env_id"] == "FortyThieves/Wide-v1"
     assert report["results"]["ppo"]["episodes"] == 2
     assert report["results"]["greedy"]["episodes"] == 2
 

@@ -23,7 +23,20 @@ pytestmark = pytest.mark.usefixtures("backend")  # every test on both backends
 
 
 def test_every_rule_book_variant_is_registered() -> None:
-    assert [f"FortyThieves/{v}-v0" for v in ALL_VARIANTS] == ENV_IDS
+    # every variant has -v0; only Little Forty (the one with redeals) also -v1
+    expected = [f"FortyThieves/{v}-v0" for v in ALL_VARIANTS]
+    expected.insert(
+        expected.index("FortyThieves/LittleForty-v0") + 1, "FortyThieves/LittleForty-v1"
+    )
+    assert expected == ENV_IDS
+    assert [v for v in ALL_VARIANTS if VARIANTS[v].redeals] == ["LittleForty"]
+    assert fortythieves_env.env_id("LittleForty") == "FortyThieves/LittleForty-v1"
+    assert fortythieves_env.env_id("Maria") == "FortyThieves/Maria-v0"
+    assert fortythieves_env.env_id("LittleForty", 0) == "FortyThieves/LittleForty-v0"
+    with pytest.raises(ValueError, match="Maria has no id version 1"):
+        fortythieves_env.env_id("Maria", 1)
+    for id_ in ENV_IDS:
+        assert gym.spec(id_).kwargs["observation_version"] == int(id_[-1])
     assert ALL_VARIANTS == [
         "FortyThieves", "Indian", "Limited", "LittleForty", "Lucas",
         "Maria", "NumberTen", "RankAndFile", "Streets",
@@ -58,7 +71,9 @@ def test_spaces_and_reset_info(variant: str) -> None:
     assert env.action_space == gym.spaces.Discrete(3 + 2 * c + c * (c - 1) * m)
     obs, info = env.reset(seed=7)
     assert obs.dtype == np.uint8
-    assert obs.shape == (c * spec.max_visible + spec.stock_size + 10 + c,)
+    # -v1 (Little Forty, the one variant with redeals) adds the known-stock slots
+    known = spec.stock_size if spec.redeals else 0
+    assert obs.shape == (c * spec.max_visible + spec.stock_size + known + 10 + c,)
     assert env.observation_space.contains(obs)
     mask = info["action_mask"]
     assert mask.dtype == np.int8 and mask.shape == (env.action_space.n,)

@@ -80,15 +80,23 @@ def assert_same(ours: Any, theirs: Any, where: str) -> None:
         assert np.array_equal(ours, theirs), f"{where}: {ours} != {theirs}"
 
 
-def sync_envs(variant: str, n: int, mode: AutoresetMode, **kwargs: Any) -> SyncVectorEnv:
+def sync_envs(
+    variant: str, n: int, mode: AutoresetMode, version: int | None = None, **kwargs: Any
+) -> SyncVectorEnv:
     return SyncVectorEnv(
-        [lambda: gym.make(env_id(variant), **kwargs) for _ in range(n)], autoreset_mode=mode
+        [lambda: gym.make(env_id(variant, version), **kwargs) for _ in range(n)],
+        autoreset_mode=mode,
     )
 
 
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: m.value)
-@pytest.mark.parametrize("variant", list(VARIANTS))
-def test_same_trajectories_as_sync_vector_env(variant: str, mode: AutoresetMode) -> None:
+@pytest.mark.parametrize(
+    ("variant", "version"),
+    [(v, None) for v in VARIANTS] + [("LittleForty", 0)],  # None: the newest id
+)
+def test_same_trajectories_as_sync_vector_env(
+    variant: str, version: int | None, mode: AutoresetMode
+) -> None:
     """Same seeds and actions: the same observations, rewards, flags and info, step by step.
 
     Covers autoresets, truncation by the step limit (40 steps) and, in every other variant,
@@ -105,8 +113,10 @@ def test_same_trajectories_as_sync_vector_env(variant: str, mode: AutoresetMode)
     if index % 2:
         kwargs["max_steps_without_progress"] = 8
     n = 6
-    ours = FortyThievesVectorEnv(variant, n, autoreset_mode=mode, **kwargs)
-    theirs = sync_envs(variant, n, mode, **kwargs)
+    obs_version = {} if version is None else {"observation_version": version}
+    ours = FortyThievesVectorEnv(variant, n, autoreset_mode=mode, **obs_version, **kwargs)
+    theirs = sync_envs(variant, n, mode, version, **kwargs)
+    assert ours.single_observation_space == theirs.single_observation_space
     assert ours.metadata["autoreset_mode"] == theirs.metadata["autoreset_mode"] == mode
     obs, info = ours.reset(seed=100 * index)
     obs2, info2 = theirs.reset(seed=100 * index)

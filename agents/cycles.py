@@ -1,0 +1,204 @@
+"""The agents' no-cycling rule: take the best move that leads to a view not yet seen.
+
+A rule of the agents in evaluation (:mod:`agents.evaluation`), not of the environment (the
+rule book allows any legal move, and training is unchanged). In each episode the evaluation
+keeps the set of the player's views seen so far (the start included), keyed by
+:func:`fortythieves_env._fast.view_hash`: what a player sees and knows, so two positions
+that differ only in their unseen cards count as the same view. Each step the agent ranks
+the legal moves (:meth:`agents.baselines.BatchAgent.action_scores`, highest first, lowest
+action index on equal scores) and plays the first whose successor view is new; when every
+legal move leads back to a view already seen the episode ends as *stuck*.
+
+The successor of a move is computed on a scratch copy of the packed position with the
+rules' own ``apply`` kernel, then hashed on the player's view, so no hidden card decides
+anything: a move that turns up a face-down card or deals from the stock always leads to a
+new view (the face-down count or the stock only ever shrinks between redeals, and the
+redeals left only shrink), whatever the hidden card is.
+
+:class:`SeenViews` holds one open-addressing hash set per game slot (``uint64`` rows, 0 =
+empty, at most half full; a row is doubled when it fills up), and :meth:`SeenViews.choose`
+is one compiled call for a batch of games.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from fortythieves_env import _fast
+from fortythieves_env._fast import FastTables, view_hash
+from fortythieves_env.vector import _FAST_DIGEST
+
+__all__ = ["SeenViews"]
+
+
+@njit(cache=True, inline="always")
+def _slot_of(row: np.ndarray, h: np.uint64) -> int:
+    """Index of ``h`` in the open-addressing row, or of the empty slot where it would go."""
+    mask = np.uint64(row.shape[0] - 1)
+    i = h & mask
+    while row[i] != 0 and row[i] != h:
+        i = (i + np.uint64(1)) & mask
+    return np.int64(i)
+
+
+@njit(cache=True, inline="always")
+def _key(h: np.uint64) -> np.uint64:
+    """0 marks an empty slot: a hash of 0 (chance 2**-64) is stored as 1."""
+    return h if h != 0 else np.uint64(1)
+
+
+@njit(cache=True)
+def _start(
+    states: np.ndarray, tb: np.ndarray, slots: np.ndarray, table: np.ndarray, counts: np.ndarray
+) -> None:
+    """Empty the sets of ``slots`` and put each game's current view in."""
+    for b in slots:
+        row = table[b]
+        row[:] = 0
+        h = _key(view_hash(states[b], tb))
+        row[_slot_of(row, h)] = h
+        counts[b] = 1
+
+
+@njit(cache=True)
+def _rehash(old: np.ndarray, new: np.ndarray) -> None:
+    """Copy every key of the rows of ``old`` into the (empty, larger) rows of ``new``."""
+    for b in range(old.shape[0]):
+        for x in old[b]:
+            if x != 0:
+                new[b, _slot_of(new[b], x)] = x
+
+
+def _make_choose(fast_digest: int) -> Any:
+    """Compile :func:`_choose`; the cache key includes a digest of ``_fast.py`` (whose
+    kernels it calls), as :func:`fortythieves_env.vector._make_step_batch` explains."""
+
+    @njit(cache=True)
+    def choose(
+        states: np.ndarray,
+        tb: np.ndarray,
+        rows: np.ndarray,
+        scores: np.ndarray,
+        masks: np.ndarray,
+        table: np.ndarray,
+        counts: np.ndarray,
+        scratch: np.ndarray,
+        out: np.ndarray,
+    ) -> None:
+        if fast_digest < 0:  # never: the digest only keys the cache
+            return
+        n = scores.shape[1]
+        for r in range(rows.shape[0]):
+            b = rows[r]
+            row = table[b]
+            out[r] = -1
+            prev_s = np.inf
+            prev_a = -1
+            while True:
+                # the next legal move in the order (score descending, index ascending)
+                best = -1
+                best_s = -np.inf
+                for a in range(n):
+                    if masks[r, a] == 0:
+                        continue
+                    s = scores[r, a]
+                    if s != s:  # NaN ranks last
+                        s = -np.inf
+                    if s > prev_s or (s == prev_s and a <= prev_a):
+                        continue  # already tried
+                    if best < 0 or s > best_s:
+                        best = a
+                        best_s = s
+                if best < 0:
+                    break  # every legal move leads back to a view seen: stuck
+                scratch[:] = states[b]
+                _fast.apply(scratch, tb, best)
+                h = _key(view_hash(scratch, tb))
+                i = _slot_of(row, h)
+                if row[i] == 0:
+                    row[i] = h
+                    counts[b] += 1
+                    out[r] = best
+                    break
+                prev_s = best_s
+                prev_a = best
+
+    return choose
+
+
+_choose = _make_choose(_FAST_DIGEST)
+
+
+class SeenViews:
+    """The views seen in the current episode of each game slot, and the rule's choice.
+
+    Args:
+        tables: the variant's :class:`~fortythieves_env._fast.FastTables` (any observation
+            version: the view hash reads only the position).
+        slots: game slots (rows of the ``states`` arrays passed in).
+        steps: the expected episode length (the step limit); the sets grow past it.
+    """
+
+    def __init__(self, tables: FastTables, slots: int, steps: int) -> None:
+        self.tables = tables
+        cap = 16
+        while cap < 2 * (steps + 2):
+            cap *= 2
+        self.table = np.zeros((slots, cap), dtype=np.uint64)
+        self.counts = np.zeros(slots, dtype=np.int64)
+        self._scratch = np.zeros(tables.state_size, dtype=np.int16)
+        self._out = np.zeros(slots, dtype=np.int64)
+
+    def start(self, states: np.ndarray, slots: np.ndarray) -> None:
+        """New episodes in ``slots`` (``int64``): their sets hold only their start views.
+
+        Args:
+            states: ``int16``, shape ``(slots, state_size)``: the packed positions.
+            slots: the slots whose episodes start.
+        """
+        _start(
+            states, self.tables.table, np.asarray(slots, dtype=np.int64), self.table, self.counts
+        )
+
+    def choose(
+        self, states: np.ndarray, rows: np.ndarray, scores: np.ndarray, masks: np.ndarray
+    ) -> np.ndarray:
+        """Each game's best-ranked legal move to a view not seen in its episode (-1: none).
+
+        The chosen move's successor view is added to the game's set (the caller plays it).
+
+        Args:
+            states: ``int16``, shape ``(slots, state_size)``: the packed positions.
+            rows: ``int64``, shape ``(B,)``: the slots to choose for.
+            scores: ``float64``, shape ``(B, n)``: the agent's ranking, higher first, equal
+                scores in action order (``-inf`` and ``NaN`` rank last).
+            masks: ``int8``, shape ``(B, n)``: the legal moves (only these are played).
+
+        Returns:
+            ``int64``, shape ``(B,)``, a view of a buffer reused by the next call: the move,
+            or -1 where every legal move leads back to a view seen (or there is none).
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        if int(self.counts[rows].max(initial=0)) * 2 + 2 >= self.table.shape[1]:
+            self._grow()
+        out = self._out[: rows.size]
+        _choose(
+            states,
+            self.tables.table,
+            rows,
+            np.ascontiguousarray(scores, dtype=np.float64),
+            np.ascontiguousarray(masks, dtype=np.int8),
+            self.table,
+            self.counts,
+            self._scratch,
+            out,
+        )
+        return out
+
+    def _grow(self) -> None:
+        bigger = np.zeros((self.table.shape[0], 2 * self.table.shape[1]), dtype=np.uint64)
+        _rehash(self.table, bigger)
+        self.table = bigger
