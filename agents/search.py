@@ -4,7 +4,8 @@ It sees only what a player sees (issue 10, point 3; ``docs/solver_design.md`` se
 At each move, for the position it is shown (an observation row, the player's view):
 
 1. **View.** The observation is turned back into the player's
-   :class:`~fortythieves_env.view.PlayerView` (:func:`~fortythieves_env.view.view_from_observation`).
+   :class:`~fortythieves_env.view.PlayerView`
+   (:func:`~fortythieves_env.view.view_from_observation`).
    The one thing a view holds that an observation does not repeat, the stock's order after
    a Little Forty redeal, the agent remembers per game: it is the waste it saw just before
    the redeal, turned over. Nothing else is carried from one move to the next.
@@ -25,14 +26,23 @@ At each move, for the position it is shown (an observation row, the player's vie
    that turns no card face up: only such moves can repeat a position, so greedy is then
    going round in a loop and the rollout counts as lost).
 5. **Scores** (:meth:`SearchAgent.action_scores`, ``float64``, one per action):
-   ``wins + mean_cards / 105``, ``wins`` the samples whose rollout won (0..samples) and
-   ``mean_cards`` the mean foundation cards at the rollouts' ends (0..104), so wins decide
-   and the foundation cards break ties. A move into an empty column other than the first
+   ``wins + (cards + quick) / (105 k)`` for ``k`` samples, ``wins`` the samples whose
+   rollout won (0..k), ``cards`` the foundation cards at the rollouts' ends summed over
+   the samples and ``quick = (1 - moves / (k (horizon + 1))) / 2`` (in [0, 1/2]) with
+   ``moves`` the rollouts' moves summed: wins decide, then the mean foundation cards,
+   then the fewer moves (without this last key, a position that every sample wins leaves
+   all moves tied and the agent wanders until the step limit). A move into an empty
+   column other than the first
    gets the score of the same move into the first one (rule E: the positions differ only
    in the column order). Moves not searched (rule W's, and all but the F move when one is
    played) score 0; the F or only move scores ``samples + 1``. Illegal actions score
    ``-inf``. :meth:`SearchAgent.act_batch` plays the highest score, the lowest action
    index on ties.
+6. **No return.** A move that leads back to a view already met in this game (only a
+   column-to-column move that turns up no card can) has ``samples + 2`` taken off its
+   score, so it comes after every other legal move (the no-cycling rule of the learning
+   issue: without it, the samples of two positions can each favour the move to the other
+   and the agent shuttles a card for ever).
 
 **Randomness.** The samples of a move come from ``numpy.random.default_rng`` seeded by
 ``(seed, deal index, digest of the view)``: the agent's scores are a function of what the
@@ -57,7 +67,6 @@ from numba import njit
 
 from fortythieves_env._fast import (
     H_ACCEPTS,
-    H_C,
     H_DECODE,
     H_FD,
     H_LEN,
@@ -365,9 +374,8 @@ def scores_for_view(
     template = tables.pack(determinize(view, view.unseen))
     n_legal = legal_actions(template, tb, var.legal)
     legal = var.legal[:n_legal].astype(np.int64)
-    if mask is not None:
-        if np.flatnonzero(mask).tolist() != legal.tolist():
-            raise ValueError("scores_for_view: the mask disagrees with the view's legal moves")
+    if mask is not None and np.flatnonzero(mask).tolist() != legal.tolist():
+        raise ValueError("scores_for_view: the mask disagrees with the view's legal moves")
     scores = np.full(var.n_actions, -np.inf, dtype=np.float64)
     if n_legal == 0:
         return scores
@@ -482,7 +490,7 @@ class SearchAgent:
         for i in games.tolist():
             self._games.pop(int(i), None)
 
-    def _view(self, spec: VariantSpec, row: np.ndarray, game: int) -> PlayerView:
+    def view_of(self, spec: VariantSpec, row: np.ndarray, game: int) -> PlayerView:
         """The player's view of ``row`` in game ``game``, updating its memory."""
         try:
             memory = self._games[game]
@@ -549,7 +557,7 @@ class SearchAgent:
         out = np.empty((obs.shape[0], var.n_actions), dtype=np.float64)
         for b in range(obs.shape[0]):
             game = int(games[b])
-            view = self._view(spec, obs[b], game)
+            view = self.view_of(spec, obs[b], game)
             digest = view_digest(view)
             rng = np.random.default_rng([self.seed, game, *digest])
             out[b] = scores_for_view(spec, view, self.budget, rng, masks[b])

@@ -33,12 +33,18 @@ from agents.seeds import seeds_for_test
 from fortythieves_env import FortyThievesEnv
 
 
-def play_search(agent: SearchAgent, variant: str, seeds: list[int]) -> list[dict[str, Any]]:
-    """Play each deal with ``agent`` and the no-cycling rule; one row per deal."""
-    rows = []
+def play_search(
+    agent: SearchAgent, variant: str, seeds: list[int], max_seconds: float
+) -> list[dict[str, Any]]:
+    """Play each deal with ``agent`` and the no-cycling rule; one row per deal. No new
+    deal starts after ``max_seconds`` (wall clock)."""
+    rows: list[dict[str, Any]] = []
     env = FortyThievesEnv(variant)
     limit = env.variant.max_episode_steps
+    begin = time.perf_counter()
     for i, seed in enumerate(seeds):
+        if time.perf_counter() - begin > max_seconds:
+            break
         obs, _ = env.reset(seed=seed)
         game = np.array([i], dtype=np.int64)
         agent.start_games(env.variant, game)
@@ -54,7 +60,7 @@ def play_search(agent: SearchAgent, variant: str, seeds: list[int]) -> list[dict
             if scores[action] < 0:  # every move repeats a view: stuck
                 stuck = True
                 break
-            obs, _, terminated, truncated, info = env.step(action)
+            obs, _, terminated, _, info = env.step(action)
             steps += 1
             cards = int(info["foundation_cards"])
             if terminated:
@@ -77,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--horizon", type=int, default=None)
     parser.add_argument("--stall", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--max-seconds", type=float, default=540.0, help="per variant: no new deal after this"
+    )
     parser.add_argument("--json", type=Path, required=True)
     args = parser.parse_args(argv)
     budget = SearchBudget(samples=args.samples, horizon=args.horizon, stall=args.stall)
@@ -84,16 +93,19 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {
         "command": "python " + " ".join(sys.argv),
         "budget": {"samples": budget.samples, "horizon": budget.horizon, "stall": budget.stall},
-        "deals": args.deals,
+        "deals_asked": args.deals,
+        "max_seconds_per_variant": args.max_seconds,
         "load_at_start": os.getloadavg()[0],
         "variants": {},
     }
     for variant in args.variants:
-        greedy = play_deals(make_baseline("greedy"), f"FortyThieves/{variant}-v0", seeds)
-        rows = play_search(SearchAgent(args.seed, budget), variant, seeds)
+        rows = play_search(SearchAgent(args.seed, budget), variant, seeds, args.max_seconds)
+        played = seeds[: len(rows)]
+        greedy = play_deals(make_baseline("greedy"), f"FortyThieves/{variant}-v0", played)
         steps = sum(r["steps"] for r in rows)
         seconds = sum(r["seconds"] for r in rows)
         report["variants"][variant] = {
+            "deals": len(rows),
             "greedy": {
                 "wins": sum(r.won for r in greedy),
                 "mean_cards": float(np.mean([r.foundation_cards for r in greedy])),
@@ -110,9 +122,9 @@ def main(argv: list[str] | None = None) -> int:
         }
         print(json.dumps({variant: {k: v for k, v in report["variants"][variant].items()
                                     if k != "per_deal"}}), flush=True)  # fmt: skip
-    report["load_at_end"] = os.getloadavg()[0]
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        report["load_at_end"] = os.getloadavg()[0]
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return 0
 
 
