@@ -40,7 +40,7 @@ import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .config import ConfigError, load_config
 from .paths import check_readable_file, check_writable_dir, check_writable_file
@@ -382,6 +382,11 @@ def _write_report(path: Path, report: dict[str, object]) -> None:
         ) from None
 
 
+def _make_agent(make: Callable[..., Any], name: str, seed: int, budget: Any) -> Any:
+    """``make(name, seed)``, with the search budget for ``search`` only."""
+    return make(name, seed, budget) if name == "search" else make(name, seed)
+
+
 def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from rich.console import Console
 
@@ -406,7 +411,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
             raise ConfigError(
                 f"--variant is required when RUN_OR_MODEL is a baseline ({args.agent})"
             )
-        agent = make_baseline(args.agent, args.seed, budget)
+        agent = _make_agent(make_baseline, args.agent, args.seed, budget)
         variant = args.variant
         model_path = None
     else:
@@ -420,7 +425,9 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     agents = [agent]
     if model_path is not None or args.agent == "search":  # beside it on the same deals
         agents += [
-            make_baseline(name, args.seed, budget) for name in args.baselines if name != args.agent
+            _make_agent(make_baseline, name, args.seed, budget)
+            for name in args.baselines
+            if name != args.agent
         ]
     progress = args.progress and sys.stderr.isatty()
     try:
