@@ -50,7 +50,7 @@ They also follow the :class:`BatchAgent` protocol, what ``evaluate`` plays with:
 from __future__ import annotations
 
 from functools import cache
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import gymnasium as gym
 import numpy as np
@@ -70,7 +70,11 @@ from fortythieves_env.registration import versions as versions_of
 from fortythieves_env.variants import VariantSpec
 from fortythieves_env.view import PlayerView
 
+if TYPE_CHECKING:
+    from .search import SearchAgent, SearchBudget
+
 __all__ = [
+    "AGENT_NAMES",
     "BASELINES",
     "Agent",
     "BatchAgent",
@@ -606,14 +610,31 @@ BASELINES: dict[str, type[RandomAgent] | type[GreedyAgent]] = {
 """Baseline agents by name."""
 
 
-def make_baseline(name: str, seed: int = 0) -> RandomAgent | GreedyAgent:
-    """A fresh baseline agent.
+AGENT_NAMES: tuple[str, ...] = (*BASELINES, "search")
+"""Every agent :func:`make_baseline` builds by name: the baselines and the sampling
+search agent of :mod:`agents.search` (slow: about 0.05-0.2 s per move)."""
+
+
+def make_baseline(
+    name: str, seed: int = 0, search: SearchBudget | None = None
+) -> RandomAgent | GreedyAgent | SearchAgent:
+    """A fresh agent by name (:data:`AGENT_NAMES`).
+
+    Args:
+        name: ``random``, ``greedy`` or ``search``.
+        seed: the agent's seed.
+        search: for ``search``, its :class:`agents.search.SearchBudget` (default: the
+            default budget); ignored by the others.
 
     Raises:
         ValueError: unknown name (the message lists the known ones).
     """
+    if name == "search":
+        from .search import SearchAgent
+
+        return SearchAgent(seed, search)
     try:
         cls = BASELINES[name]
     except KeyError:
-        raise ValueError(f"unknown baseline {name!r}; known: {', '.join(BASELINES)}") from None
+        raise ValueError(f"unknown agent {name!r}; known: {', '.join(AGENT_NAMES)}") from None
     return cls(seed)

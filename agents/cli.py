@@ -4,7 +4,8 @@ Usage::
 
     fortythieves train CONFIG [--set KEY.SUB=VALUE ...] [--run-dir DIR] [--resume CHECKPOINT]
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
-                          [--baselines [random] [greedy]] [--stochastic] [--seed S]
+                          [--baselines [random] [greedy] [search]] [--stochastic] [--seed S]
+                          [--search-samples K] [--search-horizon H]
                           [--no-progress] [--save-games DIR] [--solver-results FILE]
                           [--allow-cycles] [--env-version N] [--ray] [--address ADDRESS]
     fortythieves plot RUN [RUN ...] [--out PNG]
@@ -19,10 +20,12 @@ Usage::
     fortythieves sweep --resume SWEEP_DIR [--address ADDRESS]
 
 ``RUN_OR_MODEL`` is a run folder (its best model, else its final or interrupted model), a
-model ``.zip``, or ``random`` / ``greedy`` (then ``--variant`` is required). A model is
-played beside the ``random`` and ``greedy`` baselines on the same deals unless
-``--baselines`` says otherwise. ``solve`` runs the clairvoyant solver on the same test deals
-(see :mod:`agents.solve`). ``--ray`` plays (or solves) the deals as Ray tasks, on a local Ray
+model ``.zip``, or ``random`` / ``greedy`` / ``search`` (then ``--variant`` is required). A
+model, or ``search``, is played beside the ``random`` and ``greedy`` baselines on the same
+deals unless ``--baselines`` says otherwise. ``search`` is the sampling search agent of
+:mod:`agents.search`; ``--search-samples`` and ``--search-horizon`` set its per-move budget.
+``solve`` runs the clairvoyant solver on the same test deals (see :mod:`agents.solve`).
+``--ray`` plays (or solves) the deals as Ray tasks, on a local Ray
 or the cluster of ``--address`` / ``RAY_ADDRESS``, with the same report (see
 :mod:`agents.distributed`); ``sweep`` trains settings and seeds as Ray Tune trials (see
 :mod:`agents.sweep`). ``play`` lets a person play one deal at a prompt (see
@@ -77,6 +80,13 @@ NODES_MAX = 10**15
 WORKERS_MAX = 1024
 """Most worker processes of ``solve`` (and CPUs per sweep trial)."""
 EXIT_FAILED = 1
+SEARCH_SAMPLES_MAX = 100_000
+"""Most samples per move of the ``search`` agent."""
+SEARCH_HORIZON_MAX = 1_000_000
+"""Longest rollout of the ``search`` agent."""
+DEFAULT_SAMPLES = 16
+"""``agents.search.DEFAULT_SAMPLES``, restated so ``--help`` imports no numba (a test
+checks that they agree)."""
 _MODEL_NAMES = ("best_model.zip", "final_model.zip", "interrupted_model.zip")
 
 
@@ -178,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("evaluate", help="evaluate a run, a model or a baseline on the test deals")
     ev.add_argument(
-        "agent", metavar="RUN_OR_MODEL", help="run folder, model .zip, random or greedy"
+        "agent", metavar="RUN_OR_MODEL", help="run folder, model .zip, random, greedy or search"
     )
     ev.add_argument(
         "--episodes",
@@ -186,14 +196,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=100,
         help="test deals to play (default 100)",
     )
-    ev.add_argument("--variant", type=_variant, help="variant id (required for random/greedy)")
+    ev.add_argument(
+        "--variant", type=_variant, help="variant id (required for random/greedy/search)"
+    )
     ev.add_argument(
         "--baselines",
         nargs="*",
         default=["random", "greedy"],
-        choices=["random", "greedy"],
-        help="baselines to play on the same deals beside a model (default: random greedy; "
-        "give none to skip)",
+        choices=["random", "greedy", "search"],
+        help="baselines to play on the same deals beside a model or search (default: random "
+        "greedy; give none to skip)",
     )
     ev.add_argument(
         "--json",
@@ -220,6 +232,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="the solver's per-deal results (JSONL of `fortythieves solve`; default "
         "results/solver/<variant>.jsonl): report each agent's wins among the deals the "
         "solver proved winnable (the file must cover every deal played)",
+    )
+    ev.add_argument(
+        "--search-samples",
+        metavar="K",
+        type=_int_in(1, SEARCH_SAMPLES_MAX),
+        default=None,
+        help=f"search: positions sampled per move (default {DEFAULT_SAMPLES})",
+    )
+    ev.add_argument(
+        "--search-horizon",
+        metavar="H",
+        type=_int_in(1, SEARCH_HORIZON_MAX),
+        default=None,
+        help="search: most moves of one rollout (default: the variant's step limit)",
     )
     ev.add_argument(
         "--save-games",
@@ -532,18 +558,36 @@ def _maybe_ray(args: argparse.Namespace) -> Iterator[Any]:
         yield functools.partial(ray_play_deals, workers=cluster_cpus())
 
 
+def _make_agent(make: Callable[..., Any], name: str, seed: int, budget: Any) -> Any:
+    """``make(name, seed)``, with the search budget for ``search`` only."""
+    return make(name, seed, budget) if name == "search" else make(name, seed)
+
+
 def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from rich.console import Console
 
-    from .baselines import BASELINES, make_baseline
+    from .baselines import AGENT_NAMES, make_baseline
     from .evaluation import evaluate_agents, load_model_agent, render_table
 
-    if args.agent in BASELINES:
+    budget = None
+    uses_search = args.agent == "search" or "search" in args.baselines
+    if uses_search:
+        from .search import SearchBudget
+
+        budget = SearchBudget(
+            samples=args.search_samples or DEFAULT_SAMPLES, horizon=args.search_horizon
+        )
+    elif args.search_samples is not None or args.search_horizon is not None:
+        raise ConfigError(
+            "--search-samples and --search-horizon are options of the search agent, which "
+            "this evaluation does not play"
+        )
+    if args.agent in AGENT_NAMES:
         if args.variant is None:
             raise ConfigError(
                 f"--variant is required when RUN_OR_MODEL is a baseline ({args.agent})"
             )
-        agent = make_baseline(args.agent, args.seed)
+        agent = _make_agent(make_baseline, args.agent, args.seed, budget)
         variant = args.variant
         model_path = None
     else:
@@ -559,8 +603,12 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
             env_version=args.env_version,
         )
     agents = [agent]
-    if model_path is not None:  # the baselines play the same deals beside the model
-        agents += [make_baseline(name, args.seed) for name in args.baselines]
+    if model_path is not None or args.agent == "search":  # beside it on the same deals
+        agents += [
+            _make_agent(make_baseline, name, args.seed, budget)
+            for name in args.baselines
+            if name != args.agent
+        ]
     solver = _solver_verdicts(args.solver_results, variant, args.episodes)
     progress = args.progress and sys.stderr.isatty()
     try:

@@ -52,6 +52,7 @@ source column, destination column, cards.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 import numpy as np
@@ -165,6 +166,30 @@ class FastTables:
             state.foundation_cards,
         )
         return st
+
+    def hidden_indices(self, face_down: Sequence[int], hidden_stock: int) -> np.ndarray:
+        """The state-array indices of the cards a player cannot see, in the order
+        :func:`~fortythieves_env.view.determinize` fills them: the face-down cards of
+        column 0 bottom to top, then column 1's, ..., then ``hidden_stock`` stock slots
+        bottom to top (the whole stock while its order is unknown, else 0).
+
+        So ``st[idx] = cards`` on ``pack(determinize(view, any))`` gives
+        ``pack(determinize(view, cards))``: a search agent fills many samples at once.
+
+        Returns:
+            ``int64``, shape ``(sum(face_down) + hidden_stock,)``.
+
+        Raises:
+            ValueError: a count is negative or does not fit the columns or the stock.
+        """
+        if len(face_down) != self.n_columns or hidden_stock < 0 or min(face_down, default=0) < 0:
+            raise ValueError("hidden_indices: need one face-down count >= 0 per column")
+        if hidden_stock > self.stock_slots or max(face_down, default=0) > self.slots:
+            raise ValueError("hidden_indices: more hidden cards than slots")
+        v = self.slots
+        parts = [np.arange(i * v, i * v + fd, dtype=np.int64) for i, fd in enumerate(face_down)]
+        parts.append(np.arange(self.stock0, self.stock0 + hidden_stock, dtype=np.int64))
+        return np.concatenate(parts)
 
     def unpack(self, st: np.ndarray) -> GameState:
         """Return the :class:`GameState` of a state array (a new, independent object)."""

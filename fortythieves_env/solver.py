@@ -95,7 +95,7 @@ from .actions import (
 from .engine import GameState, InvalidPositionError, rules_for
 from .variants import Build, VariantSpec, get_variant
 
-__all__ = ["RULES", "SOLVER_VERSION", "SolveResult", "solve"]
+__all__ = ["RULES", "SOLVER_VERSION", "SolveResult", "build_code", "pruned_moves", "solve"]
 
 Status = Literal["won", "lost", "unknown"]
 
@@ -363,6 +363,38 @@ def _children(
         scores[q] = sc
         m += 1
     return m
+
+
+def build_code(spec: VariantSpec) -> int:
+    """The ``build`` argument of :func:`pruned_moves` for ``spec`` (0 same suit, 1
+    alternate colour, 2 any suit but its own)."""
+    return _BUILD_CODE[spec.build]
+
+
+@njit(cache=True)
+def pruned_moves(
+    st: np.ndarray,
+    tb: np.ndarray,
+    build: int,
+    legal: np.ndarray,
+    out: np.ndarray,
+    scores: np.ndarray,
+) -> int:
+    """The moves the solver tries from ``st`` under rules F, W and E (:func:`_children`),
+    best first by :func:`_score`, into ``out``; returns how many.
+
+    One move and a foundation move: rule F found it safe (or it was the only one left).
+    Everything read is what a player sees: the legal moves, the column tops and lengths,
+    face-up cards, face-down counts and the foundations; never a face-down card or the
+    stock. So a search agent may call it on a position whose hidden cards were sampled.
+
+    Args:
+        st: state array (``int16``), read only.
+        tb: table array (``int32``).
+        build: :func:`build_code` of the variant.
+        legal, out, scores: ``int32`` work arrays of length ``n_actions``.
+    """
+    return _children(st, tb, _USE_F | _USE_W | _USE_E, build, legal, out, scores)
 
 
 # ---------------------------------------------------------------------- keys

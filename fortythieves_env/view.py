@@ -17,14 +17,22 @@ waste and every face-up card are visible):
 Agents that must not cheat (the greedy baseline of :mod:`agents.baselines`) read only a
 :class:`PlayerView`. Two positions that differ only in where their unseen cards lie have
 equal views.
+
+:func:`view_from_observation` rebuilds the view from an observation (and the stock's order
+the player remembers); :func:`determinize` places the unseen cards to make a full position
+the player could be in (what a search agent samples, :mod:`agents.search`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from .engine import GameState, Rules, rules_for
+from .observation import ObservationLayout
 from .variants import VariantSpec, get_variant
 
 _TWO_DECKS = Counter({code: 2 for code in range(1, 53)})
@@ -91,4 +99,123 @@ def player_view(variant: str | VariantSpec | Rules, state: GameState) -> PlayerV
         stock=tuple(state.stock) if stock_known else None,
         redeals_left=state.redeals_left,
         unseen=tuple(sorted((_TWO_DECKS - seen).elements())),
+    )
+
+
+def view_from_observation(
+    variant: str | VariantSpec | Rules, obs: np.ndarray, stock: Sequence[int] | None = None
+) -> PlayerView:
+    """The :class:`PlayerView` an observation shows, plus the stock's order if known.
+
+    An observation (:mod:`.observation`) holds every face-up card, the waste, the
+    foundations and the face-down and stock *counts*: the view's fields, except the
+    stock's order after a redeal, which the player knows only by remembering the waste
+    they turned over (the observation does not repeat it). ``stock`` passes that memory
+    in. So ``view_from_observation(v, obs(state), known)`` equals ``player_view(v, state)``
+    when ``known`` is ``state.stock`` after a redeal and None before one.
+
+    Args:
+        variant: a variant id, :class:`VariantSpec` or :class:`Rules`.
+        obs: one observation (``uint8``, shape ``(layout.size,)``).
+        stock: the stock's order, bottom to top, as the player remembers it; only after a
+            redeal (``redeals_left < spec.redeals``). None: not known, and the stock's
+            cards count as unseen (a player who did not watch the redeal).
+
+    Raises:
+        ValueError: ``obs`` has the wrong shape for the variant, or shows a card code
+            outside 0..52 or more than two copies of a card (with ``stock``); ``stock`` is
+            given before any redeal or its length differs from the stock count.
+    """
+    spec = variant.spec if isinstance(variant, Rules) else rules_for(get_variant(variant)).spec
+    layout = ObservationLayout.for_variant(spec)
+    row = np.asarray(obs)
+    if row.shape != (layout.size,):
+        raise ValueError(
+            f"view_from_observation({spec.id}): need an observation of shape ({layout.size},), "
+            f"got {row.shape}"
+        )
+    values = row.astype(np.int64).tolist()
+    cards = values[: layout.n_card_slots]
+    if min(cards) < 0 or max(cards) > 52:
+        raise ValueError(f"view_from_observation({spec.id}): a card code outside 0..52")
+    v = layout.column_slots
+    tableau = tuple(
+        tuple(c for c in cards[i * v : (i + 1) * v] if c) for i in range(layout.n_columns)
+    )
+    waste = tuple(c for c in values[layout.waste] if c)
+    foundations = tuple(values[layout.foundations])
+    face_down = tuple(values[layout.face_down])
+    stock_size = values[layout.stock]
+    redeals_left = values[layout.redeals_left]
+    if stock is not None:
+        if redeals_left >= spec.redeals:
+            raise ValueError(
+                f"view_from_observation({spec.id}): a stock order was given, but no redeal "
+                "has happened (a player cannot know it)"
+            )
+        if len(stock) != stock_size:
+            raise ValueError(
+                f"view_from_observation({spec.id}): the stock order has {len(stock)} cards, "
+                f"the observation {stock_size}"
+            )
+    seen = Counter(card for col in tableau for card in col)
+    seen.update(waste)
+    for k, height in enumerate(foundations):
+        seen.update(range((k // 2) * 13 + 1, (k // 2) * 13 + 1 + height))
+    if stock is not None:
+        seen.update(stock)
+    extra = sorted(code for code, n in seen.items() if n > 2)
+    if extra:
+        raise ValueError(
+            f"view_from_observation({spec.id}): more than two copies of card code(s) {extra}"
+        )
+    return PlayerView(
+        variant=spec.id,
+        tableau=tableau,
+        face_down=face_down,
+        waste=waste,
+        foundations=foundations,
+        stock_size=stock_size,
+        stock=None if stock is None else tuple(int(c) for c in stock),
+        redeals_left=redeals_left,
+        unseen=tuple(sorted((_TWO_DECKS - seen).elements())),
+    )
+
+
+def determinize(view: PlayerView, cards: Sequence[int]) -> GameState:
+    """A full position the player could be in: ``view`` with its unseen cards placed.
+
+    ``cards`` (a permutation of ``view.unseen``) fill the hidden places in this order:
+    the face-down cards of column 0 bottom to top, then column 1's, ..., then, when the
+    view does not know the stock's order, the stock bottom to top. A uniformly random
+    permutation gives a uniform draw from the player's belief, which is exact: the deal
+    is uniform, the game deterministic and the player's moves depend on the view alone,
+    so every placement of the unseen cards consistent with what was seen is equally
+    likely (``docs/solver_design.md`` section 5.1).
+
+    Raises:
+        ValueError: ``cards`` is not a permutation of ``view.unseen``, or the view's
+            counts do not add up (face-down and unknown stock slots != unseen cards).
+    """
+    if sorted(cards) != list(view.unseen):
+        raise ValueError("determinize: cards must be a permutation of view.unseen")
+    hidden = sum(view.face_down) + (view.stock_size if view.stock is None else 0)
+    if hidden != len(view.unseen):
+        raise ValueError(
+            f"determinize: the view hides {hidden} places but has {len(view.unseen)} unseen cards"
+        )
+    fill = [int(c) for c in cards]
+    tableau, k = [], 0
+    for col, fd in zip(view.tableau, view.face_down, strict=True):
+        tableau.append(fill[k : k + fd] + list(col))
+        k += fd
+    stock = fill[k:] if view.stock is None else list(view.stock)
+    return GameState(
+        tableau=tableau,
+        face_down=list(view.face_down),
+        stock=stock,
+        waste=list(view.waste),
+        foundations=list(view.foundations),
+        redeals_left=view.redeals_left,
+        foundation_cards=sum(view.foundations),
     )

@@ -1,0 +1,582 @@
+"""The ``search`` agent: it samples what it cannot see and plays the move that wins most.
+
+It sees only what a player sees (issue 10, point 3; ``docs/solver_design.md`` section 5).
+At each move, for the position it is shown (an observation row, the player's view):
+
+1. **View.** The observation is turned back into the player's
+   :class:`~fortythieves_env.view.PlayerView`
+   (:func:`~fortythieves_env.view.view_from_observation`).
+   The one thing a view holds that an observation does not repeat, the stock's order after
+   a Little Forty redeal, the agent remembers per game: it is the waste it saw just before
+   the redeal, turned over. Nothing else is carried from one move to the next.
+2. **Candidates.** The legal moves, pruned by the solver's rules F, W and E
+   (:func:`fortythieves_env.solver.pruned_moves`; each proven safe there). If rule F finds
+   a safe foundation move, or only one candidate is left, it is played with no search.
+3. **Samples.** ``samples`` full positions the player could be in: the unseen cards
+   (``view.unseen``) in a uniformly random order, placed into the face-down places and the
+   stock while its order is unknown (:func:`~fortythieves_env.view.determinize`). That
+   is the exact belief: every placement consistent with what was seen is equally likely.
+   With no unseen card the samples would all be equal, so one is used.
+4. **Rollouts.** For each sample and each candidate (the same samples for every candidate:
+   common random numbers) the candidate is played, then the greedy policy of
+   :mod:`agents.baselines` plays on, compiled (:func:`_rollout`), reading only the sampled
+   position's face-up cards and counts, as a player would: *non-clairvoyant*. A rollout
+   ends when the game is won, when no move is legal, after ``horizon`` moves, or after
+   ``stall`` moves in a row that change nothing but the tableau (a column-to-column move
+   that turns no card face up: only such moves can repeat a position, so greedy is then
+   going round in a loop and the rollout counts as lost).
+5. **Scores** (:meth:`SearchAgent.action_scores`, ``float64``, one per action):
+   ``wins + (cards + quick) / (105 k)`` for ``k`` samples, ``wins`` the samples whose
+   rollout won (0..k), ``cards`` the foundation cards at the rollouts' ends summed over
+   the samples and ``quick = (1 - moves / (k (horizon + 1))) / 2`` (in [0, 1/2]) with
+   ``moves`` the rollouts' moves summed: wins decide, then the mean foundation cards,
+   then the fewer moves (without this last key, a position that every sample wins leaves
+   all moves tied and the agent wanders until the step limit). A move into an empty
+   column other than the first
+   gets the score of the same move into the first one (rule E: the positions differ only
+   in the column order). Moves not searched (rule W's, and all but the F move when one is
+   played) score 0; the F or only move scores ``samples + 1``. Illegal actions score
+   ``-inf``. :meth:`SearchAgent.act_batch` plays the highest score, the lowest action
+   index on ties.
+6. **No return.** A move that leads back to a view already met in this game (only a
+   column-to-column move that turns up no card can) has ``samples + 2`` taken off its
+   score, so it comes after every other legal move (the no-cycling rule of the learning
+   issue: without it, the samples of two positions can each favour the move to the other
+   and the agent shuttles a card for ever).
+
+**Randomness.** The samples of a move come from ``numpy.random.default_rng`` seeded by
+``(seed, deal index, digest of the view)``: the agent's scores are a function of what the
+player sees, its seed and the deal, and of nothing else. So they do not depend on the
+batching, on the order of the games, or on how often the agent is asked (an evaluation
+that asks twice for one position gets the same answer); and two positions with equal views
+get equal scores, whatever their unseen cards (:func:`scores_for_view` makes this explicit).
+
+**Budget.** Deterministic: at most ``samples x candidates`` rollouts of at most ``horizon``
+moves per move. The seconds per move are measured by ``benchmarks/search_probe.py``
+(the issue asks for at most 0.2 s per move on average on one core).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from fortythieves_env._fast import (
+    H_ACCEPTS,
+    H_DECODE,
+    H_FD,
+    H_LEN,
+    H_NACT,
+    H_SCAL,
+    H_V,
+    H_WASTE,
+    S_FCARDS,
+    S_NWASTE,
+    FastTables,
+    apply,
+    legal_actions,
+    tables_for,
+)
+from fortythieves_env.actions import (
+    COLUMN_TO_COLUMN,
+    COLUMN_TO_FOUNDATION,
+    DRAW,
+    REDEAL,
+    WASTE_TO_COLUMN,
+    WASTE_TO_FOUNDATION,
+    codec_for,
+)
+from fortythieves_env.observation import ObservationLayout
+from fortythieves_env.solver import build_code, pruned_moves
+from fortythieves_env.variants import VariantSpec
+from fortythieves_env.view import PlayerView, determinize, player_view, view_from_observation
+
+from .baselines import (
+    S_BUILD_FREES,
+    S_DRAW,
+    S_EMPTIES_ONTO_CARD,
+    S_KING_TO_EMPTY,
+    S_PART_TO_EMPTY,
+    S_POINTLESS,
+    S_REDEAL,
+    S_REVEALS,
+    S_TO_FOUNDATION,
+    S_TO_FOUNDATION_REVEALS,
+    S_WASTE_ONTO_CARD,
+    S_WASTE_TO_EMPTY,
+)
+
+__all__ = [
+    "DEFAULT_SAMPLES",
+    "DEFAULT_STALL",
+    "SearchAgent",
+    "SearchBudget",
+    "greedy_rollout",
+    "scores_for_view",
+]
+
+DEFAULT_SAMPLES = 16
+"""Samples per move by default (see ``results/search/probes``)."""
+DEFAULT_STALL = 40
+"""Moves in a row that change only the tableau after which a rollout is called lost."""
+_KING = 12  # RANK of a King
+_CARDS_SCALE = 105.0  # mean cards / 105 < 1: the tie-break never outweighs one win
+
+
+@dataclass(frozen=True)
+class SearchBudget:
+    """The per-move budget of the search agent (deterministic: counts, not seconds).
+
+    Attributes:
+        samples: positions sampled per move (>= 1); each candidate move gets one rollout
+            per sample.
+        horizon: most moves of one rollout (>= 1); None: the variant's step limit
+            (``max_episode_steps``). The agent does not know how many steps its episode
+            has left (an observation does not say), so rollouts may run past it.
+        stall: a rollout is called lost after this many moves in a row that change only
+            the tableau (>= 1).
+
+    Raises:
+        ValueError: a field is not a positive integer (the message names it).
+    """
+
+    samples: int = DEFAULT_SAMPLES
+    horizon: int | None = None
+    stall: int = DEFAULT_STALL
+
+    def __post_init__(self) -> None:
+        for name in ("samples", "horizon", "stall"):
+            value = getattr(self, name)
+            if value is None and name == "horizon":
+                continue
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"search budget: {name} must be an integer >= 1, got {value!r}")
+
+    def horizon_for(self, spec: VariantSpec) -> int:
+        """The rollout horizon in ``spec`` (``horizon``, else its step limit)."""
+        return self.horizon if self.horizon is not None else spec.max_episode_steps
+
+
+# ---------------------------------------------------------------------- compiled rollouts
+@njit(cache=True)
+def _greedy_pick(st: np.ndarray, tb: np.ndarray, legal: np.ndarray, count: int) -> int:
+    """The greedy choice (:func:`agents.baselines.move_score`: highest score, lowest index
+    on ties) among ``legal[:count]`` (ascending), read from a state array. Only what a
+    player sees is read: face-up cards, the waste top, face-down counts."""
+    v = tb[H_V]
+    len0 = tb[H_LEN]
+    fd0 = tb[H_FD]
+    acc = tb[H_ACCEPTS]
+    dec = tb[H_DECODE]
+    nw = st[tb[H_SCAL] + S_NWASTE]
+    king_on_waste = nw > 0 and (st[tb[H_WASTE] + nw - 1] - 1) % 13 == _KING
+    best = -1
+    best_score = -np.inf
+    for k in range(count):
+        a = legal[k]
+        d = dec + 4 * a
+        kind = tb[d]
+        src = tb[d + 1]
+        dst = tb[d + 2]
+        n = tb[d + 3]
+        if kind == DRAW:
+            score = S_DRAW
+        elif kind == REDEAL:
+            score = S_REDEAL
+        elif kind == WASTE_TO_FOUNDATION:
+            score = S_TO_FOUNDATION
+        elif kind == WASTE_TO_COLUMN:
+            if st[len0 + dst] > 0:
+                score = S_WASTE_ONTO_CARD
+            else:
+                score = S_KING_TO_EMPTY if king_on_waste else S_WASTE_TO_EMPTY
+        else:
+            fd = st[fd0 + src]
+            start = st[len0 + src] - fd - n  # among the face-up cards
+            if kind == COLUMN_TO_FOUNDATION:
+                score = S_TO_FOUNDATION_REVEALS if (start == 0 and fd > 0) else S_TO_FOUNDATION
+            elif start == 0 and fd > 0:
+                score = S_REVEALS
+            elif start == 0:
+                score = S_POINTLESS if st[len0 + dst] == 0 else S_EMPTIES_ONTO_CARD
+            else:
+                first = src * v + fd + start
+                if tb[acc + st[first - 1] * 53 + st[first]]:
+                    score = S_POINTLESS
+                else:
+                    score = S_PART_TO_EMPTY if st[len0 + dst] == 0 else S_BUILD_FREES
+        if score > best_score:
+            best = a
+            best_score = score
+    return best
+
+
+@njit(cache=True)
+def _rollout(
+    st: np.ndarray, tb: np.ndarray, legal: np.ndarray, horizon: int, stall: int
+) -> tuple[int, int]:
+    """Play the greedy policy in ``st`` (in place) until the game is won or stuck, or
+    ``horizon`` moves, or ``stall`` tableau-only moves in a row; return the foundation
+    cards reached (104: won) and the moves played."""
+    scal = tb[H_SCAL]
+    fd0 = tb[H_FD]
+    dec = tb[H_DECODE]
+    idle = 0
+    played = 0
+    for _ in range(horizon):
+        if idle >= stall:
+            break
+        count = legal_actions(st, tb, legal)
+        if count == 0:
+            break
+        a = _greedy_pick(st, tb, legal, count)
+        d = dec + 4 * a
+        kind = tb[d]
+        if kind == COLUMN_TO_COLUMN:
+            src = tb[d + 1]
+            before = st[fd0 + src]
+            apply(st, tb, a)
+            idle = idle + 1 if st[fd0 + src] == before else 0
+        else:  # a card to a foundation, off the waste, or a draw or redeal: never repeats
+            apply(st, tb, a)
+            idle = 0
+        played += 1
+    return st[scal + S_FCARDS], played
+
+
+@njit(cache=True)
+def _score_moves(
+    samples: np.ndarray,
+    tb: np.ndarray,
+    moves: np.ndarray,
+    horizon: int,
+    stall: int,
+    wins: np.ndarray,
+    cards: np.ndarray,
+    moves_played: np.ndarray,
+) -> None:
+    """For each sample (row of ``samples``) and move: play the move, roll out; add to
+    ``wins[j]`` (won rollouts), ``cards[j]`` (foundation cards reached) and
+    ``moves_played[j]`` (the rollout's moves)."""
+    work = np.empty(samples.shape[1], dtype=np.int16)
+    legal = np.empty(tb[H_NACT], dtype=np.int64)
+    for k in range(samples.shape[0]):
+        for j in range(moves.shape[0]):
+            work[:] = samples[k]
+            apply(work, tb, moves[j])
+            reached, played = _rollout(work, tb, legal, horizon, stall)
+            cards[j] += reached
+            moves_played[j] += played
+            if reached == 104:
+                wins[j] += 1
+
+
+def greedy_rollout(
+    spec: VariantSpec, st: np.ndarray, horizon: int | None = None, stall: int = DEFAULT_STALL
+) -> int:
+    """Play the compiled greedy policy from state array ``st`` (``int16``, changed in
+    place) as a rollout does; return the foundation cards reached (104: won).
+
+    Raises:
+        ValueError: ``st`` is not a state array of ``spec``.
+    """
+    tables = tables_for(spec)
+    if st.dtype != np.int16 or st.shape != (tables.state_size,):
+        raise ValueError(f"greedy_rollout({spec.id}): need an int16 state array")
+    legal = np.empty(tables.table[H_NACT], dtype=np.int64)
+    h = spec.max_episode_steps if horizon is None else horizon
+    return int(_rollout(st, tables.table, legal, h, stall)[0])
+
+
+# ---------------------------------------------------------------------- one position
+class _Variant:
+    """What the agent needs of one variant, computed once."""
+
+    def __init__(self, spec: VariantSpec) -> None:
+        self.spec = spec
+        self.tables: FastTables = tables_for(spec)
+        self.layout = ObservationLayout.for_variant(spec)
+        self.build = build_code(spec)
+        n = int(self.tables.table[H_NACT])
+        self.n_actions = n
+        codec = codec_for(spec)
+        decode = np.array(codec.table, dtype=np.int64).reshape(-1, 4)
+        self.decode = decode
+        self.index = {tuple(row): a for a, row in enumerate(decode.tolist())}
+        self.legal = np.empty(n, dtype=np.int32)
+        self.out = np.empty(n, dtype=np.int32)
+        self.order = np.empty(n, dtype=np.int32)
+
+
+_VARIANTS: dict[VariantSpec, _Variant] = {}
+
+
+def _variant(spec: VariantSpec) -> _Variant:
+    if spec not in _VARIANTS:
+        _VARIANTS[spec] = _Variant(spec)
+    return _VARIANTS[spec]
+
+
+def view_digest(view: PlayerView) -> tuple[int, int]:
+    """Two 64-bit words that identify ``view`` (a blake2b digest of its fields)."""
+    text = repr(
+        (
+            view.variant,
+            view.tableau,
+            view.face_down,
+            view.waste,
+            view.foundations,
+            view.stock_size,
+            view.stock,
+            view.redeals_left,
+        )
+    )
+    digest = hashlib.blake2b(text.encode(), digest_size=16).digest()
+    return int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:], "little")
+
+
+def scores_for_view(
+    spec: VariantSpec,
+    view: PlayerView,
+    budget: SearchBudget,
+    rng: np.random.Generator,
+    mask: np.ndarray | None = None,
+) -> np.ndarray:
+    """The search's scores of every action in the position a player sees as ``view``.
+
+    Reads the view only (never a full position), so positions with equal views get
+    equal scores for equal ``rng`` states. See the module docstring for the method and
+    the score scale.
+
+    Args:
+        spec: the variant.
+        view: the player's view of the position.
+        budget: samples, horizon and stall of the rollouts.
+        rng: draws the samples (its state moves on).
+        mask: the legal-action mask (``int8``, shape ``(n_actions,)``), if the caller has
+            it; it must agree with the view's legal moves.
+
+    Returns:
+        ``float64``, shape ``(n_actions,)``: ``-inf`` for an illegal action.
+
+    Raises:
+        ValueError: ``mask`` disagrees with the view's legal moves, or the view is not
+            one of ``spec``.
+    """
+    var = _variant(spec)
+    tables, tb = var.tables, var.tables.table
+    if view.variant != spec.id:
+        raise ValueError(f"scores_for_view: a view of {view.variant}, not of {spec.id}")
+    template = tables.pack(determinize(view, view.unseen))
+    n_legal = legal_actions(template, tb, var.legal)
+    legal = var.legal[:n_legal].astype(np.int64)
+    if mask is not None and np.flatnonzero(mask).tolist() != legal.tolist():
+        raise ValueError("scores_for_view: the mask disagrees with the view's legal moves")
+    scores = np.full(var.n_actions, -np.inf, dtype=np.float64)
+    if n_legal == 0:
+        return scores
+    scores[legal] = 0.0
+    count = pruned_moves(template, tb, var.build, var.legal, var.out, var.order)
+    moves = var.out[:count].astype(np.int64)
+    if count == 1:
+        scores[moves[0]] = budget.samples + 1.0
+    else:
+        hidden = tables.hidden_indices(view.face_down, view.stock_size if view.stock is None else 0)
+        unseen = np.array(view.unseen, dtype=np.int16)
+        k = budget.samples if unseen.size else 1
+        samples = np.tile(template, (k, 1))
+        if unseen.size:
+            samples[:, hidden] = rng.permuted(np.tile(unseen, (k, 1)), axis=1)
+        wins = np.zeros(count, dtype=np.int64)
+        cards = np.zeros(count, dtype=np.int64)
+        played = np.zeros(count, dtype=np.int64)
+        horizon = budget.horizon_for(spec)
+        _score_moves(samples, tb, moves, horizon, budget.stall, wins, cards, played)
+        # third key, worth less than one card in one sample: fewer moves
+        quick = 0.5 * (1.0 - played / (k * (horizon + 1.0)))
+        scores[moves] = wins + (cards + quick) / (k * _CARDS_SCALE)
+    _copy_to_other_empty_columns(var, template, legal, scores)
+    return scores
+
+
+def _copy_to_other_empty_columns(
+    var: _Variant, st: np.ndarray, legal: np.ndarray, scores: np.ndarray
+) -> None:
+    """Rule E for the scores: a move into an empty column other than the first scores as
+    the same move into the first (if that one was scored above 0)."""
+    tables = var.tables
+    lengths = st[tables.len0 : tables.len0 + tables.n_columns]
+    empty = np.flatnonzero(lengths == 0)
+    if empty.size < 2:
+        return
+    first = int(empty[0])
+    for a in legal.tolist():
+        kind, src, dst, n = var.decode[a].tolist()
+        if kind in (COLUMN_TO_COLUMN, WASTE_TO_COLUMN) and dst != first and lengths[dst] == 0:
+            twin = var.index.get((kind, src, first, n))
+            if twin is not None and scores[twin] > scores[a]:
+                scores[a] = scores[twin]
+
+
+def _demote_repeats(
+    spec: VariantSpec,
+    view: PlayerView,
+    scores: np.ndarray,
+    seen: set[tuple[int, int]],
+    by: float,
+) -> None:
+    """Lower by ``by`` the score of every legal move whose next view is in ``seen``.
+
+    Only a column-to-column move that turns no card face up can lead back to a view met
+    before: every other move changes something that never comes back (a card goes up,
+    the waste or the stock shrinks, the redeals left or the face-down cards fall). So
+    those moves' next views are computed (from the view alone) and looked up.
+    """
+    var = _variant(spec)
+    state = None
+    for a in np.flatnonzero(np.isfinite(scores)).tolist():
+        kind, src, _dst, n = var.decode[a].tolist()
+        if kind != COLUMN_TO_COLUMN or (view.face_down[src] > 0 and n == len(view.tableau[src])):
+            continue
+        if state is None:
+            state = var.tables.pack(determinize(view, view.unseen))
+        after = state.copy()
+        apply(after, var.tables.table, np.int64(a))
+        if view_digest(player_view(spec, var.tables.unpack(after))) in seen:
+            scores[a] -= by
+
+
+# ---------------------------------------------------------------------- the agent
+@dataclass
+class _Memory:
+    """What the agent remembers of one game: the last observation's redeals left, stock
+    count and waste, and the stock's order at the last redeal it saw (or None)."""
+
+    redeals: int = -1
+    stock_count: int = -1
+    waste: tuple[int, ...] = ()
+    order: tuple[int, ...] | None = None
+    seen: set[tuple[int, int]] = field(default_factory=set)
+    """Digests of the views met so far in the game (:func:`view_digest`)."""
+
+
+class SearchAgent:
+    """The sampling search agent of the module docstring (a :class:`BatchAgent`).
+
+    Args:
+        seed: seeds the samples (with the deal index and the view).
+        budget: the per-move budget (default :class:`SearchBudget`).
+    """
+
+    def __init__(self, seed: int = 0, budget: SearchBudget | None = None) -> None:
+        self.name = "search"
+        self.seed = seed
+        self.budget = budget if budget is not None else SearchBudget()
+        self._spec: VariantSpec | None = None
+        self._games: dict[int, _Memory] = {}
+
+    def start_games(self, spec: VariantSpec, games: np.ndarray) -> None:
+        """The games ``games`` start: forget anything remembered of them."""
+        self._spec = spec
+        for i in games.tolist():
+            self._games[int(i)] = _Memory()
+
+    def end_games(self, games: np.ndarray) -> None:
+        """Drop the games' memories."""
+        for i in games.tolist():
+            self._games.pop(int(i), None)
+
+    def view_of(self, spec: VariantSpec, row: np.ndarray, game: int) -> PlayerView:
+        """The player's view of ``row`` in game ``game``, updating its memory."""
+        try:
+            memory = self._games[game]
+        except KeyError:
+            raise KeyError(f"search: game {game} was not started (start_games)") from None
+        layout = _variant(spec).layout
+        stock = None
+        if spec.redeals > 0:
+            redeals = int(row[layout.redeals_left])
+            count = int(row[layout.stock])
+            waste = tuple(int(c) for c in row[layout.waste] if c)
+            if redeals != memory.redeals and memory.redeals >= 0:
+                turned = tuple(reversed(memory.waste))
+                # the previous observation was the one just before the redeal: the waste
+                # it showed is the new stock, turned over (RULES.md, Little Forty)
+                seen_redeal = (
+                    redeals == memory.redeals - 1
+                    and memory.stock_count == 0
+                    and len(turned) == count
+                    and not waste
+                )
+                memory.order = turned if seen_redeal else None
+            if redeals < spec.redeals and memory.order is not None:
+                stock = memory.order[:count]
+            memory.redeals, memory.stock_count, memory.waste = redeals, count, waste
+        return view_from_observation(spec, row, stock)
+
+    def action_scores(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        """The search's score of every action in every row: win counts, then mean
+        foundation cards as the tie-break (module docstring); higher is better.
+
+        Args:
+            obs: ``uint8``, shape ``(B, size)``.
+            masks: ``int8``, shape ``(B, n_actions)``.
+            games: ``int64``, shape ``(B,)``: each row's deal index.
+
+        Returns:
+            ``float64``, shape ``(B, n_actions)``, ``-inf`` where illegal.
+
+        Raises:
+            RuntimeError: no game was started yet.
+            KeyError: a row's game was not started.
+            ValueError: a row is not an observation of the variant, or disagrees with
+                its mask.
+        """
+        spec = self._spec
+        if spec is None:
+            raise RuntimeError("SearchAgent.action_scores before start_games")
+        var = _variant(spec)
+        obs = np.asarray(obs)
+        if (
+            obs.ndim != 2
+            or obs.shape[1] != var.layout.size
+            or masks.shape
+            != (
+                obs.shape[0],
+                var.n_actions,
+            )
+        ):
+            raise ValueError(
+                f"search({spec.id}): need obs of shape (B, {var.layout.size}) and masks of "
+                f"shape (B, {var.n_actions}), got {obs.shape} and {masks.shape}"
+            )
+        out = np.empty((obs.shape[0], var.n_actions), dtype=np.float64)
+        for b in range(obs.shape[0]):
+            game = int(games[b])
+            view = self.view_of(spec, obs[b], game)
+            digest = view_digest(view)
+            rng = np.random.default_rng([self.seed, game, *digest])
+            out[b] = scores_for_view(spec, view, self.budget, rng, masks[b])
+            seen = self._games[game].seen
+            seen.add(digest)
+            _demote_repeats(spec, view, out[b], seen, self.budget.samples + 2.0)
+        return out
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        """The highest-scoring action of each row (:meth:`action_scores`; the lowest
+        index on ties). Returns ``int64``, shape ``(B,)``."""
+        return np.argmax(self.action_scores(obs, masks, games), axis=1).astype(np.int64)
+
+    def description(self) -> dict[str, Any]:
+        """The agent's settings, for reports."""
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "samples": self.budget.samples,
+            "horizon": self.budget.horizon,
+            "stall": self.budget.stall,
+        }
