@@ -601,6 +601,7 @@ def play_deals(
     batch_size: int | None = None,
     on_done: Callable[[int], object] | None = None,
     traces: list[GameTrace] | None = None,
+    *,
     first_game: int = 0,
     allow_cycles: bool = False,
 ) -> list[EpisodeResult]:
@@ -927,7 +928,13 @@ def evaluate_agents(
                     results = play(agent, env_id, seeds, bar.update, traces, allow_cycles)
                 elif isinstance(agent, BatchAgent):
                     results = play_deals(
-                        agent, env_id, seeds, batch_size, bar.update, traces, allow_cycles
+                        agent,
+                        env_id,
+                        seeds,
+                        batch_size,
+                        bar.update,
+                        traces,
+                        allow_cycles=allow_cycles,
                     )
                 else:  # an agent of the one-game protocol only
                     results = _play_one_by_one(
