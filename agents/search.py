@@ -90,7 +90,7 @@ from fortythieves_env.actions import (
     WASTE_TO_FOUNDATION,
     codec_for,
 )
-from fortythieves_env.observation import ObservationLayout
+from fortythieves_env.observation import OBSERVATION_VERSIONS, ObservationLayout
 from fortythieves_env.solver import build_code, pruned_moves
 from fortythieves_env.variants import VariantSpec
 from fortythieves_env.view import PlayerView, determinize, player_view, view_from_observation
@@ -299,7 +299,9 @@ class _Variant:
     def __init__(self, spec: VariantSpec) -> None:
         self.spec = spec
         self.tables: FastTables = tables_for(spec)
-        self.layout = ObservationLayout.for_variant(spec)
+        self.observation_sizes = tuple(
+            sorted({ObservationLayout.for_variant(spec, v).size for v in OBSERVATION_VERSIONS})
+        )
         self.build = build_code(spec)
         n = int(self.tables.table[H_NACT])
         self.n_actions = n
@@ -496,9 +498,9 @@ class SearchAgent:
             memory = self._games[game]
         except KeyError:
             raise KeyError(f"search: game {game} was not started (start_games)") from None
-        layout = _variant(spec).layout
+        layout = ObservationLayout.for_size(spec, row.shape[0])
         stock = None
-        if spec.redeals > 0:
+        if spec.redeals > 0 and not layout.stock_slots:  # version 1 shows the stock itself
             redeals = int(row[layout.redeals_left])
             count = int(row[layout.stock])
             waste = tuple(int(c) for c in row[layout.waste] if c)
@@ -541,9 +543,10 @@ class SearchAgent:
             raise RuntimeError("SearchAgent.action_scores before start_games")
         var = _variant(spec)
         obs = np.asarray(obs)
+        sizes = var.observation_sizes
         if (
             obs.ndim != 2
-            or obs.shape[1] != var.layout.size
+            or obs.shape[1] not in sizes
             or masks.shape
             != (
                 obs.shape[0],
@@ -551,8 +554,8 @@ class SearchAgent:
             )
         ):
             raise ValueError(
-                f"search({spec.id}): need obs of shape (B, {var.layout.size}) and masks of "
-                f"shape (B, {var.n_actions}), got {obs.shape} and {masks.shape}"
+                f"search({spec.id}): need obs of shape (B, {' or '.join(map(str, sizes))}) "
+                f"and masks of shape (B, {var.n_actions}), got {obs.shape} and {masks.shape}"
             )
         out = np.empty((obs.shape[0], var.n_actions), dtype=np.float64)
         for b in range(obs.shape[0]):

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .engine import GameState, Rules, rules_for
-from .observation import ObservationLayout
+from .observation import OBSERVATION_VERSIONS, ObservationLayout
 from .variants import VariantSpec, get_variant
 
 _TWO_DECKS = Counter({code: 2 for code in range(1, 53)})
@@ -108,15 +108,17 @@ def view_from_observation(
     """The :class:`PlayerView` an observation shows, plus the stock's order if known.
 
     An observation (:mod:`.observation`) holds every face-up card, the waste, the
-    foundations and the face-down and stock *counts*: the view's fields, except the
-    stock's order after a redeal, which the player knows only by remembering the waste
-    they turned over (the observation does not repeat it). ``stock`` passes that memory
-    in. So ``view_from_observation(v, obs(state), known)`` equals ``player_view(v, state)``
-    when ``known`` is ``state.stock`` after a redeal and None before one.
+    foundations and the face-down and stock *counts*: the view's fields. The stock's order
+    after a redeal is in an observation of version 1 (its known-stock slots), and is read
+    from there; a version-0 observation does not hold it, and the player knows it only by
+    remembering the waste they turned over: ``stock`` passes that memory in. So
+    ``view_from_observation(v, obs(state), known)`` equals ``player_view(v, state)`` when
+    ``known`` is ``state.stock`` after a redeal and None before one (or for version 1).
 
     Args:
         variant: a variant id, :class:`VariantSpec` or :class:`Rules`.
-        obs: one observation (``uint8``, shape ``(layout.size,)``).
+        obs: one observation (``uint8``, shape ``(layout.size,)``) of any observation
+            version (told apart by its length).
         stock: the stock's order, bottom to top, as the player remembers it; only after a
             redeal (``redeals_left < spec.redeals``). None: not known, and the stock's
             cards count as unseen (a player who did not watch the redeal).
@@ -127,13 +129,14 @@ def view_from_observation(
             given before any redeal or its length differs from the stock count.
     """
     spec = variant.spec if isinstance(variant, Rules) else rules_for(get_variant(variant)).spec
-    layout = ObservationLayout.for_variant(spec)
     row = np.asarray(obs)
-    if row.shape != (layout.size,):
+    sizes = sorted({ObservationLayout.for_variant(spec, v).size for v in OBSERVATION_VERSIONS})
+    if row.ndim != 1 or row.shape[0] not in sizes:
         raise ValueError(
-            f"view_from_observation({spec.id}): need an observation of shape ({layout.size},), "
-            f"got {row.shape}"
+            f"view_from_observation({spec.id}): need an observation of shape "
+            f"{' or '.join(f'({n},)' for n in sizes)}, got {row.shape}"
         )
+    layout = ObservationLayout.for_size(spec, row.shape[0])
     values = row.astype(np.int64).tolist()
     cards = values[: layout.n_card_slots]
     if min(cards) < 0 or max(cards) > 52:
@@ -147,6 +150,9 @@ def view_from_observation(
     face_down = tuple(values[layout.face_down])
     stock_size = values[layout.stock]
     redeals_left = values[layout.redeals_left]
+    if layout.stock_slots and stock is None and redeals_left < spec.redeals:
+        # version 1 shows the known stock, the next card dealt first
+        stock = tuple(reversed([c for c in values[layout.known_stock] if c]))
     if stock is not None:
         if redeals_left >= spec.redeals:
             raise ValueError(

@@ -311,7 +311,7 @@ def test_ctrl_c_during_evaluate_prints_the_command_that_reruns_it(
 ) -> None:
     played = []
 
-    def play(agent: object, env_id: str, seeds: list[int], *args: object) -> object:
+    def play(agent: object, env_id: str, seeds: list[int], *args: object, **kw: object) -> object:
         def interrupt_after_one(k: int) -> None:  # Ctrl-C once the first deal has ended
             played.append(k)
             raise KeyboardInterrupt
@@ -342,9 +342,9 @@ def test_sigterm_during_evaluate_is_an_interruption_too(
 
     real_play = evaluation.play_deals
 
-    def play(agent: object, env_id: str, seeds: list[int], *args: object) -> object:
+    def play(agent: object, env_id: str, seeds: list[int], *args: object, **kw: object) -> object:
         signal.raise_signal(signal.SIGTERM)
-        return real_play(agent, env_id, seeds, *args)
+        return real_play(agent, env_id, seeds, *args, **kw)
 
     def caller_handler(signum: int, frame: object) -> None:  # never lethal to pytest
         received.append(signum)

@@ -147,7 +147,10 @@ def test_the_compiled_rollout_policy_chooses_as_greedy(variant: str) -> None:
 def test_a_rollout_from_the_deal_ends_as_the_greedy_agent_does(variant: str) -> None:
     spec = VARIANTS[variant]
     seeds = [int(s) for s in seeds_for_test(6)]
-    played = play_deals(make_baseline("greedy"), f"FortyThieves/{variant}-v0", seeds)
+    # the rollout is plain greedy: the evaluation's no-cycling rule is off here
+    played = play_deals(
+        make_baseline("greedy"), f"FortyThieves/{variant}-v0", seeds, allow_cycles=True
+    )
     env = FortyThievesEnv(variant)
     for seed, result in zip(seeds, played, strict=True):
         env.reset(seed=seed)
@@ -280,9 +283,11 @@ def test_a_move_back_to_a_view_met_before_scores_below_every_other() -> None:
 
 
 def test_the_stock_order_is_remembered_after_a_redeal_and_only_then() -> None:
+    """Version-0 observations do not show the stock: the agent remembers the waste it saw
+    turned over. Version 1 shows the known stock, and the agent reads it there."""
     pos = position("LittleForty", [["KC"], ["KD"]], stock=[], waste=["KH", "KS", "KC"])
     pos["redeals_left"] = 1
-    env = FortyThievesEnv("LittleForty")
+    env = FortyThievesEnv("LittleForty", observation_version=0)
     obs, _ = env.reset(options={"state": pos})
     agent = SearchAgent(0, SMALL)
     agent.start_games(env.variant, np.array([0, 1]))
@@ -295,6 +300,14 @@ def test_the_stock_order_is_remembered_after_a_redeal_and_only_then() -> None:
     assert agent.view_of(env.variant, obs, 0) == env.player_view()
     # game 1 did not see the step before the redeal: it does not know the order
     assert agent.view_of(env.variant, obs, 1).stock is None
+    # version 1: the observation itself holds the stock after a redeal, whatever was seen
+    v1 = FortyThievesEnv("LittleForty", observation_version=1)
+    obs, _ = v1.reset(options={"state": pos})
+    assert agent.view_of(v1.variant, obs, 1) == v1.player_view()
+    obs, *_ = v1.step(v1.move_to_action("redeal"))
+    agent.start_games(v1.variant, np.array([2]))  # a game that saw nothing before
+    view = agent.view_of(v1.variant, obs, 2)
+    assert view == v1.player_view() and view.stock is not None and len(view.stock) == 3
 
 
 def test_a_game_that_was_not_started_is_refused() -> None:
