@@ -282,6 +282,11 @@ class TeacherConfig(_Section):
         ge=0,
         description="weight of the teacher cross-entropy added to the PPO loss at step 0; 0: off",
     )
+    search_samples: int = Field(
+        default=16,
+        gt=0,
+        description="the search teacher's positions sampled per move (agents.search)",
+    )
     imitation_fraction: float = Field(
         default=0.5,
         gt=0,

@@ -4,9 +4,11 @@ For each worker count in ``--workers`` (default 1 2) a fresh local Ray of that m
 started (``ray.init(num_cpus=W)``), warmed up (every worker imports the package and loads
 the compiled kernels once), then timed, median of ``--repeats``:
 
-- ``evaluate``: the greedy baseline on the first ``--episodes`` test deals of ``--variant``
+- ``evaluate``: the ``--agent`` (default ``search`` with ``--search-samples`` 2: enough work
+  per deal for the split to matter; ``greedy`` plays 2000 deals in under a second, less than
+  Ray's own overhead) on the first ``--episodes`` test deals of ``--variant``
   (:func:`agents.evaluation.evaluate_agents` with ``play=ray_play_deals``, as
-  ``fortythieves evaluate greedy --variant V --episodes N --ray``);
+  ``fortythieves evaluate search --variant V --episodes N --search-samples K --ray``);
 - ``solve``: the solver on the first ``--deals`` test deals at ``--nodes`` nodes each
   (:func:`agents.solve.run_deals` with ``ray_map_unordered``, as ``fortythieves solve V
   --deals N --nodes K --ray``), into a fresh results file each time.
@@ -44,11 +46,13 @@ END = "<!-- ray-speedup:end -->"
 TIMING = {"seconds", "mean_seconds", "max_seconds", "results_file", "workers"}
 
 
-def _evaluate(variant: str, episodes: int, play: Any) -> dict[str, Any]:
+def _evaluate(variant: str, episodes: int, agent: str, samples: int, play: Any) -> dict[str, Any]:
     from agents.baselines import make_baseline
     from agents.evaluation import evaluate_agents
+    from agents.search import SearchBudget
 
-    return evaluate_agents([make_baseline("greedy", 0)], variant, episodes, play=play)
+    made = make_baseline(agent, 0, SearchBudget(samples=samples) if agent == "search" else None)
+    return evaluate_agents([made], variant, episodes, play=play)
 
 
 def _solve(variant: str, deals: int, nodes: int, map_unordered: Any) -> list[dict[str, Any]]:
@@ -80,7 +84,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
     from agents.distributed import ray_map_unordered, ray_play_deals
 
-    evaluate = functools.partial(_evaluate, args.variant, args.episodes)
+    evaluate = functools.partial(
+        _evaluate, args.variant, args.episodes, args.agent, args.search_samples
+    )
     solve = functools.partial(_solve, args.variant, args.deals, args.nodes)
     evaluate(None)  # compile (or load) the kernels in this process
     solve(None)
@@ -92,7 +98,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         try:
             play = functools.partial(ray_play_deals, workers=workers)
             mapper = functools.partial(ray_map_unordered, in_flight=workers)
-            _evaluate(args.variant, 4 * workers, play)  # warm-up: every worker loads once
+            # warm-up: every worker loads once
+            _evaluate(args.variant, 2 * workers, args.agent, args.search_samples, play)
             _solve(args.variant, 2 * workers, 10, mapper)
             key = str(workers)
             seconds["evaluate"][key], report = _median_seconds(lambda: evaluate(play), args.repeats)  # noqa: B023
@@ -104,6 +111,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "variant": args.variant,
         "episodes": args.episodes,
+        "agent": args.agent,
+        "search_samples": args.search_samples if args.agent == "search" else None,
         "deals": args.deals,
         "nodes": args.nodes,
         "repeats": args.repeats,
@@ -116,9 +125,12 @@ def markdown_table(report: dict[str, Any]) -> str:
     and the speed-up of 2 workers over 1."""
     seconds = report["seconds"]
     counts = [k for k in seconds["evaluate"] if k != "local"]
+    agent = report.get("agent", "greedy")
+    samples = report.get("search_samples")
+    extra = f" --search-samples {samples}" if samples else ""
     jobs = {
-        "evaluate": f"`evaluate greedy --variant {report['variant']} "
-        f"--episodes {report['episodes']} --ray`",
+        "evaluate": f"`evaluate {agent} --variant {report['variant']} "
+        f"--episodes {report['episodes']}{extra} --ray`",
         "solve": f"`solve {report['variant']} --deals {report['deals']} "
         f"--nodes {report['nodes']} --ray`",
     }
@@ -148,7 +160,9 @@ def replace_table(readme: str, table: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", default="Streets")
-    parser.add_argument("--episodes", type=int, default=2000, help="evaluate: test deals")
+    parser.add_argument("--episodes", type=int, default=16, help="evaluate: test deals")
+    parser.add_argument("--agent", default="search", choices=["random", "greedy", "search"])
+    parser.add_argument("--search-samples", type=int, default=2, help="evaluate: search budget")
     parser.add_argument("--deals", type=int, default=40, help="solve: test deals")
     parser.add_argument("--nodes", type=int, default=200_000, help="solve: nodes per deal")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])

@@ -309,3 +309,28 @@ def test_ctrl_c_during_cloning_writes_nothing(
     assert result.status == "interrupted" and result.model_path is None
     assert not run.exists() or not any(run.rglob("*"))
     assert "nothing was written" in out.read_text()
+
+
+def test_the_search_agent_can_teach() -> None:
+    """Issue 10.5: ``train.teacher: search`` collects the search agent's games (its budget
+    from ``teacher.search_samples``), and cloning runs on them as on greedy's."""
+    from agents.search import SearchAgent
+
+    config = small_config("train.teacher=search", "teacher.search_samples=2")
+    assert config.train.teacher == "search" and config.teacher.search_samples == 2
+    teacher = make_teacher("search", config.seed, config.teacher.search_samples)
+    assert isinstance(teacher, SearchAgent) and teacher.budget.samples == 2
+    data = collect_teacher_games(config, teacher, 3)
+    masks = data.mask_rows(np.arange(len(data)))
+    assert masks[np.arange(len(data)), data.actions].all()  # every recorded move is legal
+    assert sorted(set(data.game.tolist())) == [0, 1, 2]
+    # the search agent's own choices: replaying its scores on the recorded positions
+    again = make_teacher("search", config.seed, 2)
+    again.start_games(make_training_vec_env(config).get_attr("variant")[0], np.array([0]))
+    first = data.game == 0
+    chosen = again.act_batch(
+        data.obs[first][:5], masks[first][:5].astype(np.int8), np.zeros(5, dtype=np.int64)
+    )
+    assert np.array_equal(chosen, data.actions[first][:5])
+    with pytest.raises(ConfigError, match="search_samples"):
+        small_config("train.teacher=search", "teacher.search_samples=0")

@@ -291,3 +291,14 @@ def test_training_pilot_table_is_generated_from_the_saved_comparison() -> None:
         for r in chosen
     )
     assert defaults.train.vec_env == "batched"
+
+
+@pytest.mark.parametrize("script", ["train_speedup", "evaluate_speedup"])
+def test_speedup_tables_are_generated_from_the_saved_reports(script: str) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        module = __import__(script)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    report = json.loads((ROOT / "results" / "benchmarks" / f"{script}.json").read_text())
+    assert module.markdown_table(report) in README
