@@ -1,0 +1,7 @@
+#!/bin/bash
+# issue 10.2 winnability runs: 1000 test deals per variant, 2,000,000 nodes, 30 s wall cap, one worker
+cd /work/main
+for v in LittleForty Lucas NumberTen RankAndFile Indian Limited; do
+  .venv/bin/fortythieves solve $v --deals 1000 --nodes 2000000 --budget 30 --workers 1 --no-progress --json results/solver/$v-report.json > /work/solve/$v.log 2>&1
+  echo "$v done $(date) rc=$?" >> /work/solve/progress.log
+done
