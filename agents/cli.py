@@ -161,6 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="fortythieves",
         description="Train and evaluate agents on the Forty Thieves patience environments.",
     )
+    from fortythieves_env import __version__
+
+    parser.add_argument("--version", action="version", version=f"fortythieves {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     tr = sub.add_parser("train", help="train MaskablePPO from a config file")

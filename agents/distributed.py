@@ -19,7 +19,7 @@ machine).
 ``fortythieves_env``, from the submitting machine) to every worker through Ray's runtime
 environment (``py_modules``), so the workers run the code the command was started with; the
 dependencies (torch, stable-baselines3, numba...) must be installed on every node
-(``pip install 'fortythieves[ray]'``).
+(``pip install -e ".[ray]"`` in the checkout).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ __all__ = [
     "runtime_env",
 ]
 
-RAY_MISSING = "Ray is not installed (pip install 'fortythieves[ray]')"
+RAY_MISSING = "Ray is not installed (pip install -e '.[ray]' in the fortythieves checkout)"
 """The error message when ``ray`` (with Tune) cannot be imported."""
 MAX_PART = 4096
 """Most deals in one ``evaluate --ray`` task (more tasks than workers keep the progress bar

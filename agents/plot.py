@@ -10,7 +10,7 @@ One PNG with two panels, every run one line in each, against training steps:
   **return** instead (``results`` of ``evaluations.npz``), and the panel and the returned
   notes say so.
 
-Needs matplotlib (``pip install "fortythieves[plots]"``); the Agg backend is used, so no
+Needs matplotlib (``pip install -e ".[plots]"`` in the checkout); the Agg backend is used, so no
 display is needed.
 """
 
@@ -117,7 +117,8 @@ def plot_runs(runs: list[str | Path], out: str | Path) -> list[str]:
         import matplotlib.pyplot as plt
     except ImportError:
         raise PlotError(
-            "plots need matplotlib: pip install 'fortythieves[plots]' (or pip install matplotlib)"
+            "plots need matplotlib: pip install -e '.[plots]' in the fortythieves checkout "
+            "(or pip install matplotlib)"
         ) from None
     notes = []
     fig, (ax_win, ax_score) = plt.subplots(1, 2, figsize=(11, 4.2), constrained_layout=True)

@@ -500,7 +500,11 @@ def render_table(report: dict[str, Any]) -> Any:
             f"{100 * s['share']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]",
         )
     lo, hi = report["winnable_ci95"]
-    table.add_row("winnable (won .. won + unknown)", "", f"{100 * lo:.1f}% .. {100 * hi:.1f}%")
+    table.add_row(
+        "winnable, 95% bounds (won's low .. won + unknown's high)",
+        "",
+        f"{100 * lo:.1f}% .. {100 * hi:.1f}%",
+    )
     return table
 
 

@@ -784,7 +784,8 @@ def _start_from_teacher(
             return earlier, None
     console.print(f"[bold]teacher[/bold] {name}: playing {tc.games} games on training deals")
     sys.stdout.flush()
-    games = collect_teacher_games(config, make_teacher(name, config.seed, tc.search_samples), tc.games)
+    teacher = make_teacher(name, config.seed, tc.search_samples)
+    games = collect_teacher_games(config, teacher, tc.games)
     if resume is not None:
         console.print("resumed: no behaviour cloning; the games feed the imitation term")
         return earlier, games
@@ -822,7 +823,8 @@ def _write_learning_curves(run: Path, console: Any) -> None:
     (the ``plots`` extra), or no validation ran (``eval.eval_freq`` 0 or a short run)."""
     if importlib.util.find_spec("matplotlib") is None:
         console.print(
-            "no learning_curves.png: plots need matplotlib (pip install 'fortythieves[plots]'); "
+            "no learning_curves.png: plots need matplotlib "
+            "(pip install -e '.[plots]' in the checkout); "
             f"later: fortythieves plot {run}",
             markup=False,
         )

@@ -2,7 +2,7 @@
 
 ``env.reset(options={"pysol_deal": N})`` starts game number ``N`` (1 <= N < 10**20) as
 PySolFC deals it, so a player can compare with PySolFC card for card. The shuffle is the
-``pysol-cards`` package's (BSD licence, ``pip install "fortythieves[pysol]"``), which
+``pysol-cards`` package's (BSD licence, ``pip install -e ".[pysol]"`` in the checkout), which
 reproduces PySolFC's shuffle of two decks; the layout follows ``RULES.md`` (last section):
 
 * the 104 shuffled cards are dealt from the end of the list (its last card comes out first),
@@ -80,7 +80,8 @@ def pysol_shuffle(n: int) -> list[str]:
         from pysol_cards.random_base import RandomBase
     except ImportError as err:  # pragma: no cover - depends on the installed extras
         raise ImportError(
-            "PySolFC deals need the pysol-cards package: pip install 'fortythieves[pysol]'"
+            "PySolFC deals need the pysol-cards package: pip install -e '.[pysol]' in the "
+            "fortythieves checkout (or pip install pysol-cards)"
         ) from err
     cards = createCards(2)
     if n == _SMALL_LIMIT:  # pysol-cards counts 32000 as small, PySolFC as large
