@@ -243,7 +243,7 @@ class Game:
     def parse(self, text: str) -> int:
         """The legal action that ``text`` names: a move in notation (``d`` for ``draw``;
         case and spaces ignored) or a number ``N`` of the numbered list (1-based, in action
-        order: :meth:`legal_actions`).
+        order: :meth:`legal_actions`; decimal digits, of any script, as ``int`` reads them).
 
         Raises:
             MoveError: the game is over, the text is not a move, the number is not on the
@@ -253,7 +253,7 @@ class Game:
             raise MoveError("the game is over: undo (u) to take back the last move, or quit (q)")
         word = "".join(text.split()).lower()
         legal = self.legal_actions()
-        if word.isdigit():
+        if word.isdecimal():  # not isdigit(): "²" is a digit that int() refuses
             k = int(word)
             if not 1 <= k <= len(legal):
                 raise MoveError(f"there is no move {k}: the list has 1..{len(legal)} (type l)")

@@ -285,6 +285,20 @@ def test_an_illegal_move_names_the_reason_and_the_game_goes_on() -> None:
     assert game.moves == ["draw"] and game.steps == 1  # the refused ones cost no step
 
 
+def test_digits_that_are_not_decimal_are_refused_not_a_crash() -> None:
+    # "²" and "⑷" are str.isdigit() but int() rejects them: they are refused as text
+    # that is not a move; decimal digits of any script (Arabic-Indic "٢") are numbers.
+    game = Game("Streets", seed=3)
+    legal = game.legal_actions()
+    for text in ("²", "1²", "⑷"):
+        with pytest.raises(MoveError, match="is not a move"):
+            game.parse(text)
+    assert game.parse("\u0662") == legal[1]
+    out = session(game, ["²", "d"])
+    assert "'²' is not a move" in out
+    assert game.moves == ["draw"]
+
+
 def test_hint_is_greedys_choice_and_is_not_played() -> None:
     game = Game("Streets", seed=3)
     expected = GreedyAgent().act(game.obs, game.env)
