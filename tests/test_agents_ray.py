@@ -147,6 +147,28 @@ def test_grid_values_are_read_as_config_yaml() -> None:
         parse_grid(["ppo.n_epochs=[1, 2]", "ppo.n_epochs=[3]"])
 
 
+def test_grid_keys_inside_one_another_are_refused() -> None:
+    # ppo=[{gamma: 0.7}] after ppo.gamma=[0.9, 0.8] overwrote gamma: two equal settings
+    for texts in (
+        ["ppo.gamma=[0.9, 0.8]", "ppo=[{gamma: 0.7}]"],
+        ["ppo=[{gamma: 0.7}]", "ppo.gamma=[0.9, 0.8]"],
+    ):
+        with pytest.raises(ConfigError) as err:
+            parse_grid(texts)
+        assert str(err.value).startswith(f"--grid {texts[1]}: ")
+        assert "overlaps" in str(err.value)
+    assert [k for k, _ in parse_grid(["ppo.gamma=[0.9]", "ppo.gae_lambda=[0.9]"])] == [
+        "ppo.gamma",
+        "ppo.gae_lambda",
+    ]
+
+
+def test_plan_refuses_two_settings_with_the_same_config() -> None:
+    with pytest.raises(ConfigError) as err:
+        plan_sweep(STREETS, TINY, ["ppo.gamma=[1, 0.9, 1.0]"], seeds=1)
+    assert "settings ppo.gamma=1 and ppo.gamma=1.0 give the same config" in str(err.value)
+
+
 def test_plan_checks_every_setting_like_a_config() -> None:
     plan = plan_sweep(
         STREETS,
