@@ -560,7 +560,9 @@ def _finish(sweep_dir: Path, request: dict[str, Any], grid: Any) -> dict[str, An
 def best_config(request: dict[str, Any], setting: int) -> Config:
     """The config of setting ``setting``: the sweep's base config (file and ``--set``, as
     resolved when the sweep started, its own ``seed``, ``train.torch_threads`` and
-    ``train.progress_bar``) with the setting's grid values."""
+    ``train.progress_bar``) with the setting's grid values. A grid key inside a section
+    that is null in the base config (``train.shaping.face_down`` without ``train.shaping``)
+    sets that key in a new section, as the trials' configs were built."""
     import copy
 
     data = copy.deepcopy(request["base_config"])
@@ -568,6 +570,8 @@ def best_config(request: dict[str, Any], setting: int) -> Config:
         *parents, last = key.split(".")
         node = data
         for part in parents:
+            if not isinstance(node.get(part), dict):  # a section that is null (train.shaping)
+                node[part] = {}
             node = node[part]
         node[last] = value
     return Config.model_validate(data)
