@@ -339,6 +339,37 @@ def test_hint_from_a_model(
     assert err.startswith("fortythieves play: error: ") and "'Streets'" in err
 
 
+def test_hint_from_a_model_made_for_little_forty_v0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model trained before observation version 1 gives hints from the -v0 observation
+    (play has no --env-version; it was refused, naming an option play does not have)."""
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.evaluation import load_model_agent
+
+    id_ = "FortyThieves/LittleForty-v0"
+    venv = DummyVecEnv([lambda: gym.make(id_)])
+    model = MaskablePPO("MlpPolicy", venv, policy_kwargs={"net_arch": [8]}, device="cpu")
+    model.fortythieves_variant = "LittleForty"
+    model.fortythieves_env_id = id_
+    path = tmp_path / "v0.zip"
+    model.save(path)
+    venv.close()
+    agent, _ = load_model_agent(path, "LittleForty", env_version=0)
+    game = Game("LittleForty", seed=3, observation_version=0)
+    assert game.obs.shape == (244,)  # the -v0 observation
+    assert Game("LittleForty", seed=3).obs.shape == (308,)
+    expected = game.base.action_to_move(agent.act(game.obs, game.env))
+    code, out, err = play_cli(
+        ["LittleForty", "--seed", "3", "--hint-model", str(path)], ["h"], monkeypatch, capsys
+    )
+    assert code == 0, err
+    assert f"hint (ppo): {expected} (move " in out
+
+
 def test_help_lists_every_command() -> None:
     out = session(Game("Maria", seed=0), ["?"])
     for word in ("draw, d", "redeal", "t2>t0x3", "l, list", "h, hint", "u, undo", "q, quit"):
