@@ -67,6 +67,7 @@ __all__ = [
     "teacher_metrics",
 ]
 
+
 def _greedy_teacher(seed: int, search_samples: int | None = None) -> BatchAgent:
     del search_samples
     return make_baseline("greedy", seed)

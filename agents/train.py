@@ -784,7 +784,9 @@ def _start_from_teacher(
             return earlier, None
     console.print(f"[bold]teacher[/bold] {name}: playing {tc.games} games on training deals")
     sys.stdout.flush()
-    games = collect_teacher_games(config, make_teacher(name, config.seed, tc.search_samples), tc.games)
+    games = collect_teacher_games(
+        config, make_teacher(name, config.seed, tc.search_samples), tc.games
+    )
     if resume is not None:
         console.print("resumed: no behaviour cloning; the games feed the imitation term")
         return earlier, games
