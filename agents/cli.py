@@ -895,17 +895,31 @@ def _play(args: argparse.Namespace) -> int:
     """Set the game up (every refusal before the first prompt), then play it."""
     from rich.console import Console
 
+    from fortythieves_env.observation import LATEST_VERSION
+    from fortythieves_env.registration import env_id, id_version, versions
+
     from .baselines import GreedyAgent
-    from .evaluation import load_model_agent
+    from .evaluation import load_model_agent, model_env_id
     from .play import Game, HintAgent, run
 
     hinter: HintAgent = GreedyAgent()
+    version = LATEST_VERSION
     if args.hint_model is not None:
         try:
             model_path = resolve_model_path(Path(args.hint_model))
         except ConfigError as exc:
             raise ConfigError(f"argument --hint-model: {exc}") from None
-        hinter, _ = load_model_agent(model_path, args.variant)
+        # a model made for an older id of this variant (LittleForty-v0) reads that version
+        made_for = model_env_id(model_path)
+        env_version = None
+        if (
+            made_for is not None
+            and made_for.rpartition("-v")[0] == (env_id(args.variant).rpartition("-v")[0])
+        ):
+            with contextlib.suppress(ValueError):
+                if id_version(made_for) in versions(args.variant):
+                    env_version = version = id_version(made_for)
+        hinter, _ = load_model_agent(model_path, args.variant, env_version=env_version)
     try:
         game = Game(
             args.variant,
@@ -913,6 +927,7 @@ def _play(args: argparse.Namespace) -> int:
             pysol_deal=args.pysol_deal,
             max_steps=args.max_steps,
             max_steps_without_progress=args.max_steps_without_progress,
+            observation_version=version,
         )
     except (ValueError, ImportError) as exc:  # PySolFC's deals: Lucas, no pysol-cards
         where = "argument --pysol-deal: " if args.pysol_deal is not None else ""

@@ -46,6 +46,10 @@ Decisions where the issue is silent:
   A record holds a finished game: quitting before the end writes none, and the moves
   played so far are printed instead, so nothing is lost. After an undo and a new end, the
   record is written again.
+* **A hint model made for an older id version** (a ``FortyThieves/LittleForty-v0`` model,
+  trained before observation version 1) gives its hints from the observation of that
+  version: the game is the same deal under the same rules, only what the model reads
+  differs (``evaluate`` asks for ``--env-version``; ``play`` takes the model's own).
 * **Input that is not a terminal** (a pipe or a file) is echoed after the prompt, so the
   transcript reads as a session; its end quits as ``q`` does.
 """
@@ -75,6 +79,7 @@ from fortythieves_env.actions import (
     WASTE_TO_COLUMN,
 )
 from fortythieves_env.cards import CARD_NAMES, RED, SUITS
+from fortythieves_env.observation import LATEST_VERSION
 from fortythieves_env.view import PlayerView
 
 __all__ = [
@@ -152,10 +157,14 @@ class Game:
         max_steps: the step limit (``TimeLimit``); default the variant's registered
             ``max_episode_steps``.
         max_steps_without_progress: the environment's no-progress truncation (default off).
+        observation_version: the observation the hint agent reads (default the newest,
+            :data:`~fortythieves_env.observation.LATEST_VERSION`); a hint model made for
+            an older id version (``LittleForty-v0``) gets that one. The table does not
+            depend on it.
 
     Raises:
         ValueError: both ``seed`` and ``pysol_deal``; no PySolFC deal for the variant
-            (Lucas) or a bad game number; a step limit < 1.
+            (Lucas) or a bad game number; a step limit < 1; an unknown observation version.
         ImportError: ``pysol_deal`` without ``pysol-cards``.
     """
 
@@ -164,6 +173,7 @@ class Game:
     pysol_deal: int | None = None
     max_steps: int | None = None
     max_steps_without_progress: int | None = None
+    observation_version: int = LATEST_VERSION
     env: TimeLimit = field(init=False)
     obs: np.ndarray = field(init=False)
     moves: list[str] = field(init=False, default_factory=list)
@@ -189,7 +199,11 @@ class Game:
             raise ValueError(f"the step limit must be >= 1, got {self.max_steps}")
         if self.seed is None and self.pysol_deal is None:
             self.seed = secrets.randbelow(1_000_000_000)
-        base = FortyThievesEnv(spec, max_steps_without_progress=self.max_steps_without_progress)
+        base = FortyThievesEnv(
+            spec,
+            max_steps_without_progress=self.max_steps_without_progress,
+            observation_version=self.observation_version,
+        )
         self.env = TimeLimit(base, max_episode_steps=self.max_steps)
         if self.pysol_deal is not None:
             self.obs, _ = self.env.reset(options={"pysol_deal": self.pysol_deal})
@@ -243,7 +257,7 @@ class Game:
     def parse(self, text: str) -> int:
         """The legal action that ``text`` names: a move in notation (``d`` for ``draw``;
         case and spaces ignored) or a number ``N`` of the numbered list (1-based, in action
-        order: :meth:`legal_actions`).
+        order: :meth:`legal_actions`; decimal digits, of any script, as ``int`` reads them).
 
         Raises:
             MoveError: the game is over, the text is not a move, the number is not on the
@@ -253,7 +267,7 @@ class Game:
             raise MoveError("the game is over: undo (u) to take back the last move, or quit (q)")
         word = "".join(text.split()).lower()
         legal = self.legal_actions()
-        if word.isdigit():
+        if word.isdecimal():  # not isdigit(): "²" is a digit that int() refuses
             k = int(word)
             if not 1 <= k <= len(legal):
                 raise MoveError(f"there is no move {k}: the list has 1..{len(legal)} (type l)")

@@ -141,7 +141,8 @@ class SearchBudget:
             the tableau (>= 1).
 
     Raises:
-        ValueError: a field is not a positive integer (the message names it).
+        ValueError: a field is not a positive integer (``int`` or a numpy integer, stored
+            as ``int``; the message names it).
     """
 
     samples: int = DEFAULT_SAMPLES
@@ -153,8 +154,9 @@ class SearchBudget:
             value = getattr(self, name)
             if value is None and name == "horizon":
                 continue
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"search budget: {name} must be an integer >= 1, got {value!r}")
+            object.__setattr__(self, name, int(value))  # a numpy integer is stored as int
 
     def horizon_for(self, spec: VariantSpec) -> int:
         """The rollout horizon in ``spec`` (``horizon``, else its step limit)."""
@@ -470,19 +472,32 @@ class SearchAgent:
     """The sampling search agent of the module docstring (a :class:`BatchAgent`).
 
     Args:
-        seed: seeds the samples (with the deal index and the view).
+        seed: seeds the samples (with the deal index and the view); an integer >= 0 (a
+            ``numpy.random.SeedSequence`` entropy word).
         budget: the per-move budget (default :class:`SearchBudget`).
+
+    Raises:
+        ValueError: ``seed`` is not an integer >= 0.
     """
 
     def __init__(self, seed: int = 0, budget: SearchBudget | None = None) -> None:
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f"search: seed must be an integer >= 0, got {seed!r}")
         self.name = "search"
-        self.seed = seed
+        self.seed = int(seed)
         self.budget = budget if budget is not None else SearchBudget()
         self._spec: VariantSpec | None = None
         self._games: dict[int, _Memory] = {}
 
     def start_games(self, spec: VariantSpec, games: np.ndarray) -> None:
-        """The games ``games`` start: forget anything remembered of them."""
+        """The games ``games`` (deal indices, integers >= 0: they seed the samples) start:
+        forget anything remembered of them.
+
+        Raises:
+            ValueError: a game index < 0.
+        """
+        if np.any(np.asarray(games) < 0):
+            raise ValueError(f"search: game indices must be >= 0, got {np.asarray(games)}")
         self._spec = spec
         for i in games.tolist():
             self._games[int(i)] = _Memory()

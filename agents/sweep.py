@@ -138,8 +138,9 @@ def parse_grid(texts: Sequence[str]) -> list[tuple[str, list[Any]]]:
 
     Raises:
         ConfigError: no ``=``, an empty key part, a value that is not a non-empty YAML list,
-            a repeated value, a key given twice, or the key ``seed`` (seeds come from
-            ``--seeds``). The message starts with ``--grid`` and the argument.
+            a repeated value, a key given twice, a key inside another one (``ppo`` and
+            ``ppo.gamma``: one would overwrite the other), or the key ``seed`` (seeds come
+            from ``--seeds``). The message starts with ``--grid`` and the argument.
     """
     out: list[tuple[str, list[Any]]] = []
     for text in texts:
@@ -161,8 +162,14 @@ def parse_grid(texts: Sequence[str]) -> list[tuple[str, list[Any]]]:
             raise ConfigError(f"{where}: value {repeated[0]} is given twice")
         if key == "seed":
             raise ConfigError(f"{where}: the trials' seeds come from --seeds, not --grid")
-        if any(key == k for k, _ in out):
-            raise ConfigError(f"{where}: {key} is already swept by an earlier --grid")
+        for k, _ in out:
+            if key == k:
+                raise ConfigError(f"{where}: {key} is already swept by an earlier --grid")
+            if key.startswith(k + ".") or k.startswith(key + "."):
+                raise ConfigError(
+                    f"{where}: {key} overlaps {k}, swept by an earlier --grid (one would "
+                    f"overwrite the other)"
+                )
         out.append((key, values))
     return out
 
@@ -201,7 +208,8 @@ def plan_sweep(
     Raises:
         ConfigError: a bad config, override or grid argument; ``seeds`` outside
             1..:data:`SEEDS_MAX`; ``cpus_per_trial`` < 1; or a setting with ``eval.eval_freq``
-            0 or larger than ``train.total_timesteps`` (no validation, so no score).
+            0 or larger than ``train.total_timesteps`` (no validation, so no score); two
+            settings that give the same config (``ppo.gamma=[1, 1.0]``).
     """
     if not 1 <= seeds <= SEEDS_MAX:
         raise ConfigError(f"argument --seeds: must be in 1..{SEEDS_MAX}, got {seeds}")
@@ -219,6 +227,7 @@ def plan_sweep(
         for values in itertools.product(*(v for _, v in grid))
     ]
     trials: list[dict[str, Any]] = []
+    resolved_settings: list[dict[str, Any]] = []
     for index, setting in enumerate(settings):
         fixed = [(f"--grid {texts[k]}", k, v) for k, v in setting.items()]
         fixed += [
@@ -232,6 +241,14 @@ def plan_sweep(
                 f"sweep scores each trial by its validations, so it must be in "
                 f"1..train.total_timesteps ({config.train.total_timesteps})"
             )
+        resolved = config.model_dump(mode="json")
+        if resolved in resolved_settings:
+            other = resolved_settings.index(resolved)
+            raise ConfigError(
+                f"settings {_describe(settings[other])} and {_describe(setting)} give the "
+                f"same config (e.g. 1 and 1.0 for a number); each setting must differ"
+            )
+        resolved_settings.append(resolved)
         for seed in seed_list:
             config.seed = seed
             trials.append(
@@ -543,7 +560,9 @@ def _finish(sweep_dir: Path, request: dict[str, Any], grid: Any) -> dict[str, An
 def best_config(request: dict[str, Any], setting: int) -> Config:
     """The config of setting ``setting``: the sweep's base config (file and ``--set``, as
     resolved when the sweep started, its own ``seed``, ``train.torch_threads`` and
-    ``train.progress_bar``) with the setting's grid values."""
+    ``train.progress_bar``) with the setting's grid values. A grid key inside a section
+    that is null in the base config (``train.shaping.face_down`` without ``train.shaping``)
+    sets that key in a new section, as the trials' configs were built."""
     import copy
 
     data = copy.deepcopy(request["base_config"])
@@ -551,6 +570,8 @@ def best_config(request: dict[str, Any], setting: int) -> Config:
         *parents, last = key.split(".")
         node = data
         for part in parents:
+            if not isinstance(node.get(part), dict):  # a section that is null (train.shaping)
+                node[part] = {}
             node = node[part]
         node[last] = value
     return Config.model_validate(data)

@@ -55,8 +55,20 @@ from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
 
 from .config import Config, ConfigError, dump_config
-from .envs import make_training_vec_env, make_validation_vec_env, n_card_slots, tag_model
-from .evaluation import ModelMismatchError, load_maskable_ppo, model_variant, single_torch_thread
+from .envs import (
+    make_training_vec_env,
+    make_validation_vec_env,
+    n_card_slots,
+    register_config_variant,
+    tag_model,
+)
+from .evaluation import (
+    ModelMismatchError,
+    load_maskable_ppo,
+    model_env_id,
+    model_variant,
+    single_torch_thread,
+)
 from .paths import check_readable_file, check_writable_dir, check_writable_file
 from .process import stop_signals_interrupt, torch_threads
 
@@ -531,8 +543,9 @@ def train(
         ``"evaluation_interrupted"``.
 
     Raises:
-        ConfigError: the checkpoint is missing, damaged, trained for another variant or
-            with another network, or has already reached ``train.total_timesteps``; the run
+        ConfigError: the checkpoint is missing, damaged, trained for another variant, made
+            for another id version (``LittleForty-v0``: another observation) or with
+            another network, or has already reached ``train.total_timesteps``; the run
             folder or a file in it cannot be written; ``run_dir`` holds another run and this
             is not a resume. Raised before anything is written.
     """
@@ -551,6 +564,14 @@ def train(
             raise ConfigError(
                 f"--resume {resume}: checkpoint trained for variant {saved!r}, "
                 f"but the config says {variant!r}"
+            )
+        made_for = model_env_id(resume)
+        wanted = register_config_variant(config.env)
+        if made_for is not None and made_for != wanted:
+            raise ConfigError(
+                f"--resume {resume}: checkpoint made for {made_for}, but training plays "
+                f"{wanted} (another observation version): it cannot continue here; start "
+                f"a new run (evaluate it with --env-version {made_for.rpartition('-v')[2]})"
             )
 
     if run_dir is None and resume is not None:

@@ -26,6 +26,7 @@ from agents.cli import main
 from agents.config import ConfigError, load_config
 from agents.distributed import play_parts
 from agents.sweep import (
+    best_config,
     latest_checkpoint,
     parse_grid,
     plan_sweep,
@@ -147,6 +148,28 @@ def test_grid_values_are_read_as_config_yaml() -> None:
         parse_grid(["ppo.n_epochs=[1, 2]", "ppo.n_epochs=[3]"])
 
 
+def test_grid_keys_inside_one_another_are_refused() -> None:
+    # ppo=[{gamma: 0.7}] after ppo.gamma=[0.9, 0.8] overwrote gamma: two equal settings
+    for texts in (
+        ["ppo.gamma=[0.9, 0.8]", "ppo=[{gamma: 0.7}]"],
+        ["ppo=[{gamma: 0.7}]", "ppo.gamma=[0.9, 0.8]"],
+    ):
+        with pytest.raises(ConfigError) as err:
+            parse_grid(texts)
+        assert str(err.value).startswith(f"--grid {texts[1]}: ")
+        assert "overlaps" in str(err.value)
+    assert [k for k, _ in parse_grid(["ppo.gamma=[0.9]", "ppo.gae_lambda=[0.9]"])] == [
+        "ppo.gamma",
+        "ppo.gae_lambda",
+    ]
+
+
+def test_plan_refuses_two_settings_with_the_same_config() -> None:
+    with pytest.raises(ConfigError) as err:
+        plan_sweep(STREETS, TINY, ["ppo.gamma=[1, 0.9, 1.0]"], seeds=1)
+    assert "settings ppo.gamma=1 and ppo.gamma=1.0 give the same config" in str(err.value)
+
+
 def test_plan_checks_every_setting_like_a_config() -> None:
     plan = plan_sweep(
         STREETS,
@@ -180,6 +203,23 @@ def test_plan_errors_name_the_grid_argument() -> None:
     with pytest.raises(ConfigError) as err:
         plan_sweep(STREETS, TINY, ["ppo.no_such_key=[1]"], seeds=1)
     assert "--grid ppo.no_such_key=[1]: ppo.no_such_key: unknown key" in str(err.value)
+
+
+def test_best_config_is_the_settings_trial_config_also_inside_a_null_section() -> None:
+    plan = plan_sweep(
+        STREETS, TINY, ["train.shaping.face_down=[0.1, 0.2]", "ppo.n_epochs=[1, 2]"], seeds=1
+    )
+    assert plan.base_config["train"]["shaping"] is None
+    request = {"base_config": plan.base_config, "settings": plan.settings}
+    for index, trial in enumerate(plan.trials):
+        best = best_config(request, index).model_dump(mode="json")
+        expected = trial["config"]
+        assert best["train"]["shaping"] == expected["train"]["shaping"]
+        assert (
+            best["train"]["shaping"]["face_down"] == plan.settings[index]["train.shaping.face_down"]
+        )
+        assert best["ppo"] == expected["ppo"]
+        assert best["train"]["torch_threads"] == plan.base_config["train"]["torch_threads"]
 
 
 def test_plan_refuses_a_sweep_without_validation() -> None:

@@ -26,7 +26,7 @@ from agents.search import (
     view_digest,
 )
 from agents.seeds import seeds_for_test
-from fortythieves_env import VARIANTS, FortyThievesEnv
+from fortythieves_env import VARIANTS, FortyThievesEnv, get_variant
 from fortythieves_env._fast import tables_for
 from fortythieves_env.view import determinize, player_view, view_from_observation
 
@@ -344,6 +344,26 @@ def test_search_beats_greedy_on_the_first_number_ten_deals() -> None:
 def test_a_bad_budget_is_refused_by_name(kwargs: dict, name: str) -> None:
     with pytest.raises(ValueError, match=f"{name} must be an integer >= 1"):
         SearchBudget(**kwargs)
+
+
+def test_numpy_integers_make_a_budget_and_a_seed() -> None:
+    budget = SearchBudget(samples=np.int64(4), horizon=np.int32(30), stall=np.int64(5))
+    assert budget == SearchBudget(samples=4, horizon=30, stall=5)
+    assert type(budget.samples) is int and type(budget.horizon) is int
+    agent = SearchAgent(np.int64(7), budget)
+    assert agent.seed == 7 and type(agent.seed) is int
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "0"])
+def test_a_bad_seed_is_refused_when_the_agent_is_made(seed: object) -> None:
+    with pytest.raises(ValueError, match="search: seed must be an integer >= 0"):
+        SearchAgent(seed, SMALL)  # type: ignore[arg-type]
+
+
+def test_a_negative_game_index_is_refused_when_it_starts() -> None:
+    agent = SearchAgent(0, SMALL)
+    with pytest.raises(ValueError, match="game indices must be >= 0"):
+        agent.start_games(get_variant("NumberTen"), np.array([0, -4]))
 
 
 def test_the_command_line_default_is_the_agents() -> None:

@@ -200,6 +200,34 @@ def test_resume_with_checkpoint_of_other_variant_refused(
     assert "'Streets'" in err and "'Maria'" in err
 
 
+def test_resume_of_a_little_forty_v0_checkpoint_is_refused_by_its_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A checkpoint made before observation version 1 (LittleForty-v0) cannot continue on
+    the -v1 training env: refused naming both ids, before anything is written (it was
+    refused only by SB3's space check, its message a truncated Box)."""
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    id_ = "FortyThieves/LittleForty-v0"
+    venv = DummyVecEnv([lambda: gym.make(id_)])
+    model = MaskablePPO("MlpPolicy", venv, policy_kwargs={"net_arch": [8]}, device="cpu")
+    model.fortythieves_variant = "LittleForty"
+    model.fortythieves_env_id = id_
+    path = tmp_path / "v0.zip"
+    model.save(path)
+    venv.close()
+    config = ROOT / "configs" / "littleforty.yaml"
+    run = tmp_path / "run"
+    assert main(["train", str(config), "--resume", str(path), "--run-dir", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Box(" not in err
+    assert "made for FortyThieves/LittleForty-v0, but training plays " in err
+    assert "FortyThieves/LittleForty-v1" in err and "--env-version 0" in err
+    assert not run.exists()
+
+
 def test_space_mismatch_and_missing_variant(tmp_path: Path) -> None:
     config = load_config(STREETS, SMALL)
     env = make_training_vec_env(config)

@@ -285,6 +285,20 @@ def test_an_illegal_move_names_the_reason_and_the_game_goes_on() -> None:
     assert game.moves == ["draw"] and game.steps == 1  # the refused ones cost no step
 
 
+def test_digits_that_are_not_decimal_are_refused_not_a_crash() -> None:
+    # "²" and "⑷" are str.isdigit() but int() rejects them: they are refused as text
+    # that is not a move; decimal digits of any script (Arabic-Indic "٢") are numbers.
+    game = Game("Streets", seed=3)
+    legal = game.legal_actions()
+    for text in ("²", "1²", "⑷"):
+        with pytest.raises(MoveError, match="is not a move"):
+            game.parse(text)
+    assert game.parse("\u0662") == legal[1]
+    out = session(game, ["²", "d"])
+    assert "'²' is not a move" in out
+    assert game.moves == ["draw"]
+
+
 def test_hint_is_greedys_choice_and_is_not_played() -> None:
     game = Game("Streets", seed=3)
     expected = GreedyAgent().act(game.obs, game.env)
@@ -323,6 +337,37 @@ def test_hint_from_a_model(
     code, out, err = play_cli(["Maria", "--hint-model", str(path)], ["h"], monkeypatch, capsys)
     assert code == 2 and out == ""
     assert err.startswith("fortythieves play: error: ") and "'Streets'" in err
+
+
+def test_hint_from_a_model_made_for_little_forty_v0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model trained before observation version 1 gives hints from the -v0 observation
+    (play has no --env-version; it was refused, naming an option play does not have)."""
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.evaluation import load_model_agent
+
+    id_ = "FortyThieves/LittleForty-v0"
+    venv = DummyVecEnv([lambda: gym.make(id_)])
+    model = MaskablePPO("MlpPolicy", venv, policy_kwargs={"net_arch": [8]}, device="cpu")
+    model.fortythieves_variant = "LittleForty"
+    model.fortythieves_env_id = id_
+    path = tmp_path / "v0.zip"
+    model.save(path)
+    venv.close()
+    agent, _ = load_model_agent(path, "LittleForty", env_version=0)
+    game = Game("LittleForty", seed=3, observation_version=0)
+    assert game.obs.shape == (244,)  # the -v0 observation
+    assert Game("LittleForty", seed=3).obs.shape == (308,)
+    expected = game.base.action_to_move(agent.act(game.obs, game.env))
+    code, out, err = play_cli(
+        ["LittleForty", "--seed", "3", "--hint-model", str(path)], ["h"], monkeypatch, capsys
+    )
+    assert code == 0, err
+    assert f"hint (ppo): {expected} (move " in out
 
 
 def test_help_lists_every_command() -> None:
