@@ -115,7 +115,7 @@ def _make_choose(fast_digest: int) -> Any:
                 if best < 0:
                     break  # every legal move leads back to a view seen: stuck
                 scratch[:] = states[b]
-                _fast.apply(scratch, tb, best)
+                _fast.apply(scratch, tb, np.int64(best))  # one compiled signature
                 h = _key(view_hash(scratch, tb))
                 i = _slot_of(row, h)
                 if row[i] == 0:

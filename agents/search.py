@@ -241,10 +241,10 @@ def _rollout(
         if kind == COLUMN_TO_COLUMN:
             src = tb[d + 1]
             before = st[fd0 + src]
-            apply(st, tb, a)
+            apply(st, tb, np.int64(a))
             idle = idle + 1 if st[fd0 + src] == before else 0
         else:  # a card to a foundation, off the waste, or a draw or redeal: never repeats
-            apply(st, tb, a)
+            apply(st, tb, np.int64(a))
             idle = 0
         played += 1
     return st[scal + S_FCARDS], played
@@ -269,7 +269,7 @@ def _score_moves(
     for k in range(samples.shape[0]):
         for j in range(moves.shape[0]):
             work[:] = samples[k]
-            apply(work, tb, moves[j])
+            apply(work, tb, np.int64(moves[j]))
             reached, played = _rollout(work, tb, legal, horizon, stall)
             cards[j] += reached
             moves_played[j] += played
