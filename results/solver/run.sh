@@ -5,3 +5,8 @@ for v in LittleForty Lucas NumberTen RankAndFile Indian Limited; do
   .venv/bin/fortythieves solve $v --deals 1000 --nodes 2000000 --budget 30 --workers 1 --no-progress --json results/solver/$v-report.json > /work/solve/$v.log 2>&1
   echo "$v done $(date) rc=$?" >> /work/solve/progress.log
 done
+# the hard variants, same budget (each about an hour on one core at this budget; Streets began
+# on 2026-11-30 and continues where its JSONL stops):
+for v in Streets Maria FortyThieves; do
+  .venv/bin/fortythieves solve $v --deals 1000 --nodes 2000000 --budget 30 --workers 1 --no-progress --json results/solver/$v-report.json
+done
