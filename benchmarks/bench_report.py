@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -46,3 +47,16 @@ def save_report(
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"written to {out}")
+
+
+def replace_between(readme: str, table: str, start: str, end: str) -> str:
+    """``readme`` with the text between the marker lines ``start`` and ``end`` replaced by
+    ``table`` (how generated tables are written into the README).
+
+    Raises:
+        ValueError: the markers are missing or not once each, in order.
+    """
+    pattern = re.compile(re.escape(start) + r"\n.*?" + re.escape(end), flags=re.S)
+    if readme.count(start) != 1 or readme.count(end) != 1 or not pattern.search(readme):
+        raise ValueError(f"the README needs one {start!r} line and, after it, one {end!r} line")
+    return pattern.sub(lambda _: f"{start}\n{table}\n{end}", readme)

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import re
 import statistics
 import sys
 import tempfile
@@ -39,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's agents
-from bench_report import add_report_options, print_table, save_report
+from bench_report import add_report_options, print_table, replace_between, save_report
 
 START = "<!-- ray-speedup:start -->"
 END = "<!-- ray-speedup:end -->"
@@ -151,10 +150,7 @@ def replace_table(readme: str, table: str) -> str:
     Raises:
         ValueError: the markers are missing or not once each, in order.
     """
-    pattern = re.compile(re.escape(START) + r"\n.*?" + re.escape(END), flags=re.S)
-    if readme.count(START) != 1 or readme.count(END) != 1 or not pattern.search(readme):
-        raise ValueError(f"the README needs one {START!r} line and, after it, one {END!r} line")
-    return pattern.sub(lambda _: f"{START}\n{table}\n{END}", readme)
+    return replace_between(readme, table, START, END)
 
 
 def main(argv: list[str] | None = None) -> int:

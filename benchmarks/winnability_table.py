@@ -15,11 +15,12 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's agents
+from bench_report import replace_between
+
 from agents.solve import RESULTS_DIR, markdown_table
 
 START = "<!-- winnability-table:start -->"
@@ -37,10 +38,7 @@ def replace_table(readme: str, table: str) -> str:
     Raises:
         ValueError: the markers are missing or not once each, in order.
     """
-    pattern = re.compile(re.escape(START) + r"\n.*?" + re.escape(END), flags=re.S)
-    if readme.count(START) != 1 or readme.count(END) != 1 or not pattern.search(readme):
-        raise ValueError(f"the README needs one {START!r} line and, after it, one {END!r} line")
-    return pattern.sub(lambda _: f"{START}\n{table}\n{END}", readme)
+    return replace_between(readme, table, START, END)
 
 
 def main(argv: list[str] | None = None) -> int:
