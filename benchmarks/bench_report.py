@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import re
+import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -60,3 +61,14 @@ def replace_between(readme: str, table: str, start: str, end: str) -> str:
     if readme.count(start) != 1 or readme.count(end) != 1 or not pattern.search(readme):
         raise ValueError(f"the README needs one {start!r} line and, after it, one {end!r} line")
     return pattern.sub(lambda _: f"{start}\n{table}\n{end}", readme)
+
+
+def short_commit(checkout: str | Path) -> str:
+    """The short hash of ``checkout``'s HEAD (empty if it is not a git checkout)."""
+    done = subprocess.run(
+        ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip()

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_report import add_report_options, print_table, save_report
+from bench_report import add_report_options, print_table, save_report, short_commit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -107,9 +107,7 @@ def main(argv: list[str] | None = None) -> None:
             seconds, reports[label] = timed_evaluate(checkout, model, args.episodes, extra)
             times[label].append(seconds)
         print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.1f} s" for k, v in times.items()))
-    old_commit = subprocess.run(
-        ["git", "-C", str(old), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
+    old_commit = short_commit(old)
     report = {
         "model": str(args.model),
         "episodes": args.episodes,

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_report import add_report_options, print_table, save_report
+from bench_report import add_report_options, print_table, save_report, short_commit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -163,12 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     shares = profile(args.config, args.steps)
     print(f"profile run: {time.perf_counter() - start:.0f} s")
-    old_commit = subprocess.run(
-        ["git", "-C", str(old), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
+    old_commit = short_commit(old)
     report = {
         "config": args.config,
         "steps": args.steps,
