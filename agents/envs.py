@@ -33,7 +33,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from .config import Config, ConfigError, EnvConfig
-from .seeds import TRAIN_RANGE, CyclingDeals, TrainingDeals, seeds_for_validation
+from .seeds import TRAIN_RANGE, TrainingDeals
 
 if TYPE_CHECKING:
     from fortythieves_env import VariantSpec
@@ -47,7 +47,6 @@ __all__ = [
     "env_id_for",
     "make_env",
     "make_training_vec_env",
-    "make_validation_vec_env",
     "n_card_slots",
     "register_config_variant",
     "register_saved_variant",
@@ -506,13 +505,3 @@ def make_training_vec_env(config: Config, start_method: str | None = None) -> Ve
     if config.train.vec_env == "subproc" and config.train.n_envs > 1:
         return VecMasksFromInfo(SubprocVecEnv(factories, start_method=start_method))
     return VecMasksFromInfo(DummyVecEnv(factories))
-
-
-def make_validation_vec_env(config: Config) -> VecEnv:
-    """One monitored env cycling over the first ``eval.n_eval_episodes`` validation seeds."""
-    seeds = seeds_for_validation(config.eval.n_eval_episodes)
-
-    def make() -> gym.Env:
-        return Monitor(CyclingDeals(make_env(config.env), seeds), info_keywords=EPISODE_INFO_KEYS)
-
-    return VecMasksFromInfo(DummyVecEnv([make]))

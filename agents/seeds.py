@@ -32,7 +32,6 @@ __all__ = [
     "TEST_START",
     "TRAIN_RANGE",
     "VALIDATION_START",
-    "CyclingDeals",
     "TrainingDeals",
     "is_training_seed",
     "seeds_for_test",
@@ -97,41 +96,6 @@ class TrainingDeals(gym.Wrapper):
             self._rng = np.random.default_rng((seed, self._rank))
         deal = int(self._rng.integers(*TRAIN_RANGE))
         self.last_deal_seed = deal
-        obs, info = self.env.reset(seed=deal, options=options)
-        info["deal_seed"] = deal
-        return obs, info
-
-    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        return self.env.step(action)
-
-
-class CyclingDeals(gym.Wrapper):
-    """Reset with the seeds of a fixed list in order, starting again after the last one.
-
-    Used for the periodic validation evaluation: call :meth:`rewind` before each evaluation
-    so that every evaluation plays the same deals in the same order. A ``seed`` passed to
-    ``reset`` is ignored (the list decides). ``info["deal_seed"]`` gives the deal.
-
-    Raises:
-        ValueError: ``seeds`` is empty.
-    """
-
-    def __init__(self, env: gym.Env, seeds: list[int]) -> None:
-        super().__init__(env)
-        if not seeds:
-            raise ValueError("CyclingDeals needs at least one seed")
-        self.seeds = list(seeds)
-        self._next = 0
-
-    def rewind(self) -> None:
-        """Make the next reset deal ``seeds[0]``."""
-        self._next = 0
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        deal = self.seeds[self._next % len(self.seeds)]
-        self._next += 1
         obs, info = self.env.reset(seed=deal, options=options)
         info["deal_seed"] = deal
         return obs, info

@@ -8,7 +8,7 @@ A run folder (default ``runs/<variant>-<YYYYmmdd-HHMMSS>``) holds::
     run.json                 variant, env id, status (completed | interrupted), steps
                              (start, planned, done), timing; final_evaluation: interrupted
     models/final_model.zip   the model at the end of training
-    models/best_model.zip    the best model on the validation deals (MaskableEvalCallback)
+    models/best_model.zip    the best model on the validation deals (ValidationCallback)
     models/interrupted_model.zip   saved on Ctrl-C instead of final_model.zip
     models/teacher_model.zip the model right after behaviour cloning (step 0; train.teacher)
     models/checkpoints/ckpt_<steps>_steps.zip   periodic checkpoints
@@ -44,20 +44,18 @@ import json
 import shlex
 import sys
 import time
-import warnings
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
 
 from .config import Config, ConfigError, dump_config
 from .envs import (
+    env_id_for,
     make_training_vec_env,
-    make_validation_vec_env,
     n_card_slots,
     register_config_variant,
     tag_model,
@@ -74,9 +72,9 @@ from .process import stop_signals_interrupt, torch_threads
 
 __all__ = [
     "EpisodeStatsCallback",
-    "RewindingMaskableEvalCallback",
     "StepProgressCallback",
     "TrainResult",
+    "ValidationCallback",
     "build_model",
     "check_run_folder",
     "default_run_dir",
@@ -110,50 +108,89 @@ class EpisodeStatsCallback(BaseCallback):
         self.logger.record("episodes/mean_length", float(np.mean([e["l"] for e in buffer])))
 
 
-class RewindingMaskableEvalCallback(MaskableEvalCallback):
-    """``MaskableEvalCallback`` that replays the same validation deals at every evaluation,
-    and records each validation episode's foundation cards.
+class ValidationCallback(BaseCallback):
+    """Play the validation deals every ``eval_freq`` calls as ``evaluate`` plays the test
+    deals, keep the best model, and record each validation episode.
 
-    The eval env is wrapped in :class:`agents.seeds.CyclingDeals`; it is rewound to the
-    first seed right before each evaluation, so the best model is chosen on fixed deals.
-    Evaluations run torch on one thread.
+    Each validation plays the first ``n_eval_episodes`` validation seeds
+    (:func:`agents.seeds.seeds_for_validation`: the same deals every time) on the registered
+    game ``env_id`` (the rule book's rewards and step limit, no shaping and no no-progress
+    truncation: the game the final evaluation plays) with the current policy
+    (:class:`agents.evaluation.ModelAgent`, ``deterministic`` and ``seed`` as in the final
+    evaluation) under the agents' no-cycling rule (:mod:`agents.cycles`), all deals in one
+    batch (:func:`agents.evaluation.play_deals`) and torch on one thread. So the learning
+    curves and the choice of ``best_model.zip`` measure what ``evaluate`` reports, not argmax
+    play shuttling a card to the step limit.
 
-    Besides SB3's ``eval/evaluations.npz`` (``timesteps``, ``results`` = returns,
-    ``ep_lengths``, ``successes``), each evaluation rewrites ``eval/foundation_cards.npz``
-    (beside it, when ``log_path`` is set): ``timesteps`` ``int64 (n_evals,)`` and
-    ``foundation_cards`` ``int64 (n_evals, n_eval_episodes)``, the cards on the foundations
-    at the end of each validation episode (``info["foundation_cards"]``), for the learning
-    curves of ``fortythieves plot``.
+    Written in ``folder`` (when set) after each validation, in SB3's ``EvalCallback`` format
+    so that SB3's readers and ``fortythieves plot`` read them:
+
+    - ``evaluations.npz``: ``timesteps`` ``int64 (n_evals,)``; ``results`` (returns),
+      ``ep_lengths`` and ``successes``, each ``(n_evals, n_eval_episodes)``;
+    - ``foundation_cards.npz``: ``timesteps`` and ``foundation_cards``
+      ``int64 (n_evals, n_eval_episodes)``, the cards on the foundations at the end of each
+      validation episode; ``stuck`` ``bool (n_evals, n_eval_episodes)``: ended by the
+      no-cycling rule.
+
+    ``best_model.zip`` (in ``best_model_save_path``) is replaced when the mean return beats
+    every earlier validation's. TensorBoard gets ``eval/mean_reward``,
+    ``eval/mean_ep_length``, ``eval/success_rate``, ``eval/mean_foundation_cards`` and
+    ``eval/stuck_rate``.
     """
 
-    def __init__(self, *args: Any, evaluate_at_start: bool = False, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self,
+        env_id: str,
+        n_eval_episodes: int,
+        eval_freq: int,
+        best_model_save_path: str | Path | None,
+        folder: str | Path | None,
+        deterministic: bool = True,
+        seed: int = 0,
+        evaluate_at_start: bool = False,
+        verbose: int = 0,
+    ) -> None:
+        super().__init__(verbose)
+        if n_eval_episodes < 1:
+            raise ValueError(f"n_eval_episodes must be at least 1, got {n_eval_episodes}")
+        self.env_id = env_id
+        self.n_eval_episodes = n_eval_episodes
+        self.eval_freq = eval_freq
+        self.best_model_save_path = best_model_save_path
+        self.folder = None if folder is None else Path(folder)
+        self.deterministic = deterministic
+        self.seed = seed
         self.evaluate_at_start = evaluate_at_start
         """Also evaluate when training starts (step 0 after behaviour cloning)."""
+        self.best_mean_reward = -np.inf
+        self.evaluations_timesteps: list[int] = []
+        self.evaluations_results: list[list[float]] = []
+        self.evaluations_length: list[list[int]] = []
+        self.evaluations_successes: list[list[bool]] = []
         self.evaluations_foundation_cards: list[list[int]] = []
-        self._foundation_cards_buffer: list[int] = []
+        self.evaluations_stuck: list[list[bool]] = []
 
     def restore_history(self, up_to: int) -> int:
         """Take back the validations an earlier part of this run saved (``evaluations.npz``
-        and ``foundation_cards.npz`` in the ``log_path`` folder) at ``up_to`` steps or
-        before, so that a resumed run keeps its whole validation history in those files and
-        replaces ``best_model.zip`` only with a model that beats every earlier one
+        and ``foundation_cards.npz`` in ``folder``) at ``up_to`` steps or before, so that a
+        resumed run keeps its whole validation history in those files and replaces
+        ``best_model.zip`` only with a model that beats every earlier one
         (``best_mean_reward``). Nothing is taken back from files of another shape (the
         number of validation episodes changed) or that cannot be read.
 
         Returns:
             The number of validations taken back.
         """
-        if self.log_path is None:
+        if self.folder is None:
             return 0
-        folder = Path(self.log_path).parent
         try:
-            with np.load(folder / "evaluations.npz") as sb3:
+            with np.load(self.folder / "evaluations.npz") as sb3:
                 timesteps = sb3["timesteps"]
                 returns, lengths = sb3["results"], sb3["ep_lengths"]
                 successes = sb3["successes"] if "successes" in sb3.files else None
-            with np.load(folder / "foundation_cards.npz") as ours:
+            with np.load(self.folder / "foundation_cards.npz") as ours:
                 cards_timesteps, cards = ours["timesteps"], ours["foundation_cards"]
+                stuck = ours["stuck"] if "stuck" in ours.files else np.zeros_like(cards, bool)
         except (OSError, KeyError, ValueError):
             return 0
         keep = timesteps <= up_to
@@ -165,6 +202,7 @@ class RewindingMaskableEvalCallback(MaskableEvalCallback):
             or (successes is not None and successes[keep].shape != shape)
             or cards_timesteps.tolist() != timesteps.tolist()
             or cards[keep].shape != shape
+            or stuck[keep].shape != shape
             or not shape[0]
         ):
             return 0
@@ -174,34 +212,71 @@ class RewindingMaskableEvalCallback(MaskableEvalCallback):
         if successes is not None:
             self.evaluations_successes = successes[keep].tolist()
         self.evaluations_foundation_cards = cards[keep].tolist()
+        self.evaluations_stuck = stuck[keep].tolist()
         self.best_mean_reward = float(returns[keep].mean(axis=1).max())
         return shape[0]
 
-    def _log_success_callback(self, locals_: dict[str, Any], globals_: dict[str, Any]) -> None:
-        super()._log_success_callback(locals_, globals_)
-        if locals_["done"]:
-            self._foundation_cards_buffer.append(int(locals_["info"]["foundation_cards"]))
-
     def _on_training_start(self) -> None:
-        super()._on_training_start()
         if self.evaluate_at_start and self.n_calls == 0:
-            self._on_step()  # n_calls is 0: an evaluation at the model's current step
+            self.validate()  # an evaluation at the model's current step
 
     def _on_step(self) -> bool:
         if self.eval_freq > 0 and self.n_calls % self.eval_freq == 0:
-            self.eval_env.env_method("rewind")
-            self._foundation_cards_buffer = []
-            with single_torch_thread():  # batch-1 inference: ~2x faster on one thread
-                keep_going = super()._on_step()
-            self.evaluations_foundation_cards.append(self._foundation_cards_buffer)
-            if self.log_path is not None:
-                np.savez(
-                    Path(self.log_path).parent / "foundation_cards.npz",
-                    timesteps=np.asarray(self.evaluations_timesteps, dtype=np.int64),
-                    foundation_cards=np.asarray(self.evaluations_foundation_cards, dtype=np.int64),
-                )
-            return keep_going
-        return super()._on_step()
+            self.validate()
+        return True
+
+    def validate(self) -> float:
+        """Play the validation deals now; record, log and save as described above.
+
+        Returns:
+            The mean return of the validation episodes.
+        """
+        from .evaluation import ModelAgent, play_deals
+        from .seeds import seeds_for_validation
+
+        agent = ModelAgent(self.model, "ppo", self.deterministic, self.seed)
+        seeds = seeds_for_validation(self.n_eval_episodes)
+        with single_torch_thread():
+            results = play_deals(agent, self.env_id, seeds)
+        returns = [float(r.ret) for r in results]
+        self.evaluations_timesteps.append(int(self.num_timesteps))
+        self.evaluations_results.append(returns)
+        self.evaluations_length.append([int(r.length) for r in results])
+        self.evaluations_successes.append([bool(r.won) for r in results])
+        self.evaluations_foundation_cards.append([int(r.foundation_cards) for r in results])
+        self.evaluations_stuck.append([bool(r.stuck) for r in results])
+        if self.folder is not None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            timesteps = np.asarray(self.evaluations_timesteps, dtype=np.int64)
+            np.savez(
+                self.folder / "evaluations.npz",
+                timesteps=timesteps,
+                results=np.asarray(self.evaluations_results, dtype=np.float64),
+                ep_lengths=np.asarray(self.evaluations_length, dtype=np.int64),
+                successes=np.asarray(self.evaluations_successes, dtype=bool),
+            )
+            np.savez(
+                self.folder / "foundation_cards.npz",
+                timesteps=timesteps,
+                foundation_cards=np.asarray(self.evaluations_foundation_cards, dtype=np.int64),
+                stuck=np.asarray(self.evaluations_stuck, dtype=bool),
+            )
+        mean_reward = float(np.mean(returns))
+        self.logger.record("eval/mean_reward", mean_reward)
+        self.logger.record("eval/mean_ep_length", float(np.mean(self.evaluations_length[-1])))
+        self.logger.record("eval/success_rate", float(np.mean(self.evaluations_successes[-1])))
+        self.logger.record(
+            "eval/mean_foundation_cards", float(np.mean(self.evaluations_foundation_cards[-1]))
+        )
+        self.logger.record("eval/stuck_rate", float(np.mean(self.evaluations_stuck[-1])))
+        self.logger.record("time/total_timesteps", self.num_timesteps, exclude="tensorboard")
+        self.logger.dump(self.num_timesteps)
+        if mean_reward > self.best_mean_reward:
+            self.best_mean_reward = mean_reward
+            if self.best_model_save_path is not None:
+                Path(self.best_model_save_path).mkdir(parents=True, exist_ok=True)
+                self.model.save(Path(self.best_model_save_path) / "best_model")
+        return mean_reward
 
 
 def default_run_dir(variant: str, root: str | Path = "runs") -> Path:
@@ -597,7 +672,6 @@ def _train(
     models = run / "models"
     tb = str(run / "tensorboard") if config.train.tensorboard else None
     env = make_training_vec_env(config)
-    eval_env = None
     try:
         if resume is not None:
             model = _load_checkpoint(resume, config, env, tb)
@@ -638,15 +712,14 @@ def _train(
         callbacks: list[BaseCallback] = [EpisodeStatsCallback()]
         validation = None
         if config.eval.eval_freq > 0:
-            eval_env = make_validation_vec_env(config)
-            validation = RewindingMaskableEvalCallback(
-                eval_env,
+            validation = ValidationCallback(
+                env_id_for(config.env.variant),
                 n_eval_episodes=config.eval.n_eval_episodes,
                 eval_freq=max(config.eval.eval_freq // n_envs, 1),
-                best_model_save_path=str(models),
-                log_path=str(run / "eval"),
+                best_model_save_path=models,
+                folder=run / "eval",
                 deterministic=config.eval.deterministic,
-                verbose=0,
+                seed=config.seed,
                 evaluate_at_start=cloned,
             )
             if resume is not None and validation.restore_history(start_steps):
@@ -703,19 +776,13 @@ def _train(
         try:  # Ctrl-C (or SIGTERM) from here on saves the model
             console.print(f"[bold]training[/bold] {variant} for {to_run} steps -> {run}")
             sys.stdout.flush()
-            with warnings.catch_warnings():
-                # train.vec_env: batched trains on a BatchedVecEnv and validates on one
-                # DummyVecEnv game (its CyclingDeals rewind): different types on purpose
-                warnings.filterwarnings(
-                    "ignore", "Training and eval env are not of the same type", UserWarning
-                )
-                model.learn(
-                    total_timesteps=to_run,
-                    callback=CallbackList(callbacks),
-                    log_interval=config.train.log_interval,
-                    tb_log_name="ppo",
-                    reset_num_timesteps=resume is None,
-                )
+            model.learn(
+                total_timesteps=to_run,
+                callback=CallbackList(callbacks),
+                log_interval=config.train.log_interval,
+                tb_log_name="ppo",
+                reset_num_timesteps=resume is None,
+            )
             model_path = models / "final_model.zip"
         except KeyboardInterrupt:
             status = "interrupted"
@@ -740,11 +807,9 @@ def _train(
         tag_model(model, config.env)
         model.save(model_path)
     finally:
-        for vec_env in (env, eval_env):
-            if vec_env is not None:
-                # subprocess workers may already have stopped on Ctrl-C
-                with contextlib.suppress(OSError, EOFError):
-                    vec_env.close()
+        # subprocess workers may already have stopped on Ctrl-C
+        with contextlib.suppress(OSError, EOFError):
+            env.close()
     steps = int(model.num_timesteps - start_steps)
     meta.update(
         status=status,

@@ -11,7 +11,6 @@ from agents.seeds import (
     TEST_START,
     TRAIN_RANGE,
     VALIDATION_START,
-    CyclingDeals,
     TrainingDeals,
     is_training_seed,
     seeds_for_test,
@@ -63,17 +62,3 @@ def test_training_deals_ignore_explicit_seed_as_deal() -> None:
     obs_b, info_b = env.reset(seed=3)
     assert info_a["deal_seed"] == info_b["deal_seed"]
     np.testing.assert_array_equal(obs_a, obs_b)
-
-
-def test_cycling_deals_replay_after_rewind() -> None:
-    seeds = seeds_for_validation(3)
-    env = CyclingDeals(gym.make(ENV_ID), seeds)
-    first = [env.reset()[1]["deal_seed"] for _ in range(4)]
-    assert first == [*seeds, seeds[0]]
-    env.rewind()
-    obs, info = env.reset()
-    assert info["deal_seed"] == seeds[0]
-    plain, _ = gym.make(ENV_ID).reset(seed=seeds[0])
-    np.testing.assert_array_equal(obs, plain)  # the same deal as a direct seeded reset
-    with pytest.raises(ValueError):
-        CyclingDeals(gym.make(ENV_ID), [])

@@ -11,7 +11,7 @@ from positions import position
 
 import fortythieves_env
 from agents.config import ConfigError, load_config
-from agents.envs import make_training_vec_env, make_validation_vec_env
+from agents.envs import make_training_vec_env
 from agents.shaping import Potential, PotentialShaping
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -147,9 +147,6 @@ def test_training_envs_are_shaped_only_when_configured(vec_env: str) -> None:
     assert [info["shaping"] for info in infos] == pytest.approx(expected)
     assert rewards.tolist() == pytest.approx(expected)  # the draw's own reward is 0
     venv.close()
-    validation = make_validation_vec_env(config)
-    assert not isinstance(validation.venv.envs[0], PotentialShaping)
-    validation.close()
 
 
 def test_bad_shaping_settings_are_refused() -> None:

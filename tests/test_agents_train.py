@@ -106,6 +106,51 @@ def test_validation_foundation_cards_are_recorded(smoke_run: Path) -> None:
     assert (cards > 0).all()
 
 
+def test_validation_plays_the_final_evaluations_game_under_the_no_cycling_rule(
+    tmp_path: Path,
+) -> None:
+    """Each validation plays the validation deals as ``evaluate`` plays test deals: the
+    registered game (its step limit, not env.max_episode_steps or the no-progress rule of
+    training), the no-cycling rule, the model's deterministic choice; best_model.zip is the
+    model of the best mean return."""
+    from stable_baselines3.common.logger import configure
+
+    from agents.evaluation import ModelAgent, load_maskable_ppo, play_deals
+    from agents.seeds import seeds_for_validation
+    from agents.train import ValidationCallback
+
+    config = load_config(STREETS, [*SMALL, "env.max_episode_steps=30"])
+    env = make_training_vec_env(config)
+    model = build_model(config, env, None)
+    model.set_logger(configure(str(tmp_path / "log"), ["csv"]))
+    callback = ValidationCallback(
+        "FortyThieves/Streets-v0", 6, 1, tmp_path / "models", tmp_path / "eval", seed=3
+    )
+    callback.init_callback(model)
+    first = callback.validate()
+    env.close()
+    seeds = seeds_for_validation(6)
+    expected = play_deals(ModelAgent(model, seed=3), "FortyThieves/Streets-v0", seeds)
+    cycling = play_deals(
+        ModelAgent(model, seed=3), "FortyThieves/Streets-v0", seeds, allow_cycles=True
+    )
+    with np.load(tmp_path / "eval" / "foundation_cards.npz") as ours:
+        assert ours["foundation_cards"].tolist() == [[r.foundation_cards for r in expected]]
+        assert ours["stuck"].tolist() == [[r.stuck for r in expected]]
+    with np.load(tmp_path / "eval" / "evaluations.npz") as sb3:
+        assert sb3["results"].tolist() == [[r.ret for r in expected]]
+        assert sb3["ep_lengths"].tolist() == [[r.length for r in expected]]
+    assert first == pytest.approx(np.mean([r.ret for r in expected]))
+    # the untrained argmax policy shuttles cards when allowed to: games run to Streets'
+    # step limit (far beyond the 30 steps of training), while the rule ends them earlier
+    assert any(r.truncated and r.length > 30 for r in cycling)
+    assert not any(r.truncated for r in expected)
+    assert [r.length for r in expected] != [r.length for r in cycling]
+    best = load_maskable_ppo(tmp_path / "models" / "best_model.zip", device="cpu")
+    again = play_deals(ModelAgent(best, seed=3), "FortyThieves/Streets-v0", seeds)
+    assert [r.foundation_cards for r in again] == [r.foundation_cards for r in expected]
+
+
 def test_train_writes_learning_curves_or_says_why_not(smoke_run: Path) -> None:
     png = smoke_run / "learning_curves.png"
     try:
