@@ -45,6 +45,7 @@ otherwise the exit code of the command that failed (130: interrupted).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
@@ -306,15 +307,23 @@ def next_command(job: Job, config: Config) -> tuple[str, list[str] | None]:
         best = run / "models" / "best_model.zip"
         model = best if best.is_file() else (run / "models" / "final_model.zip")
         if not model.is_file():
-            model = newest_model(run)[0]  # type: ignore[index]  # done: a model exists
+            newest = newest_model(run)
+            if newest is None:
+                raise RunError(f"{job.run_dir}: trained, but no model to evaluate in models/")
+            model = newest[0]
         command = final_evaluation_command(config, model.relative_to(ROOT), job.run_dir)
         return "evaluate", [*python_command(), *command[1:]]
     return "done", None
 
 
 def run_command(command: list[str], run: Path) -> int:
-    """Run ``command`` from the checkout in its own process group, pass Ctrl-C and SIGTERM
-    on to it once, and append it to ``run/sessions.jsonl`` with its wall time and exit code."""
+    """Run ``command`` from the checkout in its own process group and append it to
+    ``run/sessions.jsonl`` with its start, wall time, exit code and the steps after it.
+
+    Each SIGINT or SIGTERM this script receives is passed on to the command once, and a
+    SIGHUP (its terminal closed) as SIGTERM: the training saves its model and stops. Being
+    in its own group, the command gets no second copy of a signal sent to this script's group.
+    """
     print("$ " + shlex.join(command), flush=True)
     started = datetime.now().isoformat(timespec="seconds")
     start = time.perf_counter()
@@ -322,9 +331,10 @@ def run_command(command: list[str], run: Path) -> int:
 
     def forward(signum: int, _frame: Any) -> None:
         if proc.poll() is None:
-            proc.send_signal(signum)
+            proc.send_signal(signal.SIGTERM if signum == signal.SIGHUP else signum)
 
-    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    passed_on = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {s: signal.signal(s, forward) for s in passed_on}
     try:
         code = proc.wait()
     finally:
@@ -332,9 +342,8 @@ def run_command(command: list[str], run: Path) -> int:
             signal.signal(s, handler)
     seconds = time.perf_counter() - start
     steps = None
-    if (run / "run.json").is_file():
-        with_steps = json.loads((run / "run.json").read_text(encoding="utf-8"))
-        steps = with_steps.get("timesteps") if isinstance(with_steps, dict) else None
+    with contextlib.suppress(OSError, ValueError, RunError):
+        steps = _read_json(run / "run.json").get("timesteps")
     record = {
         "command": shlex.join(command),
         "started": started,
