@@ -1,0 +1,364 @@
+"""The README's results tables, rendered from the saved runs (never typed).
+
+The main table has one row per registered variant (:data:`fortythieves_env.VARIANTS`, in its
+order), read from ``results/training/<Variant>/`` (``results/training/run_variant.sh``
+fills it): ``final_evaluation.json`` (PPO, greedy and random on the same test deals: mean
+foundation cards with a 95% interval, win rate with a 95% Wilson interval), ``run.json``
+(training steps), ``sessions.jsonl`` (wall time: the sum over the runner's sessions, final
+evaluation included) and ``config.yaml`` (network, teacher, shaping). A variant without
+``final_evaluation.json`` gets a row saying "not trained yet". "PPO > greedy" is "yes" when
+PPO's foundation-card interval lies wholly above greedy's, "no (below)" when wholly below,
+"no (overlap)" otherwise. Under the table, a link to each run's ``learning_curves.png``.
+
+The ablation table (``--ablation``) has, for each variant of
+``results/training/ablation/settings.yaml`` (``variants``) or with a folder in
+``results/training/ablation/``, a row for the shipped config (the main table's run) and one
+per setting (``results/training/ablation/<Variant>/<setting>/``).
+
+With ``--readme`` both tables are written into the README between the lines
+``<!-- results-table:start -->`` / ``<!-- results-table:end -->`` and
+``<!-- ablation-table:start -->`` / ``<!-- ablation-table:end -->``; without it the main table
+(or with ``--ablation`` the ablation table) is printed.
+
+Usage::
+
+    python benchmarks/results_table.py
+    python benchmarks/results_table.py --ablation
+    python benchmarks/results_table.py --readme README.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's fortythieves_env
+from bench_report import replace_between
+
+from fortythieves_env import VARIANTS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+RESULTS_DIR = ROOT / "results" / "training"
+SETTINGS = RESULTS_DIR / "ablation" / "settings.yaml"
+START = "<!-- results-table:start -->"
+END = "<!-- results-table:end -->"
+ABLATION_START = "<!-- ablation-table:start -->"
+ABLATION_END = "<!-- ablation-table:end -->"
+NOT_TRAINED = "not trained yet"
+SHIPPED = "shipped config"
+"""The ablation table's name for the main table's run of a variant."""
+
+HEADER = (
+    "variant",
+    "test deals",
+    "PPO cards [95% CI]",
+    "greedy cards [95% CI]",
+    "random cards [95% CI]",
+    "PPO wins [95% CI]",
+    "greedy wins [95% CI]",
+    "random wins [95% CI]",
+    "PPO > greedy",
+    "steps",
+    "wall time",
+    "network",
+    "teacher",
+    "shaping",
+)
+ABLATION_HEADER = (
+    "variant",
+    "setting",
+    "network",
+    "teacher",
+    "shaping",
+    "PPO cards [95% CI]",
+    "greedy cards [95% CI]",
+    "PPO wins [95% CI]",
+    "greedy wins [95% CI]",
+    "PPO > greedy",
+    "steps",
+    "wall time",
+)
+
+
+class ResultsError(ValueError):
+    """A results file that cannot be read: the message names it."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """What the tables show of one saved run (a results folder)."""
+
+    folder: Path
+    report: dict[str, Any]
+    meta: dict[str, Any]
+    config: dict[str, Any]
+    sessions: list[dict[str, Any]]
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{path}: cannot read it: {exc}") from None
+    if not isinstance(data, dict):
+        raise ResultsError(f"{path}: not a JSON object")
+    return data
+
+
+def load_run(folder: Path) -> Run | None:
+    """The saved run in ``folder``; None when it has no ``final_evaluation.json``.
+
+    Raises:
+        ResultsError: ``final_evaluation.json`` has no ``results``; or one of its files
+            (``run.json``, ``config.yaml``, ``sessions.jsonl``, each optional) is damaged.
+    """
+    if not (folder / "final_evaluation.json").is_file():
+        return None
+    report = _json(folder / "final_evaluation.json")
+    if not isinstance(report.get("results"), dict):
+        raise ResultsError(f"{folder / 'final_evaluation.json'}: no 'results' mapping")
+    meta = _json(folder / "run.json") if (folder / "run.json").is_file() else {}
+    config: dict[str, Any] = {}
+    if (folder / "config.yaml").is_file():
+        try:
+            loaded = yaml.safe_load((folder / "config.yaml").read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise ResultsError(f"{folder / 'config.yaml'}: cannot read it: {exc}") from None
+        config = loaded if isinstance(loaded, dict) else {}
+    sessions = []
+    if (folder / "sessions.jsonl").is_file():
+        path = folder / "sessions.jsonl"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            try:
+                sessions.append(json.loads(line))
+            except ValueError:
+                raise ResultsError(f"{path}: line {number} is not JSON") from None
+    return Run(folder, report, meta, config, sessions)
+
+
+def ppo_name(report: dict[str, Any]) -> str | None:
+    """The PPO agent's name in a report (``ppo``, or ``ppo-sampled``), if any."""
+    return next((name for name in report["results"] if name.startswith("ppo")), None)
+
+
+def cards_cell(summary: dict[str, Any] | None) -> str:
+    """``mean [lo, hi]`` foundation cards with one decimal; ``-`` without a summary."""
+    if summary is None:
+        return "-"
+    lo, hi = summary["foundation_cards_ci95"]
+    return f"{summary['mean_foundation_cards']:.1f} [{lo:.1f}, {hi:.1f}]"
+
+
+def wins_cell(summary: dict[str, Any] | None) -> str:
+    """``rate% [lo, hi]`` win rate in percent with one decimal; ``-`` without a summary."""
+    if summary is None:
+        return "-"
+    lo, hi = summary["win_rate_ci95"]
+    return f"{100 * summary['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def beats_cell(ppo: dict[str, Any] | None, greedy: dict[str, Any] | None) -> str:
+    """``yes`` when PPO's foundation-card interval lies wholly above greedy's, ``no (below)``
+    when wholly below, ``no (overlap)`` otherwise; ``-`` when one of them is missing."""
+    if ppo is None or greedy is None:
+        return "-"
+    (plo, phi), (glo, ghi) = ppo["foundation_cards_ci95"], greedy["foundation_cards_ci95"]
+    if plo > ghi:
+        return "yes"
+    if phi < glo:
+        return "no (below)"
+    return "no (overlap)"
+
+
+def wall_time_cell(run: Run) -> str:
+    """The run's wall time: the sum of its sessions' (``1 h 05 min``, ``41 min``); from
+    ``run.json``'s training seconds, marked "training only", for a run the runner did not
+    make (one session from step 0); else ``-``."""
+    if run.sessions:
+        seconds = sum(float(s.get("wall_seconds", 0.0)) for s in run.sessions)
+        note = ""
+    elif run.meta.get("start_timesteps") == 0 and "train_seconds" in run.meta:
+        seconds, note = float(run.meta["train_seconds"]), " (training only)"
+    else:
+        return "-"
+    minutes = round(seconds / 60)
+    text = f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+    return text + note
+
+
+def setting_cells(config: dict[str, Any]) -> list[str]:
+    """Network, teacher and shaping of a resolved config (``-`` for a missing key)."""
+    policy = config.get("policy") or {}
+    train = config.get("train") or {}
+    network = str(policy.get("network", "-")) if policy else "-"
+    if not train:
+        return [network, "-", "-"]
+    teacher = train.get("teacher") or "none"
+    shaping = train.get("shaping")
+    if isinstance(shaping, dict):
+        terms = [f"{key} {value:g}" for key, value in shaping.items() if value]
+        shaping_text = ", ".join(terms) or "none"
+    else:
+        shaping_text = "none"
+    return [network, str(teacher), shaping_text]
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _header(names: tuple[str, ...]) -> list[str]:
+    return [_row(list(names)), "|" + "---|" * len(names)]
+
+
+def variant_cells(variant: str, run: Run) -> list[str]:
+    """The main table's row of a saved run (:data:`HEADER`)."""
+    results = run.report["results"]
+    name = ppo_name(run.report)
+    ppo = results.get(name) if name else None
+    greedy, random = results.get("greedy"), results.get("random")
+    label = variant
+    if run.report.get("no_cycling") is False:
+        label += " (cycles allowed)"
+    ppo_cards = cards_cell(ppo) + (" sampled" if name == "ppo-sampled" else "")
+    steps = run.meta.get("timesteps")
+    return [
+        label,
+        str(run.report.get("episodes", "-")),
+        ppo_cards,
+        cards_cell(greedy),
+        cards_cell(random),
+        wins_cell(ppo),
+        wins_cell(greedy),
+        wins_cell(random),
+        beats_cell(ppo, greedy),
+        f"{steps:,}" if isinstance(steps, int) else "-",
+        wall_time_cell(run),
+        *setting_cells(run.config),
+    ]
+
+
+def _link(path: Path, base: Path) -> str:
+    return Path(os.path.relpath(path, base)).as_posix()
+
+
+def results_table(results_dir: Path = RESULTS_DIR, link_base: Path = ROOT) -> str:
+    """The main results table (module docstring) and the learning-curve links under it.
+
+    Args:
+        results_dir: the folder of the ``<Variant>/`` results folders.
+        link_base: links are relative to this folder (the README's).
+
+    Raises:
+        ResultsError: a results file is damaged (:func:`load_run`).
+    """
+    lines = _header(HEADER)
+    curves = []
+    for variant in VARIANTS:
+        run = load_run(results_dir / variant)
+        if run is None:
+            lines.append(_row([variant, NOT_TRAINED, *[""] * (len(HEADER) - 2)]))
+            continue
+        lines.append(_row(variant_cells(variant, run)))
+        png = results_dir / variant / "learning_curves.png"
+        if png.is_file():
+            curves.append(f"[{variant}]({_link(png, link_base)})")
+    if curves:
+        lines += ["", "Learning curves (validation, against training steps): " + ", ".join(curves)]
+    return "\n".join(lines)
+
+
+def read_settings(path: Path = SETTINGS) -> tuple[list[str], dict[str, list[str]]]:
+    """``(variants, settings)`` of the ablation settings file.
+
+    Raises:
+        ResultsError: the file cannot be read, ``settings`` is not a mapping of lists or
+            ``variants`` (optional) not a list of registered variants.
+    """
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ResultsError(f"{path}: cannot read it: {exc}") from None
+    data = data if isinstance(data, dict) else {}
+    settings, variants = data.get("settings"), data.get("variants") or []
+    if not isinstance(settings, dict) or not all(isinstance(v, list) for v in settings.values()):
+        raise ResultsError(f"{path}: 'settings' must map names to lists of KEY=VALUE")
+    if not isinstance(variants, list) or not all(v in VARIANTS for v in variants):
+        raise ResultsError(f"{path}: 'variants' must list variant ids of {', '.join(VARIANTS)}")
+    return list(variants), {str(k): [str(o) for o in v] for k, v in settings.items()}
+
+
+def ablation_table(
+    results_dir: Path = RESULTS_DIR, settings_path: Path = SETTINGS, link_base: Path = ROOT
+) -> str:
+    """The ablation table (module docstring), with the settings' overrides under it.
+
+    Raises:
+        ResultsError: a results file or the settings file is damaged.
+    """
+    variants, settings = read_settings(settings_path)
+    folder = results_dir / "ablation"
+    present = {p.name for p in folder.iterdir() if p.is_dir()} if folder.is_dir() else set()
+    lines = _header(ABLATION_HEADER)
+    for variant in [v for v in VARIANTS if v in variants or v in present]:
+        for setting, where in [
+            (SHIPPED, results_dir / variant),
+            *[(s, folder / variant / s) for s in settings],
+        ]:
+            run = load_run(where)
+            if run is None:
+                cells = [variant, setting, NOT_TRAINED, *[""] * (len(ABLATION_HEADER) - 3)]
+                lines.append(_row(cells))
+                continue
+            full = variant_cells(variant, run)
+            lines.append(
+                _row([variant, setting, *full[11:14], *full[2:4], *full[5:7], *full[8:11]])
+            )
+    described = "; ".join(
+        f"{name}: " + (", ".join(f"`{o}`" for o in overrides) or "none")
+        for name, overrides in settings.items()
+    )
+    where = _link(settings_path, link_base)
+    return "\n".join([*lines, "", f"Settings ([{where}]({where})): {described}."])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument(
+        "--results-dir", default=str(RESULTS_DIR), help="the folder of the <Variant>/ folders"
+    )
+    parser.add_argument("--settings", default=str(SETTINGS), help="the ablation settings YAML")
+    parser.add_argument("--ablation", action="store_true", help="print the ablation table")
+    parser.add_argument("--readme", help="write both tables into this README (between markers)")
+    args = parser.parse_args(argv)
+    results_dir, settings = Path(args.results_dir), Path(args.settings)
+    try:
+        if args.readme:
+            path = Path(args.readme)
+            base = path.resolve().parent
+            text = path.read_text(encoding="utf-8")
+            text = replace_between(text, results_table(results_dir, base), START, END)
+            table = ablation_table(results_dir, settings, base)
+            text = replace_between(text, table, ABLATION_START, ABLATION_END)
+            path.write_text(text, encoding="utf-8")
+            print(f"tables written to {path}")
+        elif args.ablation:
+            print(ablation_table(results_dir, settings, Path.cwd()))
+        else:
+            print(results_table(results_dir, Path.cwd()))
+    except (OSError, ValueError) as exc:
+        print(f"results_table: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
