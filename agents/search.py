@@ -66,16 +66,7 @@ import numpy as np
 from numba import njit
 
 from fortythieves_env._fast import (
-    H_ACCEPTS,
-    H_DECODE,
-    H_FD,
-    H_LEN,
     H_NACT,
-    H_SCAL,
-    H_V,
-    H_WASTE,
-    S_FCARDS,
-    S_NWASTE,
     FastTables,
     apply,
     legal_actions,
@@ -83,32 +74,14 @@ from fortythieves_env._fast import (
 )
 from fortythieves_env.actions import (
     COLUMN_TO_COLUMN,
-    COLUMN_TO_FOUNDATION,
-    DRAW,
-    REDEAL,
     WASTE_TO_COLUMN,
-    WASTE_TO_FOUNDATION,
     codec_for,
 )
+from fortythieves_env.greedy import rollout
 from fortythieves_env.observation import OBSERVATION_VERSIONS, ObservationLayout
 from fortythieves_env.solver import build_code, pruned_moves
 from fortythieves_env.variants import VariantSpec
 from fortythieves_env.view import PlayerView, determinize, player_view, view_from_observation
-
-from .baselines import (
-    S_BUILD_FREES,
-    S_DRAW,
-    S_EMPTIES_ONTO_CARD,
-    S_KING_TO_EMPTY,
-    S_PART_TO_EMPTY,
-    S_POINTLESS,
-    S_REDEAL,
-    S_REVEALS,
-    S_TO_FOUNDATION,
-    S_TO_FOUNDATION_REVEALS,
-    S_WASTE_ONTO_CARD,
-    S_WASTE_TO_EMPTY,
-)
 
 __all__ = [
     "DEFAULT_SAMPLES",
@@ -123,7 +96,6 @@ DEFAULT_SAMPLES = 16
 """Samples per move by default (see ``results/search/probes``)."""
 DEFAULT_STALL = 40
 """Moves in a row that change only the tableau after which a rollout is called lost."""
-_KING = 12  # RANK of a King
 _CARDS_SCALE = 105.0  # mean cards / 105 < 1: the tie-break never outweighs one win
 
 
@@ -165,92 +137,6 @@ class SearchBudget:
 
 # ---------------------------------------------------------------------- compiled rollouts
 @njit(cache=True)
-def _greedy_pick(st: np.ndarray, tb: np.ndarray, legal: np.ndarray, count: int) -> int:
-    """The greedy choice (:func:`agents.baselines.move_score`: highest score, lowest index
-    on ties) among ``legal[:count]`` (ascending), read from a state array. Only what a
-    player sees is read: face-up cards, the waste top, face-down counts."""
-    v = tb[H_V]
-    len0 = tb[H_LEN]
-    fd0 = tb[H_FD]
-    acc = tb[H_ACCEPTS]
-    dec = tb[H_DECODE]
-    nw = st[tb[H_SCAL] + S_NWASTE]
-    king_on_waste = nw > 0 and (st[tb[H_WASTE] + nw - 1] - 1) % 13 == _KING
-    best = -1
-    best_score = -np.inf
-    for k in range(count):
-        a = legal[k]
-        d = dec + 4 * a
-        kind = tb[d]
-        src = tb[d + 1]
-        dst = tb[d + 2]
-        n = tb[d + 3]
-        if kind == DRAW:
-            score = S_DRAW
-        elif kind == REDEAL:
-            score = S_REDEAL
-        elif kind == WASTE_TO_FOUNDATION:
-            score = S_TO_FOUNDATION
-        elif kind == WASTE_TO_COLUMN:
-            if st[len0 + dst] > 0:
-                score = S_WASTE_ONTO_CARD
-            else:
-                score = S_KING_TO_EMPTY if king_on_waste else S_WASTE_TO_EMPTY
-        else:
-            fd = st[fd0 + src]
-            start = st[len0 + src] - fd - n  # among the face-up cards
-            if kind == COLUMN_TO_FOUNDATION:
-                score = S_TO_FOUNDATION_REVEALS if (start == 0 and fd > 0) else S_TO_FOUNDATION
-            elif start == 0 and fd > 0:
-                score = S_REVEALS
-            elif start == 0:
-                score = S_POINTLESS if st[len0 + dst] == 0 else S_EMPTIES_ONTO_CARD
-            else:
-                first = src * v + fd + start
-                if tb[acc + st[first - 1] * 53 + st[first]]:
-                    score = S_POINTLESS
-                else:
-                    score = S_PART_TO_EMPTY if st[len0 + dst] == 0 else S_BUILD_FREES
-        if score > best_score:
-            best = a
-            best_score = score
-    return best
-
-
-@njit(cache=True)
-def _rollout(
-    st: np.ndarray, tb: np.ndarray, legal: np.ndarray, horizon: int, stall: int
-) -> tuple[int, int]:
-    """Play the greedy policy in ``st`` (in place) until the game is won or stuck, or
-    ``horizon`` moves, or ``stall`` tableau-only moves in a row; return the foundation
-    cards reached (104: won) and the moves played."""
-    scal = tb[H_SCAL]
-    fd0 = tb[H_FD]
-    dec = tb[H_DECODE]
-    idle = 0
-    played = 0
-    for _ in range(horizon):
-        if idle >= stall:
-            break
-        count = legal_actions(st, tb, legal)
-        if count == 0:
-            break
-        a = _greedy_pick(st, tb, legal, count)
-        d = dec + 4 * a
-        kind = tb[d]
-        if kind == COLUMN_TO_COLUMN:
-            src = tb[d + 1]
-            before = st[fd0 + src]
-            apply(st, tb, np.int64(a))
-            idle = idle + 1 if st[fd0 + src] == before else 0
-        else:  # a card to a foundation, off the waste, or a draw or redeal: never repeats
-            apply(st, tb, np.int64(a))
-            idle = 0
-        played += 1
-    return st[scal + S_FCARDS], played
-
-
-@njit(cache=True)
 def _score_moves(
     samples: np.ndarray,
     tb: np.ndarray,
@@ -270,7 +156,7 @@ def _score_moves(
         for j in range(moves.shape[0]):
             work[:] = samples[k]
             apply(work, tb, np.int64(moves[j]))
-            reached, played = _rollout(work, tb, legal, horizon, stall)
+            reached, played = rollout(work, tb, legal, horizon, stall)
             cards[j] += reached
             moves_played[j] += played
             if reached == 104:
@@ -291,7 +177,7 @@ def greedy_rollout(
         raise ValueError(f"greedy_rollout({spec.id}): need an int16 state array")
     legal = np.empty(tables.table[H_NACT], dtype=np.int64)
     h = spec.max_episode_steps if horizon is None else horizon
-    return int(_rollout(st, tables.table, legal, h, stall)[0])
+    return int(rollout(st, tables.table, legal, h, stall)[0])
 
 
 # ---------------------------------------------------------------------- one position

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from positions import position, shuffle_hidden
+from positions import position, random_walk, shuffle_hidden
 
 from agents import cli
 from agents.baselines import AGENT_NAMES, greedy_actions, make_baseline
@@ -20,7 +20,6 @@ from agents.search import (
     DEFAULT_SAMPLES,
     SearchAgent,
     SearchBudget,
-    _greedy_pick,
     greedy_rollout,
     scores_for_view,
     view_digest,
@@ -28,6 +27,7 @@ from agents.search import (
 from agents.seeds import seeds_for_test
 from fortythieves_env import VARIANTS, FortyThievesEnv, get_variant
 from fortythieves_env._fast import tables_for
+from fortythieves_env.greedy import greedy_pick
 from fortythieves_env.view import determinize, player_view, view_from_observation
 
 ALL_VARIANTS = list(VARIANTS)
@@ -35,21 +35,9 @@ SMALL = SearchBudget(samples=3, horizon=300)
 
 
 def _walk(variant: str, deals: int, steps: int, seed: int) -> Iterator[FortyThievesEnv]:
-    """Yield the env along random legal play (mostly moves other than draw and redeal,
-    then draws, so that the stock runs out and Little Forty redeals)."""
-    env = FortyThievesEnv(variant)
-    rng = np.random.default_rng(seed)
-    for d in range(deals):
-        env.reset(seed=seed * 100 + d)
-        for _ in range(steps):
-            yield env
-            legal = np.flatnonzero(env.action_masks())
-            moves = legal[legal > 1]
-            # half the time draw or redeal (legal[0]) so that the stock runs out
-            action = int(rng.choice(moves)) if moves.size and rng.random() < 0.5 else int(legal[0])
-            _, _, terminated, truncated, _ = env.step(action)
-            if terminated or truncated:
-                break
+    """The env along random legal play (:func:`positions.random_walk`)."""
+    for env, _obs in random_walk(variant, deals, steps, seed):
+        yield env
 
 
 def _known_stock(env: FortyThievesEnv) -> list[int] | None:
@@ -138,7 +126,7 @@ def test_the_compiled_rollout_policy_chooses_as_greedy(variant: str) -> None:
         count = int(np.count_nonzero(env.action_masks()))
         legal[:count] = np.flatnonzero(env.action_masks())
         expected = greedy_actions(spec, _obs(env)[None], env.action_masks()[None])[0]
-        assert _greedy_pick(st, tables.table, legal, count) == expected
+        assert greedy_pick(st, tables.table, legal, count, np.empty(0)) == expected
         checked += 1
     assert checked > 200
 
