@@ -18,9 +18,10 @@ At each move, for the position it is shown (an observation row, the player's vie
    is the exact belief: every placement consistent with what was seen is equally likely.
    With no unseen card the samples would all be equal, so one is used.
 4. **Rollouts.** For each sample and each candidate (the same samples for every candidate:
-   common random numbers) the candidate is played, then the greedy policy of
-   :mod:`agents.baselines` plays on, compiled (:func:`_rollout`), reading only the sampled
-   position's face-up cards and counts, as a player would: *non-clairvoyant*. A rollout
+   common random numbers) the candidate is played, then the greedy rule of the ``greedy``
+   baseline plays on, compiled (:func:`fortythieves_env.greedy.rollout`, the kernel the
+   baseline calls too), reading only the sampled position's face-up cards and counts, as a
+   player would: *non-clairvoyant*. A rollout
    ends when the game is won, when no move is legal, after ``horizon`` moves, or after
    ``stall`` moves in a row that change nothing but the tableau (a column-to-column move
    that turns no card face up: only such moves can repeat a position, so greedy is then
