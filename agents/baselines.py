@@ -18,33 +18,17 @@ They also follow the :class:`BatchAgent` protocol, what ``evaluate`` plays with:
     subset of the legal moves is uniform over it.
 
 ``greedy``
-    A one-step heuristic over the legal moves. It reads only what a player knows,
-    ``env.unwrapped.player_view()`` (:class:`fortythieves_env.view.PlayerView`: face-up
-    cards, face-down and stock *counts*), decodes actions with the variant's action codec
-    and judges builds with the engine's build table (``rules.build_table``). Each legal move
-    gets a score and the highest wins; ties go to the lowest action index, so the agent is
-    deterministic. In batches it is :func:`greedy_actions`: the same table compiled with
-    numba, read from the observations, which hold exactly the view's face-up cards and
-    counts (tested equal to the Python reader on positions of all nine variants). Scores,
-    highest first:
-
-    ====  =====================================================================================
-    100   a card to a foundation (+5 if it comes from a column and turns up a face-down card)
-     80   a tableau move that turns up a face-down card
-     70   a tableau move that empties its column, onto a non-empty column
-     60   the waste top onto a non-empty column
-     40   a tableau build onto a non-empty column that frees the card underneath (the moved
-          card(s) did not already sit on a card they build on)
-     25   a King from the waste into an empty column
-     10   ``draw``
-      8   ``redeal``
-      5   any other card from the waste into an empty column
-      3   part of a column into an empty column (the card under it is not a build for it)
-     -1   *pointless* moves: a tableau build that moves cards already built on the card
-          beneath, and moving a whole column into an empty column. Taken only when nothing
-          else is legal (the game is then stuck: it runs to the step limit, or, under
-          the evaluation's no-cycling rule, ends as stuck).
-    ====  =====================================================================================
+    The one-step greedy rule of :mod:`fortythieves_env.greedy` (its score table is there):
+    each legal move gets a score and the highest wins, ties to the lowest action index, so
+    the agent is deterministic. It reads only what a player knows. One game at a time
+    (:meth:`GreedyAgent.act`) it scores with the Python reference
+    :func:`~fortythieves_env.greedy.move_score` over ``env.unwrapped.player_view()``
+    (:class:`fortythieves_env.view.PlayerView`: face-up cards, face-down and stock
+    *counts*). In batches it is :func:`greedy_actions`: each observation read back into a
+    state array (:func:`fortythieves_env._fast.observed_state`; the observation holds
+    exactly the view's face-up cards and counts) and scored by the compiled kernel
+    :func:`~fortythieves_env.greedy.greedy_pick`, the one the search agent's rollouts play
+    (tested equal to the Python reader on positions of all nine variants).
 """
 
 from __future__ import annotations
@@ -56,19 +40,12 @@ import gymnasium as gym
 import numpy as np
 from numba import njit
 
-from fortythieves_env.actions import (
-    COLUMN_TO_FOUNDATION,
-    DRAW,
-    REDEAL,
-    WASTE_TO_COLUMN,
-    WASTE_TO_FOUNDATION,
-)
-from fortythieves_env.cards import RANK
-from fortythieves_env.engine import Rules, rules_for
-from fortythieves_env.observation import ObservationLayout
+from fortythieves_env._fast import observed_state, tables_for
+from fortythieves_env.engine import rules_for
+from fortythieves_env.greedy import greedy_pick, move_score
+from fortythieves_env.observation import OBSERVATION_VERSIONS, ObservationLayout
 from fortythieves_env.registration import versions as versions_of
 from fortythieves_env.variants import VariantSpec
-from fortythieves_env.view import PlayerView
 
 if TYPE_CHECKING:
     from .search import SearchAgent, SearchBudget
@@ -87,24 +64,6 @@ __all__ = [
     "pick_legal",
     "sampled_scores",
 ]
-
-_KING = 12  # RANK of a King
-
-# The score table of the module docstring: the one place its numbers live. Both readers,
-# :func:`move_score` (Python, over a PlayerView) and :func:`greedy_actions` (compiled, over
-# observations), take them from here.
-S_TO_FOUNDATION = 100.0
-S_TO_FOUNDATION_REVEALS = 105.0
-S_REVEALS = 80.0
-S_EMPTIES_ONTO_CARD = 70.0
-S_WASTE_ONTO_CARD = 60.0
-S_BUILD_FREES = 40.0
-S_KING_TO_EMPTY = 25.0
-S_DRAW = 10.0
-S_REDEAL = 8.0
-S_WASTE_TO_EMPTY = 5.0
-S_PART_TO_EMPTY = 3.0
-S_POINTLESS = -1.0
 
 
 class Agent(Protocol):
@@ -355,133 +314,45 @@ class RandomAgent:
         return sampled_scores(masks, u, pick_legal(masks, u))
 
 
-def move_score(action: int, view: PlayerView, rules: Rules) -> float:
-    """The greedy score of ``action`` in the position a player sees as ``view``.
-
-    Args:
-        action: an action index of ``rules``' variant (legal or not: only scored).
-        view: the player's view of the position (:func:`fortythieves_env.view.player_view`).
-        rules: the variant's rules: its action codec and build table.
-
-    Raises:
-        ValueError: ``action`` is not an action index of the variant.
-    """
-    kind, src, dst, n = rules.decode(action)
-    if kind == DRAW:
-        return S_DRAW
-    if kind == REDEAL:
-        return S_REDEAL
-    if kind == WASTE_TO_FOUNDATION:
-        return S_TO_FOUNDATION
-    tableau = view.tableau  # face-up cards only
-    if kind == WASTE_TO_COLUMN:
-        if tableau[dst]:
-            return S_WASTE_ONTO_CARD
-        return S_KING_TO_EMPTY if view.waste and RANK[view.waste[-1]] == _KING else S_WASTE_TO_EMPTY
-    column = tableau[src]
-    start = len(column) - n  # index (among the face-up cards) of the first moved card
-    reveals = start == 0 and view.face_down[src] > 0
-    empties = start == 0 and view.face_down[src] == 0
-    if kind == COLUMN_TO_FOUNDATION:
-        return S_TO_FOUNDATION_REVEALS if reveals else S_TO_FOUNDATION
-    dst_empty = not tableau[dst]
-    if reveals:
-        return S_REVEALS
-    if empties:
-        return S_POINTLESS if dst_empty else S_EMPTIES_ONTO_CARD
-    if rules.build_table[column[start - 1]][column[start]]:  # already built on its card
-        return S_POINTLESS
-    return S_PART_TO_EMPTY if dst_empty else S_BUILD_FREES
-
-
 @njit(cache=True)
 def _greedy_batch(
     obs: np.ndarray,
     masks: np.ndarray,
-    decode: np.ndarray,
-    accepts: np.ndarray,
-    lay: np.ndarray,
+    tb: np.ndarray,
+    st: np.ndarray,
+    legal: np.ndarray,
     out: np.ndarray,
     scores: np.ndarray,
 ) -> None:
-    """:func:`move_score` over observations: ``out[b]`` = row b's best legal action (-1: none);
-    with a non-empty ``scores`` (``(B, n)``) also every action's score (-inf if illegal)."""
+    """The greedy choice of every row: ``out[b]`` = row b's best legal action (-1: none);
+    with a non-empty ``scores`` (``(B, n)``) also every action's score (-inf if illegal).
+    ``st`` and ``legal`` are work arrays (a state array, ``int64`` of length ``n``)."""
     write = scores.shape[0] > 0
     if write:
         scores[:] = -np.inf
-    n_cols, slots, waste0, waste_slots, fd0 = lay[0], lay[1], lay[2], lay[3], lay[4]
-    up = np.zeros(n_cols, dtype=np.int64)  # face-up cards per column
+    none = np.empty(0, dtype=np.float64)
     for b in range(obs.shape[0]):
-        row = obs[b]
-        for c in range(n_cols):
-            k = 0
-            while k < slots and row[c * slots + k] != 0:
-                k += 1
-            up[c] = k
-        n_waste = 0
-        while n_waste < waste_slots and row[waste0 + n_waste] != 0:
-            n_waste += 1
-        king_on_waste = n_waste > 0 and (np.int64(row[waste0 + n_waste - 1]) - 1) % 13 == _KING
-        best, best_score = -1, -np.inf
+        observed_state(obs[b], tb, st)
+        count = 0
         for a in range(masks.shape[1]):
-            if masks[b, a] == 0:
-                continue
-            kind, src, dst, n = decode[a, 0], decode[a, 1], decode[a, 2], decode[a, 3]
-            if kind == DRAW:
-                score = S_DRAW
-            elif kind == REDEAL:
-                score = S_REDEAL
-            elif kind == WASTE_TO_FOUNDATION:
-                score = S_TO_FOUNDATION
-            elif kind == WASTE_TO_COLUMN:
-                if up[dst] > 0:
-                    score = S_WASTE_ONTO_CARD
-                else:
-                    score = S_KING_TO_EMPTY if king_on_waste else S_WASTE_TO_EMPTY
-            else:
-                start = up[src] - n
-                face_down = row[fd0 + src]
-                if kind == COLUMN_TO_FOUNDATION:
-                    reveals = start == 0 and face_down > 0
-                    score = S_TO_FOUNDATION_REVEALS if reveals else S_TO_FOUNDATION
-                elif start == 0 and face_down > 0:
-                    score = S_REVEALS
-                elif start == 0:
-                    score = S_POINTLESS if up[dst] == 0 else S_EMPTIES_ONTO_CARD
-                elif accepts[row[src * slots + start - 1], row[src * slots + start]]:
-                    score = S_POINTLESS
-                else:
-                    score = S_PART_TO_EMPTY if up[dst] == 0 else S_BUILD_FREES
-            if write:
-                scores[b, a] = score
-            if score > best_score:
-                best, best_score = a, score
-        out[b] = best
+            if masks[b, a] != 0:
+                legal[count] = a
+                count += 1
+        out[b] = greedy_pick(st, tb, legal, count, scores[b] if write else none)
 
 
 @cache
-def _greedy_tables(spec: VariantSpec, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(decode, accepts, layout)`` of ``spec``'s observations of length ``size`` (any
-    observation version: :meth:`ObservationLayout.for_size`) for :func:`_greedy_batch`.
+def _observation_tables(spec: VariantSpec, size: int) -> np.ndarray:
+    """The table array (:func:`fortythieves_env._fast.tables_for`) of the observation
+    version of ``spec`` whose observations have ``size`` entries.
 
     Raises:
         ValueError: no observation of ``spec`` has ``size`` entries.
     """
-    rules = rules_for(spec)
-    layout = ObservationLayout.for_size(spec, size)
-    decode = np.array(rules.codec.table, dtype=np.int64).reshape(-1, 4)
-    accepts = np.array(rules.build_table, dtype=np.int8)
-    lay = np.array(
-        [
-            layout.n_columns,
-            layout.column_slots,
-            layout.waste.start,
-            layout.waste_slots,
-            layout.face_down.start,
-        ],
-        dtype=np.int64,
-    )
-    return decode, accepts, lay
+    for version in OBSERVATION_VERSIONS:
+        if ObservationLayout.for_variant(spec, version).size == size:
+            return tables_for(spec, version).table
+    raise ValueError(f"{spec.id} has no observation of {size} entries")
 
 
 def greedy_actions(
@@ -493,7 +364,9 @@ def greedy_actions(
     index on ties) read from the observation instead of the :class:`PlayerView`: the
     observation holds the view's face-up cards, waste, face-down counts and stock count
     (and, from version 1, the known stock, which the heuristic does not use;
-    :mod:`fortythieves_env.observation`), so nothing a player does not see is read.
+    :mod:`fortythieves_env.observation`), so nothing a player does not see is read. Each
+    row is read back into a state array (:func:`fortythieves_env._fast.observed_state`)
+    and scored by :func:`fortythieves_env.greedy.greedy_pick`.
 
     Args:
         spec: the variant.
@@ -514,7 +387,7 @@ def greedy_actions(
     try:
         if obs.ndim != 2:
             raise ValueError
-        decode, accepts, lay = _greedy_tables(spec, obs.shape[1])
+        tb = _observation_tables(spec, obs.shape[1])
     except ValueError:
         sizes = " or ".join(
             str(ObservationLayout.for_variant(spec, v).size) for v in versions_of(spec)
@@ -531,9 +404,9 @@ def greedy_actions(
     _greedy_batch(
         np.ascontiguousarray(obs, dtype=np.uint8),
         np.ascontiguousarray(masks, dtype=np.int8),
-        decode,
-        accepts,
-        lay,
+        tb,
+        np.empty(tables_for(spec).state_size, dtype=np.int16),
+        np.empty(n_actions, dtype=np.int64),
         out,
         _NO_SCORES if scores is None else scores,
     )

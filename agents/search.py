@@ -18,13 +18,14 @@ At each move, for the position it is shown (an observation row, the player's vie
    is the exact belief: every placement consistent with what was seen is equally likely.
    With no unseen card the samples would all be equal, so one is used.
 4. **Rollouts.** For each sample and each candidate (the same samples for every candidate:
-   common random numbers) the candidate is played, then the greedy policy of
-   :mod:`agents.baselines` plays on, compiled (:func:`_rollout`), reading only the sampled
-   position's face-up cards and counts, as a player would: *non-clairvoyant*. A rollout
-   ends when the game is won, when no move is legal, after ``horizon`` moves, or after
-   ``stall`` moves in a row that change nothing but the tableau (a column-to-column move
-   that turns no card face up: only such moves can repeat a position, so greedy is then
-   going round in a loop and the rollout counts as lost).
+   common random numbers) the candidate is played, then the greedy rule of the ``greedy``
+   baseline plays on, compiled (:func:`fortythieves_env.greedy.rollout`, the kernel the
+   baseline calls too), reading only the sampled position's face-up cards and counts, as a
+   player would: *non-clairvoyant*. A rollout ends when the game is won, when no move is
+   legal, after ``horizon`` moves or the episode's steps left (whichever comes first), or
+   after ``stall`` moves in a row that change nothing but the tableau (a column-to-column
+   move that turns no card face up: only such moves can repeat a position, so greedy is
+   then going round in a loop and the rollout counts as lost).
 5. **Scores** (:meth:`SearchAgent.action_scores`, ``float64``, one per action):
    ``wins + (cards + quick) / (105 k)`` for ``k`` samples, ``wins`` the samples whose
    rollout won (0..k), ``cards`` the foundation cards at the rollouts' ends summed over
@@ -46,10 +47,16 @@ At each move, for the position it is shown (an observation row, the player's vie
 
 **Randomness.** The samples of a move come from ``numpy.random.default_rng`` seeded by
 ``(seed, deal index, digest of the view)``: the agent's scores are a function of what the
-player sees, its seed and the deal, and of nothing else. So they do not depend on the
-batching, on the order of the games, or on how often the agent is asked (an evaluation
-that asks twice for one position gets the same answer); and two positions with equal views
-get equal scores, whatever their unseen cards (:func:`scores_for_view` makes this explicit).
+player sees and has seen (the moves made so far, which give the steps left; the views met,
+for the no-return rule), its seed and the deal, and of nothing else. So they do not depend
+on the batching, on the order of the games, or on how often the agent is asked (an
+evaluation that asks twice for one position gets the same answer); and two positions with
+equal views met after equal histories get equal scores, whatever their unseen cards
+(:func:`scores_for_view` makes this explicit).
+
+**Steps left.** Rollouts stop where the episode would: the agent counts its moves per game
+and cuts each rollout to the steps left after the candidate (:class:`SearchAgent`), so a
+win past the step limit is not counted as one.
 
 **Budget.** Deterministic: at most ``samples x candidates`` rollouts of at most ``horizon``
 moves per move. The seconds per move are measured by ``benchmarks/search_probe.py``
@@ -66,16 +73,7 @@ import numpy as np
 from numba import njit
 
 from fortythieves_env._fast import (
-    H_ACCEPTS,
-    H_DECODE,
-    H_FD,
-    H_LEN,
     H_NACT,
-    H_SCAL,
-    H_V,
-    H_WASTE,
-    S_FCARDS,
-    S_NWASTE,
     FastTables,
     apply,
     legal_actions,
@@ -83,32 +81,14 @@ from fortythieves_env._fast import (
 )
 from fortythieves_env.actions import (
     COLUMN_TO_COLUMN,
-    COLUMN_TO_FOUNDATION,
-    DRAW,
-    REDEAL,
     WASTE_TO_COLUMN,
-    WASTE_TO_FOUNDATION,
     codec_for,
 )
+from fortythieves_env.greedy import rollout
 from fortythieves_env.observation import OBSERVATION_VERSIONS, ObservationLayout
 from fortythieves_env.solver import build_code, pruned_moves
 from fortythieves_env.variants import VariantSpec
 from fortythieves_env.view import PlayerView, determinize, player_view, view_from_observation
-
-from .baselines import (
-    S_BUILD_FREES,
-    S_DRAW,
-    S_EMPTIES_ONTO_CARD,
-    S_KING_TO_EMPTY,
-    S_PART_TO_EMPTY,
-    S_POINTLESS,
-    S_REDEAL,
-    S_REVEALS,
-    S_TO_FOUNDATION,
-    S_TO_FOUNDATION_REVEALS,
-    S_WASTE_ONTO_CARD,
-    S_WASTE_TO_EMPTY,
-)
 
 __all__ = [
     "DEFAULT_SAMPLES",
@@ -123,7 +103,6 @@ DEFAULT_SAMPLES = 16
 """Samples per move by default (see ``results/search/probes``)."""
 DEFAULT_STALL = 40
 """Moves in a row that change only the tableau after which a rollout is called lost."""
-_KING = 12  # RANK of a King
 _CARDS_SCALE = 105.0  # mean cards / 105 < 1: the tie-break never outweighs one win
 
 
@@ -135,8 +114,9 @@ class SearchBudget:
         samples: positions sampled per move (>= 1); each candidate move gets one rollout
             per sample.
         horizon: most moves of one rollout (>= 1); None: the variant's step limit
-            (``max_episode_steps``). The agent does not know how many steps its episode
-            has left (an observation does not say), so rollouts may run past it.
+            (``max_episode_steps``). Rollouts are also cut where the episode would end:
+            the agent counts its own moves (:class:`SearchAgent`), and a rollout plays at
+            most the steps left after the candidate move.
         stall: a rollout is called lost after this many moves in a row that change only
             the tableau (>= 1).
 
@@ -165,92 +145,6 @@ class SearchBudget:
 
 # ---------------------------------------------------------------------- compiled rollouts
 @njit(cache=True)
-def _greedy_pick(st: np.ndarray, tb: np.ndarray, legal: np.ndarray, count: int) -> int:
-    """The greedy choice (:func:`agents.baselines.move_score`: highest score, lowest index
-    on ties) among ``legal[:count]`` (ascending), read from a state array. Only what a
-    player sees is read: face-up cards, the waste top, face-down counts."""
-    v = tb[H_V]
-    len0 = tb[H_LEN]
-    fd0 = tb[H_FD]
-    acc = tb[H_ACCEPTS]
-    dec = tb[H_DECODE]
-    nw = st[tb[H_SCAL] + S_NWASTE]
-    king_on_waste = nw > 0 and (st[tb[H_WASTE] + nw - 1] - 1) % 13 == _KING
-    best = -1
-    best_score = -np.inf
-    for k in range(count):
-        a = legal[k]
-        d = dec + 4 * a
-        kind = tb[d]
-        src = tb[d + 1]
-        dst = tb[d + 2]
-        n = tb[d + 3]
-        if kind == DRAW:
-            score = S_DRAW
-        elif kind == REDEAL:
-            score = S_REDEAL
-        elif kind == WASTE_TO_FOUNDATION:
-            score = S_TO_FOUNDATION
-        elif kind == WASTE_TO_COLUMN:
-            if st[len0 + dst] > 0:
-                score = S_WASTE_ONTO_CARD
-            else:
-                score = S_KING_TO_EMPTY if king_on_waste else S_WASTE_TO_EMPTY
-        else:
-            fd = st[fd0 + src]
-            start = st[len0 + src] - fd - n  # among the face-up cards
-            if kind == COLUMN_TO_FOUNDATION:
-                score = S_TO_FOUNDATION_REVEALS if (start == 0 and fd > 0) else S_TO_FOUNDATION
-            elif start == 0 and fd > 0:
-                score = S_REVEALS
-            elif start == 0:
-                score = S_POINTLESS if st[len0 + dst] == 0 else S_EMPTIES_ONTO_CARD
-            else:
-                first = src * v + fd + start
-                if tb[acc + st[first - 1] * 53 + st[first]]:
-                    score = S_POINTLESS
-                else:
-                    score = S_PART_TO_EMPTY if st[len0 + dst] == 0 else S_BUILD_FREES
-        if score > best_score:
-            best = a
-            best_score = score
-    return best
-
-
-@njit(cache=True)
-def _rollout(
-    st: np.ndarray, tb: np.ndarray, legal: np.ndarray, horizon: int, stall: int
-) -> tuple[int, int]:
-    """Play the greedy policy in ``st`` (in place) until the game is won or stuck, or
-    ``horizon`` moves, or ``stall`` tableau-only moves in a row; return the foundation
-    cards reached (104: won) and the moves played."""
-    scal = tb[H_SCAL]
-    fd0 = tb[H_FD]
-    dec = tb[H_DECODE]
-    idle = 0
-    played = 0
-    for _ in range(horizon):
-        if idle >= stall:
-            break
-        count = legal_actions(st, tb, legal)
-        if count == 0:
-            break
-        a = _greedy_pick(st, tb, legal, count)
-        d = dec + 4 * a
-        kind = tb[d]
-        if kind == COLUMN_TO_COLUMN:
-            src = tb[d + 1]
-            before = st[fd0 + src]
-            apply(st, tb, np.int64(a))
-            idle = idle + 1 if st[fd0 + src] == before else 0
-        else:  # a card to a foundation, off the waste, or a draw or redeal: never repeats
-            apply(st, tb, np.int64(a))
-            idle = 0
-        played += 1
-    return st[scal + S_FCARDS], played
-
-
-@njit(cache=True)
 def _score_moves(
     samples: np.ndarray,
     tb: np.ndarray,
@@ -270,7 +164,7 @@ def _score_moves(
         for j in range(moves.shape[0]):
             work[:] = samples[k]
             apply(work, tb, np.int64(moves[j]))
-            reached, played = _rollout(work, tb, legal, horizon, stall)
+            reached, played = rollout(work, tb, legal, horizon, stall)
             cards[j] += reached
             moves_played[j] += played
             if reached == 104:
@@ -291,7 +185,7 @@ def greedy_rollout(
         raise ValueError(f"greedy_rollout({spec.id}): need an int16 state array")
     legal = np.empty(tables.table[H_NACT], dtype=np.int64)
     h = spec.max_episode_steps if horizon is None else horizon
-    return int(_rollout(st, tables.table, legal, h, stall)[0])
+    return int(rollout(st, tables.table, legal, h, stall)[0])
 
 
 # ---------------------------------------------------------------------- one position
@@ -349,6 +243,7 @@ def scores_for_view(
     budget: SearchBudget,
     rng: np.random.Generator,
     mask: np.ndarray | None = None,
+    steps_left: int | None = None,
 ) -> np.ndarray:
     """The search's scores of every action in the position a player sees as ``view``.
 
@@ -363,14 +258,23 @@ def scores_for_view(
         rng: draws the samples (its state moves on).
         mask: the legal-action mask (``int8``, shape ``(n_actions,)``), if the caller has
             it; it must agree with the view's legal moves.
+        steps_left: the episode's steps left, this move included (>= 1), if known: a
+            rollout then plays at most ``steps_left - 1`` moves after the candidate (and
+            at most the budget's horizon), so a win past the step limit is not counted.
 
     Returns:
         ``float64``, shape ``(n_actions,)``: ``-inf`` for an illegal action.
 
     Raises:
-        ValueError: ``mask`` disagrees with the view's legal moves, or the view is not
-            one of ``spec``.
+        ValueError: ``mask`` disagrees with the view's legal moves, the view is not
+            one of ``spec``, or ``steps_left`` is not an integer >= 1.
     """
+    if steps_left is not None and (
+        not isinstance(steps_left, (int, np.integer))
+        or isinstance(steps_left, bool)
+        or steps_left < 1
+    ):
+        raise ValueError(f"scores_for_view: steps_left must be an integer >= 1, got {steps_left!r}")
     var = _variant(spec)
     tables, tb = var.tables, var.tables.table
     if view.variant != spec.id:
@@ -399,6 +303,8 @@ def scores_for_view(
         cards = np.zeros(count, dtype=np.int64)
         played = np.zeros(count, dtype=np.int64)
         horizon = budget.horizon_for(spec)
+        if steps_left is not None:
+            horizon = min(horizon, int(steps_left) - 1)
         _score_moves(samples, tb, moves, horizon, budget.stall, wins, cards, played)
         # third key, worth less than one card in one sample: fewer moves
         quick = 0.5 * (1.0 - played / (k * (horizon + 1.0)))
@@ -466,26 +372,50 @@ class _Memory:
     order: tuple[int, ...] | None = None
     seen: set[tuple[int, int]] = field(default_factory=set)
     """Digests of the views met so far in the game (:func:`view_digest`)."""
+    last: tuple[int, int] | None = None
+    """The digest of the view of the last call (None: no call yet)."""
+    played: int = 0
+    """Moves played in the game so far: the calls whose view differed from the last."""
 
 
 class SearchAgent:
     """The sampling search agent of the module docstring (a :class:`BatchAgent`).
 
+    **Steps left.** An observation does not say how many steps the episode has left, so
+    the agent counts its own moves in each game since :meth:`start_games`: a call whose view
+    differs from the same game's last one is one move later (every move changes the view;
+    asking twice for one position counts nothing). With ``played`` moves made and the step
+    limit ``L``, the episode has ``L - played`` steps left, this move included, and the
+    rollouts are cut to fit (:func:`scores_for_view`'s ``steps_left``). Past ``L`` moves
+    (an env whose step limit is longer than the agent was told) the count says nothing, and
+    the rollouts are cut only by the budget's horizon.
+
     Args:
         seed: seeds the samples (with the deal index and the view); an integer >= 0 (a
             ``numpy.random.SeedSequence`` entropy word).
         budget: the per-move budget (default :class:`SearchBudget`).
+        step_limit: the episodes' step limit ``L`` (>= 1); None: the variant's
+            ``max_episode_steps`` (what ``evaluate`` plays).
 
     Raises:
-        ValueError: ``seed`` is not an integer >= 0.
+        ValueError: ``seed`` is not an integer >= 0, or ``step_limit`` not an integer >= 1.
     """
 
-    def __init__(self, seed: int = 0, budget: SearchBudget | None = None) -> None:
+    def __init__(
+        self, seed: int = 0, budget: SearchBudget | None = None, step_limit: int | None = None
+    ) -> None:
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
             raise ValueError(f"search: seed must be an integer >= 0, got {seed!r}")
+        if step_limit is not None and (
+            not isinstance(step_limit, (int, np.integer))
+            or isinstance(step_limit, bool)
+            or step_limit < 1
+        ):
+            raise ValueError(f"search: step_limit must be an integer >= 1, got {step_limit!r}")
         self.name = "search"
         self.seed = int(seed)
         self.budget = budget if budget is not None else SearchBudget()
+        self.step_limit = None if step_limit is None else int(step_limit)
         self._spec: VariantSpec | None = None
         self._games: dict[int, _Memory] = {}
 
@@ -577,9 +507,15 @@ class SearchAgent:
             game = int(games[b])
             view = self.view_of(spec, obs[b], game)
             digest = view_digest(view)
+            memory = self._games[game]
+            if memory.last is not None and digest != memory.last:
+                memory.played += 1
+            memory.last = digest
+            limit = self.step_limit if self.step_limit is not None else spec.max_episode_steps
+            left = limit - memory.played if memory.played < limit else None
             rng = np.random.default_rng([self.seed, game, *digest])
-            out[b] = scores_for_view(spec, view, self.budget, rng, masks[b])
-            seen = self._games[game].seen
+            out[b] = scores_for_view(spec, view, self.budget, rng, masks[b], left)
+            seen = memory.seen
             seen.add(digest)
             _demote_repeats(spec, view, out[b], seen, self.budget.samples + 2.0)
         return out
@@ -597,4 +533,5 @@ class SearchAgent:
             "samples": self.budget.samples,
             "horizon": self.budget.horizon,
             "stall": self.budget.stall,
+            "step_limit": self.step_limit,
         }

@@ -20,6 +20,9 @@ Kernels (``st`` a state array, ``tb`` its variant's ``FastTables.table``):
 * :func:`position_hash` ``(st, tb) -> uint64``: equal for equal positions;
   :func:`canonical_hash`: equal also for positions that differ only in the column order;
   :func:`view_hash`: equal for positions a player cannot tell apart (equal player views).
+* :func:`observed_state` ``(obs, tb, st)``: an observation read back into a state array,
+  the cards it does not show as 0 (for kernels that read only what a player sees, such as
+  the greedy rule of :mod:`.greedy`).
 * :func:`refresh` and :func:`step`: the environment's calls, which also write the
   observation and the mask. They are built from the same pieces: one move generator
   (``_moves``, behind :func:`legal_actions` and the mask) and one move (``_apply``, behind
@@ -519,6 +522,68 @@ def refresh(st: np.ndarray, tb: np.ndarray, obs: np.ndarray, mask: np.ndarray) -
     _write_stock(st, tb, obs)
     _write_foundations(st, tb, obs)
     return _legal_mask(st, tb, mask)
+
+
+@njit(cache=True)
+def observed_state(obs: np.ndarray, tb: np.ndarray, st: np.ndarray) -> None:
+    """The state array a player reads in observation ``obs``: :func:`refresh`'s
+    observation read back, with every card the observation does not show (face-down
+    cards, the stock while its order is unknown) written as 0.
+
+    Everything else is the position's: column cards, lengths and face-down counts, the
+    waste, the stock when its order is known (observation version 1 after a redeal), its
+    count, the redeals left, the foundations and the cards on them. So a kernel that reads
+    only what a player sees (:func:`~.greedy.greedy_score`) gives on it what it gives on
+    the position.
+
+    Args:
+        obs: an observation (``uint8``, shape ``(layout.size,)``) of the observation
+            version ``tb`` was built for (:func:`tables_for`).
+        tb: table array (``int32``).
+        st: state array buffer (``int16``, shape ``(state_size,)``), overwritten. A column
+            holding more than ``V`` cards (face-down and face-up; no reachable position
+            does) is cut to ``V``.
+    """
+    v = tb[H_V]
+    len0 = tb[H_LEN]
+    for i in range(tb[H_C]):
+        base = i * v
+        fd = np.int64(obs[tb[H_OBS_FD] + i])
+        up = 0
+        while up < v and obs[base + up] != 0:
+            up += 1
+        fd = min(fd, v)
+        n = min(fd + up, v)
+        st[base : base + fd] = 0
+        st[base + fd : base + n] = obs[base : base + n - fd]
+        st[base + n : base + v] = 0
+        st[len0 + i] = n
+        st[tb[H_FD] + i] = fd
+    scal = tb[H_SCAL]
+    s = tb[H_S]
+    o = tb[H_OBS_WASTE]
+    nw = 0
+    while nw < s and obs[o + nw] != 0:
+        nw += 1
+    w0 = tb[H_WASTE]
+    st[w0 : w0 + nw] = obs[o : o + nw]
+    st[w0 + nw : w0 + s] = 0
+    ns = np.int64(obs[tb[H_OBS_STOCK]])
+    known = tb[H_OBS_KNOWN]
+    s0 = tb[H_STOCK]
+    st[s0 : s0 + s] = 0
+    if known >= 0:
+        for k in range(ns):  # bottom to top; the observation shows the next card first
+            st[s0 + k] = obs[known + ns - 1 - k]
+    f0 = tb[H_FOUND]
+    on = 0
+    for k in range(8):
+        st[f0 + k] = obs[tb[H_OBS_FOUND] + k]
+        on += obs[tb[H_OBS_FOUND] + k]
+    st[scal + S_NSTOCK] = ns
+    st[scal + S_NWASTE] = nw
+    st[scal + S_REDEALS] = obs[tb[H_OBS_STOCK] + 1]
+    st[scal + S_FCARDS] = on
 
 
 @njit(cache=True)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
-from fortythieves_env import VARIANTS, VariantSpec, card_name
+import numpy as np
+
+from fortythieves_env import VARIANTS, FortyThievesEnv, VariantSpec, card_name
 from fortythieves_env.positions import from_position
 from fortythieves_env.view import player_view
 
@@ -148,3 +151,22 @@ def reference_legal_moves(pos: dict[str, Any]) -> set[str]:
                 if j != i and (not other or builds(col[-n], other[-1])):
                     moves.add(f"t{i}>t{j}" + (f"x{n}" if n > 1 else ""))
     return moves
+
+
+def random_walk(
+    variant: str, deals: int, steps: int, seed: int, version: int = 1
+) -> Iterator[tuple[FortyThievesEnv, np.ndarray]]:
+    """``(env, observation)`` along random legal play: half the time a move other than
+    draw and redeal, else draw (or redeal), so the stock runs out and Little Forty redeals."""
+    env = FortyThievesEnv(variant, observation_version=version)
+    rng = np.random.default_rng(seed)
+    for d in range(deals):
+        obs, _ = env.reset(seed=seed * 100 + d)
+        for _ in range(steps):
+            yield env, obs
+            legal = np.flatnonzero(env.action_masks())
+            moves = legal[legal > 1]  # draw and redeal are actions 0 and 1
+            action = int(rng.choice(moves)) if moves.size and rng.random() < 0.5 else int(legal[0])
+            obs, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                break

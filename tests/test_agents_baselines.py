@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
-from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from positions import position
 
 import fortythieves_env
-from agents import baselines
-from agents.baselines import GreedyAgent, RandomAgent, make_baseline, move_score
+from agents.baselines import GreedyAgent, RandomAgent, make_baseline
 from agents.cli import main
 from agents.evaluation import (
     EpisodeResult,
@@ -25,72 +21,6 @@ from agents.evaluation import (
     wilson_interval,
 )
 from agents.seeds import TEST_START
-from fortythieves_env import Rules
-from fortythieves_env.view import player_view
-
-# Number Ten (alternate colour, sequences, 2 dealt face down); ## is a face-down card:
-#   t0: ## 9H 8S    t1: TC    t2: 9D    t3: 6C    t4: ## ## 6H 5D    t5: 7H    t6: (empty)
-#   t7: ## AH       t8: AC    t9: KH    waste: ... top as given; a stock to draw from
-TABLEAU = [
-    ["KC", "9H", "8S"], ["TC"], ["9D"], ["6C"], ["QD", "QH", "6H", "5D"], ["7H"], [],
-    ["QS", "AH"], ["AC"], ["KH"],
-]  # fmt: skip
-FACE_DOWN = [1, 0, 0, 0, 2, 0, 0, 1, 0, 0]
-
-
-def numberten(waste: list[str]) -> dict[str, Any]:
-    return position("NumberTen", TABLEAU, face_down=FACE_DOWN, waste=waste)
-
-
-REDEAL_POSITION = position(
-    "LittleForty",
-    [["KC"], ["KC"], ["KD"], ["KD"], ["KH"], ["KH"], ["KS"], ["KS"]],
-    stock=[],
-    waste=["QH", "JH"],
-    redeals_left=1,
-)
-
-# Every row of the score table in agents/baselines.py, each on a position where it is legal.
-SCORES = [
-    (numberten(["AS"]), "w>f", 100.0),  # a card to a foundation: from the waste
-    (numberten(["KD"]), "t8>f", 100.0),  # ... from a column, nothing turned up
-    (numberten(["KD"]), "t7>f", 105.0),  # ... and turning up a face-down card
-    (numberten(["KD"]), "t0>t1x2", 80.0),  # turns up the face-down card under 9H
-    (numberten(["KD"]), "t3>t5", 70.0),  # 6C onto 7H empties its column
-    (numberten(["8C"]), "w>t2", 60.0),  # the waste top onto a non-empty column
-    (numberten(["KD"]), "t4>t3", 40.0),  # 5D onto 6C frees 6H (5D did not sit on a build)
-    (numberten(["KD"]), "w>t6", 25.0),  # a King from the waste into an empty column
-    (numberten(["KD"]), "draw", 10.0),
-    (REDEAL_POSITION, "redeal", 8.0),
-    (numberten(["8C"]), "w>t6", 5.0),  # any other waste card into an empty column
-    (numberten(["KD"]), "t4>t6", 3.0),  # part of a column into an empty one, 5D not built on 6H
-    (numberten(["KD"]), "t0>t2", -1.0),  # pointless: 8S already sits on 9H
-    (numberten(["KD"]), "t5>t6", -1.0),  # pointless: a whole column into an empty column
-]
-
-
-@pytest.mark.parametrize(("pos", "move", "score"), SCORES, ids=[f"{m}={s}" for _, m, s in SCORES])
-def test_every_score_of_the_table(pos: dict[str, Any], move: str, score: float) -> None:
-    rules = Rules(pos["variant"])
-    state = rules.from_position(pos)
-    action = rules.move_to_action(move)
-    assert rules.is_legal(state, action)
-    assert move_score(action, player_view(rules, state), rules) == score
-
-
-def test_every_row_of_the_docstring_table_is_tested() -> None:
-    table = baselines.__doc__.split("====  =====")[1]
-    rows = {float(m) for m in re.findall(r"^ *(-?[0-9]+) {2,}", table, re.MULTILINE)}
-    assert len(rows) == 11  # 100, 80, 70, 60, 40, 25, 10, 8, 5, 3, -1
-    rows.add(105.0)  # written in the 100 row: "+5 if it comes from a column and turns up ..."
-    assert rows == {score for _, _, score in SCORES}
-
-
-def test_move_score_refuses_a_bad_action() -> None:
-    rules = Rules("NumberTen")
-    view = player_view(rules, rules.from_position(numberten(["KD"])))
-    with pytest.raises(ValueError, match=r"action -1 is outside 0\.\.1192"):
-        move_score(-1, view, rules)
 
 
 def test_wilson_interval() -> None:

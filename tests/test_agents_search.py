@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from positions import position, shuffle_hidden
+from positions import position, random_walk, shuffle_hidden
 
 from agents import cli
 from agents.baselines import AGENT_NAMES, greedy_actions, make_baseline
@@ -20,7 +20,6 @@ from agents.search import (
     DEFAULT_SAMPLES,
     SearchAgent,
     SearchBudget,
-    _greedy_pick,
     greedy_rollout,
     scores_for_view,
     view_digest,
@@ -28,28 +27,22 @@ from agents.search import (
 from agents.seeds import seeds_for_test
 from fortythieves_env import VARIANTS, FortyThievesEnv, get_variant
 from fortythieves_env._fast import tables_for
-from fortythieves_env.view import determinize, player_view, view_from_observation
+from fortythieves_env.greedy import greedy_pick
+from fortythieves_env.view import (
+    PlayerView,
+    determinize,
+    player_view,
+    view_from_observation,
+)
 
 ALL_VARIANTS = list(VARIANTS)
 SMALL = SearchBudget(samples=3, horizon=300)
 
 
 def _walk(variant: str, deals: int, steps: int, seed: int) -> Iterator[FortyThievesEnv]:
-    """Yield the env along random legal play (mostly moves other than draw and redeal,
-    then draws, so that the stock runs out and Little Forty redeals)."""
-    env = FortyThievesEnv(variant)
-    rng = np.random.default_rng(seed)
-    for d in range(deals):
-        env.reset(seed=seed * 100 + d)
-        for _ in range(steps):
-            yield env
-            legal = np.flatnonzero(env.action_masks())
-            moves = legal[legal > 1]
-            # half the time draw or redeal (legal[0]) so that the stock runs out
-            action = int(rng.choice(moves)) if moves.size and rng.random() < 0.5 else int(legal[0])
-            _, _, terminated, truncated, _ = env.step(action)
-            if terminated or truncated:
-                break
+    """The env along random legal play (:func:`positions.random_walk`)."""
+    for env, _obs in random_walk(variant, deals, steps, seed):
+        yield env
 
 
 def _known_stock(env: FortyThievesEnv) -> list[int] | None:
@@ -138,7 +131,7 @@ def test_the_compiled_rollout_policy_chooses_as_greedy(variant: str) -> None:
         count = int(np.count_nonzero(env.action_masks()))
         legal[:count] = np.flatnonzero(env.action_masks())
         expected = greedy_actions(spec, _obs(env)[None], env.action_masks()[None])[0]
-        assert _greedy_pick(st, tables.table, legal, count) == expected
+        assert greedy_pick(st, tables.table, legal, count, np.empty(0)) == expected
         checked += 1
     assert checked > 200
 
@@ -319,6 +312,63 @@ def test_a_game_that_was_not_started_is_refused() -> None:
     agent.start_games(env.variant, np.array([0]))
     with pytest.raises(KeyError, match="game 3 was not started"):
         _scores(agent, env, obs, 3)
+
+
+# ---------------------------------------------------------------------- steps left
+def test_steps_left_cuts_the_rollouts_as_a_horizon_of_one_less() -> None:
+    spec = VARIANTS["NumberTen"]
+    budget = SearchBudget(samples=3)
+    cut = 0
+    for k, env in enumerate(_walk("NumberTen", 1, 40, 6)):
+        view = env.player_view()
+
+        def scores(
+            b: SearchBudget, left: int | None, v: PlayerView = view, seed: int = k
+        ) -> np.ndarray:
+            return scores_for_view(spec, v, b, np.random.default_rng(seed), steps_left=left)
+
+        for h in (1, 7, 60):
+            capped = scores(budget, h + 1)
+            assert np.array_equal(capped, scores(SearchBudget(samples=3, horizon=h), None))
+        # the budget's own horizon still holds when more steps are left
+        assert np.array_equal(scores(SMALL, 10_000), scores(SMALL, None))
+        cut += not np.array_equal(scores(budget, 2), scores(budget, None))
+    assert cut >= 5  # the cap changes the scores: a test that could not fail would not count
+
+
+def test_the_agent_counts_its_moves_and_rolls_out_only_the_steps_left() -> None:
+    spec = VARIANTS["NumberTen"]
+    limit = 9
+    agent = SearchAgent(2, SMALL, step_limit=limit)
+    agent.start_games(spec, np.array([4]))
+    env = FortyThievesEnv("NumberTen")
+    obs, _ = env.reset(seed=2_000_000_001)
+    cut = 0
+    for played in range(14):
+        scores = _scores(agent, env, obs, 4)
+        assert np.array_equal(_scores(agent, env, obs, 4), scores)  # asked twice: no move
+        view = env.player_view()
+        left = limit - played if played < limit else None  # past the limit: no cut
+        rng = np.random.default_rng([2, 4, *view_digest(view)])
+        direct = scores_for_view(spec, view, SMALL, rng, steps_left=left)
+        kept = scores >= 0  # not demoted by the no-return rule
+        assert np.array_equal(scores[kept], direct[kept])
+        rng = np.random.default_rng([2, 4, *view_digest(view)])
+        cut += not np.array_equal(direct, scores_for_view(spec, view, SMALL, rng))
+        obs, _, terminated, truncated, _ = env.step(int(np.argmax(scores)))
+        assert not (terminated or truncated)
+    assert cut >= 3
+
+
+def test_a_bad_step_limit_or_steps_left_is_refused() -> None:
+    with pytest.raises(ValueError, match="step_limit must be an integer >= 1, got 0"):
+        SearchAgent(0, SMALL, step_limit=0)
+    env = FortyThievesEnv("NumberTen")
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="steps_left must be an integer >= 1, got 0"):
+        scores_for_view(env.variant, env.player_view(), SMALL, rng, steps_left=0)
+    assert SearchAgent(0, SMALL, step_limit=50).description()["step_limit"] == 50
 
 
 # ---------------------------------------------------------------------- strength
