@@ -248,6 +248,20 @@ class TrainConfig(_Section):
         description="an agent whose games the policy clones before PPO (agents.teacher); "
         "null: none",
     )
+    no_cycling: bool = Field(
+        default=False,
+        description="training games follow the agents' no-cycling rule (agents.cycles): "
+        "moves back to a view seen in the episode are masked, a game with none ends as "
+        "stuck; needs vec_env: batched",
+    )
+
+    @model_validator(mode="after")
+    def _no_cycling_needs_batched(self) -> TrainConfig:
+        if self.no_cycling and self.vec_env != "batched":
+            raise ValueError(
+                f"train.no_cycling needs train.vec_env: batched (got {self.vec_env!r})"
+            )
+        return self
 
     @field_validator("teacher")
     @classmethod

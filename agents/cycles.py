@@ -1,13 +1,16 @@
 """The agents' no-cycling rule: take the best move that leads to a view not yet seen.
 
 A rule of the agents in evaluation (:mod:`agents.evaluation`), not of the environment (the
-rule book allows any legal move, and training is unchanged). In each episode the evaluation
-keeps the set of the player's views seen so far (the start included), keyed by
-:func:`fortythieves_env._fast.view_hash`: what a player sees and knows, so two positions
-that differ only in their unseen cards count as the same view. Each step the agent ranks
-the legal moves (:meth:`agents.baselines.BatchAgent.action_scores`, highest first, lowest
-action index on equal scores) and plays the first whose successor view is new; when every
-legal move leads back to a view already seen the episode ends as *stuck*.
+rule book allows any legal move); with ``train.no_cycling: true`` the training games follow
+it too (:class:`agents.envs.BatchedVecEnv`: the moves back to a view seen are masked, and a
+game left with none ends as stuck), so PPO learns the game it is evaluated on.
+
+In each episode the evaluation keeps the set of the player's views seen so far (the start
+included), keyed by :func:`fortythieves_env._fast.view_hash`: what a player sees and knows,
+so two positions that differ only in their unseen cards count as the same view. Each step
+the agent ranks the legal moves (:meth:`agents.baselines.BatchAgent.action_scores`, highest
+first, lowest action index on equal scores) and plays the first whose successor view is new;
+when every legal move leads back to a view already seen the episode ends as *stuck*.
 
 The successor of a move is computed on a scratch copy of the packed position with the
 rules' own ``apply`` kernel, then hashed on the player's view, so no hidden card decides
@@ -132,6 +135,57 @@ def _make_choose(fast_digest: int) -> Any:
 _choose = _make_choose(_FAST_DIGEST)
 
 
+def _make_fresh(fast_digest: int) -> Any:
+    """Compile :func:`_fresh` (cache keyed on ``_fast.py``'s digest, as :func:`_make_choose`)."""
+
+    @njit(cache=True)
+    def fresh(
+        states: np.ndarray,
+        tb: np.ndarray,
+        rows: np.ndarray,
+        masks: np.ndarray,
+        table: np.ndarray,
+        scratch: np.ndarray,
+        out: np.ndarray,
+    ) -> None:
+        if fast_digest < 0:  # never: the digest only keys the cache
+            return
+        for r in range(rows.shape[0]):
+            b = rows[r]
+            row = table[b]
+            k = 0
+            for a in range(masks.shape[1]):
+                if masks[r, a] == 0:
+                    continue
+                scratch[:] = states[b]
+                _fast.apply(scratch, tb, np.int64(a))
+                h = _key(view_hash(scratch, tb))
+                if row[_slot_of(row, h)] == h:
+                    masks[r, a] = 0  # back to a view seen in this episode
+                else:
+                    k += 1
+            out[r] = k
+
+    return fresh
+
+
+_fresh = _make_fresh(_FAST_DIGEST)
+
+
+@njit(cache=True)
+def _add(
+    states: np.ndarray, tb: np.ndarray, slots: np.ndarray, table: np.ndarray, counts: np.ndarray
+) -> None:
+    """Put each game's current view in its set (if not there yet)."""
+    for b in slots:
+        row = table[b]
+        h = _key(view_hash(states[b], tb))
+        i = _slot_of(row, h)
+        if row[i] == 0:
+            row[i] = h
+            counts[b] += 1
+
+
 class SeenViews:
     """The views seen in the current episode of each game slot, and the rule's choice.
 
@@ -196,6 +250,36 @@ class SeenViews:
             self._scratch,
             out,
         )
+        return out
+
+    def add(self, states: np.ndarray, slots: np.ndarray) -> None:
+        """Put the current views of ``slots`` (``int64``) in their sets: the games moved.
+
+        Args:
+            states: ``int16``, shape ``(slots, state_size)``: the packed positions.
+            slots: the slots whose games made a move.
+        """
+        slots = np.asarray(slots, dtype=np.int64)
+        if int(self.counts[slots].max(initial=0)) * 2 + 2 >= self.table.shape[1]:
+            self._grow()
+        _add(states, self.tables.table, slots, self.table, self.counts)
+
+    def fresh(self, states: np.ndarray, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Clear, in place, every legal move whose successor view was seen in its game's
+        episode: the rule's choice among the legal moves, for an agent that samples
+        (training, :class:`agents.envs.BatchedVecEnv`).
+
+        Args:
+            states: ``int16``, shape ``(slots, state_size)``: the packed positions.
+            rows: ``int64``, shape ``(B,)``: the slots of the rows of ``masks``.
+            masks: ``int8``, shape ``(B, n)``, C-contiguous: the legal moves, in place.
+
+        Returns:
+            ``int64``, shape ``(B,)``, a view of a buffer reused by the next call: the moves
+            left per row (0 where there were legal moves: stuck).
+        """
+        out = self._out[: masks.shape[0]]
+        _fresh(states, self.tables.table, rows, masks, self.table, self._scratch, out)
         return out
 
     def _grow(self) -> None:

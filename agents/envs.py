@@ -315,6 +315,7 @@ class BatchedVecEnv(VecEnv):
         seed: int = 0,
         shaping: dict[str, float] | None = None,
         gamma: float = 1.0,
+        no_cycling: bool = False,
     ) -> None:
         env_id = register_config_variant(env_config)
         self.venv: Any = gym.make_vec(
@@ -341,6 +342,14 @@ class BatchedVecEnv(VecEnv):
             if not 0.0 < gamma <= 1.0:
                 raise ValueError(f"gamma must be in (0, 1], got {gamma!r}")
             self._potential = Potential(self.venv, **shaping)
+        self._seen: Any = None
+        self._masks = np.zeros((n_envs, self.venv.single_action_space.n), dtype=np.int8)
+        if no_cycling:
+            from .cycles import SeenViews
+
+            base = self.venv.unwrapped
+            self._seen = SeenViews(base.tables, n_envs, base.max_episode_steps or 1000)
+        self._every = np.arange(n_envs, dtype=np.int64)
 
     def _shape(
         self, obs: np.ndarray, rewards: np.ndarray, dones: np.ndarray
@@ -383,6 +392,12 @@ class BatchedVecEnv(VecEnv):
         obs, info = self.venv.reset(seed=deals)
         if self._potential is not None:
             self._phi = np.array([self._potential(o) for o in obs], dtype=np.float64)
+        self._masks[:] = info["action_mask"]
+        if self._seen is not None:
+            states = self.venv.unwrapped.states
+            self._seen.start(states, self._every)
+            self._seen.fresh(states, self._every, self._masks)  # only the start is seen
+            info = {**info, "action_mask": self._masks}
         self.reset_infos = [self._reset_info(i, deals[i], info) for i in every]
         self._draw_next_deals(every)
         self._returns[:] = 0.0
@@ -399,12 +414,17 @@ class BatchedVecEnv(VecEnv):
         self._returns += rewards  # the game's own, as Monitor records them
         self._lengths += 1
         dones = terminated | truncated
-        rewards, terms = self._shape(obs, rewards, dones)
-        masks = info["action_mask"].copy()
+        masks = self._masks
+        masks[:] = info["action_mask"]
         fcards = info["foundation_cards"].tolist()
         success = info["is_success"].tolist()
         illegal = info["illegal_action"].tolist()
         time_limit = (truncated & ~terminated).tolist()
+        ended_by_env = np.flatnonzero(dones).tolist()
+        stuck: list[int] = []
+        if self._seen is not None:
+            obs, stuck, stuck_obs, reset_info = self._no_cycling(obs, dones, masks)
+        rewards, terms = self._shape(obs, rewards, dones)  # dones: the stuck games' too
         infos: list[dict[str, Any]] = [
             {
                 "action_mask": masks[i],
@@ -418,16 +438,27 @@ class BatchedVecEnv(VecEnv):
         if terms is not None:
             for i, term in enumerate(terms.tolist()):
                 infos[i]["shaping"] = term
-        ended = np.flatnonzero(dones).tolist()
-        if ended:
+        if ended_by_env:
             final = info["final_info"]
-            for i in ended:
+            for i in ended_by_env:
                 step_info = infos[i]
-                step_info["action_mask"] = final["action_mask"][i].copy()
                 step_info["foundation_cards"] = int(final["foundation_cards"][i])
                 step_info["is_success"] = bool(final["is_success"][i])
                 step_info["illegal_action"] = bool(final["illegal_action"][i])
                 step_info["terminal_observation"] = info["final_obs"][i]
+                # dealt _next_deals[i] (same-step autoreset): info is the deal's
+                self.reset_infos[i] = self._reset_info(i, self._next_deals[i], info)
+                self.reset_infos[i]["action_mask"] = masks[i].copy()
+                step_info["action_mask"] = final["action_mask"][i].copy()
+        for k, i in enumerate(stuck):  # ended by the no-cycling rule, then dealt anew
+            infos[i]["terminal_observation"] = stuck_obs[k]
+            infos[i]["stuck"] = True
+            self.reset_infos[i] = self._reset_info(i, self._next_deals[i], reset_info)
+            self.reset_infos[i]["action_mask"] = masks[i].copy()
+        ended = ended_by_env + stuck
+        if ended:
+            for i in ended:
+                step_info = infos[i]
                 step_info["episode"] = {
                     "r": round(float(self._returns[i]), 6),
                     "l": int(self._lengths[i]),
@@ -437,10 +468,48 @@ class BatchedVecEnv(VecEnv):
                 }
             self._returns[ended] = 0.0
             self._lengths[ended] = 0
-            for i in ended:  # dealt _next_deals[i] (same-step autoreset): info is the deal's
-                self.reset_infos[i] = self._reset_info(i, self._next_deals[i], info)
             self._draw_next_deals(ended)
         return obs.copy(), rewards.astype(np.float32), dones, infos
+
+    def _no_cycling(
+        self, obs: np.ndarray, dones: np.ndarray, masks: np.ndarray
+    ) -> tuple[np.ndarray, list[int], np.ndarray, dict[str, Any]]:
+        """The agents' no-cycling rule in training (``train.no_cycling``, :mod:`agents.cycles`).
+
+        Each game's set of views seen gets its new view (a game that ended starts a new set
+        with its next deal's); ``masks`` (the legal moves, in place) loses every move back to
+        a view seen. A game left with legal moves but none of them new is *stuck*: its
+        episode ends now (``dones`` is set in place) as a terminal step (no move remains under
+        the rule, so no later reward and nothing to bootstrap: not ``TimeLimit.truncated``),
+        with its observation as ``terminal_observation``, and it is dealt its next training
+        deal at once (``reset_mask``), as a game that ends is.
+
+        Returns:
+            ``(obs, stuck, stuck_obs, reset_info)``: the observations after the resets, the
+            stuck games, their last observations (one row each) and the resets' info.
+        """
+        states = self.venv.unwrapped.states
+        every = self._every
+        ended = np.flatnonzero(dones)
+        if ended.size:
+            self._seen.start(states, ended)
+        self._seen.add(states, every[~dones])
+        n_fresh = self._seen.fresh(states, every, masks)
+        stuck_mask = (n_fresh == 0) & ~dones
+        if not stuck_mask.any():
+            return obs, [], obs[:0], {}
+        rows = np.flatnonzero(stuck_mask)
+        stuck_obs = obs[rows].copy()
+        seeds: list[int | None] = [None] * self.num_envs
+        for i in rows.tolist():
+            seeds[i] = self._next_deals[i]
+        obs, reset_info = self.venv.reset(seed=seeds, options={"reset_mask": stuck_mask})
+        self._seen.start(states, rows)
+        sub = np.ascontiguousarray(reset_info["action_mask"][rows])
+        self._seen.fresh(states, rows, sub)  # a deal's start: only its own view is seen
+        masks[rows] = sub
+        dones |= stuck_mask
+        return obs, rows.tolist(), stuck_obs, reset_info
 
     def close(self) -> None:
         self.venv.close()
@@ -462,7 +531,7 @@ class BatchedVecEnv(VecEnv):
         **method_kwargs: Any,
     ) -> list[Any]:
         if method_name == "action_masks" and not method_args and not method_kwargs:
-            masks = self.venv.action_masks()  # int8 (N, n), a copy
+            masks = self._masks.copy()  # int8 (N, n): legal (and new, train.no_cycling)
             return [masks[i] for i in self._get_indices(indices)]
         raise AttributeError(
             f"BatchedVecEnv: no per-game method {method_name!r} (only action_masks); use "
@@ -494,7 +563,12 @@ def make_training_vec_env(config: Config, start_method: str | None = None) -> Ve
     if config.train.vec_env == "batched":
         shaping = config.train.shaping.model_dump() if config.train.shaping is not None else None
         return BatchedVecEnv(
-            config.env, config.train.n_envs, config.seed, shaping, config.ppo.gamma
+            config.env,
+            config.train.n_envs,
+            config.seed,
+            shaping,
+            config.ppo.gamma,
+            no_cycling=config.train.no_cycling,
         )
     register_config_variant(config.env)  # refuse a clash in this process, before workers start
     shaping = config.train.shaping.model_dump() if config.train.shaping is not None else None
