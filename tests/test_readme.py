@@ -285,12 +285,20 @@ def test_training_pilot_table_is_generated_from_the_saved_comparison() -> None:
     defaults = load_config(ROOT / "configs" / "streets.yaml")
     chosen = [r for r in report["runs"] if r["config"]["train.vec_env"] == "batched"]
     assert chosen and all(
-        r["config"]["train.n_envs"] == defaults.train.n_envs
-        and r["config"]["ppo.n_steps"] == defaults.ppo.n_steps
-        and r["config"]["ppo.batch_size"] == defaults.ppo.batch_size
-        for r in chosen
+        r["config"]["ppo.batch_size"] == defaults.ppo.batch_size for r in chosen
     )
     assert defaults.train.vec_env == "batched"
+    # the second pilot chose the smaller layer and 32 x 64 rollouts: the shipped defaults
+    path = ROOT / "results" / "training" / "vec_env_pilot" / "smaller.json"
+    report = json.loads(path.read_text())
+    assert compare_runs.markdown_table(report) in README
+    chosen = [r for r in report["runs"] if r["config"]["train.n_envs"] == 32]
+    assert chosen and all(
+        r["config"]["train.n_envs"] == defaults.train.n_envs
+        and r["config"]["ppo.n_steps"] == defaults.ppo.n_steps
+        and r["config"]["policy.features_dim"] == defaults.policy.features_dim
+        for r in chosen
+    )
 
 
 @pytest.mark.parametrize("script", ["train_speedup", "evaluate_speedup"])
