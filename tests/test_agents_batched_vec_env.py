@@ -13,10 +13,12 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from agents.config import load_config
 from agents.envs import BatchedVecEnv, make_training_vec_env, n_card_slots
 from agents.seeds import is_training_seed
+from configs import PLAIN
 
 ROOT = Path(__file__).resolve().parents[1]
 STREETS = ROOT / "configs" / "streets.yaml"
 SMALL = [
+    *PLAIN,
     "train.n_envs=3",
     "ppo.n_steps=32",
     "ppo.batch_size=32",

@@ -20,10 +20,11 @@ from agents.cli import main
 from agents.config import load_config
 from agents.envs import make_training_vec_env
 from agents.train import build_model
+from configs import PLAIN
 
 ROOT = Path(__file__).resolve().parents[1]
 STREETS = str(ROOT / "configs" / "streets.yaml")
-SMALL = ["train.n_envs=1", "ppo.n_steps=16", "ppo.batch_size=16", "policy.features_dim=16"]
+SMALL = [*PLAIN, "train.n_envs=1", "ppo.n_steps=16", "ppo.batch_size=16", "policy.features_dim=16"]
 
 
 def one_error_line(capsys: pytest.CaptureFixture[str], *names: str) -> str:

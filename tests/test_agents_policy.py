@@ -16,10 +16,12 @@ from agents.envs import make_training_vec_env
 from agents.evaluation import load_model_agent, play_episode
 from agents.policy import PlayerPolicy, policy_logits
 from agents.train import build_model
+from configs import PLAIN
 from fortythieves_env.engine import COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = [
+    *PLAIN,
     "policy.network=player",
     "policy.player.card_dim=4",
     "policy.player.column_dim=8",
@@ -250,8 +252,9 @@ def test_learn_smoke_run_changes_the_weights_and_evaluates(tmp_path: Path) -> No
     assert play_episode(game, again, 2_000_000_001) == first  # seeded sampling
 
 
-def test_card_slots_stays_the_default_and_policy_logits_serves_it() -> None:
-    config = load_config(ROOT / "configs" / "streets.yaml", SMALL[1:])
+def test_player_is_the_default_and_policy_logits_serves_card_slots_too() -> None:
+    assert load_config(ROOT / "configs" / "streets.yaml").policy.network == "player"
+    config = load_config(ROOT / "configs" / "streets.yaml", [*SMALL, "policy.network=card_slots"])
     assert config.policy.network == "card_slots"
     env = make_training_vec_env(config)
     model = build_model(config, env, None)

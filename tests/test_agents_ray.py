@@ -34,10 +34,12 @@ from agents.sweep import (
     t_quantile,
     train_or_continue,
 )
+from configs import PLAIN
 
 ROOT = Path(__file__).resolve().parents[1]
 STREETS = ROOT / "configs" / "streets.yaml"
 TINY = [
+    *PLAIN,
     "train.total_timesteps=128",
     "train.n_envs=1",
     "train.vec_env=dummy",

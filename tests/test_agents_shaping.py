@@ -13,6 +13,7 @@ import fortythieves_env
 from agents.config import ConfigError, load_config
 from agents.envs import make_training_vec_env
 from agents.shaping import Potential, PotentialShaping
+from configs import PLAIN
 
 ROOT = Path(__file__).resolve().parents[1]
 WEIGHTS = {"face_down": 1.0, "empty_columns": 2.5, "built_runs": 0.5}
@@ -117,6 +118,7 @@ def test_potential_of_a_hand_built_position() -> None:
 @pytest.mark.parametrize("vec_env", ["dummy", "batched"])
 def test_training_envs_are_shaped_only_when_configured(vec_env: str) -> None:
     base = [
+        *PLAIN,
         f"train.vec_env={vec_env}",
         "train.n_envs=2",
         "ppo.n_steps=32",
@@ -168,6 +170,7 @@ def test_a_shaped_training_run_is_evaluated_on_the_unshaped_game(tmp_path: Path)
     config = load_config(
         ROOT / "configs" / "streets.yaml",
         [
+            *PLAIN,
             "train.n_envs=2",
             "ppo.n_steps=32",
             "ppo.batch_size=32",

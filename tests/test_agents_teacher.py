@@ -28,10 +28,12 @@ from agents.teacher import (
     teacher_metrics,
 )
 from agents.train import build_model, train
+from configs import PLAIN
 
 ROOT = Path(__file__).resolve().parents[1]
 STREETS = ROOT / "configs" / "streets.yaml"
 SMALL = [
+    *PLAIN,
     "train.n_envs=2",
     "ppo.n_steps=64",
     "ppo.batch_size=64",
@@ -213,7 +215,7 @@ def test_teacher_config_validation() -> None:
         load_config(STREETS, ["teacher.imitation_coef=-1"])
     with pytest.raises(ConfigError, match=r"teacher\.batch_sizes: unknown key"):
         load_config(STREETS, ["teacher.batch_sizes=3"])
-    assert load_config(STREETS).train.teacher is None  # off by default
+    assert load_config(STREETS).train.teacher == "greedy"  # the shipped recipe starts from greedy
     with pytest.raises(ValueError, match="known teachers: greedy"):
         make_teacher("random")
     assert "greedy" in TEACHERS

@@ -23,10 +23,12 @@ from agents.config import load_config
 from agents.envs import make_training_vec_env
 from agents.evaluation import ModelMismatchError, load_model_agent, model_variant
 from agents.train import build_model, policy_differences
+from configs import PLAIN
 
 ROOT = Path(__file__).resolve().parents[1]
 STREETS = ROOT / "configs" / "streets.yaml"
 SMALL = [
+    *PLAIN,
     "train.n_envs=2",
     "ppo.n_steps=64",
     "ppo.batch_size=64",

@@ -17,6 +17,7 @@ import pytest
 from positions import shuffle_hidden
 
 import fortythieves_env
+from configs import PLAIN
 from fortythieves_env import VARIANTS, FortyThievesEnv, VariantSpec, _fast, register_variant
 from fortythieves_env.cards import card_code
 from fortythieves_env.engine import rules_for
@@ -253,6 +254,7 @@ def test_both_networks_take_the_v1_observation(network: str) -> None:
 
     root = Path(__file__).resolve().parents[1]
     overrides = [
+        *PLAIN,
         f"policy.network={network}",
         "train.n_envs=1",
         "ppo.n_steps=16",

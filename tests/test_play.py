@@ -316,10 +316,11 @@ def test_hint_from_a_model(
     from agents.envs import make_training_vec_env
     from agents.evaluation import load_model_agent
     from agents.train import build_model
+    from configs import PLAIN
 
     config = load_config(
         ROOT / "configs" / "streets.yaml",
-        ["train.n_envs=1", "ppo.n_steps=16", "ppo.batch_size=16", "policy.features_dim=16"],
+        [*PLAIN, "train.n_envs=1", "ppo.n_steps=16", "ppo.batch_size=16", "policy.features_dim=16"],
     )
     env = make_training_vec_env(config)
     path = tmp_path / "model.zip"

@@ -17,6 +17,7 @@ import pytest
 
 from agents.cli import build_parser, main
 from agents.config import load_config
+from configs import PLAIN
 from fortythieves_env import VARIANTS, FortyThievesEnv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,6 +80,7 @@ _COMMAND = re.compile(r"(?:\.venv/bin/)?fortythieves \w+ (?!\.\.\.)[^`\n&|]+")
 _PLACEHOLDERS = {"configs/<variant>.yaml": "configs/streets.yaml"}
 _RUN_WORDS = {"RUN", "RUN_OR_MODEL"}
 TINY = [
+    *PLAIN,
     "train.total_timesteps=64",
     "train.n_envs=1",
     "train.vec_env=dummy",
@@ -284,9 +286,7 @@ def test_training_pilot_table_is_generated_from_the_saved_comparison() -> None:
     assert compare_runs.markdown_table(report) in README
     defaults = load_config(ROOT / "configs" / "streets.yaml")
     chosen = [r for r in report["runs"] if r["config"]["train.vec_env"] == "batched"]
-    assert chosen and all(
-        r["config"]["ppo.batch_size"] == defaults.ppo.batch_size for r in chosen
-    )
+    assert chosen and all(r["config"]["ppo.batch_size"] == defaults.ppo.batch_size for r in chosen)
     assert defaults.train.vec_env == "batched"
     # the second pilot chose the smaller layer and 32 x 64 rollouts: the shipped defaults
     path = ROOT / "results" / "training" / "vec_env_pilot" / "smaller.json"
