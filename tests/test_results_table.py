@@ -315,11 +315,14 @@ def test_variant_and_setting_names(checkout: Path) -> None:
 
 
 def test_final_episodes_500_is_added_unless_the_config_says_so(checkout: Path) -> None:
+    # the shipped configs say 500: nothing is added
     job, config = full_run.resolve(full_run.variant_job("Streets", ["seed=3"]))
-    assert job.overrides == ("seed=3", "eval.final_episodes=500")
+    assert job.overrides == ("seed=3",)
     assert config.eval.final_episodes == 500 and config.seed == 3
-    job, _ = full_run.resolve(full_run.variant_job("Streets", ["eval.final_episodes=500"]))
-    assert job.overrides == ("eval.final_episodes=500",)
+    # a config that says otherwise gets 500 added after its own settings
+    job, config = full_run.resolve(full_run.variant_job("Streets", ["eval.final_episodes=100"]))
+    assert job.overrides == ("eval.final_episodes=100", "eval.final_episodes=500")
+    assert config.eval.final_episodes == 500
     with pytest.raises(full_run.RunError, match="--set nope=1"):
         full_run.resolve(full_run.variant_job("Streets", ["nope=1"]))
 
@@ -327,8 +330,7 @@ def test_final_episodes_500_is_added_unless_the_config_says_so(checkout: Path) -
 def test_next_command_follows_the_run_folder(checkout: Path) -> None:
     job, config = full_run.resolve(full_run.variant_job("Streets"))
     python = full_run.python_command()
-    train = [*python, "train", "configs/streets.yaml", "--set", "eval.final_episodes=500"]
-    train += ["--run-dir", "runs/full/Streets"]
+    train = [*python, "train", "configs/streets.yaml", "--run-dir", "runs/full/Streets"]
     assert full_run.next_command(job, config) == ("train", train)
     run = checkout / job.run_dir
     total = config.train.total_timesteps
