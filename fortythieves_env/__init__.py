@@ -44,7 +44,7 @@ __all__ = [
     "get_variant",
     "register_variant",
 ]
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 
 def __getattr__(name: str) -> object:

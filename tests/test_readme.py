@@ -301,7 +301,7 @@ def test_training_pilot_table_is_generated_from_the_saved_comparison() -> None:
     )
 
 
-@pytest.mark.parametrize("script", ["train_speedup", "evaluate_speedup"])
+@pytest.mark.parametrize("script", ["train_speedup", "evaluate_speedup", "network_speed"])
 def test_speedup_tables_are_generated_from_the_saved_reports(script: str) -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
