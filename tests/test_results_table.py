@@ -419,6 +419,7 @@ def test_runner_trains_resumes_and_collects(
         "ppo.batch_size=64",
         "ppo.n_epochs=1",
         "policy.network=player",
+        "train.teacher=null",  # the shipped greedy teacher would clone 200 games first
         "train.checkpoint_freq=64",
         "eval.eval_freq=64",
         "eval.n_eval_episodes=1",
