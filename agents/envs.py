@@ -372,10 +372,11 @@ class BatchedVecEnv(VecEnv):
             self._next_deals[i] = int(self._rngs[i].integers(*TRAIN_RANGE))
         self.venv.set_autoreset_seeds(self._next_deals)
 
-    @staticmethod
-    def _reset_info(i: int, deal: int | None, info: dict[str, Any]) -> dict[str, Any]:
+    def _reset_info(self, i: int, deal: int | None, info: dict[str, Any]) -> dict[str, Any]:
+        """Game ``i``'s reset info; its mask is the one the agent gets (``self._masks``:
+        legal, and new under ``train.no_cycling``)."""
         return {
-            "action_mask": info["action_mask"][i].copy(),
+            "action_mask": self._masks[i].copy(),
             "foundation_cards": int(info["foundation_cards"][i]),
             "is_success": bool(info["is_success"][i]),
             "illegal_action": bool(info["illegal_action"][i]),
@@ -397,7 +398,6 @@ class BatchedVecEnv(VecEnv):
             states = self.venv.unwrapped.states
             self._seen.start(states, self._every)
             self._seen.fresh(states, self._every, self._masks)  # only the start is seen
-            info = {**info, "action_mask": self._masks}
         self.reset_infos = [self._reset_info(i, deals[i], info) for i in every]
         self._draw_next_deals(every)
         self._returns[:] = 0.0
@@ -448,13 +448,11 @@ class BatchedVecEnv(VecEnv):
                 step_info["terminal_observation"] = info["final_obs"][i]
                 # dealt _next_deals[i] (same-step autoreset): info is the deal's
                 self.reset_infos[i] = self._reset_info(i, self._next_deals[i], info)
-                self.reset_infos[i]["action_mask"] = masks[i].copy()
                 step_info["action_mask"] = final["action_mask"][i].copy()
         for k, i in enumerate(stuck):  # ended by the no-cycling rule, then dealt anew
             infos[i]["terminal_observation"] = stuck_obs[k]
             infos[i]["stuck"] = True
             self.reset_infos[i] = self._reset_info(i, self._next_deals[i], reset_info)
-            self.reset_infos[i]["action_mask"] = masks[i].copy()
         ended = ended_by_env + stuck
         if ended:
             for i in ended:
