@@ -15,7 +15,12 @@ The ablation table (``--ablation``) has, for each variant of
 ``results/training/ablation/``, a row for the shipped config (the main table's run) and one
 per setting (``results/training/ablation/<Variant>/<setting>/``).
 
-With ``--readme`` both tables are written into the README between the lines
+The reproducibility table (issue 9.6) reads ``results/training/reproducibility/*.json``
+(``check.py`` there: the same config and seed trained twice side by side).
+
+With ``--readme`` both tables (and the reproducibility table, where the README has its
+``<!-- reproducibility-table:start -->`` / ``:end`` markers) are written into the README
+between the lines
 ``<!-- results-table:start -->`` / ``<!-- results-table:end -->`` and
 ``<!-- ablation-table:start -->`` / ``<!-- ablation-table:end -->``; without it the main table
 (or with ``--ablation`` the ablation table) is printed.
@@ -52,6 +57,10 @@ START = "<!-- results-table:start -->"
 END = "<!-- results-table:end -->"
 ABLATION_START = "<!-- ablation-table:start -->"
 ABLATION_END = "<!-- ablation-table:end -->"
+REPRO_START = "<!-- reproducibility-table:start -->"
+REPRO_END = "<!-- reproducibility-table:end -->"
+REPRO_DIR = RESULTS_DIR / "reproducibility"
+"""``check.py`` there writes one JSON per config: two runs of the same seed side by side."""
 NOT_TRAINED = "not trained yet"
 SHIPPED = "shipped config"
 """The ablation table's name for the main table's run of a variant."""
@@ -85,6 +94,17 @@ ABLATION_HEADER = (
     "PPO > greedy",
     "steps",
     "wall time",
+)
+REPRO_HEADER = (
+    "config",
+    "steps",
+    "agent",
+    "run 1 cards",
+    "run 2 cards",
+    "difference",
+    "wins (run 1 / run 2)",
+    "within 0.5 cards",
+    "torch",
 )
 
 
@@ -330,6 +350,40 @@ def ablation_table(
     return "\n".join([*lines, "", f"Settings ([{where}]({where})): {described}."])
 
 
+def reproducibility_table(folder: Path = REPRO_DIR) -> str:
+    """The reproducibility table (issue 9.6): per saved check (``folder/*.json``, written by
+    ``results/training/reproducibility/check.py``) and agent, both runs' mean foundation
+    cards and wins on the same 500 test deals and their difference.
+
+    Raises:
+        ResultsError: a JSON file is damaged or lacks a key.
+    """
+    lines = _header(REPRO_HEADER)
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        report = _json(path)
+        try:
+            for agent, figures in report["results"].items():
+                cards, wins = figures["mean_foundation_cards"], figures["wins"]
+                lines.append(
+                    _row(
+                        [
+                            f"`{report['variant_config']}`",
+                            f"{report['steps']:,}",
+                            agent,
+                            f"{cards[0]:.2f}",
+                            f"{cards[1]:.2f}",
+                            f"{figures['difference_cards']:.2f}",
+                            f"{wins[0]} / {wins[1]}",
+                            "yes" if figures["difference_cards"] <= 0.5 else "no",
+                            report["torch"],
+                        ]
+                    )
+                )
+        except (KeyError, TypeError, IndexError) as exc:
+            raise ResultsError(f"{path}: not a reproducibility report ({exc!r})") from None
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument(
@@ -348,6 +402,8 @@ def main(argv: list[str] | None = None) -> int:
             text = replace_between(text, results_table(results_dir, base), START, END)
             table = ablation_table(results_dir, settings, base)
             text = replace_between(text, table, ABLATION_START, ABLATION_END)
+            if REPRO_START in text:  # optional: a README may leave this table out
+                text = replace_between(text, reproducibility_table(), REPRO_START, REPRO_END)
             path.write_text(text, encoding="utf-8")
             print(f"tables written to {path}")
         elif args.ablation:

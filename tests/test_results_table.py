@@ -276,6 +276,37 @@ def test_readme_results_tables_are_generated_from_the_saved_results() -> None:
     ablation = rt.ablation_table(rt.RESULTS_DIR, rt.SETTINGS, ROOT)
     assert f"{rt.START}\n{main}\n{rt.END}" in readme
     assert f"{rt.ABLATION_START}\n{ablation}\n{rt.ABLATION_END}" in readme
+    repro = rt.reproducibility_table()
+    assert f"{rt.REPRO_START}\n{repro}\n{rt.REPRO_END}" in readme
+
+
+def test_reproducibility_table_rows(tmp_path: Path) -> None:
+    rt = results_table
+    report = {
+        "variant_config": "configs/streets.yaml",
+        "steps": 100000,
+        "torch": "2.13.0",
+        "results": {
+            "ppo": {"mean_foundation_cards": [22.5, 23.1], "wins": [1, 0], "difference_cards": 0.6},
+            "greedy": {
+                "mean_foundation_cards": [22.0, 22.0],
+                "wins": [0, 0],
+                "difference_cards": 0,
+            },
+        },
+    }
+    (tmp_path / "streets.json").write_text(json.dumps(report))
+    rows = rt.reproducibility_table(tmp_path).splitlines()
+    assert (
+        rows[2]
+        == "| `configs/streets.yaml` | 100,000 | ppo | 22.50 | 23.10 | 0.60 | 1 / 0 | no | 2.13.0 |"
+    )
+    assert rows[3].endswith("| greedy | 22.00 | 22.00 | 0.00 | 0 / 0 | yes | 2.13.0 |")
+    assert len(rows) == 4
+    del report["torch"]
+    (tmp_path / "streets.json").write_text(json.dumps(report))
+    with pytest.raises(rt.ResultsError, match=r"streets\.json: not a reproducibility report"):
+        rt.reproducibility_table(tmp_path)
 
 
 # -------------------------------------------------------------------------------- runner
