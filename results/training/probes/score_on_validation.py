@@ -4,8 +4,9 @@
 
 Validation deals (agents.seeds.seeds_for_validation), never the test deals: this is for
 choosing a recipe. Each model plays its most likely move (deterministic), as in training's
-validation and the final evaluation. Prints and optionally saves mean foundation cards with
-their standard error, win rate and stuck rate.
+validation and the final evaluation; with ``--stochastic`` also a second time sampling its
+moves (seeded), reported as ``MODEL.zip (stochastic)``. Prints and optionally saves mean
+foundation cards with their standard error, win rate and stuck rate.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def main() -> None:
     parser.add_argument("episodes", type=int)
     parser.add_argument("models", nargs="*", type=Path)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--stochastic", action="store_true", help="also sample each model's moves")
     args = parser.parse_args()
     torch.set_num_threads(1)
     from sb3_contrib import MaskablePPO
@@ -35,7 +37,10 @@ def main() -> None:
     seeds = seeds_for_validation(args.episodes)
     agents = {"greedy": make_baseline("greedy")}
     for path in args.models:
-        agents[str(path)] = ModelAgent(MaskablePPO.load(path, device="cpu"), "ppo", True, 0)
+        model = MaskablePPO.load(path, device="cpu")
+        agents[str(path)] = ModelAgent(model, "ppo", True, 0)
+        if args.stochastic:
+            agents[f"{path} (stochastic)"] = ModelAgent(model, "ppo", False, 0)
     report = {}
     for name, agent in agents.items():
         results = play_deals(agent, args.env_id, seeds)
