@@ -49,9 +49,8 @@ def main() -> int:
     if any(codes):
         print(f"training failed: exit codes {codes}", file=sys.stderr)
         return 1
-    evaluations = [
-        json.loads((run / "final_evaluation.json").read_text())["results"] for run in runs
-    ]
+    reports = [json.loads((run / "final_evaluation.json").read_text()) for run in runs]
+    evaluations = [report["results"] for report in reports]
     figures = {}
     for agent in evaluations[0]:
         pair = [e[agent] for e in evaluations]
@@ -69,7 +68,7 @@ def main() -> int:
         "torch": torch.__version__,
         "python": platform.python_version(),
         "wall_seconds": round(time.time() - started, 1),
-        "episodes": 500,
+        "episodes": reports[0]["episodes"],  # the config's eval.final_episodes
         "results": figures,
         "within_half_a_card": all(f["difference_cards"] <= 0.5 for f in figures.values()),
     }
