@@ -15,12 +15,12 @@ import argparse
 import json
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from agents.baselines import make_baseline
-from agents.evaluation import ModelAgent, play_deals
+from agents.evaluation import ModelAgent, load_model_agent, play_deals, summarize
 from agents.seeds import seeds_for_validation
+from fortythieves_env.registration import id_version
 
 
 def main() -> None:
@@ -32,24 +32,25 @@ def main() -> None:
     parser.add_argument("--stochastic", action="store_true", help="also sample each model's moves")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    from sb3_contrib import MaskablePPO
+    variant = args.env_id.removeprefix("FortyThieves/").rpartition("-v")[0]
+    version = id_version(args.env_id)
 
     seeds = seeds_for_validation(args.episodes)
     agents = {"greedy": make_baseline("greedy")}
     for path in args.models:
-        model = MaskablePPO.load(path, device="cpu")
-        agents[str(path)] = ModelAgent(model, "ppo", True, 0)
+        # the package's loader: it refuses a model of another variant or id version by name
+        agent, _ = load_model_agent(path, variant, True, 0, version)
+        agents[str(path)] = agent
         if args.stochastic:
-            agents[f"{path} (stochastic)"] = ModelAgent(model, "ppo", False, 0)
+            agents[f"{path} (stochastic)"] = ModelAgent(agent.model, "ppo", False, 0)
     report = {}
     for name, agent in agents.items():
-        results = play_deals(agent, args.env_id, seeds)
-        cards = np.array([r.foundation_cards for r in results], dtype=float)
+        summary = summarize(play_deals(agent, args.env_id, seeds))
         report[name] = {
-            "mean_foundation_cards": round(float(cards.mean()), 2),
-            "sem_foundation_cards": round(float(cards.std(ddof=1) / np.sqrt(len(cards))), 2),
-            "win_rate": float(np.mean([r.won for r in results])),
-            "stuck_rate": float(np.mean([r.stuck for r in results])),
+            "mean_foundation_cards": round(summary["mean_foundation_cards"], 2),
+            "sem_foundation_cards": round(summary["sem_foundation_cards"], 2),
+            "win_rate": summary["win_rate"],
+            "stuck_rate": summary["stuck_rate"],
         }
         print(name, report[name], flush=True)
     if args.json:
