@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -239,14 +240,27 @@ def _keys(model: type, prefix: str = "") -> list[str]:
 
 
 def test_every_key_documented_and_in_defaults() -> None:
+    """Every config key is in configs/README.md's table and in defaults.yaml, and the table's
+    default column says what defaults.yaml holds (read as YAML), so the two cannot drift."""
     readme = (CONFIGS / "README.md").read_text(encoding="utf-8")
     defaults = yaml.load((CONFIGS / "defaults.yaml").read_text(), Loader=ConfigLoader)
+    documented = {
+        m.group(1): m.group(2).strip()
+        for m in re.finditer(r"^\| `([a-z_.]+)` \| ([^|]*) \|", readme, flags=re.MULTILINE)
+    }
     for key in _keys(Config):
-        assert f"`{key}`" in readme, key
+        assert key in documented, f"{key} not in configs/README.md's table"
         node = defaults
         for part in key.split("."):
             assert part in node, f"{key} missing from defaults.yaml"
             node = node[part]
+        if key == "env.variant":
+            assert documented[key] == "per file"
+            continue
+        assert yaml.safe_load(documented[key]) == node, (
+            f"configs/README.md says {key} defaults to {documented[key]!r}; "
+            f"defaults.yaml has {node!r}"
+        )
 
 
 # ------------------------------------------------------------------ custom variants
