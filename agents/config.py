@@ -22,6 +22,7 @@ YAML: files are read with :class:`ConfigLoader`, a ``SafeLoader`` that also read
 from __future__ import annotations
 
 import re
+import typing
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -119,9 +120,33 @@ def _variant_spec_fields(value: Any) -> dict[str, Any]:
     return out
 
 
+def _admits_bool(annotation: Any) -> bool:
+    """Whether a field's type takes ``true``/``false`` (``bool``, or ``Any`` inside it)."""
+    if annotation is bool or annotation is Any:
+        return True
+    return any(_admits_bool(arg) for arg in typing.get_args(annotation))
+
+
+def _refuse_bool_for_numbers(model: type[BaseModel], value: Any, info: ValidationInfo) -> Any:
+    """Pydantic reads ``true`` as 1 in a number field; a config means no such thing, so a
+    boolean (or a list holding one) where the field takes none is an error."""
+    field = model.model_fields.get(info.field_name or "")
+    if field is None or _admits_bool(field.annotation):
+        return value
+    items = value if isinstance(value, list) else [value]
+    if any(isinstance(item, bool) for item in items):
+        raise ValueError(f"expected a number, got a boolean ({value!r})")
+    return value
+
+
 class _Section(BaseModel):
     # NaN or infinite rewards and hyperparameters are refused: they would poison training
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        return _refuse_bool_for_numbers(cls, value, info)
 
 
 class EnvConfig(_Section):
@@ -236,7 +261,7 @@ class TrainConfig(_Section):
     checkpoint_freq: int = Field(ge=0, description="0 disables checkpoints")
     progress_bar: bool
     tensorboard: bool
-    device: str
+    device: str = Field(description="a torch device string: cpu, cuda, cuda:1, mps")
     torch_threads: int = Field(ge=0, description="torch.set_num_threads; 0 leaves torch's default")
     log_interval: int = Field(gt=0, description="SB3 log_interval, in rollouts")
     shaping: ShapingConfig | None = Field(
@@ -254,6 +279,19 @@ class TrainConfig(_Section):
         "moves back to a view seen in the episode are masked, a game with none ends as "
         "stuck; needs vec_env: batched",
     )
+
+    @field_validator("device")
+    @classmethod
+    def _torch_device(cls, value: str) -> str:
+        import torch
+
+        try:
+            torch.device(value)
+        except (RuntimeError, ValueError):
+            raise ValueError(
+                f"not a torch device: {value!r} (e.g. cpu, cuda, cuda:1, mps)"
+            ) from None
+        return value
 
     @model_validator(mode="after")
     def _no_cycling_needs_batched(self) -> TrainConfig:
@@ -395,6 +433,11 @@ class Config(BaseModel):
     """A complete, resolved run configuration."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        return _refuse_bool_for_numbers(cls, value, info)
 
     env: EnvConfig
     seed: int = Field(

@@ -345,3 +345,36 @@ def test_nan_and_infinite_numbers_are_refused(override: str) -> None:
     key = override.split("=")[0]
     with pytest.raises(ConfigError, match=rf"{key}: Input should be a finite number"):
         load_config(CONFIGS / "streets.yaml", [override])
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        "seed=true",
+        "train.total_timesteps=true",
+        "train.n_envs=false",
+        "ppo.n_epochs=true",
+        "env.reward_per_card=true",
+        "policy.net_arch_pi=[64, true]",
+        "train.shaping={face_down: true}",
+    ],
+)
+def test_a_boolean_is_refused_where_a_number_is_expected(override: str) -> None:
+    """YAML's true/false would otherwise be read as 1/0 by pydantic."""
+    key = override.split("=")[0]
+    with pytest.raises(ConfigError, match=rf"{re.escape(key)}.*expected a number, got a boolean"):
+        load_config(CONFIGS / "streets.yaml", [override])
+
+
+def test_booleans_still_set_the_switches() -> None:
+    config = load_config(
+        CONFIGS / "streets.yaml", ["train.progress_bar=false", "train.no_cycling=false"]
+    )
+    assert config.train.progress_bar is False and config.train.no_cycling is False
+
+
+@pytest.mark.parametrize("device", ["gpu9", "", "cpu:x"])
+def test_a_device_torch_cannot_name_is_refused_before_training(device: str) -> None:
+    with pytest.raises(ConfigError, match=r"train\.device: not a torch device"):
+        load_config(CONFIGS / "streets.yaml", [f"train.device={device!r}"])
+    assert load_config(CONFIGS / "streets.yaml", ["train.device=cuda:1"]).train.device == "cuda:1"
