@@ -627,6 +627,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 solver=solver,
                 allow_cycles=args.allow_cycles,
                 env_version=args.env_version,
+                timing=True,
             )
     except KeyboardInterrupt:
         print(

@@ -50,6 +50,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import time
 import zipfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -853,6 +854,7 @@ def evaluate_agents(
     solver: Mapping[int, str] | None = None,
     allow_cycles: bool = False,
     env_version: int | None = None,
+    timing: bool = False,
 ) -> dict[str, Any]:
     """Play the first ``episodes`` test deals of ``variant`` with each agent.
 
@@ -878,11 +880,16 @@ def evaluate_agents(
         allow_cycles: switch the agents' no-cycling rule off (module docstring); the
             report records the setting as ``no_cycling``.
         env_version: the id version played (``-vN``); None: the variant's newest.
+        timing: add ``timing`` (agent name -> ``seconds`` of wall time playing its deals,
+            ``moves`` in all and ``seconds_per_move``): what a budget cost on this machine.
+            Off by default, so that a report is the same however and wherever it is played.
 
     Returns:
         A JSON-ready dict: ``variant``, ``env_id``, ``episodes``, ``seeds`` (the first seed
         and the count), ``results`` (agent name -> :func:`summarize` dict, plus
-        ``solver_ceiling`` with ``solver`` and ``per_episode`` rows if asked).
+        ``solver_ceiling`` with ``solver`` and ``per_episode`` rows if asked, and
+        ``settings``, the agent's budget and seed, for an agent that has a ``description()``,
+        such as the search agent), and ``timing`` if asked.
 
     Raises:
         ValueError: ``episodes`` < 1, or ``batch_size`` < 1, or ``solver`` lacks a deal.
@@ -923,6 +930,7 @@ def evaluate_agents(
         for agent in agents:
             bar.set_description(f"{variant} {agent.name}")
             traces: list[GameTrace] | None = None if save_games is None else []
+            start = time.perf_counter()
             with single_torch_thread():
                 if play is not None:
                     results = play(agent, env_id, seeds, bar.update, traces, allow_cycles)
@@ -940,9 +948,20 @@ def evaluate_agents(
                     results = _play_one_by_one(
                         agent, env_id, seeds, bar.update, traces, allow_cycles
                     )
+            seconds = time.perf_counter() - start
             if save_games is not None and traces is not None:
                 save_records(Path(save_games), agent, env_id, results, traces)
             summary = summarize(results)
+            describe = getattr(agent, "description", None)
+            if callable(describe):
+                summary["settings"] = describe()
+            if timing:
+                moves = sum(r.length for r in results)
+                out.setdefault("timing", {})[agent.name] = {
+                    "seconds": round(seconds, 3),
+                    "moves": moves,
+                    "seconds_per_move": round(seconds / moves, 6) if moves else None,
+                }
             if solver is not None:
                 summary["solver_ceiling"] = ceiling_summary(results, solver)
             if per_episode:

@@ -428,7 +428,14 @@ def test_evaluate_search_beside_greedy(tmp_path: Path, capsys: pytest.CaptureFix
     assert main([*argv, "--json", str(out), "--no-progress"]) == 0
     report = json.loads(out.read_text())
     assert list(report["results"]) == ["search", "greedy"]
-    assert report["results"]["search"]["episodes"] == 1
+    search = report["results"]["search"]
+    assert search["episodes"] == 1
+    # the budget that made the figures, and what it cost on this machine
+    assert search["settings"]["samples"] == 2 and search["settings"]["horizon"] == 100
+    assert "settings" not in report["results"]["greedy"]
+    timing = report["timing"]["search"]
+    assert timing["moves"] == search["mean_episode_length"] and timing["seconds"] > 0
+    assert timing["seconds_per_move"] == pytest.approx(timing["seconds"] / timing["moves"], 1e-3)
 
 
 @pytest.mark.parametrize(
