@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,7 +17,7 @@ from positions import position, random_walk, shuffle_hidden
 from agents import cli
 from agents.baselines import AGENT_NAMES, greedy_actions, make_baseline
 from agents.cli import main
-from agents.evaluation import play_deals
+from agents.evaluation import play_deals, wilson_interval
 from agents.search import (
     DEFAULT_SAMPLES,
     SearchAgent,
@@ -37,6 +39,8 @@ from fortythieves_env.view import (
 
 ALL_VARIANTS = list(VARIANTS)
 SMALL = SearchBudget(samples=3, horizon=300)
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _walk(variant: str, deals: int, steps: int, seed: int) -> Iterator[FortyThievesEnv]:
@@ -452,3 +456,60 @@ def test_evaluate_search_refuses_bad_options(
 ) -> None:
     assert main(["evaluate", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the README's search table
+def _search_table_module() -> Any:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import search_table
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return search_table
+
+
+def test_the_search_table_renders_each_saved_report(tmp_path: Path) -> None:
+    """One row per report in the registry's order, with the budget, the ceiling and the cost."""
+    search_table = _search_table_module()
+
+    def summary(wins: int, n: int, cards: float) -> dict[str, Any]:
+        lo, hi = wilson_interval(wins, n)
+        return {"win_rate": wins / n, "win_rate_ci95": [lo, hi], "mean_foundation_cards": cards}
+
+    streets = {
+        "variant": "Streets",
+        "episodes": 4,
+        "results": {
+            "search": {
+                **summary(1, 4, 40.25),
+                "settings": {"samples": 8},
+                "solver_ceiling": {"proved_won": 2, "wins_among_proved": 1, "share_of_proved": 0.5},
+            },
+            "greedy": summary(0, 4, 21.0),
+        },
+        "timing": {"search": {"seconds": 9.0, "moves": 1200, "seconds_per_move": 0.0075}},
+    }
+    maria = {"variant": "Maria", "episodes": 2, "results": {"search": summary(0, 2, 30.0)}}
+    (tmp_path / "Streets-4.json").write_text(json.dumps(streets))
+    (tmp_path / "Maria-2.json").write_text(json.dumps(maria))
+    lines = search_table.table_for(tmp_path).splitlines()
+    assert lines[0].startswith("| variant | test deals | samples per move |")
+    assert [line.split("|")[1].strip() for line in lines[2:]] == ["Maria", "Streets"]
+    lo, hi = wilson_interval(1, 4)
+    assert lines[3] == (
+        f"| Streets | 4 | 8 | 25.0% [{100 * lo:.1f}, {100 * hi:.1f}] | 1 / 2 (50%) | "
+        "0.0% [0.0, 49.0] | - | 40.2 | 21.0 | 0.007 |"
+    )
+    assert lines[2].startswith("| Maria | 2 | 16 (default) | 0.0% ")
+    assert lines[2].endswith("| - | - | - | 30.0 | - | - |")
+    (tmp_path / "Bad-1.json").write_text("[1]")
+    with pytest.raises(ValueError, match=r"Bad-1\.json: not a search evaluation report"):
+        search_table.table_for(tmp_path)
+
+
+def test_readme_search_table_is_generated_from_the_saved_reports() -> None:
+    search_table = _search_table_module()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = search_table.table_for(ROOT / "results" / "search")
+    assert table.count("\n") >= 3  # rows for the saved reports
+    assert f"{search_table.START}\n{table}\n{search_table.END}" in readme

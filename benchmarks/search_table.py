@@ -1,0 +1,128 @@
+"""The README's search-agent table, rendered from the saved evaluation reports.
+
+Reads every ``results/search/<Variant>-<deals>.json`` (written by
+``fortythieves evaluate search --variant V --episodes N --json ...``, see
+``results/search/run_eval.sh``) and prints one Markdown row per report, in the registry's
+order: the deals, the search budget (samples per move), the search agent's, greedy's and
+random's wins with 95% Wilson intervals, the search agent's wins among the deals the
+clairvoyant solver proved winnable (the ceiling, when the report has it), mean foundation
+cards, and the seconds per move the search cost (when the report timed it). With
+``--readme`` it writes the table between ``<!-- search-table:start -->`` and
+``<!-- search-table:end -->``, so the table is generated, never typed.
+
+Usage::
+
+    python benchmarks/search_table.py
+    python benchmarks/search_table.py --results-dir results/search --readme README.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
+from bench_report import replace_between
+
+from fortythieves_env import VARIANTS
+
+START = "<!-- search-table:start -->"
+END = "<!-- search-table:end -->"
+RESULTS_DIR = Path(__file__).resolve().parents[1] / "results" / "search"
+HEADER = (
+    "| variant | test deals | samples per move | search wins [95% CI] | search wins / "
+    "solver-proved wins | greedy wins [95% CI] | random wins [95% CI] | search cards | "
+    "greedy cards | s per move |\n|---|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def _wins(summary: dict[str, Any] | None) -> str:
+    if summary is None:
+        return "-"
+    lo, hi = summary["win_rate_ci95"]
+    return f"{100 * summary['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def _cards(summary: dict[str, Any] | None) -> str:
+    return "-" if summary is None else f"{summary['mean_foundation_cards']:.1f}"
+
+
+def row(report: dict[str, Any]) -> str:
+    """The table row of one saved report.
+
+    Raises:
+        KeyError: the report has no ``search`` agent.
+    """
+    results = report["results"]
+    search = results["search"]
+    ceiling = search.get("solver_ceiling")
+    if ceiling is None:
+        proved = "-"
+    else:
+        share = ceiling["share_of_proved"]
+        proved = f"{ceiling['wins_among_proved']} / {ceiling['proved_won']}"
+        proved += f" ({100 * share:.0f}%)" if ceiling["proved_won"] else ""
+    samples = search.get("settings", {}).get("samples", "16 (default)")
+    timing = report.get("timing", {}).get("search")
+    per_move = "-" if timing is None else f"{timing['seconds_per_move']:.3f}"
+    return (
+        f"| {report['variant']} | {report['episodes']} | {samples} | {_wins(search)} | "
+        f"{proved} | {_wins(results.get('greedy'))} | {_wins(results.get('random'))} | "
+        f"{_cards(search)} | {_cards(results.get('greedy'))} | {per_move} |"
+    )
+
+
+def table_for(results_dir: str | Path) -> str:
+    """The Markdown table of every ``*.json`` report in ``results_dir``: one row each, in the
+    registry's order of variants, then by deals (none: a one-line note).
+
+    Raises:
+        ValueError: a file is not a search evaluation report (named with the cause).
+    """
+    order = {name: i for i, name in enumerate(VARIANTS)}
+    reports = []
+    for path in sorted(Path(results_dir).glob("*.json")):
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+            key = (order.get(report["variant"], len(order)), report["episodes"])
+            reports.append((key, row(report)))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}: not a search evaluation report ({exc!r})") from None
+    if not reports:
+        return "No search evaluations saved yet."
+    return "\n".join([HEADER, *(line for _, line in sorted(reports))])
+
+
+def replace_table(readme: str, table: str) -> str:
+    """``readme`` with the text between the two marker lines replaced by ``table``.
+
+    Raises:
+        ValueError: the markers are missing or not once each, in order.
+    """
+    return replace_between(readme, table, START, END)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results-dir", default=str(RESULTS_DIR), help="the reports' folder")
+    parser.add_argument("--readme", help="write the table into this README (between markers)")
+    args = parser.parse_args(argv)
+    try:
+        table = table_for(args.results_dir)
+        if args.readme:
+            path = Path(args.readme)
+            path.write_text(replace_table(path.read_text(encoding="utf-8"), table), "utf-8")
+            print(f"table written to {path}")
+        else:
+            print(table)
+    except (OSError, ValueError) as exc:
+        print(f"search_table: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
