@@ -14,6 +14,7 @@ import numpy as np
 from gymnasium import spaces
 from numba.extending import register_jitable
 
+from ._checks import checked_int
 from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL
 from .backends import Backend, make_backend
 from .cards import CARD_NAMES, SUITS
@@ -164,7 +165,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
       ``"FortyThieves"``).
     - ``render_mode``: ``None``, ``"ansi"`` (a text board) or ``"rgb_array"`` (a picture of
       the table, see :mod:`fortythieves_env.render`).
-    - ``max_steps_without_progress``: ``None`` (default) or a positive ``int``; see Episode End.
+    - ``max_steps_without_progress``: ``None`` (default) or a positive integer (NumPy
+      integers too, not ``bool``; else ``ValueError``); see Episode End.
     - ``reward_per_card``, ``win_bonus``, ``illegal_action_penalty``: finite numbers (else
       ``ValueError``); see Rewards.
     - ``illegal_action``: ``"penalize"`` (default: the position is unchanged, the penalty is
@@ -223,14 +225,9 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(
                 f"illegal_action must be 'penalize' or 'raise', got {illegal_action!r}"
             )
-        if max_steps_without_progress is not None and (
-            not isinstance(max_steps_without_progress, int)
-            or isinstance(max_steps_without_progress, bool)
-            or max_steps_without_progress < 1
-        ):
-            raise ValueError(
-                "max_steps_without_progress must be None or a positive integer, got "
-                f"{max_steps_without_progress!r}"
+        if max_steps_without_progress is not None:
+            max_steps_without_progress = checked_int(
+                "max_steps_without_progress", max_steps_without_progress, 1, or_none=True
             )
         core = make_backend(backend, spec, observation_version)  # checks ``backend``
         self.max_steps_without_progress = max_steps_without_progress

@@ -39,23 +39,17 @@ move to play.
 
 from __future__ import annotations
 
-import numbers
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
+from ._checks import is_int
 from .cards import CARD_NAMES, RANK, SUIT, card_code, card_name
 from .engine import N_CARDS, GameState, InvalidPositionError, Rules, rules_for
 from .variants import VariantSpec, get_variant
 
 POSITION_KEYS = ("variant", "tableau", "face_down", "stock", "waste", "foundations", "redeals_left")
 """The keys of a position, in the rule book's order."""
-
-
-def _is_int(x: object) -> bool:
-    return isinstance(x, numbers.Integral) and not isinstance(x, bool | np.bool_)
 
 
 def _rules(variant: str | VariantSpec | Rules) -> Rules:
@@ -151,7 +145,7 @@ def from_position(variant: str | VariantSpec | Rules, position: Mapping[str, Any
         isinstance(fds, str)
         or not isinstance(fds, Sequence)
         or len(fds) != c
-        or not all(_is_int(x) for x in fds)
+        or not all(is_int(x) for x in fds)
     ):
         raise fail(f"face_down must be a list of {c} integers, got {fds!r}")
     fds = [int(x) for x in fds]
@@ -241,7 +235,7 @@ def from_position(variant: str | VariantSpec | Rules, position: Mapping[str, Any
                 + " is not on a foundation"
             )
     redeals = position["redeals_left"]
-    if not _is_int(redeals) or not 0 <= redeals <= spec.redeals:
+    if not is_int(redeals) or not 0 <= redeals <= spec.redeals:
         raise fail(f"redeals_left must be an integer 0..{spec.redeals}, got {redeals!r}")
     foundations = []
     for hs in heights:

@@ -26,6 +26,7 @@ from gymnasium.vector.utils import batch_space
 from numba import njit
 
 from . import _fast
+from ._checks import checked_int
 from ._fast import H_DECODE, H_FD, H_NACT, refresh, tables_for
 from ._fast import step as _fast_step
 from .engine import (
@@ -384,10 +385,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ) -> None:
         self.variant = spec = get_variant(variant)
         self.observation_version = check_version(observation_version)
-        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool):
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs}")
+        num_envs = checked_int("num_envs", num_envs, 1)
         if render_mode is not None and render_mode != "ansi":
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         if illegal_action not in ("penalize", "raise"):
@@ -406,10 +404,8 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             ("max_steps_without_progress", max_steps_without_progress),
             ("max_episode_steps", max_episode_steps),
         ):
-            if value is not None and (
-                not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1
-            ):
-                raise ValueError(f"{name} must be None or a positive integer, got {value!r}")
+            if value is not None:
+                checked_int(name, value, 1, or_none=True)
         try:
             mode = AutoresetMode(autoreset_mode)
         except ValueError:

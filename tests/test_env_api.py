@@ -437,3 +437,32 @@ def test_rewards_must_be_finite_numbers_in_both_env_classes(name: str, value: ob
     for make in (FortyThievesEnv, FortyThievesVectorEnv):
         with pytest.raises(ValueError, match=rf"{name} must be a finite number, got"):
             make("Maria", **{name: value})
+
+
+@pytest.mark.parametrize("limit", [np.int64(5), np.uint8(5), np.int32(5)])
+def test_numpy_integer_no_progress_limit_is_accepted(limit: object) -> None:
+    """A NumPy integer is an integer: the env stores it as an ``int`` and truncates at it."""
+    env = gym.make("FortyThieves/Streets-v0", max_steps_without_progress=limit)
+    assert env.unwrapped.max_steps_without_progress == 5
+    assert type(env.unwrapped.max_steps_without_progress) is int
+    env.reset(seed=0)
+    # t>t moves that turn nothing up make no progress: shuttle one card until truncated
+    for steps in range(1, 6):
+        legal = [m for m in env.unwrapped.legal_moves() if ">t" in m and m[0] == "t"]
+        if not legal:
+            pytest.skip("no column move in this deal")
+        *_, trunc, _ = env.step(env.unwrapped.move_to_action(legal[0]))
+        if env.unwrapped.steps_without_progress == 0:
+            pytest.skip("the move made progress")
+        assert trunc == (steps == 5)
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(True), 5.0, "5", 0, np.int64(-1)])
+def test_bad_no_progress_limits_are_refused_in_both_env_classes(bad: object) -> None:
+    from fortythieves_env import FortyThievesVectorEnv
+
+    for make in (FortyThievesEnv, FortyThievesVectorEnv):
+        with pytest.raises(
+            ValueError, match=r"max_steps_without_progress must be None or a positive integer"
+        ):
+            make("Maria", max_steps_without_progress=bad)
