@@ -263,7 +263,9 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         Raises:
             InvalidPositionError: (on assignment) the state is not a position this variant
                 can reach (:func:`fortythieves_env.positions.from_position` says which rule
-                it breaks); nothing changes then.
+                it breaks) or holds a bad entry (a foundation height that is not an integer
+                0..13, a card that is not a card code: the message names it); nothing
+                changes then.
         """
         return self._backend.snapshot()
 

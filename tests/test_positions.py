@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import re
 from collections.abc import Callable
 
 import gymnasium as gym
@@ -307,3 +308,64 @@ def test_reached_positions_are_accepted_and_corruptions_refused(
         with pytest.raises(InvalidPositionError, match=message):
             FortyThievesEnv(variant).reset(options={"state": bad})
         assert name  # the corruption's name shows in the report when it fails
+
+
+# ------------------------------------------------------------------ GameState entries
+@pytest.mark.parametrize(
+    ("pile", "height"), [(7, 14), (0, 14), (0, -1), (3, True), (0, 0.0), (5, np.bool_(False))]
+)
+def test_foundation_heights_of_an_assigned_state_are_checked(
+    pile: int, height: object, backend: str
+) -> None:
+    """Each bad height is refused naming the pile and 0..13, on both backends, and the
+    game is left as it was (no IndexError, no silently accepted -1 or True)."""
+    env = gym.make("FortyThieves/Streets-v0", backend=backend)
+    env.reset(seed=0)
+    u = env.unwrapped
+    before = u.get_state()
+    s = u.state
+    s.foundations[pile] = height
+    with pytest.raises(
+        InvalidPositionError,
+        match=rf"invalid Streets position: foundations\[{pile}\] must be a pile height, "
+        rf"an integer 0\.\.13, got {re.escape(repr(height))}$",
+    ):
+        u.state = s
+    assert u.get_state() == before
+
+
+def test_numpy_integer_foundation_heights_are_fine(backend: str) -> None:
+    pos = position("Streets", [["KS"], ["KS"]], stock=[], foundations=None)
+    env = FortyThievesEnv("Streets", backend=backend)
+    env.reset(options={"state": pos})
+    s = env.state
+    s.foundations = [np.int64(h) for h in s.foundations]
+    env.state = s
+    assert env.get_state() == pos
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda s: s.tableau[2].__setitem__(-1, 1.0),
+            r"tableau\[2\]\[\d+\]: a card code is an integer 1\.\.52, got 1\.0",
+        ),
+        (
+            lambda s: s.waste.append(True),
+            r"waste\[0\]: a card code is an integer 1\.\.52, got True",
+        ),
+        (lambda s: s.stock.__setitem__(0, 53), r"stock\[0\]: card code must be 1\.\.52, got 53"),
+        (lambda s: s.face_down.__setitem__(1, 1.5), r"face_down\[1\] must be an integer, got 1\.5"),
+        (lambda s: s.foundations.pop(), r"foundations must be 8 pile heights, got 7"),
+    ],
+)
+def test_bad_entries_of_an_assigned_state_name_the_entry(
+    edit: Callable[[object], None], message: str
+) -> None:
+    env = FortyThievesEnv("Streets")
+    env.reset(seed=0)
+    s = env.state
+    edit(s)
+    with pytest.raises(InvalidPositionError, match=r"invalid Streets position: " + message):
+        env.state = s
