@@ -39,6 +39,23 @@ def finite_reward(name: str, value: object) -> float:
     return float(value)
 
 
+def checked_penalty(value: object) -> float:
+    """``value`` as a ``float`` if it is a valid ``illegal_action_penalty``: a finite number
+    ``>= 0`` (an illegal action earns ``-illegal_action_penalty``; the training config asks
+    the same). The one check of both :class:`FortyThievesEnv` and the batched env.
+
+    Raises:
+        ValueError: not a finite number (:func:`finite_reward`), or negative.
+    """
+    penalty = finite_reward("illegal_action_penalty", value)
+    if penalty < 0:
+        raise ValueError(
+            "illegal_action_penalty must be >= 0 (an illegal action earns "
+            f"-illegal_action_penalty), got {value!r}"
+        )
+    return penalty
+
+
 @register_jitable
 def made_progress(
     kind: int, foundation_gain: int, face_down_before: int, face_down_after: int
@@ -167,8 +184,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
       the table, see :mod:`fortythieves_env.render`).
     - ``max_steps_without_progress``: ``None`` (default) or a positive integer (NumPy
       integers too, not ``bool``; else ``ValueError``); see Episode End.
-    - ``reward_per_card``, ``win_bonus``, ``illegal_action_penalty``: finite numbers (else
-      ``ValueError``); see Rewards.
+    - ``reward_per_card``, ``win_bonus``, ``illegal_action_penalty``: finite numbers, the
+      penalty ``>= 0`` (else ``ValueError``); see Rewards.
     - ``illegal_action``: ``"penalize"`` (default: the position is unchanged, the penalty is
       paid and ``info["illegal_action"]`` is True) or ``"raise"`` (raise
       :class:`~fortythieves_env.IllegalMoveError`, naming the move and the reason). An
@@ -237,9 +254,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         self.render_mode = render_mode
         self.reward_per_card = finite_reward("reward_per_card", reward_per_card)
         self.win_bonus = finite_reward("win_bonus", win_bonus)
-        self.illegal_action_penalty = finite_reward(
-            "illegal_action_penalty", illegal_action_penalty
-        )
+        self.illegal_action_penalty = checked_penalty(illegal_action_penalty)
         self.illegal_action = illegal_action
         self.rules = rules_for(spec)
         self.layout = ObservationLayout.for_variant(spec, observation_version)

@@ -36,7 +36,7 @@ from .engine import (
     InvalidPositionError,
     rules_for,
 )
-from .env import finite_reward, made_progress
+from .env import checked_penalty, finite_reward, made_progress
 from .observation import LATEST_VERSION, ObservationLayout, check_version
 from .variants import VariantSpec, get_variant
 
@@ -426,9 +426,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.copy = copy
         self.reward_per_card = finite_reward("reward_per_card", reward_per_card)
         self.win_bonus = finite_reward("win_bonus", win_bonus)
-        self.illegal_action_penalty = finite_reward(
-            "illegal_action_penalty", illegal_action_penalty
-        )
+        self.illegal_action_penalty = checked_penalty(illegal_action_penalty)
         self.illegal_action = illegal_action
         self.backend = "numba"
         self.max_steps_without_progress = (

@@ -466,3 +466,28 @@ def test_bad_no_progress_limits_are_refused_in_both_env_classes(bad: object) -> 
             ValueError, match=r"max_steps_without_progress must be None or a positive integer"
         ):
             make("Maria", max_steps_without_progress=bad)
+
+
+@pytest.mark.parametrize("value", [-5, -1, -0.1, np.float64(-2.0)])
+def test_negative_illegal_action_penalty_is_refused_in_both_env_classes(value: object) -> None:
+    from fortythieves_env import FortyThievesVectorEnv
+
+    message = r"illegal_action_penalty must be >= 0 \(an illegal action earns"
+    with pytest.raises(ValueError, match=message):
+        gym.make("FortyThieves/Streets-v0", illegal_action_penalty=value)
+    for make in (FortyThievesEnv, FortyThievesVectorEnv):
+        with pytest.raises(ValueError, match=message):
+            make("Streets", illegal_action_penalty=value)
+    with pytest.raises(ValueError, match=message):
+        gym.make_vec("FortyThieves/Streets-v0", 2, illegal_action_penalty=value)
+
+
+def test_zero_illegal_action_penalty_costs_nothing() -> None:
+    from fortythieves_env import FortyThievesVectorEnv
+
+    env = gym.make("FortyThieves/Streets-v0", illegal_action_penalty=0)
+    env.reset(seed=0)
+    assert env.step(1)[1] == 0.0  # redeal: Streets has none
+    envs = FortyThievesVectorEnv("Streets", 2, illegal_action_penalty=np.int64(0))
+    envs.reset(seed=0)
+    assert envs.step(np.array([1, 1]))[1].tolist() == [0.0, 0.0]
