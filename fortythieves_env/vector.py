@@ -462,7 +462,6 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._iparams[P_SAME_STEP] = mode == AutoresetMode.SAME_STEP
         self._iparams[P_MAX_STEPS] = self.max_episode_steps
         self._iparams[P_MAX_IDLE] = self.max_steps_without_progress or 0
-        self._actions = np.zeros(n, dtype=np.int64)  # sample_legal's output buffer
         self._uniforms = np.zeros(n, dtype=np.float64)
         self._rngs: list[np.random.Generator | None] = [None] * n
         self._seeds: list[int | None] = [None] * n
@@ -668,8 +667,8 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             rng: the generator of the uniforms (default: one made once from OS entropy).
 
         Returns:
-            ``int64`` array of shape ``(N,)``, a buffer reused by the next call (copy it to
-            keep it). A game with no legal action (one that ended and awaits its reset in
+            a new ``int64`` array of shape ``(N,)`` on each call (the caller's to keep or
+            change). A game with no legal action (one that ended and awaits its reset in
             next-step mode) gets 0, which ``step`` ignores.
         """
         if rng is None:
@@ -677,8 +676,9 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 self._sample_rng = np.random.default_rng()
             rng = self._sample_rng
         rng.random(out=self._uniforms)
-        _pick_legal(self._masks, self._n_legal, self._uniforms, self._actions)
-        return self._actions
+        actions = np.empty(self.num_envs, dtype=np.int64)
+        _pick_legal(self._masks, self._n_legal, self._uniforms, actions)
+        return actions
 
     def get_state(self, index: int) -> dict[str, Any]:
         """Game ``index``'s position in the rule book's format (a new dict).
