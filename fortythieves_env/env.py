@@ -14,7 +14,7 @@ import numpy as np
 from gymnasium import spaces
 from numba.extending import register_jitable
 
-from ._checks import checked_int
+from ._checks import checked_int, checked_options
 from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL
 from .backends import Backend, make_backend
 from .cards import CARD_NAMES, SUITS
@@ -326,16 +326,12 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
             InvalidPositionError: ``options["state"]`` is not a valid position of this variant,
                 or the game in it is already over (won, or no legal move): an episode starts
                 with a move to play. Nothing changes when it is refused, not even the seed.
+            TypeError: ``options`` is not a dict (or None).
             ValueError: ``options`` has a key other than ``"state"`` and ``"pysol_deal"``, or
                 both; no PySolFC deal for this variant (Lucas, custom variants) or a bad N.
             ImportError: ``"pysol_deal"`` without the ``pysol-cards`` package.
         """
-        options = options or {}
-        unknown = set(options) - {"state", "pysol_deal"}
-        if unknown:
-            raise ValueError(
-                f"unknown reset options {sorted(unknown)}; the options are 'state' and 'pysol_deal'"
-            )
+        options = checked_options(options, ("state", "pysol_deal"))
         position = options.get("state")
         if "pysol_deal" in options:  # PySolFC's game number N, loaded as a position
             if position is not None:

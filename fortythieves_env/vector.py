@@ -26,7 +26,7 @@ from gymnasium.vector.utils import batch_space
 from numba import njit
 
 from . import _fast
-from ._checks import checked_int
+from ._checks import checked_int, checked_options, is_int
 from ._fast import H_DECODE, H_FD, H_NACT, refresh, tables_for
 from ._fast import step as _fast_step
 from .engine import (
@@ -519,6 +519,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             games not reset included), ``info`` as in Information.
 
         Raises:
+            TypeError: ``options`` is not a dict (or None).
             ValueError: a bad seed (not a non-negative ``int``, or a list of the wrong
                 length), an unknown option, a bad ``reset_mask`` (not a ``bool`` array of
                 shape ``(N,)``, all False, or not all True on the first reset), a
@@ -528,12 +529,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             Nothing changes when ``reset`` raises.
         """
         seeds = self._seeds_for(seed)
-        options = dict(options or {})
-        unknown = set(options) - {"state", "reset_mask"}
-        if unknown:
-            raise ValueError(
-                f"unknown reset options {sorted(unknown)}; the options are 'state' and 'reset_mask'"
-            )
+        options = checked_options(options, ("state", "reset_mask"))
         which = self._reset_mask(options.get("reset_mask"))
         positions = self._positions(options.get("state"), which)
         for i in np.flatnonzero(which).tolist():
@@ -684,13 +680,18 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Game ``index``'s position in the rule book's format (a new dict).
 
         Raises:
+            TypeError: ``index`` is not an integer (``bool`` is not one).
             IndexError: ``index`` is not in ``range(N)``.
             RuntimeError: before ``reset``.
         """
         return self.rules.to_position(self._game_state(index))
 
     def board_text(self, index: int) -> str:
-        """Game ``index``'s board as text (``FortyThievesEnv.board_text``)."""
+        """Game ``index``'s board as text (``FortyThievesEnv.board_text``).
+
+        Raises:
+            TypeError, IndexError, RuntimeError: as :meth:`get_state`.
+        """
         if self._viewer is None:
             from .env import FortyThievesEnv
 
@@ -700,6 +701,11 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     # ------------------------------------------------------------------ internals
     def _game_state(self, index: int) -> GameState:
+        if not is_int(index):
+            raise TypeError(
+                f"index must be a game index, an integer in range({self.num_envs}), got {index!r}"
+            )
+        index = int(index)
         if not 0 <= index < self.num_envs:
             raise IndexError(f"game index {index} is outside range({self.num_envs})")
         if not self._started:

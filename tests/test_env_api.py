@@ -491,3 +491,25 @@ def test_zero_illegal_action_penalty_costs_nothing() -> None:
     envs = FortyThievesVectorEnv("Streets", 2, illegal_action_penalty=np.int64(0))
     envs.reset(seed=0)
     assert envs.step(np.array([1, 1]))[1].tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("bad", [["state"], "state", ("state", None), 3])
+def test_reset_options_that_are_not_a_dict_are_a_type_error(bad: object) -> None:
+    from fortythieves_env import FortyThievesVectorEnv
+
+    env = gym.make("FortyThieves/Streets-v0")
+    env.reset(seed=0)
+    before = env.unwrapped.get_state()
+    with pytest.raises(
+        TypeError,
+        match=r"reset options must be None or a dict with the keys 'state' and 'pysol_deal', "
+        rf"got {type(bad).__name__}",
+    ):
+        env.reset(options=bad)  # type: ignore[arg-type]
+    assert env.unwrapped.get_state() == before
+    envs = FortyThievesVectorEnv("Streets", 2)
+    with pytest.raises(
+        TypeError,
+        match=r"reset options must be None or a dict with the keys 'state' and 'reset_mask'",
+    ):
+        envs.reset(options=bad)  # type: ignore[arg-type]
