@@ -22,6 +22,7 @@ from .engine import GameState, IllegalMoveError, InvalidPositionError, rules_for
 from .observation import LATEST_VERSION, ObservationLayout, check_version
 from .positions import checked_copy
 from .pysol import pysol_position
+from .registration import CheckedSpec
 from .variants import VariantSpec, get_variant
 from .view import PlayerView, player_view
 
@@ -204,8 +205,10 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
       Starting State).
     - ``observation_version``: ``1`` (default, :data:`~fortythieves_env.observation.LATEST_VERSION`)
       or ``0``; see Observation Space and Version History (``ValueError`` otherwise). The
-      registered ids pass it: ``-v0`` ids 0, ``-v1`` ids 1. For a variant without redeals
-      both versions are the same observation.
+      registered ids pass it: ``-v0`` ids 0, ``-v1`` ids 1; ``gymnasium.make`` of an id with
+      another ``observation_version`` raises ``ValueError`` naming the id to use (the id
+      names the observation). For a variant without redeals both versions are the same
+      observation.
 
     ## Version History
     - v1: the observation adds the stock's order once it is known (after the first redeal),
@@ -218,6 +221,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012
+    spec = CheckedSpec()  # type: ignore[assignment]  # refuses a version contradicting the id
 
     def __init__(
         self,
@@ -306,6 +310,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         d = dict(d)
+        if "spec" in d:  # pickled before ``spec`` was checked
+            d["_spec"] = d.pop("spec")
         position = d.pop("_position")
         idle = d["_idle"]
         self.__dict__.update(d)

@@ -38,6 +38,7 @@ from .engine import (
 )
 from .env import checked_penalty, finite_reward, made_progress
 from .observation import LATEST_VERSION, ObservationLayout, check_version
+from .registration import CheckedSpec
 from .variants import VariantSpec, get_variant
 
 __all__ = ["FortyThievesVectorEnv"]
@@ -360,6 +361,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     - v0: initial release (the ``vector_entry_point`` of every ``FortyThieves/*-v0`` id).
     """
 
+    spec = CheckedSpec()  # type: ignore[assignment]  # refuses a version contradicting the id
     metadata: dict[str, Any] = {  # noqa: RUF012  (per instance: set again in __init__)
         "render_modes": ["ansi"],
         "render_fps": 4,
