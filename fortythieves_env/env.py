@@ -402,7 +402,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         if self._no_game():
             raise RuntimeError("call reset() before step()")
         if self.illegal_action == "raise":
-            reason = self.rules.why_illegal(self._current(), a) or "the game is over"
+            reason = self.rules.why_illegal(self._current(), a)
             raise IllegalMoveError(
                 f"illegal move {self.rules.action_to_move(a)!r} (action {a}) in "
                 f"{self.variant.name}: {reason}"

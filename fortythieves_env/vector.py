@@ -853,7 +853,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             )
         i -= n
         a = int(acts[i])
-        reason = self.rules.why_illegal(self._game_state(i), a) or "the game is over"
+        reason = self.rules.why_illegal(self._game_state(i), a)
         raise IllegalMoveError(
             f"game {i}: illegal move {self.rules.action_to_move(a)!r} (action {a}) in "
             f"{self.variant.name}: {reason}"
