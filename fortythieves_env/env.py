@@ -332,6 +332,9 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
             InvalidPositionError: ``options["state"]`` is not a valid position of this variant,
                 or the game in it is already over (won, or no legal move): an episode starts
                 with a move to play. Nothing changes when it is refused, not even the seed.
+                (Gymnasium's ``TimeLimit``, which ``gymnasium.make`` wraps around the env,
+                zeroes its step count before it calls this ``reset``: after a refused reset
+                through ``gymnasium.make`` the game goes on, the step limit counted afresh.)
             TypeError: ``options`` is not a dict (or None).
             ValueError: ``options`` has a key other than ``"state"`` and ``"pysol_deal"``, or
                 both; no PySolFC deal for this variant (Lucas, custom variants) or a bad N.

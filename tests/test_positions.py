@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from positions import position, reference_builds
 
+import fortythieves_env
 from fortythieves_env import VARIANTS, FortyThievesEnv, InvalidPositionError
 
 pytestmark = pytest.mark.usefixtures("backend")  # every test on both backends
@@ -199,6 +200,44 @@ def test_a_refused_position_leaves_the_game_as_it_was() -> None:
     with pytest.raises(InvalidPositionError):
         env.reset(options={"state": bad})
     assert env.get_state() == before
+
+
+def _steps_to_truncation(env: gym.Env | gym.vector.VectorEnv, vector: bool = False) -> int:
+    """Steps of the first legal action each time until the env truncates (at most 50)."""
+    for steps in range(1, 51):
+        mask = env.unwrapped.action_masks()
+        if vector:
+            out = env.step(mask.argmax(axis=1))
+            term, trunc = out[2][0], out[3][0]
+        else:
+            term, trunc = env.step(int(mask.argmax()))[2:4]
+        assert not term
+        if trunc:
+            return steps
+    raise AssertionError("no truncation within 50 steps")
+
+
+def test_a_refused_reset_through_gym_make_restarts_time_limits_count() -> None:
+    """As the README says: the env changes nothing, but Gymnasium's ``TimeLimit`` zeroes
+    its count before it calls the env's ``reset``, so the old game goes on with the limit
+    counted afresh. The batched env keeps its own count."""
+    env = gym.make("FortyThieves/Streets-v0", max_episode_steps=6)
+    env.reset(seed=0)
+    for _ in range(4):
+        env.step(int(env.unwrapped.action_masks().argmax()))
+    before = env.unwrapped.get_state()
+    with pytest.raises(InvalidPositionError, match="missing keys"):
+        env.reset(options={"state": {"bad": 1}})
+    assert env.unwrapped.get_state() == before  # the game goes on ...
+    assert _steps_to_truncation(env) == 6  # ... with 6 steps more, not 2
+
+    envs = fortythieves_env.FortyThievesVectorEnv("Streets", 1, max_episode_steps=6)
+    envs.reset(seed=0)
+    for _ in range(4):
+        envs.step(envs.action_masks().argmax(axis=1))
+    with pytest.raises(InvalidPositionError, match="missing keys"):
+        envs.reset(options={"state": {"bad": 1}})
+    assert _steps_to_truncation(envs, vector=True) == 2
 
 
 # ------------------------------------------------------------------ turned-up cards (issue 7.3)
