@@ -411,7 +411,9 @@ class Rules:
         Raises:
             ValueError: ``action`` is not an integer in ``range(n_actions)``.
         """
-        return not self.why_illegal(state, action)
+        # the action's own rule decides (a finished game has no legal action either way);
+        # why_illegal's wording of a finished game is for messages only
+        return not self._why_illegal(state, *self.codec.decode(action))
 
     def why_illegal(self, state: GameState, action: int) -> str:
         """Return why ``action`` is illegal in ``state``, or ``""`` if it is legal.
