@@ -13,6 +13,8 @@ Diamonds and hearts are red, clubs and spades black (``RULES.md``, "Terms").
 
 from __future__ import annotations
 
+from ._checks import is_int
+
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 N_CODES = 53
@@ -45,7 +47,14 @@ def card_code(name: str) -> int:
 
 
 def card_name(code: int) -> str:
-    """Return the two-letter name of card ``code`` (1..52), e.g. ``card_name(1) == "AC"``."""
+    """Return the two-letter name of card ``code`` (1..52), e.g. ``card_name(1) == "AC"``.
+
+    Raises:
+        TypeError: ``code`` is not an integer (``bool`` and floats are not card codes).
+        ValueError: ``code`` is an integer outside 1..52.
+    """
+    if not is_int(code):
+        raise TypeError(f"a card code is an integer 1..52, got {code!r}")
     if not 1 <= code <= 52:
         raise ValueError(f"card code must be 1..52, got {code}")
     return CARD_NAMES[code]

@@ -411,15 +411,31 @@ class Rules:
         Raises:
             ValueError: ``action`` is not an integer in ``range(n_actions)``.
         """
-        return not self.why_illegal(state, action)
+        # the action's own rule decides (a finished game has no legal action either way);
+        # why_illegal's wording of a finished game is for messages only
+        return not self._why_illegal(state, *self.codec.decode(action))
 
     def why_illegal(self, state: GameState, action: int) -> str:
         """Return why ``action`` is illegal in ``state``, or ``""`` if it is legal.
+
+        The one place that words an illegal move (the environments' ``"raise"`` mode and
+        :meth:`play` use it). Once the game is over every action is illegal and the reason
+        says so first: ``"the game is over (won)"``, or ``"the game is over (lost: no legal
+        move left); ..."`` followed by the action's own reason.
 
         Raises:
             ValueError: ``action`` is not an integer in ``range(n_actions)``.
         """
         kind, src, dst, n = self.codec.decode(action)
+        if state.foundation_cards == N_CARDS:
+            return "the game is over (won)"
+        reason = self._why_illegal(state, kind, src, dst, n)
+        if reason and not self.legal_actions(state):  # only on the way to an error
+            return f"the game is over (lost: no legal move left); {reason}"
+        return reason
+
+    def _why_illegal(self, state: GameState, kind: int, src: int, dst: int, n: int) -> str:
+        """:meth:`why_illegal` of a decoded action in a game not over."""
         if kind == DRAW:
             return "" if state.stock else "the stock is empty"
         if kind == REDEAL:

@@ -14,6 +14,7 @@ import numpy as np
 from gymnasium import spaces
 from numba.extending import register_jitable
 
+from ._checks import checked_int, checked_options
 from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL
 from .backends import Backend, make_backend
 from .cards import CARD_NAMES, SUITS
@@ -21,6 +22,7 @@ from .engine import GameState, IllegalMoveError, InvalidPositionError, rules_for
 from .observation import LATEST_VERSION, ObservationLayout, check_version
 from .positions import checked_copy
 from .pysol import pysol_position
+from .registration import CheckedSpec
 from .variants import VariantSpec, get_variant
 from .view import PlayerView, player_view
 
@@ -36,6 +38,23 @@ def finite_reward(name: str, value: object) -> float:
     if not isinstance(value, numbers.Real) or isinstance(value, _BOOLS) or not math.isfinite(value):
         raise ValueError(f"{name} must be a finite number, got {value!r}")
     return float(value)
+
+
+def checked_penalty(value: object) -> float:
+    """``value`` as a ``float`` if it is a valid ``illegal_action_penalty``: a finite number
+    ``>= 0`` (an illegal action earns ``-illegal_action_penalty``; the training config asks
+    the same). The one check of both :class:`FortyThievesEnv` and the batched env.
+
+    Raises:
+        ValueError: not a finite number (:func:`finite_reward`), or negative.
+    """
+    penalty = finite_reward("illegal_action_penalty", value)
+    if penalty < 0:
+        raise ValueError(
+            "illegal_action_penalty must be >= 0 (an illegal action earns "
+            f"-illegal_action_penalty), got {value!r}"
+        )
+    return penalty
 
 
 @register_jitable
@@ -164,9 +183,10 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
       ``"FortyThieves"``).
     - ``render_mode``: ``None``, ``"ansi"`` (a text board) or ``"rgb_array"`` (a picture of
       the table, see :mod:`fortythieves_env.render`).
-    - ``max_steps_without_progress``: ``None`` (default) or a positive ``int``; see Episode End.
-    - ``reward_per_card``, ``win_bonus``, ``illegal_action_penalty``: finite numbers (else
-      ``ValueError``); see Rewards.
+    - ``max_steps_without_progress``: ``None`` (default) or a positive integer (NumPy
+      integers too, not ``bool``; else ``ValueError``); see Episode End.
+    - ``reward_per_card``, ``win_bonus``, ``illegal_action_penalty``: finite numbers, the
+      penalty ``>= 0`` (else ``ValueError``); see Rewards.
     - ``illegal_action``: ``"penalize"`` (default: the position is unchanged, the penalty is
       paid and ``info["illegal_action"]`` is True) or ``"raise"`` (raise
       :class:`~fortythieves_env.IllegalMoveError`, naming the move and the reason). An
@@ -185,8 +205,10 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
       Starting State).
     - ``observation_version``: ``1`` (default, :data:`~fortythieves_env.observation.LATEST_VERSION`)
       or ``0``; see Observation Space and Version History (``ValueError`` otherwise). The
-      registered ids pass it: ``-v0`` ids 0, ``-v1`` ids 1. For a variant without redeals
-      both versions are the same observation.
+      registered ids pass it: ``-v0`` ids 0, ``-v1`` ids 1; ``gymnasium.make`` of an id with
+      another ``observation_version`` raises ``ValueError`` naming the id to use (the id
+      names the observation). For a variant without redeals both versions are the same
+      observation.
 
     ## Version History
     - v1: the observation adds the stock's order once it is known (after the first redeal),
@@ -199,6 +221,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012
+    spec = CheckedSpec()  # type: ignore[assignment]  # refuses a version contradicting the id
 
     def __init__(
         self,
@@ -223,14 +246,9 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(
                 f"illegal_action must be 'penalize' or 'raise', got {illegal_action!r}"
             )
-        if max_steps_without_progress is not None and (
-            not isinstance(max_steps_without_progress, int)
-            or isinstance(max_steps_without_progress, bool)
-            or max_steps_without_progress < 1
-        ):
-            raise ValueError(
-                "max_steps_without_progress must be None or a positive integer, got "
-                f"{max_steps_without_progress!r}"
+        if max_steps_without_progress is not None:
+            max_steps_without_progress = checked_int(
+                "max_steps_without_progress", max_steps_without_progress, 1, or_none=True
             )
         core = make_backend(backend, spec, observation_version)  # checks ``backend``
         self.max_steps_without_progress = max_steps_without_progress
@@ -240,9 +258,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         self.render_mode = render_mode
         self.reward_per_card = finite_reward("reward_per_card", reward_per_card)
         self.win_bonus = finite_reward("win_bonus", win_bonus)
-        self.illegal_action_penalty = finite_reward(
-            "illegal_action_penalty", illegal_action_penalty
-        )
+        self.illegal_action_penalty = checked_penalty(illegal_action_penalty)
         self.illegal_action = illegal_action
         self.rules = rules_for(spec)
         self.layout = ObservationLayout.for_variant(spec, observation_version)
@@ -266,7 +282,9 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         Raises:
             InvalidPositionError: (on assignment) the state is not a position this variant
                 can reach (:func:`fortythieves_env.positions.from_position` says which rule
-                it breaks); nothing changes then.
+                it breaks) or holds a bad entry (a foundation height that is not an integer
+                0..13, a card that is not a card code: the message names it); nothing
+                changes then.
         """
         return self._backend.snapshot()
 
@@ -292,6 +310,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         d = dict(d)
+        if "spec" in d:  # pickled before ``spec`` was checked
+            d["_spec"] = d.pop("spec")
         position = d.pop("_position")
         idle = d["_idle"]
         self.__dict__.update(d)
@@ -312,16 +332,15 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
             InvalidPositionError: ``options["state"]`` is not a valid position of this variant,
                 or the game in it is already over (won, or no legal move): an episode starts
                 with a move to play. Nothing changes when it is refused, not even the seed.
+                (Gymnasium's ``TimeLimit``, which ``gymnasium.make`` wraps around the env,
+                zeroes its step count before it calls this ``reset``: after a refused reset
+                through ``gymnasium.make`` the game goes on, the step limit counted afresh.)
+            TypeError: ``options`` is not a dict (or None).
             ValueError: ``options`` has a key other than ``"state"`` and ``"pysol_deal"``, or
                 both; no PySolFC deal for this variant (Lucas, custom variants) or a bad N.
             ImportError: ``"pysol_deal"`` without the ``pysol-cards`` package.
         """
-        options = options or {}
-        unknown = set(options) - {"state", "pysol_deal"}
-        if unknown:
-            raise ValueError(
-                f"unknown reset options {sorted(unknown)}; the options are 'state' and 'pysol_deal'"
-            )
+        options = checked_options(options, ("state", "pysol_deal"))
         position = options.get("state")
         if "pysol_deal" in options:  # PySolFC's game number N, loaded as a position
             if position is not None:
@@ -386,7 +405,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         if self._no_game():
             raise RuntimeError("call reset() before step()")
         if self.illegal_action == "raise":
-            reason = self.rules.why_illegal(self._current(), a) or "the game is over"
+            reason = self.rules.why_illegal(self._current(), a)
             raise IllegalMoveError(
                 f"illegal move {self.rules.action_to_move(a)!r} (action {a}) in "
                 f"{self.variant.name}: {reason}"

@@ -39,23 +39,17 @@ move to play.
 
 from __future__ import annotations
 
-import numbers
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
+from ._checks import is_int
 from .cards import CARD_NAMES, RANK, SUIT, card_code, card_name
 from .engine import N_CARDS, GameState, InvalidPositionError, Rules, rules_for
 from .variants import VariantSpec, get_variant
 
 POSITION_KEYS = ("variant", "tableau", "face_down", "stock", "waste", "foundations", "redeals_left")
 """The keys of a position, in the rule book's order."""
-
-
-def _is_int(x: object) -> bool:
-    return isinstance(x, numbers.Integral) and not isinstance(x, bool | np.bool_)
 
 
 def _rules(variant: str | VariantSpec | Rules) -> Rules:
@@ -65,26 +59,49 @@ def _rules(variant: str | VariantSpec | Rules) -> Rules:
 def to_position(variant: str | VariantSpec | Rules, state: GameState) -> dict[str, Any]:
     """Return ``state`` in the rule book's position format (a new JSON-friendly dict).
 
+    Only what the format itself needs is checked here (:func:`from_position` checks the
+    rest): card codes, face-down counts and the foundation heights.
+
     Raises:
-        InvalidPositionError: ``state`` holds a number that is not a card code (1..52).
+        InvalidPositionError: ``state`` holds a card that is not a card code (an integer
+            1..52), a face-down count that is not an integer, or foundations that are not
+            8 pile heights, each an integer 0..13; the message names the entry
+            (``tableau[2][5]``, ``face_down[1]``, ``foundations[7]``).
     """
     spec = _rules(variant).spec
 
-    def names(codes: Sequence[int], where: str) -> list[str]:
-        try:
-            return [card_name(c) for c in codes]
-        except (ValueError, TypeError) as err:
-            raise InvalidPositionError(f"invalid {spec.id} position: {where}: {err}") from None
+    def fail(msg: str) -> InvalidPositionError:
+        return InvalidPositionError(f"invalid {spec.id} position: {msg}")
 
+    def names(codes: Sequence[int], where: str) -> list[str]:
+        out = []
+        for k, code in enumerate(codes):
+            try:
+                out.append(card_name(code))
+            except (ValueError, TypeError) as err:
+                raise fail(f"{where}[{k}]: {err}") from None
+        return out
+
+    face_down = []
+    for i, count in enumerate(state.face_down):
+        if not is_int(count):
+            raise fail(f"face_down[{i}] must be an integer, got {count!r}")
+        face_down.append(int(count))
+    heights = state.foundations
+    if len(heights) != 8:
+        raise fail(f"foundations must be 8 pile heights, got {len(heights)}")
+    for k, h in enumerate(heights):
+        if not is_int(h) or not 0 <= h <= 13:
+            raise fail(f"foundations[{k}] must be a pile height, an integer 0..13, got {h!r}")
     return {
         "variant": spec.id,
         "tableau": [names(col, f"tableau[{i}]") for i, col in enumerate(state.tableau)],
-        "face_down": [int(x) for x in state.face_down],
+        "face_down": face_down,
         "stock": names(state.stock, "stock"),
         "waste": names(state.waste, "waste"),
         "foundations": [
-            [CARD_NAMES[(k // 2) * 13 + r + 1] for r in range(h)]
-            for k, h in enumerate(state.foundations)
+            [CARD_NAMES[(k // 2) * 13 + r + 1] for r in range(int(h))]
+            for k, h in enumerate(heights)
         ],
         "redeals_left": state.redeals_left,
     }
@@ -151,7 +168,7 @@ def from_position(variant: str | VariantSpec | Rules, position: Mapping[str, Any
         isinstance(fds, str)
         or not isinstance(fds, Sequence)
         or len(fds) != c
-        or not all(_is_int(x) for x in fds)
+        or not all(is_int(x) for x in fds)
     ):
         raise fail(f"face_down must be a list of {c} integers, got {fds!r}")
     fds = [int(x) for x in fds]
@@ -241,7 +258,7 @@ def from_position(variant: str | VariantSpec | Rules, position: Mapping[str, Any
                 + " is not on a foundation"
             )
     redeals = position["redeals_left"]
-    if not _is_int(redeals) or not 0 <= redeals <= spec.redeals:
+    if not is_int(redeals) or not 0 <= redeals <= spec.redeals:
         raise fail(f"redeals_left must be an integer 0..{spec.redeals}, got {redeals!r}")
     foundations = []
     for hs in heights:
@@ -263,7 +280,8 @@ def checked_copy(variant: str | VariantSpec | Rules, state: GameState) -> GameSt
 
     Raises:
         InvalidPositionError: as :func:`from_position`; also when ``state`` is not a
-            :class:`GameState` or holds a number that is not a card code.
+            :class:`GameState`, or holds what :func:`to_position` refuses (a card that is
+            not a card code, a foundation height that is not an integer 0..13, ...).
     """
     rules = _rules(variant)
     if not isinstance(state, GameState):

@@ -98,6 +98,60 @@ def id_version(id_: str) -> int:
     return int(tail)
 
 
+def check_id_version(spec: EnvSpec, observation_version: int) -> None:
+    """Refuse an environment whose observation version contradicts the id it was made from.
+
+    A registered id passes its own version as ``observation_version`` (``-v0`` ids 0,
+    ``-v1`` ids 1). ``gymnasium.make("FortyThieves/LittleForty-v0", observation_version=1)``
+    would give version 1's observation under the ``-v0`` id, which names the observation
+    (in saved models and results), so an override that contradicts the id is refused; one
+    that agrees, and ids of other packages, pass. The registry's entry for the id says
+    what it passes; an id not in this process's registry is read as ``-vN``.
+
+    Raises:
+        ValueError: the version contradicts the id; the message names the id to use.
+    """
+    registered = registry.get(spec.id)
+    if registered is not None:
+        expected = registered.kwargs.get("observation_version")
+    else:
+        try:
+            expected = id_version(spec.id)
+        except ValueError:
+            expected = None
+    if expected is None or expected == observation_version:
+        return
+    wanted = f"{spec.id.rpartition('-v')[0]}-v{observation_version}"
+    use = (
+        f"make {wanted!r} instead"
+        if wanted in registry
+        else f"{wanted!r} is not registered (a variant without redeals has one observation "
+        f"and only its -v0 id), so leave observation_version out"
+    )
+    raise ValueError(
+        f"{spec.id} is observation version {expected}, but observation_version="
+        f"{observation_version} was passed: the id names the observation, so it cannot be "
+        f"overridden; {use}"
+    )
+
+
+class CheckedSpec:
+    """The ``spec`` attribute of both environment classes (``gymnasium.make`` sets it).
+
+    A plain attribute, except that setting a spec runs :func:`check_id_version` with the
+    environment's ``observation_version``: that is how ``gymnasium.make`` and
+    ``gymnasium.make_vec`` refuse an ``observation_version`` that contradicts the id.
+    """
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> EnvSpec | None:
+        return None if obj is None else obj.__dict__.get("_spec")
+
+    def __set__(self, obj: Any, spec: EnvSpec | None) -> None:
+        if spec is not None:
+            check_id_version(spec, obj.observation_version)
+        obj.__dict__["_spec"] = spec
+
+
 class VariantId(str):
     """The id :func:`register_variant` returns: a ``str`` that takes its spec along when pickled.
 

@@ -62,6 +62,7 @@ from typing import Any, Literal
 import numpy as np
 from numba import njit
 
+from ._checks import INT64_MAX, checked_int
 from ._fast import (
     H_ACCEPTS,
     H_C,
@@ -123,6 +124,12 @@ _MAX_TABLE_BITS = 22
 no more are stored (the search stays correct: positions are only searched again)."""
 _CHUNK = 1 << 16
 """Nodes per compiled call between two looks at the clock."""
+MAX_STEP_LIMIT = 100_000
+"""The largest ``step_limit`` :func:`solve` takes. The search keeps a stack entry per step
+(about ``4 * n_actions + 660`` bytes: some 540 MB at this limit in the variants with 1193
+actions, 110 MB in Forty Thieves); the episodes' own limits are 1000 and 1500 steps."""
+MAX_NODES = INT64_MAX
+"""The largest node budget :func:`solve` takes (the compiled search counts in ``int64``)."""
 
 
 @dataclass(frozen=True)
@@ -808,13 +815,15 @@ def solve(
         variant: an id or a :class:`VariantSpec`; default the position's ``"variant"``.
             Required with a :class:`GameState`.
         nodes: the node budget (positions entered), the deterministic measure of work;
-            equal inputs give equal results up to this budget.
+            equal inputs give equal results up to this budget. An integer (NumPy integers
+            too) from 1 to :data:`MAX_NODES` (``2**63 - 1``).
         seconds: an optional wall-clock cap (checked every 65536 nodes): a result cut by
             it is ``unknown`` with ``stopped_by="seconds"`` and depends on the machine.
         step_limit: the most moves a winning line may have, every move counted (the
             episode's remaining steps); default the variant's ``max_episode_steps``
             (1000; 1500 for Little Forty). ``lost`` means no line within this many moves
-            wins.
+            wins. An integer (NumPy integers too) from 0 to :data:`MAX_STEP_LIMIT`
+            (100_000): the search holds a stack entry per step.
         rules: which pruning rules to use (a subset of :data:`RULES`: ``"F"``, ``"W"``,
             ``"E"``); fewer rules give the same verdicts, more slowly (for tests).
         should_stop: called between chunks of nodes; returning True stops the search
@@ -828,13 +837,12 @@ def solve(
 
     Raises:
         InvalidPositionError: the position is not a reachable position of the variant.
-        ValueError: unknown variant; a GameState without ``variant``; ``nodes`` not a
-            positive integer; ``seconds`` not positive; ``step_limit`` negative or not an
-            integer; an unknown rule name.
+        ValueError: unknown variant; a GameState without ``variant``; ``nodes`` not an
+            integer in ``1..MAX_NODES``; ``seconds`` not positive; ``step_limit`` not an
+            integer in ``0..MAX_STEP_LIMIT``; an unknown rule name.
         TypeError: the input is neither a position nor a :class:`GameState`.
     """
-    if not isinstance(nodes, int) or isinstance(nodes, bool) or nodes < 1:
-        raise ValueError(f"solve: nodes must be a positive integer, got {nodes!r}")
+    nodes = checked_int("solve: nodes", nodes, 1, MAX_NODES)
     if seconds is not None and (
         isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds > 0
     ):
@@ -845,8 +853,7 @@ def solve(
     spec, state = _resolve(position_or_state, variant)
     if step_limit is None:
         step_limit = spec.max_episode_steps
-    if not isinstance(step_limit, int) or isinstance(step_limit, bool) or step_limit < 0:
-        raise ValueError(f"solve: step_limit must be an integer >= 0, got {step_limit!r}")
+    step_limit = checked_int("solve: step_limit", step_limit, 0, MAX_STEP_LIMIT)
     used = tuple(r for r in RULES if r in rules)
     flags = sum(
         bit for name, bit in zip(RULES, (_USE_F, _USE_W, _USE_E), strict=True) if name in used

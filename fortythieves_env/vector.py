@@ -26,6 +26,7 @@ from gymnasium.vector.utils import batch_space
 from numba import njit
 
 from . import _fast
+from ._checks import checked_int, checked_options, is_int
 from ._fast import H_DECODE, H_FD, H_NACT, refresh, tables_for
 from ._fast import step as _fast_step
 from .engine import (
@@ -35,8 +36,9 @@ from .engine import (
     InvalidPositionError,
     rules_for,
 )
-from .env import finite_reward, made_progress
+from .env import checked_penalty, finite_reward, made_progress
 from .observation import LATEST_VERSION, ObservationLayout, check_version
+from .registration import CheckedSpec
 from .variants import VariantSpec, get_variant
 
 __all__ = ["FortyThievesVectorEnv"]
@@ -359,6 +361,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     - v0: initial release (the ``vector_entry_point`` of every ``FortyThieves/*-v0`` id).
     """
 
+    spec = CheckedSpec()  # type: ignore[assignment]  # refuses a version contradicting the id
     metadata: dict[str, Any] = {  # noqa: RUF012  (per instance: set again in __init__)
         "render_modes": ["ansi"],
         "render_fps": 4,
@@ -384,10 +387,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ) -> None:
         self.variant = spec = get_variant(variant)
         self.observation_version = check_version(observation_version)
-        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool):
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs}")
+        num_envs = checked_int("num_envs", num_envs, 1)
         if render_mode is not None and render_mode != "ansi":
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         if illegal_action not in ("penalize", "raise"):
@@ -406,10 +406,8 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             ("max_steps_without_progress", max_steps_without_progress),
             ("max_episode_steps", max_episode_steps),
         ):
-            if value is not None and (
-                not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1
-            ):
-                raise ValueError(f"{name} must be None or a positive integer, got {value!r}")
+            if value is not None:
+                checked_int(name, value, 1, or_none=True)
         try:
             mode = AutoresetMode(autoreset_mode)
         except ValueError:
@@ -430,9 +428,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.copy = copy
         self.reward_per_card = finite_reward("reward_per_card", reward_per_card)
         self.win_bonus = finite_reward("win_bonus", win_bonus)
-        self.illegal_action_penalty = finite_reward(
-            "illegal_action_penalty", illegal_action_penalty
-        )
+        self.illegal_action_penalty = checked_penalty(illegal_action_penalty)
         self.illegal_action = illegal_action
         self.backend = "numba"
         self.max_steps_without_progress = (
@@ -468,7 +464,6 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._iparams[P_SAME_STEP] = mode == AutoresetMode.SAME_STEP
         self._iparams[P_MAX_STEPS] = self.max_episode_steps
         self._iparams[P_MAX_IDLE] = self.max_steps_without_progress or 0
-        self._actions = np.zeros(n, dtype=np.int64)  # sample_legal's output buffer
         self._uniforms = np.zeros(n, dtype=np.float64)
         self._rngs: list[np.random.Generator | None] = [None] * n
         self._seeds: list[int | None] = [None] * n
@@ -526,6 +521,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             games not reset included), ``info`` as in Information.
 
         Raises:
+            TypeError: ``options`` is not a dict (or None).
             ValueError: a bad seed (not a non-negative ``int``, or a list of the wrong
                 length), an unknown option, a bad ``reset_mask`` (not a ``bool`` array of
                 shape ``(N,)``, all False, or not all True on the first reset), a
@@ -535,12 +531,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             Nothing changes when ``reset`` raises.
         """
         seeds = self._seeds_for(seed)
-        options = dict(options or {})
-        unknown = set(options) - {"state", "reset_mask"}
-        if unknown:
-            raise ValueError(
-                f"unknown reset options {sorted(unknown)}; the options are 'state' and 'reset_mask'"
-            )
+        options = checked_options(options, ("state", "reset_mask"))
         which = self._reset_mask(options.get("reset_mask"))
         positions = self._positions(options.get("state"), which)
         for i in np.flatnonzero(which).tolist():
@@ -674,8 +665,8 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             rng: the generator of the uniforms (default: one made once from OS entropy).
 
         Returns:
-            ``int64`` array of shape ``(N,)``, a buffer reused by the next call (copy it to
-            keep it). A game with no legal action (one that ended and awaits its reset in
+            a new ``int64`` array of shape ``(N,)`` on each call (the caller's to keep or
+            change). A game with no legal action (one that ended and awaits its reset in
             next-step mode) gets 0, which ``step`` ignores.
         """
         if rng is None:
@@ -683,20 +674,26 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 self._sample_rng = np.random.default_rng()
             rng = self._sample_rng
         rng.random(out=self._uniforms)
-        _pick_legal(self._masks, self._n_legal, self._uniforms, self._actions)
-        return self._actions
+        actions = np.empty(self.num_envs, dtype=np.int64)
+        _pick_legal(self._masks, self._n_legal, self._uniforms, actions)
+        return actions
 
     def get_state(self, index: int) -> dict[str, Any]:
         """Game ``index``'s position in the rule book's format (a new dict).
 
         Raises:
+            TypeError: ``index`` is not an integer (``bool`` is not one).
             IndexError: ``index`` is not in ``range(N)``.
             RuntimeError: before ``reset``.
         """
         return self.rules.to_position(self._game_state(index))
 
     def board_text(self, index: int) -> str:
-        """Game ``index``'s board as text (``FortyThievesEnv.board_text``)."""
+        """Game ``index``'s board as text (``FortyThievesEnv.board_text``).
+
+        Raises:
+            TypeError, IndexError, RuntimeError: as :meth:`get_state`.
+        """
         if self._viewer is None:
             from .env import FortyThievesEnv
 
@@ -706,6 +703,11 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     # ------------------------------------------------------------------ internals
     def _game_state(self, index: int) -> GameState:
+        if not is_int(index):
+            raise TypeError(
+                f"index must be a game index, an integer in range({self.num_envs}), got {index!r}"
+            )
+        index = int(index)
         if not 0 <= index < self.num_envs:
             raise IndexError(f"game index {index} is outside range({self.num_envs})")
         if not self._started:
@@ -851,7 +853,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             )
         i -= n
         a = int(acts[i])
-        reason = self.rules.why_illegal(self._game_state(i), a) or "the game is over"
+        reason = self.rules.why_illegal(self._game_state(i), a)
         raise IllegalMoveError(
             f"game {i}: illegal move {self.rules.action_to_move(a)!r} (action {a}) in "
             f"{self.variant.name}: {reason}"

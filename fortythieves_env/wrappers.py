@@ -47,7 +47,7 @@ def dict_space(
     return spaces.Dict({obs_key: observation_space, mask_key: mask})
 
 
-class DictObservation(gym.ObservationWrapper):
+class DictObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     """One environment's observation as ``{obs_key: obs, mask_key: action_mask}``.
 
     Args:
@@ -59,6 +59,9 @@ class DictObservation(gym.ObservationWrapper):
     Observation space: ``Dict`` of the env's ``Box(0, high, (size,), uint8)`` and
     ``Box(0, 1, (n,), int8)``. The mask is a new array each step.
 
+    The keys are recorded in ``spec.additional_wrappers`` (``RecordConstructorArgs``, as
+    Gymnasium's own wrappers), so ``gymnasium.make(env.spec)`` builds the wrapped env again.
+
     Raises:
         ValueError: bad keys (see :func:`dict_space`).
         TypeError: the env has no ``action_masks()`` or its action space is not ``Discrete``.
@@ -67,7 +70,8 @@ class DictObservation(gym.ObservationWrapper):
     def __init__(
         self, env: gym.Env, obs_key: str = "observations", mask_key: str = "action_mask"
     ) -> None:
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(self, obs_key=obs_key, mask_key=mask_key)
+        gym.ObservationWrapper.__init__(self, env)
         if not callable(getattr(env.unwrapped, "action_masks", None)):
             raise TypeError(f"{env} has no action_masks(): not a FortyThieves environment")
         if not isinstance(env.action_space, spaces.Discrete):
@@ -85,7 +89,7 @@ class DictObservation(gym.ObservationWrapper):
         return {self.obs_key: observation, self.mask_key: self.env.unwrapped.action_masks()}  # type: ignore[attr-defined]
 
 
-class DictObservationVector(VectorWrapper):
+class DictObservationVector(VectorWrapper, gym.utils.RecordConstructorArgs):
     """The batched env's observations as ``{obs_key: obs (N, size), mask_key: masks (N, n)}``.
 
     The masks (``int8``, a new array each call) belong to the returned observations in both
@@ -93,6 +97,7 @@ class DictObservationVector(VectorWrapper):
     ``action_masks()`` of the env (a partial ``reset_mask`` reset leaves the other games'
     rows of ``info["action_mask"]`` zero, their masks are still the current ones here).
     In same-step mode ``info["final_obs"]`` stays the flat observation of the ended games.
+    Like Gymnasium's vector wrappers it records its keys (``RecordConstructorArgs``).
 
     Args:
         env: a :class:`~fortythieves_env.FortyThievesVectorEnv` (or a wrapper of one).
@@ -106,7 +111,8 @@ class DictObservationVector(VectorWrapper):
     def __init__(
         self, env: VectorEnv, obs_key: str = "observations", mask_key: str = "action_mask"
     ) -> None:
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(self, obs_key=obs_key, mask_key=mask_key)
+        VectorWrapper.__init__(self, env)
         if not isinstance(env.single_action_space, spaces.Discrete):
             raise TypeError(
                 f"the single action space must be Discrete, got {env.single_action_space}"

@@ -437,3 +437,79 @@ def test_rewards_must_be_finite_numbers_in_both_env_classes(name: str, value: ob
     for make in (FortyThievesEnv, FortyThievesVectorEnv):
         with pytest.raises(ValueError, match=rf"{name} must be a finite number, got"):
             make("Maria", **{name: value})
+
+
+@pytest.mark.parametrize("limit", [np.int64(5), np.uint8(5), np.int32(5)])
+def test_numpy_integer_no_progress_limit_is_accepted(limit: object) -> None:
+    """A NumPy integer is an integer: the env stores it as an ``int`` and truncates at it."""
+    env = gym.make("FortyThieves/Streets-v0", max_steps_without_progress=limit)
+    assert env.unwrapped.max_steps_without_progress == 5
+    assert type(env.unwrapped.max_steps_without_progress) is int
+    env.reset(seed=0)
+    # t>t moves that turn nothing up make no progress: shuttle one card until truncated
+    for steps in range(1, 6):
+        legal = [m for m in env.unwrapped.legal_moves() if ">t" in m and m[0] == "t"]
+        if not legal:
+            pytest.skip("no column move in this deal")
+        *_, trunc, _ = env.step(env.unwrapped.move_to_action(legal[0]))
+        if env.unwrapped.steps_without_progress == 0:
+            pytest.skip("the move made progress")
+        assert trunc == (steps == 5)
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(True), 5.0, "5", 0, np.int64(-1)])
+def test_bad_no_progress_limits_are_refused_in_both_env_classes(bad: object) -> None:
+    from fortythieves_env import FortyThievesVectorEnv
+
+    for make in (FortyThievesEnv, FortyThievesVectorEnv):
+        with pytest.raises(
+            ValueError, match=r"max_steps_without_progress must be None or a positive integer"
+        ):
+            make("Maria", max_steps_without_progress=bad)
+
+
+@pytest.mark.parametrize("value", [-5, -1, -0.1, np.float64(-2.0)])
+def test_negative_illegal_action_penalty_is_refused_in_both_env_classes(value: object) -> None:
+    from fortythieves_env import FortyThievesVectorEnv
+
+    message = r"illegal_action_penalty must be >= 0 \(an illegal action earns"
+    with pytest.raises(ValueError, match=message):
+        gym.make("FortyThieves/Streets-v0", illegal_action_penalty=value)
+    for make in (FortyThievesEnv, FortyThievesVectorEnv):
+        with pytest.raises(ValueError, match=message):
+            make("Streets", illegal_action_penalty=value)
+    with pytest.raises(ValueError, match=message):
+        gym.make_vec("FortyThieves/Streets-v0", 2, illegal_action_penalty=value)
+
+
+def test_zero_illegal_action_penalty_costs_nothing() -> None:
+    from fortythieves_env import FortyThievesVectorEnv
+
+    env = gym.make("FortyThieves/Streets-v0", illegal_action_penalty=0)
+    env.reset(seed=0)
+    assert env.step(1)[1] == 0.0  # redeal: Streets has none
+    envs = FortyThievesVectorEnv("Streets", 2, illegal_action_penalty=np.int64(0))
+    envs.reset(seed=0)
+    assert envs.step(np.array([1, 1]))[1].tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("bad", [["state"], "state", ("state", None), 3])
+def test_reset_options_that_are_not_a_dict_are_a_type_error(bad: object) -> None:
+    from fortythieves_env import FortyThievesVectorEnv
+
+    env = gym.make("FortyThieves/Streets-v0")
+    env.reset(seed=0)
+    before = env.unwrapped.get_state()
+    with pytest.raises(
+        TypeError,
+        match=r"reset options must be None or a dict with the keys 'state' and 'pysol_deal', "
+        rf"got {type(bad).__name__}",
+    ):
+        env.reset(options=bad)  # type: ignore[arg-type]
+    assert env.unwrapped.get_state() == before
+    envs = FortyThievesVectorEnv("Streets", 2)
+    with pytest.raises(
+        TypeError,
+        match=r"reset options must be None or a dict with the keys 'state' and 'reset_mask'",
+    ):
+        envs.reset(options=bad)  # type: ignore[arg-type]

@@ -181,6 +181,44 @@ def test_ids_and_versions() -> None:
             FortyThievesEnv("LittleForty", observation_version=bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("id_", "version", "use"),
+    [
+        ("FortyThieves/LittleForty-v0", 1, r"make 'FortyThieves/LittleForty-v1' instead"),
+        ("FortyThieves/LittleForty-v1", 0, r"make 'FortyThieves/LittleForty-v0' instead"),
+        ("FortyThieves/Streets-v0", 1, r"'FortyThieves/Streets-v1' is not registered"),
+    ],
+)
+def test_an_observation_version_contradicting_the_id_is_refused(
+    id_: str, version: int, use: str
+) -> None:
+    """``gym.make`` and every ``make_vec`` mode refuse it, naming the id to use."""
+    message = (
+        rf"{id_} is observation version {1 - version}, but observation_version={version} "
+        rf"was passed: the id names the observation, so it cannot be overridden; {use}"
+    )
+    with pytest.raises(ValueError, match=message):
+        gym.make(id_, observation_version=version)
+    for mode in ("vector_entry_point", "sync"):
+        with pytest.raises(ValueError, match=message):
+            gym.make_vec(id_, 2, vectorization_mode=mode, observation_version=version)
+
+
+def test_an_observation_version_agreeing_with_the_id_is_accepted() -> None:
+    for version in (0, 1):
+        id_ = f"FortyThieves/LittleForty-v{version}"
+        env = gym.make(id_, observation_version=version)
+        assert (env.spec.id, env.unwrapped.observation_version) == (id_, version)
+        back = pickle.loads(pickle.dumps(env))
+        assert back.unwrapped.spec == env.unwrapped.spec and back.spec.id == id_
+        assert gym.make(env.spec).unwrapped.observation_version == version
+        venv = gym.make_vec(id_, 2, vectorization_mode="vector_entry_point")
+        assert (venv.spec.id, venv.observation_version) == (id_, version)
+    # the classes themselves take either version: only the id fixes it
+    assert FortyThievesEnv("LittleForty", observation_version=0).spec is None
+    assert FortyThievesVectorEnv("LittleForty", 2, observation_version=0).spec is None
+
+
 def test_layout_for_size_finds_the_version() -> None:
     spec = VARIANTS["LittleForty"]
     for version in (0, 1):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import re
 from collections.abc import Callable
 
 import gymnasium as gym
@@ -13,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from positions import position, reference_builds
 
+import fortythieves_env
 from fortythieves_env import VARIANTS, FortyThievesEnv, InvalidPositionError
 
 pytestmark = pytest.mark.usefixtures("backend")  # every test on both backends
@@ -200,6 +202,44 @@ def test_a_refused_position_leaves_the_game_as_it_was() -> None:
     assert env.get_state() == before
 
 
+def _steps_to_truncation(env: gym.Env | gym.vector.VectorEnv, vector: bool = False) -> int:
+    """Steps of the first legal action each time until the env truncates (at most 50)."""
+    for steps in range(1, 51):
+        mask = env.unwrapped.action_masks()
+        if vector:
+            out = env.step(mask.argmax(axis=1))
+            term, trunc = out[2][0], out[3][0]
+        else:
+            term, trunc = env.step(int(mask.argmax()))[2:4]
+        assert not term
+        if trunc:
+            return steps
+    raise AssertionError("no truncation within 50 steps")
+
+
+def test_a_refused_reset_through_gym_make_restarts_time_limits_count() -> None:
+    """As the README says: the env changes nothing, but Gymnasium's ``TimeLimit`` zeroes
+    its count before it calls the env's ``reset``, so the old game goes on with the limit
+    counted afresh. The batched env keeps its own count."""
+    env = gym.make("FortyThieves/Streets-v0", max_episode_steps=6)
+    env.reset(seed=0)
+    for _ in range(4):
+        env.step(int(env.unwrapped.action_masks().argmax()))
+    before = env.unwrapped.get_state()
+    with pytest.raises(InvalidPositionError, match="missing keys"):
+        env.reset(options={"state": {"bad": 1}})
+    assert env.unwrapped.get_state() == before  # the game goes on ...
+    assert _steps_to_truncation(env) == 6  # ... with 6 steps more, not 2
+
+    envs = fortythieves_env.FortyThievesVectorEnv("Streets", 1, max_episode_steps=6)
+    envs.reset(seed=0)
+    for _ in range(4):
+        envs.step(envs.action_masks().argmax(axis=1))
+    with pytest.raises(InvalidPositionError, match="missing keys"):
+        envs.reset(options={"state": {"bad": 1}})
+    assert _steps_to_truncation(envs, vector=True) == 2
+
+
 # ------------------------------------------------------------------ turned-up cards (issue 7.3)
 def _first_broken_column(pos: dict) -> int:
     """The first column whose cards, all face up, are not one built run (plain strings)."""
@@ -307,3 +347,64 @@ def test_reached_positions_are_accepted_and_corruptions_refused(
         with pytest.raises(InvalidPositionError, match=message):
             FortyThievesEnv(variant).reset(options={"state": bad})
         assert name  # the corruption's name shows in the report when it fails
+
+
+# ------------------------------------------------------------------ GameState entries
+@pytest.mark.parametrize(
+    ("pile", "height"), [(7, 14), (0, 14), (0, -1), (3, True), (0, 0.0), (5, np.bool_(False))]
+)
+def test_foundation_heights_of_an_assigned_state_are_checked(
+    pile: int, height: object, backend: str
+) -> None:
+    """Each bad height is refused naming the pile and 0..13, on both backends, and the
+    game is left as it was (no IndexError, no silently accepted -1 or True)."""
+    env = gym.make("FortyThieves/Streets-v0", backend=backend)
+    env.reset(seed=0)
+    u = env.unwrapped
+    before = u.get_state()
+    s = u.state
+    s.foundations[pile] = height
+    with pytest.raises(
+        InvalidPositionError,
+        match=rf"invalid Streets position: foundations\[{pile}\] must be a pile height, "
+        rf"an integer 0\.\.13, got {re.escape(repr(height))}$",
+    ):
+        u.state = s
+    assert u.get_state() == before
+
+
+def test_numpy_integer_foundation_heights_are_fine(backend: str) -> None:
+    pos = position("Streets", [["KS"], ["KS"]], stock=[], foundations=None)
+    env = FortyThievesEnv("Streets", backend=backend)
+    env.reset(options={"state": pos})
+    s = env.state
+    s.foundations = [np.int64(h) for h in s.foundations]
+    env.state = s
+    assert env.get_state() == pos
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda s: s.tableau[2].__setitem__(-1, 1.0),
+            r"tableau\[2\]\[\d+\]: a card code is an integer 1\.\.52, got 1\.0",
+        ),
+        (
+            lambda s: s.waste.append(True),
+            r"waste\[0\]: a card code is an integer 1\.\.52, got True",
+        ),
+        (lambda s: s.stock.__setitem__(0, 53), r"stock\[0\]: card code must be 1\.\.52, got 53"),
+        (lambda s: s.face_down.__setitem__(1, 1.5), r"face_down\[1\] must be an integer, got 1\.5"),
+        (lambda s: s.foundations.pop(), r"foundations must be 8 pile heights, got 7"),
+    ],
+)
+def test_bad_entries_of_an_assigned_state_name_the_entry(
+    edit: Callable[[object], None], message: str
+) -> None:
+    env = FortyThievesEnv("Streets")
+    env.reset(seed=0)
+    s = env.state
+    edit(s)
+    with pytest.raises(InvalidPositionError, match=r"invalid Streets position: " + message):
+        env.state = s

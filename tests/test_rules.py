@@ -298,6 +298,42 @@ def test_win_terminates_with_bonus_and_success() -> None:
     assert info["action_mask"].sum() == 0
 
 
+def test_every_action_after_a_win_is_refused_as_game_over() -> None:
+    """Not "the stock is empty": after the win the reason is that the game is over."""
+    foundations = [[r + s for r in "A23456789TJQK"] for s in "CCDDHHS"] + [
+        [r + "S" for r in "A23456789TJQ"]
+    ]
+    env = start(
+        "FortyThieves", position("FortyThieves", [["KS"]], stock=[], foundations=foundations)
+    )
+    assert play(env, "t0>f")[1] is True
+    for move in ("draw", "redeal", "w>f", "t0>f", "t1>t2"):
+        with pytest.raises(
+            IllegalMoveError,
+            match=rf"^illegal move '{move}' \(action \d+\) in Forty Thieves: "
+            r"the game is over \(won\)$",
+        ):
+            play(env, move)
+    assert env.rules.why_illegal(env.state, 0) == "the game is over (won)"
+
+
+def test_every_action_after_a_loss_says_the_game_is_over_and_why() -> None:
+    env = start("FortyThieves", _blocked_spades(stock=["3S"]))
+    # while a move is left, an illegal one gets its own reason only
+    assert env.rules.why_illegal(env.state, 1) == "Forty Thieves has no redeals"
+    assert play(env, "draw")[1] is True  # lost: 3S fits nowhere
+    with pytest.raises(
+        IllegalMoveError,
+        match=r"in Forty Thieves: the game is over \(lost: no legal move left\); "
+        r"the stock is empty$",
+    ):
+        play(env, "draw")
+    assert env.rules.why_illegal(env.state, env.move_to_action("w>t0")) == (
+        "the game is over (lost: no legal move left); 3S does not go onto KS "
+        "(build: same suit, one rank lower)"
+    )
+
+
 def _blocked_spades(stock: list[str]) -> dict:
     """Hearts, diamonds and clubs home; the spades in ten columns with no move among them.
 

@@ -4,6 +4,7 @@ breadth-first search on small end positions of every variant; budgets; bad input
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from typing import Any
 
@@ -21,7 +22,15 @@ pytestmark = pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba i
 
 if backends_module._HAVE_NUMBA:
     from fortythieves_env import _fast
-    from fortythieves_env.solver import RULES, SolveResult, _children, _safe_foundation, solve
+    from fortythieves_env.solver import (
+        MAX_NODES,
+        MAX_STEP_LIMIT,
+        RULES,
+        SolveResult,
+        _children,
+        _safe_foundation,
+        solve,
+    )
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -400,11 +409,11 @@ def test_rule_f_move_is_the_only_child_and_the_waste_waits_for_the_last_redeal()
 def test_bad_input_is_refused() -> None:
     pos = end_position(VARIANTS["Lucas"], np.random.default_rng(1), 5)
     state = rules_for(VARIANTS["Lucas"]).from_position(pos)
-    with pytest.raises(ValueError, match="nodes must be a positive integer"):
+    with pytest.raises(ValueError, match=r"nodes must be an integer 1\.\.9223372036854775807"):
         solve(pos, nodes=0)
     with pytest.raises(ValueError, match="seconds must be a positive number"):
         solve(pos, seconds=0)
-    with pytest.raises(ValueError, match="step_limit must be an integer >= 0"):
+    with pytest.raises(ValueError, match=r"step_limit must be an integer 0\.\.100000, got -1"):
         solve(pos, step_limit=-1)
     with pytest.raises(ValueError, match="unknown pruning rules"):
         solve(pos, rules=("F", "X"))
@@ -417,3 +426,37 @@ def test_bad_input_is_refused() -> None:
     broken = dict(pos, stock=pos["stock"] + ["AS"])
     with pytest.raises(InvalidPositionError):
         solve(broken)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"step_limit": 100_001}, r"step_limit must be an integer 0\.\.100000, got 100001"),
+        ({"step_limit": 2**40}, r"step_limit must be an integer 0\.\.100000, got 1099511627776"),
+        ({"step_limit": 2**70}, r"step_limit must be an integer 0\.\.100000"),
+        ({"step_limit": True}, r"step_limit must be an integer 0\.\.100000, got True"),
+        ({"step_limit": 5.0}, r"step_limit must be an integer 0\.\.100000, got 5\.0"),
+        ({"nodes": 2**63}, r"nodes must be an integer 1\.\.9223372036854775807, got 9223"),
+        ({"nodes": 2**70}, r"nodes must be an integer 1\.\.9223372036854775807"),
+        ({"nodes": np.bool_(True)}, r"nodes must be an integer 1\.\."),
+        ({"nodes": 10.0}, r"nodes must be an integer 1\.\."),
+    ],
+)
+def test_budgets_out_of_range_are_refused_before_any_work(kwargs: dict, message: str) -> None:
+    """Too big a step limit or node budget is a ValueError, not a MemoryError or an
+    OverflowError from the arrays or the compiled search."""
+    pos = end_position(VARIANTS["Lucas"], np.random.default_rng(1), 5)
+    with pytest.raises(ValueError, match=message):
+        solve(pos, **kwargs)
+
+
+def test_numpy_integer_budgets_and_the_bounds_are_accepted() -> None:
+    pos = end_position(VARIANTS["Maria"], np.random.default_rng(3), 6)
+    plain = solve(pos, nodes=50, step_limit=30)
+    result = solve(pos, nodes=np.int64(50), step_limit=np.int32(30))
+    assert result == dataclasses.replace(plain, seconds=result.seconds)
+    assert type(result.step_limit) is int and result.step_limit == 30
+    # the largest budget and step limit are taken (step_limit=0: lost at once, no search)
+    top = solve(pos, nodes=MAX_NODES, step_limit=0)
+    assert (top.status, top.step_limit) == ("lost", 0)
+    assert solve(pos, nodes=np.uint64(MAX_NODES), step_limit=MAX_STEP_LIMIT).status == "won"

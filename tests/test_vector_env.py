@@ -301,6 +301,39 @@ def test_sample_legal_picks_uniformly_among_legal_actions() -> None:
         assert np.all(np.abs(counts - expected) < 5 * np.sqrt(expected)), counts
 
 
+def test_sample_legal_returns_a_new_array_each_call() -> None:
+    """Two calls share no memory, and the caller may keep, change or freeze the result."""
+    ours = FortyThievesVectorEnv("Streets", 4)
+    _, info = ours.reset(seed=0)
+    first = ours.sample_legal(np.random.default_rng(1))
+    keep = first.copy()
+    first.flags.writeable = False  # broke the next call when it was the internal buffer
+    second = ours.sample_legal(np.random.default_rng(2))
+    assert not np.shares_memory(first, second)
+    assert second.dtype == np.int64 and second.shape == (4,) and second.flags.writeable
+    np.testing.assert_array_equal(first, keep)  # the second call left the first alone
+    assert all(info["action_mask"][i, a] == 1 for i, a in enumerate(second))
+    second[:] = 0  # draw, legal in every fresh Streets deal
+    assert ours.step(second)[4]["illegal_action"].tolist() == [False] * 4
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(False), 1.0, "1", None])
+def test_game_index_must_be_an_integer(bad: object) -> None:
+    ours = FortyThievesVectorEnv("Streets", 2)
+    ours.reset(seed=0)
+    for method in (ours.get_state, ours.board_text):
+        with pytest.raises(
+            TypeError, match=r"index must be a game index, an integer in range\(2\), got "
+        ):
+            method(bad)  # type: ignore[arg-type]
+        with pytest.raises(IndexError, match=r"game index 2 is outside range\(2\)"):
+            method(2)
+    single = FortyThievesEnv("Streets")
+    single.reset(seed=1)
+    assert ours.get_state(np.int64(1)) == ours.get_state(1) == single.get_state()
+    assert ours.board_text(np.uint8(1)) == single.board_text()
+
+
 def test_render_ansi_draws_every_game_as_the_single_env() -> None:
     ours = FortyThievesVectorEnv("Lucas", 2, render_mode="ansi")
     ours.reset(seed=6)

@@ -22,6 +22,33 @@ def test_check_env_passes() -> None:
     check_env(DictObservation(FortyThievesEnv("NumberTen")), skip_render_check=True)
 
 
+def test_check_env_passes_through_gym_make() -> None:
+    check_env(DictObservation(gym.make("FortyThieves/Maria-v0")), skip_render_check=True)
+
+
+def test_gym_make_of_the_spec_recreates_the_wrapper() -> None:
+    """The keys travel in ``spec.additional_wrappers``: ``gym.make(env.spec)`` builds the
+    same wrapped env, and its games are the same."""
+    env = DictObservation(gym.make("FortyThieves/Maria-v0"), obs_key="obs", mask_key="mask")
+    (wrapper_spec,) = env.spec.additional_wrappers
+    assert wrapper_spec.kwargs == {"obs_key": "obs", "mask_key": "mask"}
+    again = gym.make(env.spec)
+    assert isinstance(again, DictObservation)
+    assert (again.obs_key, again.mask_key) == ("obs", "mask")
+    assert again.observation_space == env.observation_space
+    assert again.spec == env.spec
+    (a, _), (b, _) = env.reset(seed=3), again.reset(seed=3)
+    assert np.array_equal(a["obs"], b["obs"]) and np.array_equal(a["mask"], b["mask"])
+
+
+def test_vector_wrapper_records_its_keys() -> None:
+    envs = DictObservationVector(
+        fortythieves_env.FortyThievesVectorEnv("Maria", num_envs=2), "obs", "mask"
+    )
+    assert isinstance(envs, gym.utils.RecordConstructorArgs)
+    assert envs._saved_kwargs == {"obs_key": "obs", "mask_key": "mask"}
+
+
 @pytest.mark.parametrize("library", list(KEYS))
 def test_single_env_keys_shapes_and_mask(library: str) -> None:
     obs_key, mask_key = KEYS[library]
