@@ -209,7 +209,15 @@ def collect_teacher_games(
         teacher.start_games(spec, game.copy())
         while not finished.all():
             legal_any = masks.any(axis=1)
-            chosen = np.asarray(teacher.act_batch(obs, masks, game), dtype=np.int64)
+            # only the games that are kept ask the teacher (a slow search teacher would
+            # otherwise play the surplus games that start in freed slots while the last
+            # kept ones finish); a surplus game takes its first legal move, and is dropped
+            asked = np.flatnonzero(game < games)
+            chosen = np.argmax(masks != 0, axis=1).astype(np.int64)
+            if asked.size:
+                chosen[asked] = np.asarray(
+                    teacher.act_batch(obs[asked], masks[asked], game[asked]), dtype=np.int64
+                )
             chosen = np.where(legal_any, chosen, 0)  # no move at all: the step ends the game
             ok = (chosen >= 0) & (chosen < n_actions)
             ok &= masks[np.arange(slots), np.clip(chosen, 0, n_actions - 1)] != 0

@@ -104,6 +104,37 @@ def test_teacher_games_follow_the_game_order_not_the_stop(
     assert small.lengths.shape == (10,)
 
 
+def test_only_the_kept_games_ask_the_teacher(games_100: tuple[Config, TeacherGames]) -> None:
+    """Slots freed near the end start surplus games, which are dropped: the teacher is not
+    asked about them (a search teacher would spend most of its time there), and the kept
+    games are the ones a teacher asked about every game would have played."""
+    config, data = games_100
+    asked: list[int] = []
+
+    class Spy:
+        def __init__(self) -> None:
+            self.inner = make_teacher("greedy")
+            self.name = "spy"
+
+        def start_games(self, spec: object, games: np.ndarray) -> None:
+            self.inner.start_games(spec, games)
+
+        def end_games(self, games: np.ndarray) -> None:
+            self.inner.end_games(games)
+
+        def act_batch(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+            asked.extend(games.tolist())
+            return self.inner.act_batch(obs, masks, games)
+
+    few = collect_teacher_games(config, Spy(), 5, batch=4)  # type: ignore[arg-type]
+    assert set(asked) == set(range(5))  # games 5.. started in freed slots, never asked
+    assert few.lengths.shape == (5,) and np.all(few.lengths == 40)
+    # games 0..3 start in slots 0..3 in both runs, on the same deals: the same moves
+    first = np.isin(few.game, np.arange(4))
+    assert np.array_equal(few.obs[first], data.obs[np.isin(data.game, np.arange(4))])
+    assert np.array_equal(few.actions[first], data.actions[np.isin(data.game, np.arange(4))])
+
+
 def test_held_out_is_every_tenth_game(games_100: tuple[Config, TeacherGames]) -> None:
     _, data = games_100
     rows = held_out(data)
