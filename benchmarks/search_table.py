@@ -26,6 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
 from bench_report import replace_between
+from results_table import wins_cell
 
 from fortythieves_env import VARIANTS
 
@@ -37,13 +38,6 @@ HEADER = (
     "solver-proved wins | greedy wins [95% CI] | random wins [95% CI] | search cards | "
     "greedy cards | s per move |\n|---|---|---|---|---|---|---|---|---|---|"
 )
-
-
-def _wins(summary: dict[str, Any] | None) -> str:
-    if summary is None:
-        return "-"
-    lo, hi = summary["win_rate_ci95"]
-    return f"{100 * summary['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
 def _cards(summary: dict[str, Any] | None) -> str:
@@ -69,8 +63,8 @@ def row(report: dict[str, Any]) -> str:
     timing = report.get("timing", {}).get("search")
     per_move = "-" if timing is None else f"{timing['seconds_per_move']:.3f}"
     return (
-        f"| {report['variant']} | {report['episodes']} | {samples} | {_wins(search)} | "
-        f"{proved} | {_wins(results.get('greedy'))} | {_wins(results.get('random'))} | "
+        f"| {report['variant']} | {report['episodes']} | {samples} | {wins_cell(search)} | "
+        f"{proved} | {wins_cell(results.get('greedy'))} | {wins_cell(results.get('random'))} | "
         f"{_cards(search)} | {_cards(results.get('greedy'))} | {per_move} |"
     )
 
@@ -96,15 +90,6 @@ def table_for(results_dir: str | Path) -> str:
     return "\n".join([HEADER, *(line for _, line in sorted(reports))])
 
 
-def replace_table(readme: str, table: str) -> str:
-    """``readme`` with the text between the two marker lines replaced by ``table``.
-
-    Raises:
-        ValueError: the markers are missing or not once each, in order.
-    """
-    return replace_between(readme, table, START, END)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results-dir", default=str(RESULTS_DIR), help="the reports' folder")
@@ -114,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         table = table_for(args.results_dir)
         if args.readme:
             path = Path(args.readme)
-            path.write_text(replace_table(path.read_text(encoding="utf-8"), table), "utf-8")
+            readme = path.read_text(encoding="utf-8")
+            path.write_text(replace_between(readme, table, START, END), "utf-8")
             print(f"table written to {path}")
         else:
             print(table)
