@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import signal
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from benchmark_modules import benchmark_module
 
 from agents.cli import main
 from agents.config import ConfigError, load_config
@@ -491,11 +491,7 @@ def test_solve_on_ray_gives_the_local_records(local_ray: Any, tmp_path: Path) ->
 
 # ---------------------------------------------------------------------- the README's figures
 def _speedup_module() -> Any:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import ray_speedup
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    ray_speedup = benchmark_module("ray_speedup")
     return ray_speedup
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import copy
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from benchmark_modules import benchmark_module
 from positions import position, random_walk, shuffle_hidden
 
 from agents import cli
@@ -460,11 +460,7 @@ def test_evaluate_search_refuses_bad_options(
 
 # ------------------------------------------------------------------ the README's search table
 def _search_table_module() -> Any:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import search_table
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    search_table = benchmark_module("search_table")
     return search_table
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import pytest
+from benchmark_modules import benchmark_module
 from rich.console import Console
 
 import agents.solve as solve_module
@@ -347,11 +347,7 @@ def test_markdown_table_rows_per_variant_and_budget(little_forty_run: Path, tmp_
     streets.append({**record(TEST_START, "lost"), "solver_version": SOLVER_VERSION + 1})
     streets.append({**record(5, "won")})  # a training seed: not a test deal
     (sample / "Streets.jsonl").write_text("".join(json.dumps(r) + "\n" for r in streets))
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import winnability_table
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    winnability_table = benchmark_module("winnability_table")
     table = winnability_table.table_for(sample)
     lines = table.splitlines()
     assert lines[0].startswith("| variant | deals | node budget |")
@@ -377,11 +373,7 @@ def test_markdown_table_rows_per_variant_and_budget(little_forty_run: Path, tmp_
 
 
 def test_readme_winnability_table_is_generated_from_the_saved_results() -> None:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import winnability_table
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    winnability_table = benchmark_module("winnability_table")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     table = winnability_table.table_for(ROOT / "results" / "solver")
     assert f"{winnability_table.START}\n{table}\n{winnability_table.END}" in readme

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from benchmark_modules import benchmark_module
 
 from agents.cli import build_parser, main
 from agents.config import load_config
@@ -238,11 +239,7 @@ def test_readme_commands_parse_and_run(
 
 def test_training_under_load_table_is_generated_from_the_saved_report() -> None:
     """The README's torch-threads table is the one the benchmark renders from its JSON."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import train_under_load
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    train_under_load = benchmark_module("train_under_load")
     report = json.loads((ROOT / "results" / "benchmarks" / "train_under_load.json").read_text())
     assert train_under_load.markdown_table(report) in README
     best = max(report["worst_case"], key=lambda t: report["worst_case"][t])
@@ -251,22 +248,14 @@ def test_training_under_load_table_is_generated_from_the_saved_report() -> None:
 
 
 def test_vector_throughput_table_is_generated_from_the_saved_report() -> None:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import vector_throughput
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    vector_throughput = benchmark_module("vector_throughput")
     report = json.loads((ROOT / "results" / "benchmarks" / "vector_throughput.json").read_text())
     assert [row["variant"] for row in report["rows"]] == list(VARIANTS)
     assert vector_throughput.markdown_table(report) in README
 
 
 def test_env_throughput_table_is_generated_from_the_saved_report() -> None:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import env_throughput
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    env_throughput = benchmark_module("env_throughput")
     report = json.loads((ROOT / "results" / "benchmarks" / "env_throughput.json").read_text())
     assert [row["variant"] for row in report["rows"]] == list(VARIANTS)
     assert report["openspiel"] > 0
@@ -276,11 +265,7 @@ def test_env_throughput_table_is_generated_from_the_saved_report() -> None:
 def test_training_pilot_table_is_generated_from_the_saved_comparison() -> None:
     """The README's batched-vs-dummy training table is the one compare_runs renders, and the
     shipped defaults are the setting that the rule chose."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import compare_runs
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    compare_runs = benchmark_module("compare_runs")
     path = ROOT / "results" / "training" / "vec_env_pilot" / "summary.json"
     report = json.loads(path.read_text())
     assert compare_runs.markdown_table(report) in README
@@ -303,10 +288,6 @@ def test_training_pilot_table_is_generated_from_the_saved_comparison() -> None:
 
 @pytest.mark.parametrize("script", ["train_speedup", "evaluate_speedup", "network_speed"])
 def test_speedup_tables_are_generated_from_the_saved_reports(script: str) -> None:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        module = __import__(script)
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    module = benchmark_module(script)
     report = json.loads((ROOT / "results" / "benchmarks" / f"{script}.json").read_text())
     assert module.markdown_table(report) in README

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
+from benchmark_modules import benchmark_module
 
 from fortythieves_env import VARIANTS
 
@@ -31,11 +32,7 @@ def _module(name: str, path: Path) -> ModuleType:
     return module
 
 
-sys.path.insert(0, str(ROOT / "benchmarks"))  # results_table imports bench_report
-try:
-    results_table = _module("results_table", ROOT / "benchmarks" / "results_table.py")
-finally:
-    sys.path.remove(str(ROOT / "benchmarks"))
+results_table = benchmark_module("results_table")
 full_run = _module("full_run", ROOT / "results" / "training" / "full_run.py")
 
 
