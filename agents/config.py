@@ -139,14 +139,19 @@ def _refuse_bool_for_numbers(model: type[BaseModel], value: Any, info: Validatio
     return value
 
 
-class _Section(BaseModel):
-    # NaN or infinite rewards and hyperparameters are refused: they would poison training
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+class _NoBoolForNumbers(BaseModel):
+    """Refuses a boolean in a field that takes none (:func:`_refuse_bool_for_numbers`):
+    the base of every config model, sections and the whole config alike."""
 
     @field_validator("*", mode="before")
     @classmethod
     def _no_bool_for_numbers(cls, value: Any, info: ValidationInfo) -> Any:
         return _refuse_bool_for_numbers(cls, value, info)
+
+
+class _Section(_NoBoolForNumbers):
+    # NaN or infinite rewards and hyperparameters are refused: they would poison training
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class EnvConfig(_Section):
@@ -429,15 +434,10 @@ class EvalConfig(_Section):
     )
 
 
-class Config(BaseModel):
+class Config(_NoBoolForNumbers):
     """A complete, resolved run configuration."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _no_bool_for_numbers(cls, value: Any, info: ValidationInfo) -> Any:
-        return _refuse_bool_for_numbers(cls, value, info)
 
     env: EnvConfig
     seed: int = Field(
