@@ -72,6 +72,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from fortythieves_env._checks import checked_int
 from fortythieves_env._fast import (
     H_NACT,
     FastTables,
@@ -134,9 +135,8 @@ class SearchBudget:
             value = getattr(self, name)
             if value is None and name == "horizon":
                 continue
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"search budget: {name} must be an integer >= 1, got {value!r}")
-            object.__setattr__(self, name, int(value))  # a numpy integer is stored as int
+            # a numpy integer is stored as int
+            object.__setattr__(self, name, checked_int(f"search budget: {name}", value, 1))
 
     def horizon_for(self, spec: VariantSpec) -> int:
         """The rollout horizon in ``spec`` (``horizon``, else its step limit)."""
@@ -269,12 +269,8 @@ def scores_for_view(
         ValueError: ``mask`` disagrees with the view's legal moves, the view is not
             one of ``spec``, or ``steps_left`` is not an integer >= 1.
     """
-    if steps_left is not None and (
-        not isinstance(steps_left, (int, np.integer))
-        or isinstance(steps_left, bool)
-        or steps_left < 1
-    ):
-        raise ValueError(f"scores_for_view: steps_left must be an integer >= 1, got {steps_left!r}")
+    if steps_left is not None:
+        steps_left = checked_int("scores_for_view: steps_left", steps_left, 1)
     var = _variant(spec)
     tables, tb = var.tables, var.tables.table
     if view.variant != spec.id:
@@ -404,18 +400,12 @@ class SearchAgent:
     def __init__(
         self, seed: int = 0, budget: SearchBudget | None = None, step_limit: int | None = None
     ) -> None:
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-            raise ValueError(f"search: seed must be an integer >= 0, got {seed!r}")
-        if step_limit is not None and (
-            not isinstance(step_limit, (int, np.integer))
-            or isinstance(step_limit, bool)
-            or step_limit < 1
-        ):
-            raise ValueError(f"search: step_limit must be an integer >= 1, got {step_limit!r}")
         self.name = "search"
-        self.seed = int(seed)
+        self.seed = checked_int("search: seed", seed, 0)
         self.budget = budget if budget is not None else SearchBudget()
-        self.step_limit = None if step_limit is None else int(step_limit)
+        self.step_limit = (
+            None if step_limit is None else checked_int("search: step_limit", step_limit, 1)
+        )
         self._spec: VariantSpec | None = None
         self._games: dict[int, _Memory] = {}
 

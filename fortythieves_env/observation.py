@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._checks import is_int
 from .engine import GameState
 from .variants import VariantSpec
 
@@ -66,16 +67,12 @@ def check_version(version: object) -> int:
     Raises:
         ValueError: otherwise, naming the value and the versions.
     """
-    if (
-        not isinstance(version, int)
-        or isinstance(version, bool)
-        or version not in (OBSERVATION_VERSIONS)
-    ):
+    if not is_int(version) or int(version) not in OBSERVATION_VERSIONS:  # type: ignore[call-overload]
         raise ValueError(
             f"observation_version must be one of {', '.join(map(str, OBSERVATION_VERSIONS))}, "
             f"got {version!r}"
         )
-    return version
+    return int(version)  # type: ignore[call-overload]
 
 
 def latest_version(spec: VariantSpec) -> int:

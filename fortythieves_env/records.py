@@ -52,6 +52,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ._checks import is_int as _is_int
 from .env import FortyThievesEnv
 from .variants import VariantSpec
 
@@ -203,10 +204,6 @@ class GameRecord:
             package_version=data["package_version"],
             format_version=data["format_version"],
         )
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _package_version() -> str:

@@ -174,7 +174,9 @@ def test_ids_and_versions() -> None:
         if not VARIANTS[name].redeals:
             a, b = (FortyThievesEnv(name, observation_version=v) for v in (0, 1))
             np.testing.assert_array_equal(a.reset(seed=4)[0], b.reset(seed=4)[0])
-    for bad in (2, -1, "1", True, None):
+    # a NumPy integer is an integer (read from an array or a config), returned as int
+    assert check_version(np.int64(1)) == 1 and type(check_version(np.int64(1))) is int
+    for bad in (2, -1, "1", True, np.bool_(True), None):
         with pytest.raises(ValueError, match="observation_version must be one of 0, 1"):
             check_version(bad)
         with pytest.raises(ValueError, match="observation_version"):
