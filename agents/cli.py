@@ -5,7 +5,8 @@ Usage::
     fortythieves train CONFIG [--set KEY.SUB=VALUE ...] [--run-dir DIR] [--resume CHECKPOINT]
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
                           [--baselines [random] [greedy] [search]] [--stochastic] [--seed S]
-                          [--search-samples K] [--search-horizon H]
+                          [--search-samples K] [--search-allocation {uniform,halving}]
+                          [--search-horizon H]
                           [--no-progress] [--save-games DIR] [--solver-results FILE]
                           [--allow-cycles] [--env-version N] [--ray] [--address ADDRESS]
     fortythieves plot RUN [RUN ...] [--out PNG]
@@ -23,7 +24,8 @@ Usage::
 model ``.zip``, or ``random`` / ``greedy`` / ``search`` (then ``--variant`` is required). A
 model, or ``search``, is played beside the ``random`` and ``greedy`` baselines on the same
 deals unless ``--baselines`` says otherwise. ``search`` is the sampling search agent of
-:mod:`agents.search`; ``--search-samples`` and ``--search-horizon`` set its per-move budget.
+:mod:`agents.search`; ``--search-samples``, ``--search-allocation`` and ``--search-horizon``
+set its per-move budget.
 ``solve`` runs the clairvoyant solver on the same test deals (see :mod:`agents.solve`).
 ``--ray`` plays (or solves) the deals as Ray tasks, on a local Ray
 or the cluster of ``--address`` / ``RAY_ADDRESS``, with the same report (see
@@ -87,6 +89,8 @@ SEARCH_HORIZON_MAX = 1_000_000
 DEFAULT_SAMPLES = 16
 """``agents.search.DEFAULT_SAMPLES``, restated so ``--help`` imports no numba (a test
 checks that they agree)."""
+ALLOCATIONS = ("uniform", "halving")
+"""``agents.search.ALLOCATIONS``, restated for the same reason."""
 _MODEL_NAMES = ("best_model.zip", "final_model.zip", "interrupted_model.zip")
 
 
@@ -242,6 +246,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=_int_in(1, SEARCH_SAMPLES_MAX),
         default=None,
         help=f"search: positions sampled per move (default {DEFAULT_SAMPLES})",
+    )
+    ev.add_argument(
+        "--search-allocation",
+        choices=ALLOCATIONS,
+        default=None,
+        help="search: how a move's rollouts are spread over its candidates: uniform (samples "
+        "each, the default) or halving (sequential halving: the same rollouts, most on the "
+        "best candidates)",
     )
     ev.add_argument(
         "--search-horizon",
@@ -578,12 +590,14 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
         from .search import SearchBudget
 
         budget = SearchBudget(
-            samples=args.search_samples or DEFAULT_SAMPLES, horizon=args.search_horizon
+            samples=args.search_samples or DEFAULT_SAMPLES,
+            horizon=args.search_horizon,
+            allocation=args.search_allocation or "uniform",
         )
-    elif args.search_samples is not None or args.search_horizon is not None:
+    elif (args.search_samples, args.search_horizon, args.search_allocation) != (None,) * 3:
         raise ConfigError(
-            "--search-samples and --search-horizon are options of the search agent, which "
-            "this evaluation does not play"
+            "--search-samples, --search-allocation and --search-horizon are options of the "
+            "search agent, which this evaluation does not play"
         )
     if args.agent in AGENT_NAMES:
         if args.variant is None:

@@ -32,7 +32,12 @@ At each move, for the position it is shown (an observation row, the player's vie
    the samples and ``quick = (1 - moves / (k (horizon + 1))) / 2`` (in [0, 1/2]) with
    ``moves`` the rollouts' moves summed: wins decide, then the mean foundation cards,
    then the fewer moves (without this last key, a position that every sample wins leaves
-   all moves tied and the agent wanders until the step limit). A move into an empty
+   all moves tied and the agent wanders until the step limit). With
+   ``allocation="halving"`` the same number of rollouts is spent by sequential halving
+   (:func:`halving_schedule`): rounds on fresh samples, each keeping the better half of
+   the candidates, so the best few get several times ``samples`` samples and the clearly
+   worse ones few; a move's score then ranks first by the round it lasted to
+   (:func:`_rollout_scores`), and every score stays below ``samples``. A move into an empty
    column other than the first
    gets the score of the same move into the first one (rule E: the positions differ only
    in the column order). Moves not searched (rule W's, and all but the F move when one is
@@ -59,8 +64,8 @@ and cuts each rollout to the steps left after the candidate (:class:`SearchAgent
 win past the step limit is not counted as one.
 
 **Budget.** Deterministic: at most ``samples x candidates`` rollouts of at most ``horizon``
-moves per move. The seconds per move are measured by ``benchmarks/search_probe.py``
-(the issue asks for at most 0.2 s per move on average on one core).
+moves per move, with either allocation. The seconds per move are measured by
+``benchmarks/search_probe.py`` (the issue asks for at most 0.2 s per move on average on one core).
 """
 
 from __future__ import annotations
@@ -92,6 +97,7 @@ from fortythieves_env.variants import VariantSpec
 from fortythieves_env.view import PlayerView, determinize, player_view, view_from_observation
 
 __all__ = [
+    "ALLOCATIONS",
     "DEFAULT_SAMPLES",
     "DEFAULT_STALL",
     "SearchAgent",
@@ -105,6 +111,8 @@ DEFAULT_SAMPLES = 16
 DEFAULT_STALL = 40
 """Moves in a row that change only the tableau after which a rollout is called lost."""
 _CARDS_SCALE = 105.0  # mean cards / 105 < 1: the tie-break never outweighs one win
+ALLOCATIONS = ("uniform", "halving")
+"""How a move's rollouts are spread over its candidates (:class:`SearchBudget`)."""
 
 
 @dataclass(frozen=True)
@@ -120,17 +128,28 @@ class SearchBudget:
             most the steps left after the candidate move.
         stall: a rollout is called lost after this many moves in a row that change only
             the tableau (>= 1).
+        allocation: how the ``samples x candidates`` rollouts of a move are spread over the
+            candidates: ``"uniform"`` (``samples`` each) or ``"halving"`` (sequential
+            halving: the same number of rollouts in all, most of them spent on the best
+            candidates; module docstring, point 5).
 
     Raises:
-        ValueError: a field is not a positive integer (``int`` or a numpy integer, stored
-            as ``int``; the message names it).
+        ValueError: a count is not a positive integer (``int`` or a numpy integer, stored
+            as ``int``; the message names it), or ``allocation`` is not one of
+            :data:`ALLOCATIONS`.
     """
 
     samples: int = DEFAULT_SAMPLES
     horizon: int | None = None
     stall: int = DEFAULT_STALL
+    allocation: str = "uniform"
 
     def __post_init__(self) -> None:
+        if self.allocation not in ALLOCATIONS:
+            raise ValueError(
+                f"search budget: allocation must be one of {', '.join(ALLOCATIONS)}, "
+                f"got {self.allocation!r}"
+            )
         for name in ("samples", "horizon", "stall"):
             value = getattr(self, name)
             if value is None and name == "horizon":
@@ -292,21 +311,109 @@ def scores_for_view(
         hidden = tables.hidden_indices(view.face_down, view.stock_size if view.stock is None else 0)
         unseen = np.array(view.unseen, dtype=np.int16)
         k = budget.samples if unseen.size else 1
-        samples = np.tile(template, (k, 1))
-        if unseen.size:
-            samples[:, hidden] = rng.permuted(np.tile(unseen, (k, 1)), axis=1)
-        wins = np.zeros(count, dtype=np.int64)
-        cards = np.zeros(count, dtype=np.int64)
-        played = np.zeros(count, dtype=np.int64)
         horizon = budget.horizon_for(spec)
         if steps_left is not None:
             horizon = min(horizon, int(steps_left) - 1)
-        _score_moves(samples, tb, moves, horizon, budget.stall, wins, cards, played)
-        # third key, worth less than one card in one sample: fewer moves
-        quick = 0.5 * (1.0 - played / (k * (horizon + 1.0)))
-        scores[moves] = wins + (cards + quick) / (k * _CARDS_SCALE)
+        if budget.allocation == "halving" and k > 1 and count > 2:
+            per_round = halving_schedule(count, k)
+        else:  # uniform (two candidates: halving is one round, the same thing)
+            per_round = [k]
+        samples = np.tile(template, (sum(per_round), 1))
+        if unseen.size:  # drawn at once, whatever the rounds find: the same rng use
+            samples[:, hidden] = rng.permuted(np.tile(unseen, (samples.shape[0], 1)), axis=1)
+        scores[moves] = _rollout_scores(
+            samples, tb, moves, per_round, horizon, budget.stall, budget.samples
+        )
     _copy_to_other_empty_columns(var, template, legal, scores)
     return scores
+
+
+def halving_schedule(candidates: int, samples: int) -> list[int]:
+    """Samples per candidate in each round of sequential halving (Karnin, Koren and Somekh
+    2013) with the rollouts of ``samples`` per candidate (``samples * candidates`` in all).
+
+    ``R = ceil(log2(candidates))`` rounds; round ``r`` has ``n_r`` candidates left
+    (``n_0 = candidates``, ``n_{r+1} = ceil(n_r / 2)``) and gives each
+    ``samples * candidates // (R * n_r)`` new samples, so every round spends at most
+    ``1/R`` of the rollouts (never more than uniform in all) and the last two candidates get
+    the most. Example: 8 candidates, 16 samples: ``[5, 10, 21]`` (the finalists get 36
+    samples, the first round's losers 5). With fewer samples than rounds a round could get
+    none: then there is nothing to halve, and the schedule is one round, ``[samples]``
+    (uniform).
+
+    Raises:
+        ValueError: ``candidates`` < 2 or ``samples`` < 1.
+    """
+    if candidates < 2 or samples < 1:
+        raise ValueError(
+            f"halving_schedule: need >= 2 candidates and >= 1 sample, got "
+            f"{candidates} and {samples}"
+        )
+    rounds = int(np.ceil(np.log2(candidates)))
+    if samples < rounds:
+        return [samples]
+    total = samples * candidates
+    out, left = [], candidates
+    for _ in range(rounds):
+        out.append(total // (rounds * left))
+        left = (left + 1) // 2
+    return out
+
+
+def _rollout_scores(
+    samples: np.ndarray,
+    tb: np.ndarray,
+    moves: np.ndarray,
+    per_round: list[int],
+    horizon: int,
+    stall: int,
+    scale: int,
+) -> np.ndarray:
+    """The scores (``float64``, one per move of ``moves``) of the module docstring, point 5,
+    from rollouts on the rows of ``samples`` (``sum(per_round)`` of them, used in order).
+
+    One round (uniform): every move is rolled out on every sample; a move's score is
+    ``wins + (cards + quick) / (105 k)`` (in ``[0, k + 1)``, ``k = per_round[0]``).
+    Several rounds (sequential halving): round ``r`` rolls the moves still in on the next
+    ``per_round[r]`` samples (the same samples for all of them) and keeps the better half
+    (``ceil(n / 2)``; the earlier move on ties), by the score over all their samples so far.
+    A move's score is then ``scale * (r + v) / R``: ``r`` the last round it played (of
+    ``R``), ``v`` its score over its ``m`` samples divided by ``m + 1`` (in ``[0, 1)``).
+    So a move that lasted longer ranks higher, and moves out in the same round rank by
+    their score; every score is below ``scale``.
+    """
+    count = moves.shape[0]
+    wins = np.zeros(count, dtype=np.int64)
+    cards = np.zeros(count, dtype=np.int64)
+    played = np.zeros(count, dtype=np.int64)
+    used = np.zeros(count, dtype=np.int64)
+    last_round = np.zeros(count, dtype=np.int64)
+    alive = np.arange(count)
+    start = 0
+
+    def value(rows: np.ndarray) -> np.ndarray:
+        m = used[rows]
+        # third key, worth less than one card in one sample: fewer moves
+        quick = 0.5 * (1.0 - played[rows] / (m * (horizon + 1.0)))
+        return wins[rows] + (cards[rows] + quick) / (m * _CARDS_SCALE)
+
+    for r, m in enumerate(per_round):
+        w, c, p = (np.zeros(alive.size, dtype=np.int64) for _ in range(3))
+        _score_moves(samples[start : start + m], tb, moves[alive], horizon, stall, w, c, p)
+        start += m
+        wins[alive] += w
+        cards[alive] += c
+        played[alive] += p
+        used[alive] += m
+        last_round[alive] = r
+        if r < len(per_round) - 1:
+            keep = (alive.size + 1) // 2
+            ranked = np.argsort(-value(alive), kind="stable")[:keep]
+            alive = alive[np.sort(ranked)]
+    everyone = np.arange(count)
+    if len(per_round) == 1:
+        return value(everyone)
+    return scale * (last_round + value(everyone) / (used + 1.0)) / len(per_round)
 
 
 def _copy_to_other_empty_columns(
@@ -523,5 +630,6 @@ class SearchAgent:
             "samples": self.budget.samples,
             "horizon": self.budget.horizon,
             "stall": self.budget.stall,
+            "allocation": self.budget.allocation,
             "step_limit": self.step_limit,
         }

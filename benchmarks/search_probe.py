@@ -28,7 +28,7 @@ import numpy as np
 
 from agents.baselines import make_baseline
 from agents.evaluation import play_deals
-from agents.search import SearchAgent, SearchBudget
+from agents.search import ALLOCATIONS, SearchAgent, SearchBudget
 from agents.seeds import seeds_for_test
 from fortythieves_env import FortyThievesEnv
 
@@ -80,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", nargs="+", required=True)
     parser.add_argument("--deals", type=int, default=20)
     parser.add_argument("--samples", type=int, default=16)
+    parser.add_argument("--allocation", choices=ALLOCATIONS, default="uniform")
     parser.add_argument("--horizon", type=int, default=None)
     parser.add_argument("--stall", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
@@ -88,11 +89,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, required=True)
     args = parser.parse_args(argv)
-    budget = SearchBudget(samples=args.samples, horizon=args.horizon, stall=args.stall)
+    budget = SearchBudget(
+        samples=args.samples, horizon=args.horizon, stall=args.stall, allocation=args.allocation
+    )
     seeds = [int(s) for s in seeds_for_test(args.deals)]
     report: dict[str, Any] = {
         "command": "python " + " ".join(sys.argv),
-        "budget": {"samples": budget.samples, "horizon": budget.horizon, "stall": budget.stall},
+        "budget": {
+            "samples": budget.samples,
+            "horizon": budget.horizon,
+            "stall": budget.stall,
+            "allocation": budget.allocation,
+        },
         "deals_asked": args.deals,
         "max_seconds_per_variant": args.max_seconds,
         "load_at_start": os.getloadavg()[0],

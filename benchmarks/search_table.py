@@ -1,6 +1,6 @@
 """The README's search-agent table, rendered from the saved evaluation reports.
 
-Reads every ``results/search/<Variant>-<deals>.json`` (written by
+Reads every ``results/search/<Variant>-<deals>[-k<samples>].json`` (written by
 ``fortythieves evaluate search --variant V --episodes N --json ...``, see
 ``results/search/run_eval.sh``) and prints one Markdown row per report, in the registry's
 order: the deals, the search budget (samples per move), the search agent's, greedy's and
@@ -59,7 +59,10 @@ def row(report: dict[str, Any]) -> str:
         share = ceiling["share_of_proved"]
         proved = f"{ceiling['wins_among_proved']} / {ceiling['proved_won']}"
         proved += f" ({100 * share:.0f}%)" if ceiling["proved_won"] else ""
-    samples = search.get("settings", {}).get("samples", "16 (default)")
+    settings = search.get("settings", {})
+    samples = settings.get("samples", "16 (default)")
+    if settings.get("allocation", "uniform") != "uniform":
+        samples = f"{samples} ({settings['allocation']})"
     timing = report.get("timing", {}).get("search")
     per_move = "-" if timing is None else f"{timing['seconds_per_move']:.3f}"
     return (
@@ -71,7 +74,8 @@ def row(report: dict[str, Any]) -> str:
 
 def table_for(results_dir: str | Path) -> str:
     """The Markdown table of every ``*.json`` report in ``results_dir``: one row each, in the
-    registry's order of variants, then by deals (none: a one-line note).
+    registry's order of variants, then by deals, allocation (uniform first) and samples per
+    move (none: a one-line note).
 
     Raises:
         ValueError: a file is not a search evaluation report (named with the cause).
@@ -81,7 +85,13 @@ def table_for(results_dir: str | Path) -> str:
     for path in sorted(Path(results_dir).glob("*.json")):
         try:
             report = json.loads(path.read_text(encoding="utf-8"))
-            key = (order.get(report["variant"], len(order)), report["episodes"])
+            settings = report["results"]["search"].get("settings", {})
+            key = (
+                order.get(report["variant"], len(order)),
+                report["episodes"],
+                settings.get("allocation", "uniform") != "uniform",
+                settings.get("samples", 16),
+            )
             reports.append((key, row(report)))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}: not a search evaluation report ({exc!r})") from None

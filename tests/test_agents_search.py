@@ -15,14 +15,17 @@ from benchmark_modules import benchmark_module
 from positions import position, random_walk, shuffle_hidden
 
 from agents import cli
+from agents import search as search_module
 from agents.baselines import AGENT_NAMES, greedy_actions, make_baseline
 from agents.cli import main
 from agents.evaluation import play_deals, wilson_interval
 from agents.search import (
+    ALLOCATIONS,
     DEFAULT_SAMPLES,
     SearchAgent,
     SearchBudget,
     greedy_rollout,
+    halving_schedule,
     scores_for_view,
     view_digest,
 )
@@ -160,15 +163,21 @@ def _scores(agent: SearchAgent, env: FortyThievesEnv, obs: np.ndarray, game: int
     return agent.action_scores(obs[None], env.action_masks()[None], np.array([game]))[0]
 
 
+HALVING = SearchBudget(samples=3, horizon=300, allocation="halving")
+
+
+@pytest.mark.parametrize("budget", [SMALL, HALVING], ids=["uniform", "halving"])
 @pytest.mark.parametrize("variant", ["NumberTen", "RankAndFile", "Indian", "LittleForty"])
-def test_the_choice_does_not_change_when_the_unseen_cards_are_re_dealt(variant: str) -> None:
+def test_the_choice_does_not_change_when_the_unseen_cards_are_re_dealt(
+    variant: str, budget: SearchBudget
+) -> None:
     """Two positions with equal views (the second one's unseen cards dealt again) get
     equal scores, from the agent (fed observations) and from :func:`scores_for_view`."""
     env, other = FortyThievesEnv(variant), FortyThievesEnv(variant)
     obs, _ = env.reset(seed=11)
     spec = env.variant
     rng = np.random.default_rng(11)
-    agent, twin = SearchAgent(3, SMALL), SearchAgent(3, SMALL)
+    agent, twin = SearchAgent(3, budget), SearchAgent(3, budget)
     agent.start_games(spec, np.array([0]))
     twin.start_games(spec, np.array([0]))
     differed = 0
@@ -183,7 +192,7 @@ def test_the_choice_does_not_change_when_the_unseen_cards_are_re_dealt(variant: 
         assert np.array_equal(_scores(twin, other, other_obs, 0), scores)
         view_a, view_b = env.player_view(), other.player_view()
         direct = [
-            scores_for_view(spec, v, SMALL, np.random.default_rng([3, 0, *view_digest(v)]))
+            scores_for_view(spec, v, budget, np.random.default_rng([3, 0, *view_digest(v)]))
             for v in (view_a, view_b)
         ]
         assert np.array_equal(direct[0], direct[1])
@@ -233,6 +242,83 @@ def test_the_seed_changes_the_samples() -> None:
         different += not np.array_equal(rows[0], rows[1])
         obs, *_ = env.step(int(np.argmax(rows[0])))
     assert different >= 3
+
+
+# ---------------------------------------------------------------------- sequential halving
+@pytest.mark.parametrize("candidates", [2, 3, 5, 8, 13, 40, 200])
+@pytest.mark.parametrize("samples", [1, 4, 16, 64])
+def test_halving_spends_at_most_the_uniform_rollouts(candidates: int, samples: int) -> None:
+    rounds = halving_schedule(candidates, samples)
+    need = int(np.ceil(np.log2(candidates)))
+    if samples < need:  # too few samples to halve: uniform
+        assert rounds == [samples]
+        return
+    assert len(rounds) == need and min(rounds) >= 1
+    left, spent = candidates, 0
+    for m in rounds:
+        spent += m * left
+        left = (left + 1) // 2
+    assert left == 1  # the last round leaves one candidate: all but the best are ranked out
+    assert spent <= samples * candidates  # never more rollouts than uniform
+    if candidates > 2:
+        assert sum(rounds) > samples  # the finalists get more samples than uniform gives
+
+
+def test_the_halving_schedule_of_the_docstring_and_bad_input() -> None:
+    assert halving_schedule(8, 16) == [5, 10, 21]
+    assert halving_schedule(2, 16) == [16]
+    with pytest.raises(ValueError, match="need >= 2 candidates"):
+        halving_schedule(1, 16)
+
+
+def test_halving_ranks_by_round_then_by_the_finalists_own_samples() -> None:
+    """From an opening of Rank and File (many candidates): the moves out in an earlier
+    round score below the ones that lasted; the finalists are ranked as uniform scoring
+    over the finalists' samples ranks them; every score is below ``samples``."""
+    env = FortyThievesEnv("RankAndFile")
+    env.reset(seed=3)
+    spec, view = env.variant, env.player_view()
+    var = search_module._variant(spec)
+    tb = var.tables.table
+    template = var.tables.pack(determinize(view, view.unseen))
+    count = search_module.pruned_moves(template, tb, var.build, var.legal, var.out, var.order)
+    moves = var.out[:count].astype(np.int64)
+    assert count >= 5
+    k = 8
+    per_round = halving_schedule(count, k)
+    rng = np.random.default_rng(5)
+    hidden = var.tables.hidden_indices(view.face_down, view.stock_size)
+    unseen = np.array(view.unseen, dtype=np.int16)
+    samples = np.tile(template, (sum(per_round), 1))
+    samples[:, hidden] = rng.permuted(np.tile(unseen, (samples.shape[0], 1)), axis=1)
+    scores = search_module._rollout_scores(samples, tb, moves, per_round, 200, 40, k)
+    assert scores.max() < k and scores.min() >= 0
+    rounds = len(per_round)
+    # the round each move lasted to, read back from the score (k * (r + v) / R, v < 1)
+    lasted = np.floor(scores * rounds / k).astype(int)
+    assert np.bincount(lasted, minlength=rounds)[-1] == 2  # two finalists
+    for r in range(rounds - 1):  # every move out in round r scores below every later one
+        assert scores[lasted == r].max() < scores[lasted > r].min()
+    finalists = np.flatnonzero(lasted == rounds - 1)
+    again = search_module._rollout_scores(samples, tb, moves[finalists], [len(samples)], 200, 40, k)
+    assert np.argmax(again) == np.argmax(scores[finalists])
+
+
+def test_the_agent_plays_with_either_allocation_and_says_which() -> None:
+    """Halving plays other games than uniform from the same deals and seed (it spends the
+    rollouts differently), as reproducibly."""
+    seeds = [int(s) for s in seeds_for_test(2)]
+    env_id = "FortyThieves/NumberTen-v0"
+    agent = SearchAgent(0, HALVING)
+    assert agent.description()["allocation"] == "halving"
+    halving = play_deals(agent, env_id, seeds)
+    assert play_deals(SearchAgent(0, HALVING), env_id, seeds) == halving
+    uniform = play_deals(SearchAgent(0, SMALL), env_id, seeds)
+    assert [(r.length, r.foundation_cards) for r in halving] != [
+        (r.length, r.foundation_cards) for r in uniform
+    ]
+    with pytest.raises(ValueError, match="allocation must be one of uniform, halving"):
+        SearchBudget(allocation="best")
 
 
 def test_a_safe_foundation_move_is_played_without_search() -> None:
@@ -422,6 +508,7 @@ def test_a_negative_game_index_is_refused_when_it_starts() -> None:
 
 def test_the_command_line_default_is_the_agents() -> None:
     assert cli.DEFAULT_SAMPLES == DEFAULT_SAMPLES
+    assert cli.ALLOCATIONS == ALLOCATIONS
     assert "search" in AGENT_NAMES
 
 
@@ -429,6 +516,7 @@ def test_evaluate_search_beside_greedy(tmp_path: Path, capsys: pytest.CaptureFix
     out = tmp_path / "report.json"
     argv = ["evaluate", "search", "--variant", "LittleForty", "--episodes", "1"]
     argv += ["--search-samples", "2", "--search-horizon", "100", "--baselines", "greedy"]
+    argv += ["--search-allocation", "halving"]
     assert main([*argv, "--json", str(out), "--no-progress"]) == 0
     report = json.loads(out.read_text())
     assert list(report["results"]) == ["search", "greedy"]
@@ -436,6 +524,7 @@ def test_evaluate_search_beside_greedy(tmp_path: Path, capsys: pytest.CaptureFix
     assert search["episodes"] == 1
     # the budget that made the figures, and what it cost on this machine
     assert search["settings"]["samples"] == 2 and search["settings"]["horizon"] == 100
+    assert search["settings"]["allocation"] == "halving"
     assert "settings" not in report["results"]["greedy"]
     timing = report["timing"]["search"]
     assert timing["moves"] == search["mean_episode_length"] and timing["seconds"] > 0
@@ -448,6 +537,8 @@ def test_evaluate_search_beside_greedy(tmp_path: Path, capsys: pytest.CaptureFix
         (["search", "--variant", "NumberTen", "--search-samples", "0"], "--search-samples: must"),
         (["search", "--variant", "NumberTen", "--search-horizon", "x"], "--search-horizon: must"),
         (["greedy", "--variant", "NumberTen", "--search-samples", "4"], "options of the search"),
+        (["greedy", "--variant", "NumberTen", "--search-allocation", "halving"], "options of"),
+        (["search", "--variant", "NumberTen", "--search-allocation", "best"], "invalid choice"),
         (["search"], "--variant is required"),
     ],
 )
@@ -486,11 +577,16 @@ def test_the_search_table_renders_each_saved_report(tmp_path: Path) -> None:
         "timing": {"search": {"seconds": 9.0, "moves": 1200, "seconds_per_move": 0.0075}},
     }
     maria = {"variant": "Maria", "episodes": 2, "results": {"search": summary(0, 2, 30.0)}}
+    halving = copy.deepcopy(streets)
+    halving["results"]["search"]["settings"] = {"samples": 4, "allocation": "halving"}
     (tmp_path / "Streets-4.json").write_text(json.dumps(streets))
+    (tmp_path / "Streets-4-k4h.json").write_text(json.dumps(halving))
     (tmp_path / "Maria-2.json").write_text(json.dumps(maria))
     lines = search_table.table_for(tmp_path).splitlines()
     assert lines[0].startswith("| variant | test deals | samples per move |")
-    assert [line.split("|")[1].strip() for line in lines[2:]] == ["Maria", "Streets"]
+    # the registry's order, then uniform before halving at equal deals
+    assert [line.split("|")[1].strip() for line in lines[2:]] == ["Maria", "Streets", "Streets"]
+    assert lines[4].startswith("| Streets | 4 | 4 (halving) | 25.0% ")
     lo, hi = wilson_interval(1, 4)
     assert lines[3] == (
         f"| Streets | 4 | 8 | 25.0% [{100 * lo:.1f}, {100 * hi:.1f}] | 1 / 2 (50%) | "

@@ -1,8 +1,10 @@
 #!/bin/bash
-# Issue 10.3/10.4: the search agent (16 samples per move, the default) beside random and greedy
+# Issue 10.3/10.4: the search agent (SAMPLES per move, default 16) beside random and greedy
 # on the first N test deals of each variant, with the solver's verdicts of
 # results/solver/<variant>.jsonl (wins among the solver-proved wins) and the time per move.
-#   results/search/run_eval.sh [N] [VARIANT ...]     (default: 50 deals, the variants below)
+#   [SAMPLES=K] [ALLOCATION=halving] results/search/run_eval.sh [N] [VARIANT ...]
+# (default: 50 deals, the variants below). Reports go to results/search/<variant>-<N>.json
+# (16 samples, uniform), <variant>-<N>-k<K>.json (K samples) or <variant>-<N>-k<K>h.json (halving).
 # A variant whose report results/search/<variant>-<N>.json exists is skipped, so the script
 # continues where it stopped. FORTYTHIEVES picks the command (default: .venv/bin/fortythieves).
 set -euo pipefail
@@ -15,11 +17,17 @@ if [ ${#variants[@]} -eq 0 ]; then
   variants=(Lucas RankAndFile Indian Limited NumberTen LittleForty Streets Maria FortyThieves)
 fi
 cmd=${FORTYTHIEVES:-.venv/bin/fortythieves}
+samples=${SAMPLES:-16}
+allocation=${ALLOCATION:-uniform}
+suffix=""
+if [ "$allocation" = halving ]; then suffix="-k${samples}h"
+elif [ "$samples" != 16 ]; then suffix="-k$samples"; fi
 for v in "${variants[@]}"; do
-  out=results/search/$v-$n.json
+  out=results/search/$v-$n$suffix.json
   if [ -f "$out" ]; then echo "$v: $out exists, skipped"; continue; fi
   echo "$v: $(date -Is) start"
-  COLUMNS=160 $cmd evaluate search --variant "$v" --episodes "$n" --no-progress --json "$out.part"
+  COLUMNS=160 $cmd evaluate search --variant "$v" --episodes "$n" --search-samples "$samples" \
+    --search-allocation "$allocation" --no-progress --json "$out.part"
   mv "$out.part" "$out"
   echo "$v: $(date -Is) done -> $out"
 done
