@@ -585,7 +585,10 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from .evaluation import evaluate_agents, load_model_agent, render_table
 
     budget = None
-    uses_search = args.agent == "search" or "search" in args.baselines
+    # a baseline is played alone (--baselines plays beside a model or the search agent only)
+    uses_search = args.agent == "search" or (
+        args.agent not in AGENT_NAMES and "search" in args.baselines
+    )
     if uses_search:
         from .search import SearchBudget
 

@@ -37,7 +37,8 @@ At each move, for the position it is shown (an observation row, the player's vie
    (:func:`halving_schedule`): rounds on fresh samples, each keeping the better half of
    the candidates, so the best few get several times ``samples`` samples and the clearly
    worse ones few; a move's score then ranks first by the round it lasted to
-   (:func:`_rollout_scores`), and every score stays below ``samples``. A move into an empty
+   (:func:`_rollout_scores`). Every score stays below ``samples + 1`` with either
+   allocation (below ``samples`` when halving plays more than one round). A move into an empty
    column other than the first
    gets the score of the same move into the first one (rule E: the positions differ only
    in the column order). Moves not searched (rule W's, and all but the F move when one is
@@ -77,7 +78,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from fortythieves_env._checks import checked_int
+from fortythieves_env._checks import INT64_MAX, checked_int
 from fortythieves_env._fast import (
     H_NACT,
     FastTables,
@@ -100,9 +101,11 @@ __all__ = [
     "ALLOCATIONS",
     "DEFAULT_SAMPLES",
     "DEFAULT_STALL",
+    "MAX_SAMPLES",
     "SearchAgent",
     "SearchBudget",
     "greedy_rollout",
+    "halving_schedule",
     "scores_for_view",
 ]
 
@@ -111,6 +114,8 @@ DEFAULT_SAMPLES = 16
 DEFAULT_STALL = 40
 """Moves in a row that change only the tableau after which a rollout is called lost."""
 _CARDS_SCALE = 105.0  # mean cards / 105 < 1: the tie-break never outweighs one win
+MAX_SAMPLES = 1_000_000
+"""The most samples per move a budget takes (each is a state array held during the move)."""
 ALLOCATIONS = ("uniform", "halving")
 """How a move's rollouts are spread over its candidates (:class:`SearchBudget`)."""
 
@@ -135,8 +140,9 @@ class SearchBudget:
 
     Raises:
         ValueError: a count is not a positive integer (``int`` or a numpy integer, stored
-            as ``int``; the message names it), or ``allocation`` is not one of
-            :data:`ALLOCATIONS`.
+            as ``int``; the message names it) or is too large (``samples`` above
+            :data:`MAX_SAMPLES`, ``horizon`` or ``stall`` above ``2**63 - 1``, the compiled
+            rollouts' ``int64``), or ``allocation`` is not one of :data:`ALLOCATIONS`.
     """
 
     samples: int = DEFAULT_SAMPLES
@@ -154,8 +160,9 @@ class SearchBudget:
             value = getattr(self, name)
             if value is None and name == "horizon":
                 continue
+            high = MAX_SAMPLES if name == "samples" else INT64_MAX  # the compiled loops' int64
             # a numpy integer is stored as int
-            object.__setattr__(self, name, checked_int(f"search budget: {name}", value, 1))
+            object.__setattr__(self, name, checked_int(f"search budget: {name}", value, 1, high))
 
     def horizon_for(self, spec: VariantSpec) -> int:
         """The rollout horizon in ``spec`` (``horizon``, else its step limit)."""
@@ -289,7 +296,7 @@ def scores_for_view(
             one of ``spec``, or ``steps_left`` is not an integer >= 1.
     """
     if steps_left is not None:
-        steps_left = checked_int("scores_for_view: steps_left", steps_left, 1)
+        steps_left = checked_int("scores_for_view: steps_left", steps_left, 1, INT64_MAX)
     var = _variant(spec)
     tables, tb = var.tables, var.tables.table
     if view.variant != spec.id:
@@ -380,7 +387,8 @@ def _rollout_scores(
     A move's score is then ``scale * (r + v) / R``: ``r`` the last round it played (of
     ``R``), ``v`` its score over its ``m`` samples divided by ``m + 1`` (in ``[0, 1)``).
     So a move that lasted longer ranks higher, and moves out in the same round rank by
-    their score; every score is below ``scale``.
+    their score; every score is below ``scale``. (A halving budget whose schedule is one
+    round, :func:`halving_schedule`, scores as uniform: below ``k + 1``.)
     """
     count = moves.shape[0]
     wins = np.zeros(count, dtype=np.int64)
@@ -511,7 +519,9 @@ class SearchAgent:
         self.seed = checked_int("search: seed", seed, 0)
         self.budget = budget if budget is not None else SearchBudget()
         self.step_limit = (
-            None if step_limit is None else checked_int("search: step_limit", step_limit, 1)
+            None
+            if step_limit is None
+            else checked_int("search: step_limit", step_limit, 1, INT64_MAX)
         )
         self._spec: VariantSpec | None = None
         self._games: dict[int, _Memory] = {}

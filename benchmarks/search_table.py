@@ -1,6 +1,6 @@
 """The README's search-agent table, rendered from the saved evaluation reports.
 
-Reads every ``results/search/<Variant>-<deals>[-k<samples>].json`` (written by
+Reads every ``results/search/<Variant>-<deals>[-k<samples>[h]].json`` (written by
 ``fortythieves evaluate search --variant V --episodes N --json ...``, see
 ``results/search/run_eval.sh``) and prints one Markdown row per report, in the registry's
 order: the deals, the search budget (samples per move), the search agent's, greedy's and

@@ -194,16 +194,21 @@ class GameRecord:
             raise RecordError("game record field package_version: must be a string")
         return cls(
             variant=spec,
-            step_limit=data["step_limit"],
-            max_steps_without_progress=data["max_steps_without_progress"],
-            source=dict(source),
+            step_limit=_int_or_none(data["step_limit"]),
+            max_steps_without_progress=_int_or_none(data["max_steps_without_progress"]),
+            source={"kind": source["kind"], "value": _int_or_none(source["value"])},
             agent=dict(agent),
             start=dict(data["start"]),
             moves=list(moves),
             outcome=dict(outcome),
             package_version=data["package_version"],
-            format_version=data["format_version"],
+            format_version=int(data["format_version"]),
         )
+
+
+def _int_or_none(value: Any) -> int | None:
+    """A checked integer field as a plain ``int`` (a NumPy integer would not serialize)."""
+    return None if value is None else int(value)
 
 
 def _package_version() -> str:

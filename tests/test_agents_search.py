@@ -22,6 +22,7 @@ from agents.evaluation import play_deals, wilson_interval
 from agents.search import (
     ALLOCATIONS,
     DEFAULT_SAMPLES,
+    MAX_SAMPLES,
     SearchAgent,
     SearchBudget,
     greedy_rollout,
@@ -293,6 +294,10 @@ def test_halving_ranks_by_round_then_by_the_finalists_own_samples() -> None:
     samples[:, hidden] = rng.permuted(np.tile(unseen, (samples.shape[0], 1)), axis=1)
     scores = search_module._rollout_scores(samples, tb, moves, per_round, 200, 40, k)
     assert scores.max() < k and scores.min() >= 0
+    # too few samples to halve (k < rounds): one round, scored as uniform (below k + 1)
+    assert halving_schedule(count, 2) == [2]
+    uniform = search_module._rollout_scores(samples[:2], tb, moves, [2], 200, 40, 2)
+    assert np.all((uniform >= 0) & (uniform < 3))
     rounds = len(per_round)
     # the round each move lasted to, read back from the score (k * (r + v) / R, v < 1)
     lasted = np.floor(scores * rounds / k).astype(int)
@@ -451,12 +456,12 @@ def test_the_agent_counts_its_moves_and_rolls_out_only_the_steps_left() -> None:
 
 
 def test_a_bad_step_limit_or_steps_left_is_refused() -> None:
-    with pytest.raises(ValueError, match="step_limit must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match=r"step_limit must be an integer 1\.\.\d+, got 0"):
         SearchAgent(0, SMALL, step_limit=0)
     env = FortyThievesEnv("NumberTen")
     env.reset(seed=0)
     rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match="steps_left must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match=r"steps_left must be an integer 1\.\.\d+, got 0"):
         scores_for_view(env.variant, env.player_view(), SMALL, rng, steps_left=0)
     assert SearchAgent(0, SMALL, step_limit=50).description()["step_limit"] == 50
 
@@ -479,10 +484,15 @@ def test_search_beats_greedy_on_the_first_number_ten_deals() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "name"),
     [({"samples": 0}, "samples"), ({"horizon": 0}, "horizon"), ({"stall": -1}, "stall"),
-     ({"samples": 2.5}, "samples"), ({"samples": True}, "samples")],
+     ({"samples": 2.5}, "samples"), ({"samples": True}, "samples"),
+     ({"samples": MAX_SAMPLES + 1}, "samples"), ({"horizon": 2**63}, "horizon"),
+     ({"stall": 2**63}, "stall")],
 )  # fmt: skip
 def test_a_bad_budget_is_refused_by_name(kwargs: dict, name: str) -> None:
-    with pytest.raises(ValueError, match=f"search budget: {name} must be a positive integer"):
+    """Too large counts too: the compiled rollouts count in int64 (2**63 would wrap)."""
+    with pytest.raises(
+        ValueError, match=rf"search budget: {name} must be an integer 1\.\.\d+, got"
+    ):
         SearchBudget(**kwargs)
 
 
@@ -538,6 +548,11 @@ def test_evaluate_search_beside_greedy(tmp_path: Path, capsys: pytest.CaptureFix
         (["search", "--variant", "NumberTen", "--search-horizon", "x"], "--search-horizon: must"),
         (["greedy", "--variant", "NumberTen", "--search-samples", "4"], "options of the search"),
         (["greedy", "--variant", "NumberTen", "--search-allocation", "halving"], "options of"),
+        # a baseline plays alone: --baselines search beside it plays nothing
+        (
+            ["random", "--variant", "NumberTen", "--baselines", "search", "--search-samples", "2"],
+            "options of the search",
+        ),
         (["search", "--variant", "NumberTen", "--search-allocation", "best"], "invalid choice"),
         (["search"], "--variant is required"),
     ],

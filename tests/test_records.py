@@ -195,6 +195,34 @@ def test_a_position_record_of_a_custom_variant_replays(tmp_path: Path) -> None:
     assert GameRecord.from_json(record.to_json()) == record
 
 
+def test_numpy_integers_in_a_record_are_read_as_int(tmp_path: Path) -> None:
+    """A record built in Python with NumPy integers saves and verifies like a JSON one."""
+    env = FortyThievesEnv("NumberTen")
+    env.reset(seed=3)
+    start = env.get_state()
+    action = int(np.flatnonzero(env.action_masks())[0])
+    _, _, terminated, _, info = env.step(action)
+    assert not terminated
+    outcome = {  # the record's step limit of 1 truncates the game after its one move
+        "won": False,
+        "foundation_cards": int(info["foundation_cards"]),
+        "length": 1,
+        "terminated": False,
+        "truncated": True,
+    }
+    data = make_record(
+        env.variant, ("seed", 3), {"name": "t"}, start, [action], outcome, 1
+    ).to_json()
+    data.update(step_limit=np.int64(1), format_version=np.int64(data["format_version"]))
+    data["source"] = {"kind": "seed", "value": np.int64(3)}
+    record = GameRecord.from_json(data)
+    assert type(record.step_limit) is int and type(record.format_version) is int
+    assert type(record.source["value"]) is int
+    record.save(tmp_path / "r.json")
+    assert load_record(tmp_path / "r.json") == record
+    assert verify(record) == {**outcome, "stuck": False}
+
+
 def test_replay_all_prints_every_position(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -5,7 +5,7 @@
 #   [SAMPLES=K] [ALLOCATION=halving] results/search/run_eval.sh [N] [VARIANT ...]
 # (default: 50 deals, the variants below). Reports go to results/search/<variant>-<N>.json
 # (16 samples, uniform), <variant>-<N>-k<K>.json (K samples) or <variant>-<N>-k<K>h.json (halving).
-# A variant whose report results/search/<variant>-<N>.json exists is skipped, so the script
+# A variant whose report (the file name above) exists is skipped, so the script
 # continues where it stopped. FORTYTHIEVES picks the command (default: .venv/bin/fortythieves).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,6 +19,7 @@ fi
 cmd=${FORTYTHIEVES:-.venv/bin/fortythieves}
 samples=${SAMPLES:-16}
 allocation=${ALLOCATION:-uniform}
+case "$allocation" in uniform|halving) ;; *) echo "ALLOCATION must be uniform or halving, got '$allocation'" >&2; exit 2;; esac
 suffix=""
 if [ "$allocation" = halving ]; then suffix="-k${samples}h"
 elif [ "$samples" != 16 ]; then suffix="-k$samples"; fi
