@@ -159,6 +159,13 @@ def _checked(check: Callable[[str, str], None]) -> Callable[[str], str]:
     return parse
 
 
+def _check_png(path: str, what: str) -> None:
+    """:func:`check_writable_file`, and the name must end in ``.png`` (the plot is a PNG)."""
+    if Path(path).suffix.lower() != ".png":
+        raise ConfigError(f"{what} {path}: must end in .png (the plot is written as a PNG)")
+    check_writable_file(path, what)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``fortythieves`` command (one-line errors, exit 2)."""
     parser = _Parser(
@@ -296,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         "-o",
         metavar="PNG",
-        type=_checked(check_writable_file),
+        type=_checked(_check_png),
         help="the PNG to write (default: RUN/learning_curves.png for one run, "
         "learning_curves.png here for several)",
     )

@@ -113,3 +113,10 @@ def test_plot_out_must_be_a_writable_file(
 ) -> None:
     assert main(["plot", str(fake_run(tmp_path, "a")), "--out", str(tmp_path)]) == 2
     assert "argument --out/-o" in capsys.readouterr().err
+
+
+def test_plot_out_must_name_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The plot is a PNG: another name is refused before anything is drawn."""
+    assert main(["plot", str(fake_run(tmp_path, "a")), "--out", str(tmp_path / "x.txt")]) == 2
+    assert "x.txt: must end in .png" in capsys.readouterr().err
+    assert not (tmp_path / "x.txt").exists()
