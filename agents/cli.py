@@ -592,10 +592,9 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from .evaluation import evaluate_agents, load_model_agent, render_table
 
     budget = None
-    # a baseline is played alone (--baselines plays beside a model or the search agent only)
-    uses_search = args.agent == "search" or (
-        args.agent not in AGENT_NAMES and "search" in args.baselines
-    )
+    # --baselines are played beside a model or the search agent; a baseline plays alone
+    beside = args.agent == "search" or args.agent not in AGENT_NAMES
+    uses_search = args.agent == "search" or (beside and "search" in args.baselines)
     if uses_search:
         from .search import SearchBudget
 
@@ -630,7 +629,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
             env_version=args.env_version,
         )
     agents = [agent]
-    if model_path is not None or args.agent == "search":  # beside it on the same deals
+    if beside:  # on the same deals
         agents += [
             _make_agent(make_baseline, name, args.seed, budget)
             for name in args.baselines

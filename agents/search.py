@@ -315,24 +315,38 @@ def scores_for_view(
     if count == 1:
         scores[moves[0]] = budget.samples + 1.0
     else:
-        hidden = tables.hidden_indices(view.face_down, view.stock_size if view.stock is None else 0)
-        unseen = np.array(view.unseen, dtype=np.int16)
-        k = budget.samples if unseen.size else 1
+        k = budget.samples if view.unseen else 1
         horizon = budget.horizon_for(spec)
         if steps_left is not None:
             horizon = min(horizon, int(steps_left) - 1)
-        if budget.allocation == "halving" and k > 1 and count > 2:
-            per_round = halving_schedule(count, k)
-        else:  # uniform (two candidates: halving is one round, the same thing)
-            per_round = [k]
-        samples = np.tile(template, (sum(per_round), 1))
-        if unseen.size:  # drawn at once, whatever the rounds find: the same rng use
-            samples[:, hidden] = rng.permuted(np.tile(unseen, (samples.shape[0], 1)), axis=1)
+        # halving_schedule is one round (uniform) itself for 2 candidates or k = 1
+        per_round = halving_schedule(count, k) if budget.allocation == "halving" else [k]
+        samples = _samples(tables, view, template, rng, sum(per_round))
         scores[moves] = _rollout_scores(
             samples, tb, moves, per_round, horizon, budget.stall, budget.samples
         )
     _copy_to_other_empty_columns(var, template, legal, scores)
     return scores
+
+
+def _samples(
+    tables: FastTables,
+    view: PlayerView,
+    template: np.ndarray,
+    rng: np.random.Generator,
+    n: int,
+) -> np.ndarray:
+    """``n`` positions the player could be in (``int16``, shape ``(n, state_size)``): the
+    state array ``template`` of ``view`` with its unseen cards (``view.unseen``) in a
+    uniformly random order in the face-down places and the stock while its order is
+    unknown (module docstring, point 3). All drawn at once, whatever is done with them, so
+    the ``rng`` use depends on ``n`` only."""
+    out = np.tile(template, (n, 1))
+    if view.unseen:
+        hidden = tables.hidden_indices(view.face_down, view.stock_size if view.stock is None else 0)
+        unseen = np.array(view.unseen, dtype=np.int16)
+        out[:, hidden] = rng.permuted(np.tile(unseen, (n, 1)), axis=1)
+    return out
 
 
 def halving_schedule(candidates: int, samples: int) -> list[int]:

@@ -21,6 +21,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -95,12 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     seeds = [int(s) for s in seeds_for_test(args.deals)]
     report: dict[str, Any] = {
         "command": "python " + " ".join(sys.argv),
-        "budget": {
-            "samples": budget.samples,
-            "horizon": budget.horizon,
-            "stall": budget.stall,
-            "allocation": budget.allocation,
-        },
+        "budget": asdict(budget),
         "deals_asked": args.deals,
         "max_seconds_per_variant": args.max_seconds,
         "load_at_start": os.getloadavg()[0],

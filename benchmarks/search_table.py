@@ -44,6 +44,13 @@ def _cards(summary: dict[str, Any] | None) -> str:
     return "-" if summary is None else f"{summary['mean_foundation_cards']:.1f}"
 
 
+def _budget(report: dict[str, Any]) -> tuple[int | None, str]:
+    """The search agent's samples per move (None: the report predates ``settings``, made
+    at the default 16) and allocation of a report."""
+    settings = report["results"]["search"].get("settings", {})
+    return settings.get("samples"), settings.get("allocation", "uniform")
+
+
 def row(report: dict[str, Any]) -> str:
     """The table row of one saved report.
 
@@ -59,10 +66,10 @@ def row(report: dict[str, Any]) -> str:
         share = ceiling["share_of_proved"]
         proved = f"{ceiling['wins_among_proved']} / {ceiling['proved_won']}"
         proved += f" ({100 * share:.0f}%)" if ceiling["proved_won"] else ""
-    settings = search.get("settings", {})
-    samples = settings.get("samples", "16 (default)")
-    if settings.get("allocation", "uniform") != "uniform":
-        samples = f"{samples} ({settings['allocation']})"
+    count, allocation = _budget(report)
+    samples = "16 (default)" if count is None else str(count)
+    if allocation != "uniform":
+        samples += f" ({allocation})"
     timing = report.get("timing", {}).get("search")
     per_move = "-" if timing is None else f"{timing['seconds_per_move']:.3f}"
     return (
@@ -85,12 +92,12 @@ def table_for(results_dir: str | Path) -> str:
     for path in sorted(Path(results_dir).glob("*.json")):
         try:
             report = json.loads(path.read_text(encoding="utf-8"))
-            settings = report["results"]["search"].get("settings", {})
+            count, allocation = _budget(report)
             key = (
                 order.get(report["variant"], len(order)),
                 report["episodes"],
-                settings.get("allocation", "uniform") != "uniform",
-                settings.get("samples", 16),
+                allocation != "uniform",
+                16 if count is None else count,
             )
             reports.append((key, row(report)))
         except (OSError, ValueError, KeyError, TypeError) as exc:

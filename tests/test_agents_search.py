@@ -288,10 +288,7 @@ def test_halving_ranks_by_round_then_by_the_finalists_own_samples() -> None:
     k = 8
     per_round = halving_schedule(count, k)
     rng = np.random.default_rng(5)
-    hidden = var.tables.hidden_indices(view.face_down, view.stock_size)
-    unseen = np.array(view.unseen, dtype=np.int16)
-    samples = np.tile(template, (sum(per_round), 1))
-    samples[:, hidden] = rng.permuted(np.tile(unseen, (samples.shape[0], 1)), axis=1)
+    samples = search_module._samples(var.tables, view, template, rng, sum(per_round))
     scores = search_module._rollout_scores(samples, tb, moves, per_round, 200, 40, k)
     assert scores.max() < k and scores.min() >= 0
     # too few samples to halve (k < rounds): one round, scored as uniform (below k + 1)
