@@ -351,6 +351,18 @@ class TeacherConfig(_Section):
         description="the imitation weight falls linearly to 0 at this fraction of "
         "train.total_timesteps",
     )
+    no_cycling: bool = Field(
+        default=False,
+        description="true: the teacher's games follow train.no_cycling as PPO's games do "
+        "(moves back to a view seen are masked, a game left with none ends stuck); false: "
+        "the teacher may repeat views until the no-progress truncation (the results of 0.3)",
+    )
+    ties: Literal["first", "any"] = Field(
+        default="first",
+        description="the cloning target: 'first', the teacher's move (the lowest action "
+        "index among its equal best); 'any', every move it rates as high as that one "
+        "(the loss is -log of their total probability)",
+    )
 
 
 class PPOConfig(_Section):

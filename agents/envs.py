@@ -512,6 +512,11 @@ class BatchedVecEnv(VecEnv):
     def close(self) -> None:
         self.venv.close()
 
+    def action_masks(self) -> np.ndarray:
+        """``int8 (N, n)``, a copy: each game's legal moves, and under ``no_cycling`` only
+        those to a view not yet seen in the game (what the agent may choose from)."""
+        return self._masks.copy()
+
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         value = getattr(self.venv, attr_name)
         return [value for _ in self._get_indices(indices)]
@@ -529,7 +534,7 @@ class BatchedVecEnv(VecEnv):
         **method_kwargs: Any,
     ) -> list[Any]:
         if method_name == "action_masks" and not method_args and not method_kwargs:
-            masks = self._masks.copy()  # int8 (N, n): legal (and new, train.no_cycling)
+            masks = self.action_masks()
             return [masks[i] for i in self._get_indices(indices)]
         raise AttributeError(
             f"BatchedVecEnv: no per-game method {method_name!r} (only action_masks); use "

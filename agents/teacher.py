@@ -12,13 +12,23 @@ before the first PPO step of a new run (never on ``--resume``):
    action mask (bit-packed) and the teacher's action; every game its discounted return from
    each step on (``ppo.gamma``, the training rewards; a truncated game counts as ended there).
    Games are numbered in the order they start and kept if their number is below
-   ``teacher.games``, so long games are not under-sampled by stopping early.
+   ``teacher.games``, so long games are not under-sampled by stopping early. With
+   ``teacher.no_cycling`` (and ``train.no_cycling``) the teacher plays the game PPO trains
+   on and the evaluation scores: its moves back to a view seen are masked (its best move to
+   a new view is played) and a game left with none ends as stuck. Without it the teacher
+   plays the raw rules and may shuttle cards until the no-progress truncation (greedy's
+   Rank and File teacher games: 49.7 foundation cards against 59.8 under the rule).
 2. **Behaviour cloning** (:func:`clone_teacher`): ``teacher.epochs`` passes of Adam
    (``teacher.learning_rate``, ``teacher.batch_size``, gradients clipped at
    ``ppo.max_grad_norm``) minimising the cross-entropy ``-log pi(a_teacher | s)`` of the
    *masked* policy distribution (``policy.get_distribution(obs, action_masks)``, the one
    MaskablePPO samples from, for both networks). Illegal actions get probability 0 there, so
-   the loss only ranks the legal moves. Every 10th game (number ``i % 10 == 9``; the last
+   the loss only ranks the legal moves. With ``teacher.ties: any`` the target is the set
+   ``T`` of moves the teacher rates as high as its own (from
+   :meth:`~agents.baselines.BatchAgent.action_scores`) and the loss is
+   ``-log sum_{a in T} pi(a | s)``: a teacher's tie-break by action index (greedy's: by
+   column order, which the player network is built not to see) is then not a target; 46% of
+   greedy's Rank and File moves are such ties. Every 10th game (number ``i % 10 == 9``; the last
    game when there are fewer than 10) is held out, and the loss and the agreement with the
    teacher (the policy's most likely legal move equals the teacher's) are measured on it
    before and after.
@@ -130,6 +140,8 @@ class TeacherGames:
         won: ``bool (N,)``.
         lengths: ``int64 (N,)``, steps per game.
         seconds: wall time of the collection.
+        ties: ``uint8 (S, ceil(A / 8))`` bit-packed, the moves the teacher rated as high as
+            its own (``teacher.ties: any``; the action among them), or None (``first``).
     """
 
     obs: np.ndarray
@@ -142,6 +154,7 @@ class TeacherGames:
     won: np.ndarray
     lengths: np.ndarray
     seconds: float
+    ties: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -149,6 +162,13 @@ class TeacherGames:
     def mask_rows(self, rows: np.ndarray) -> np.ndarray:
         """The masks of ``rows`` unpacked: ``bool (len(rows), A)``."""
         return np.unpackbits(self.masks[rows], axis=1, count=self.n_actions).astype(bool)
+
+    def target_rows(self, rows: np.ndarray) -> np.ndarray | None:
+        """The cloning targets of ``rows`` unpacked, ``bool (len(rows), A)``: the teacher's
+        equal best moves; None when the target is the action alone (``ties`` is None)."""
+        if self.ties is None:
+            return None
+        return np.unpackbits(self.ties[rows], axis=1, count=self.n_actions).astype(bool)
 
     def summary(self) -> dict[str, Any]:
         """Games, samples, the teacher's mean foundation cards and win rate, seconds."""
@@ -188,10 +208,13 @@ def collect_teacher_games(
     slots = min(games, batch)
     gamma = config.ppo.gamma
     shaping = config.train.shaping.model_dump() if config.train.shaping is not None else None
-    env = BatchedVecEnv(config.env, slots, config.seed + TEACHER_STREAM, shaping, gamma)
+    no_cycling = config.teacher.no_cycling and config.train.no_cycling
+    ties = config.teacher.ties == "any"
+    env = BatchedVecEnv(config.env, slots, config.seed + TEACHER_STREAM, shaping, gamma, no_cycling)
     steps_obs: list[np.ndarray] = []
     steps_masks: list[np.ndarray] = []
     steps_actions: list[np.ndarray] = []
+    steps_ties: list[np.ndarray] = []
     steps_game: list[np.ndarray] = []
     steps_rewards: list[np.ndarray] = []
     steps_dones: list[np.ndarray] = []
@@ -202,7 +225,7 @@ def collect_teacher_games(
     try:
         spec = env.venv.unwrapped.variant
         obs = env.reset()
-        masks = env.venv.action_masks()  # int8 (B, A), a copy
+        masks = env.action_masks()  # int8 (B, A), a copy; new views only under no_cycling
         n_actions = masks.shape[1]
         game = np.arange(slots, dtype=np.int64)
         next_game = slots
@@ -214,7 +237,15 @@ def collect_teacher_games(
             # kept ones finish); a surplus game takes its first legal move, and is dropped
             asked = np.flatnonzero(game < games)
             chosen = np.argmax(masks != 0, axis=1).astype(np.int64)
-            if asked.size:
+            best = np.zeros(masks.shape, dtype=bool)  # the teacher's equal best moves
+            if asked.size and ties:
+                # the BatchAgent contract: act_batch is the argmax of action_scores (lowest
+                # index on ties), drawing the same random numbers: one call gives both
+                scores = np.asarray(teacher.action_scores(obs[asked], masks[asked], game[asked]))
+                chosen[asked] = np.argmax(scores, axis=1)
+                top = scores[np.arange(asked.size), chosen[asked]]
+                best[asked] = (scores == top[:, None]) & (masks[asked] != 0)
+            elif asked.size:
                 chosen[asked] = np.asarray(
                     teacher.act_batch(obs[asked], masks[asked], game[asked]), dtype=np.int64
                 )
@@ -231,9 +262,12 @@ def collect_teacher_games(
             steps_obs.append(obs)  # a fresh array every step (BatchedVecEnv copies)
             steps_masks.append(np.packbits(masks != 0, axis=1))
             steps_actions.append(chosen)
+            if ties:
+                best[np.arange(slots), np.clip(chosen, 0, n_actions - 1)] = True
+                steps_ties.append(np.packbits(best, axis=1))
             steps_game.append(np.where(legal_any, game, -1))  # no move: nothing to learn
             obs, rewards, dones, infos = env.step(chosen)
-            masks = env.venv.action_masks()
+            masks = env.action_masks()
             steps_rewards.append(rewards)
             steps_dones.append(dones)
             ended = np.flatnonzero(dones)
@@ -273,6 +307,7 @@ def collect_teacher_games(
         won=won,
         lengths=lengths,
         seconds=time.perf_counter() - start,
+        ties=np.concatenate(steps_ties)[keep] if ties else None,
     )
 
 
@@ -287,20 +322,32 @@ def held_out(data: TeacherGames) -> np.ndarray:
     return np.zeros(len(data), dtype=bool)
 
 
-def _tensors(policy: Any, data: TeacherGames, rows: np.ndarray) -> tuple[Any, Any, Any]:
+def _tensors(policy: Any, data: TeacherGames, rows: np.ndarray) -> tuple[Any, Any, Any, Any]:
+    """Observations, masks, actions and targets (None: the action alone) of ``rows``."""
     import torch
 
     device = policy.device
     obs = torch.as_tensor(data.obs[rows].astype(np.float32), device=device)
     masks = torch.as_tensor(data.mask_rows(rows), device=device)
     actions = torch.as_tensor(data.actions[rows], device=device)
-    return obs, masks, actions
+    targets = data.target_rows(rows)
+    if targets is not None:
+        targets = torch.as_tensor(targets, device=device)
+    return obs, masks, actions, targets
 
 
-def _cross_entropy(policy: Any, obs: Any, masks: Any, actions: Any) -> tuple[Any, Any]:
-    """Mean ``-log pi(action | obs)`` of the masked distribution, and the distribution."""
+def _cross_entropy(
+    policy: Any, obs: Any, masks: Any, actions: Any, targets: Any = None
+) -> tuple[Any, Any]:
+    """The mean cloning loss and the masked distribution: ``-log pi(action | obs)``, or with
+    ``targets`` (``bool (B, A)``, the teacher's equal best moves) ``-log`` of their total
+    probability, so the network may break the teacher's ties by what it sees."""
     distribution = policy.get_distribution(obs, action_masks=masks)
-    return -distribution.log_prob(actions).mean(), distribution
+    if targets is None:
+        return -distribution.log_prob(actions).mean(), distribution
+    log_probs = distribution.distribution.logits  # normalised, illegal moves at -1e8
+    chosen = log_probs.masked_fill(~targets, float("-inf")).logsumexp(dim=1)
+    return -chosen.mean(), distribution
 
 
 def teacher_metrics(policy: Any, data: TeacherGames, rows: np.ndarray) -> dict[str, float]:
@@ -308,9 +355,9 @@ def teacher_metrics(policy: Any, data: TeacherGames, rows: np.ndarray) -> dict[s
 
     Returns:
         ``loss`` (mean cross-entropy, nats), ``accuracy`` (share of rows where the policy's
-        most likely legal move is the teacher's), ``illegal_probability`` (the largest
-        probability put on an illegal move; 0 with masking), ``value_mse`` (critic against
-        the returns) and ``samples``.
+        most likely legal move is the teacher's, or one of its equal best with ``ties``),
+        ``illegal_probability`` (the largest probability put on an illegal move; 0 with
+        masking), ``value_mse`` (critic against the returns) and ``samples``.
     """
     import torch
 
@@ -319,13 +366,18 @@ def teacher_metrics(policy: Any, data: TeacherGames, rows: np.ndarray) -> dict[s
         return {**total, "samples": 0}
     with torch.no_grad():
         for chunk in np.array_split(rows, max(1, -(-rows.size // 2048))):
-            obs, masks, actions = _tensors(policy, data, chunk)
-            loss, distribution = _cross_entropy(policy, obs, masks, actions)
+            obs, masks, actions, targets = _tensors(policy, data, chunk)
+            loss, distribution = _cross_entropy(policy, obs, masks, actions, targets)
             probs = distribution.distribution.probs
             values = policy.predict_values(obs).flatten()
             returns = torch.as_tensor(data.returns[chunk], device=values.device)
             total["loss"] += float(loss) * chunk.size
-            total["accuracy"] += float((probs.argmax(1) == actions).float().sum())
+            picked = probs.argmax(1)
+            if targets is None:
+                agree = picked == actions
+            else:
+                agree = targets.gather(1, picked[:, None]).squeeze(1)
+            total["accuracy"] += float(agree.float().sum())
             illegal = float(probs.masked_fill(masks, 0.0).max()) if chunk.size else 0.0
             total["illegal_probability"] = max(total["illegal_probability"], illegal)
             total["value_mse"] += float(((values - returns) ** 2).sum())
@@ -336,9 +388,9 @@ def teacher_metrics(policy: Any, data: TeacherGames, rows: np.ndarray) -> dict[s
 
 def _actor_parameters(policy: Any, data: TeacherGames, rows: np.ndarray) -> set[int]:
     """``id`` of every parameter the actor's masked logits depend on (a gradient test)."""
-    obs, masks, actions = _tensors(policy, data, rows[: min(rows.size, 64)])
+    tensors = _tensors(policy, data, rows[: min(rows.size, 64)])
     policy.zero_grad(set_to_none=True)
-    _cross_entropy(policy, obs, masks, actions)[0].backward()
+    _cross_entropy(policy, *tensors)[0].backward()
     actor = {id(p) for p in policy.parameters() if p.grad is not None}
     policy.zero_grad(set_to_none=True)
     return actor

@@ -135,6 +135,108 @@ def test_only_the_kept_games_ask_the_teacher(games_100: tuple[Config, TeacherGam
     assert np.array_equal(few.actions[first], data.actions[np.isin(data.game, np.arange(4))])
 
 
+def _replay_views(config: Config, data: TeacherGames, game: int) -> list[int]:
+    """The player's view hashes of teacher game ``game`` (its start, then after every move),
+    replayed on a fresh env dealt the same training deal."""
+    from agents.envs import BatchedVecEnv
+    from fortythieves_env._fast import view_hash
+
+    env = BatchedVecEnv(config.env, 1, config.seed + 2**32)  # game 0 is slot 0's first deal
+    try:
+        env.reset()
+        venv = env.venv.unwrapped
+        tables = venv.tables.table
+        hashes = [int(view_hash(venv.states[0], tables))]
+        for action in data.actions[data.game == game]:
+            _, _, dones, _ = env.step(np.array([action]))
+            if dones[0]:
+                break
+            hashes.append(int(view_hash(venv.states[0], tables)))
+    finally:
+        env.close()
+    return hashes
+
+
+def test_teacher_games_follow_the_no_cycling_rule_when_asked() -> None:
+    """``teacher.no_cycling`` (with ``train.no_cycling``): the teacher's games never come back
+    to a view seen in the game; without it, greedy's do (it shuttles cards), so the test can
+    fail. The rule's own tests are in test_agents_cycles.py."""
+    base = ["train.no_cycling=true", "env.max_episode_steps=200", "teacher.games=4"]
+    repeats = {}
+    for rule in (False, True):
+        config = small_config(*base, f"teacher.no_cycling={str(rule).lower()}")
+        data = collect_teacher_games(config, make_teacher("greedy"), 4, batch=1)
+        views = _replay_views(config, data, 0)
+        repeats[rule] = len(views) - len(set(views))
+        masks = data.mask_rows(np.arange(len(data)))
+        assert masks[np.arange(len(data)), data.actions].all()
+    assert repeats[True] == 0
+    assert repeats[False] > 0
+    # the rule needs train.no_cycling: the teacher plays the game PPO trains on
+    config = small_config(*base[1:], "teacher.no_cycling=true")
+    assert not config.train.no_cycling
+    plain = collect_teacher_games(config, make_teacher("greedy"), 4, batch=1)
+    assert len(set(_replay_views(config, plain, 0))) < len(_replay_views(config, plain, 0))
+
+
+def test_tied_targets_are_the_teachers_equal_best_moves(
+    games_100: tuple[Config, TeacherGames],
+) -> None:
+    """``teacher.ties: any``: each row's target is the set of legal moves greedy scores as
+    high as its choice (the choice among them, the lowest index of the set); the moves and
+    games are the same as with ``first``."""
+    config, first = games_100
+    data = collect_teacher_games(
+        small_config("teacher.games=100", "teacher.ties=any"), make_teacher("greedy"), 100
+    )
+    assert first.ties is None and first.target_rows(np.arange(3)) is None
+    assert np.array_equal(data.actions, first.actions) and np.array_equal(data.obs, first.obs)
+    rows = np.arange(len(data))
+    targets = data.target_rows(rows)
+    masks = data.mask_rows(rows)
+    teacher = make_teacher("greedy")
+    teacher.start_games(make_training_vec_env(config).get_attr("variant")[0], np.arange(1))
+    scores = teacher.action_scores(data.obs, masks.astype(np.int8), data.game)
+    assert np.array_equal(targets, scores == scores.max(axis=1, keepdims=True))
+    assert not (targets & ~masks).any()
+    assert np.array_equal(np.argmax(targets, axis=1), data.actions)  # lowest index of the set
+    sizes = targets.sum(axis=1)
+    assert sizes.min() == 1 and (sizes > 1).mean() > 0.05  # greedy ties are common
+
+
+def test_the_tied_loss_is_minus_log_of_the_sets_probability(
+    games_100: tuple[Config, TeacherGames],
+) -> None:
+    """The cloning loss with ties is ``-log sum_{a in T} pi(a)``; with one-move sets it is the
+    plain cross-entropy; agreement counts the policy's most likely move if it is in ``T``."""
+    from dataclasses import replace
+
+    from agents.teacher import _cross_entropy, _tensors
+
+    config, first = games_100
+    data = collect_teacher_games(
+        small_config("teacher.games=100", "teacher.ties=any"), make_teacher("greedy"), 100
+    )
+    model = build_model(config, make_training_vec_env(config), None)
+    rows = np.arange(200)
+    obs, masks, actions, targets = _tensors(model.policy, data, rows)
+    with torch.no_grad():
+        loss, distribution = _cross_entropy(model.policy, obs, masks, actions, targets)
+        probs = distribution.distribution.probs.numpy()
+    sets = data.target_rows(rows)
+    expected = -np.mean(np.log((probs * sets).sum(axis=1)))
+    assert float(loss) == pytest.approx(expected, rel=1e-5)
+    single = replace(data, ties=np.packbits(np.eye(data.n_actions, dtype=bool)[data.actions], 1))
+    with torch.no_grad():
+        loss_single = _cross_entropy(model.policy, *_tensors(model.policy, single, rows))[0]
+        loss_plain = _cross_entropy(model.policy, *_tensors(model.policy, first, rows))[0]
+    assert float(loss_single) == pytest.approx(float(loss_plain), rel=1e-5)
+    metrics = teacher_metrics(model.policy, data, rows)
+    picked = probs.argmax(axis=1)
+    assert metrics["accuracy"] == pytest.approx(np.mean(sets[np.arange(200), picked]))
+    assert metrics["accuracy"] >= teacher_metrics(model.policy, first, rows)["accuracy"]
+
+
 def test_held_out_is_every_tenth_game(games_100: tuple[Config, TeacherGames]) -> None:
     _, data = games_100
     rows = held_out(data)
