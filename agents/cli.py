@@ -23,7 +23,8 @@ Usage::
 ``RUN_OR_MODEL`` is a run folder (its best model, else its final or interrupted model), a
 model ``.zip``, or ``random`` / ``greedy`` / ``search`` (then ``--variant`` is required). A
 model, or ``search``, is played beside the ``random`` and ``greedy`` baselines on the same
-deals unless ``--baselines`` says otherwise. ``search`` is the sampling search agent of
+deals unless ``--baselines`` says otherwise; ``random`` or ``greedy`` plays alone unless
+``--baselines`` names agents to play beside it. ``search`` is the sampling search agent of
 :mod:`agents.search`; ``--search-samples``, ``--search-allocation`` and ``--search-horizon``
 set its per-move budget.
 ``solve`` runs the clairvoyant solver on the same test deals (see :mod:`agents.solve`).
@@ -216,10 +217,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--baselines",
         nargs="*",
-        default=["random", "greedy"],
+        default=None,
         choices=["random", "greedy", "search"],
-        help="baselines to play on the same deals beside a model or search (default: random "
-        "greedy; give none to skip)",
+        help="baselines to play on the same deals (default: random greedy beside a model or "
+        "search, none beside random or greedy; give none to skip)",
     )
     ev.add_argument(
         "--json",
@@ -592,9 +593,12 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from .evaluation import evaluate_agents, load_model_agent, render_table
 
     budget = None
-    # --baselines are played beside a model or the search agent; a baseline plays alone
-    beside = args.agent == "search" or args.agent not in AGENT_NAMES
-    uses_search = args.agent == "search" or (beside and "search" in args.baselines)
+    # beside a model or the search agent the baselines default to random and greedy; random
+    # or greedy plays alone unless --baselines names some
+    if args.baselines is None:
+        alone = args.agent in ("random", "greedy")
+        args.baselines = [] if alone else ["random", "greedy"]
+    uses_search = args.agent == "search" or "search" in args.baselines
     if uses_search:
         from .search import SearchBudget
 
@@ -629,12 +633,11 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
             env_version=args.env_version,
         )
     agents = [agent]
-    if beside:  # on the same deals
-        agents += [
-            _make_agent(make_baseline, name, args.seed, budget)
-            for name in args.baselines
-            if name != args.agent
-        ]
+    agents += [  # on the same deals
+        _make_agent(make_baseline, name, args.seed, budget)
+        for name in dict.fromkeys(args.baselines)
+        if name != args.agent
+    ]
     solver = _solver_verdicts(args.solver_results, variant, args.episodes)
     progress = args.progress and sys.stderr.isatty()
     try:

@@ -539,15 +539,40 @@ def test_evaluate_search_beside_greedy(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 @pytest.mark.parametrize(
+    ("argv", "played"),
+    [
+        (["greedy"], ["greedy"]),
+        (["greedy", "--baselines", "random"], ["greedy", "random"]),
+        (["random", "--baselines", "search", "greedy"], ["random", "search", "greedy"]),
+        (["greedy", "--baselines", "greedy", "random", "random"], ["greedy", "random"]),
+        (["search", "--baselines"], ["search"]),
+        (["search"], ["search", "random", "greedy"]),
+    ],
+)
+def test_evaluate_plays_the_baselines_named_beside_any_agent(
+    argv: list[str], played: list[str], tmp_path: Path
+) -> None:
+    """A baseline (random, greedy) plays alone by default and with the agents ``--baselines``
+    names; a model or the search agent plays beside random and greedy by default."""
+    out = tmp_path / "report.json"
+    options = ["--variant", "LittleForty", "--episodes", "1", "--json", str(out)]
+    if "search" in played:
+        options += ["--search-samples", "1", "--search-horizon", "5"]
+    assert main(["evaluate", *argv, *options]) == 0
+    assert list(json.loads(out.read_text())["results"]) == played
+
+
+@pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["search", "--variant", "NumberTen", "--search-samples", "0"], "--search-samples: must"),
         (["search", "--variant", "NumberTen", "--search-horizon", "x"], "--search-horizon: must"),
         (["greedy", "--variant", "NumberTen", "--search-samples", "4"], "options of the search"),
         (["greedy", "--variant", "NumberTen", "--search-allocation", "halving"], "options of"),
-        # a baseline plays alone: --baselines search beside it plays nothing
+        # a baseline plays alone unless --baselines names the search agent
+        (["random", "--variant", "NumberTen", "--search-samples", "2"], "options of the search"),
         (
-            ["random", "--variant", "NumberTen", "--baselines", "search", "--search-samples", "2"],
+            ["random", "--variant", "NumberTen", "--baselines", "greedy", "--search-samples", "2"],
             "options of the search",
         ),
         (["search", "--variant", "NumberTen", "--search-allocation", "best"], "invalid choice"),
