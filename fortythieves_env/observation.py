@@ -42,6 +42,7 @@ backend's observation equals it).
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -67,12 +68,13 @@ def check_version(version: object) -> int:
     Raises:
         ValueError: otherwise, naming the value and the versions.
     """
-    if not is_int(version) or int(version) not in OBSERVATION_VERSIONS:  # type: ignore[call-overload]
+    number = operator.index(version) if is_int(version) else -1  # type: ignore[call-overload]
+    if number not in OBSERVATION_VERSIONS:
         raise ValueError(
             f"observation_version must be one of {', '.join(map(str, OBSERVATION_VERSIONS))}, "
             f"got {version!r}"
         )
-    return int(version)  # type: ignore[call-overload]
+    return number
 
 
 def latest_version(spec: VariantSpec) -> int:
