@@ -284,6 +284,12 @@ class TrainConfig(_Section):
         "moves back to a view seen in the episode are masked, a game with none ends as "
         "stuck; needs vec_env: batched",
     )
+    critic_warmup: int = Field(
+        default=0,
+        ge=0,
+        description="PPO steps at the start during which only the critic learns (the actor "
+        "is frozen: agents.teacher.CriticWarmup); 0: off",
+    )
 
     @field_validator("device")
     @classmethod

@@ -68,6 +68,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TEACHERS",
     "TEACHER_STREAM",
+    "CriticWarmup",
     "ImitationTerm",
     "TeacherGames",
     "clone_teacher",
@@ -389,8 +390,16 @@ def teacher_metrics(policy: Any, data: TeacherGames, rows: np.ndarray) -> dict[s
 def _actor_parameters(policy: Any, data: TeacherGames, rows: np.ndarray) -> set[int]:
     """``id`` of every parameter the actor's masked logits depend on (a gradient test)."""
     tensors = _tensors(policy, data, rows[: min(rows.size, 64)])
+    return actor_parameters(policy, tensors[0], tensors[1])
+
+
+def actor_parameters(policy: Any, obs: Any, masks: Any) -> set[int]:
+    """``id`` of every parameter of ``policy`` that its masked action distribution on ``obs``
+    (``float32 (B, size)`` tensor) and ``masks`` (``bool (B, A)``) depends on: the
+    parameters that get a gradient from the distribution's entropy (a gradient test, so it
+    holds for either network; ``card_slots``' shared features extractor counts as actor)."""
     policy.zero_grad(set_to_none=True)
-    _cross_entropy(policy, *tensors)[0].backward()
+    policy.get_distribution(obs, action_masks=masks).entropy().sum().backward()
     actor = {id(p) for p in policy.parameters() if p.grad is not None}
     policy.zero_grad(set_to_none=True)
     return actor
@@ -525,7 +534,8 @@ class ImitationTerm(BaseCallback):
         policy = self.model.policy
         rows = self.rng.choice(self.rows, size=min(self.batch_size, self.rows.size))
         loss = _cross_entropy(policy, *_tensors(policy, self.data, rows))[0]
-        (self.current * loss).backward()
+        if loss.requires_grad:  # not while CriticWarmup holds the actor still
+            (self.current * loss).backward()
         self.losses.append(float(loss.detach()))
 
     def install(self) -> None:
@@ -555,3 +565,66 @@ class ImitationTerm(BaseCallback):
 
     def _on_training_end(self) -> None:
         self.remove()
+
+
+class CriticWarmup(BaseCallback):
+    """Only the critic learns during the first ``steps`` PPO steps (``train.critic_warmup``).
+
+    A cloned policy meets PPO with a critic fitted to the teacher's games at best, and its
+    first advantages are mostly the critic's error: fine-tuning from a cloned policy then
+    typically drops below the clone before it recovers (PIRLNav: Ramrakhya et al., "PIRLNav:
+    Pretraining with Imitation and RL Finetuning for ObjectNav", CVPR 2023, who warm the
+    critic up with the actor frozen for this reason). For every PPO update whose rollout
+    ends by step ``steps`` (``model.num_timesteps <= steps`` when the rollout ends; a resume
+    continues the schedule) every parameter the actor's distribution depends on
+    (:func:`actor_parameters`) has ``requires_grad`` off: PPO's policy and entropy terms
+    move nothing, its value loss trains the critic's own layers on the rollouts of the
+    policy it will judge, and the imitation term (:class:`ImitationTerm`) waits. Then the
+    actor learns as usual (Adam starts its moments for it then). TensorBoard:
+    ``train/actor_frozen`` (1 or 0).
+
+    Raises:
+        ValueError: ``steps`` < 0.
+    """
+
+    def __init__(self, steps: int) -> None:
+        super().__init__()
+        if steps < 0:
+            raise ValueError(f"need steps >= 0, got {steps}")
+        self.steps = int(steps)
+        self.actor: list[Any] = []
+        self.frozen = False
+
+    def _on_training_start(self) -> None:
+        import torch
+        from sb3_contrib.common.maskable.utils import get_action_masks
+
+        policy = self.model.policy
+        obs, _ = policy.obs_to_tensor(self.model._last_obs)
+        masks = torch.as_tensor(get_action_masks(self.model.env), device=policy.device)
+        ids = actor_parameters(policy, obs.float(), masks.bool())
+        self.actor = [p for p in policy.parameters() if id(p) in ids]
+        self._update()
+
+    def _update(self) -> None:
+        frozen = self.model.num_timesteps <= self.steps
+        if frozen != self.frozen:
+            for p in self.actor:
+                p.requires_grad_(not frozen)
+            self.frozen = frozen
+        self.logger.record("train/actor_frozen", int(frozen))
+
+    def _on_rollout_end(self) -> None:
+        self._update()
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_training_end(self) -> None:
+        self.release()
+
+    def release(self) -> None:
+        """Let the actor learn again (idempotent; also after Ctrl-C)."""
+        for p in self.actor:
+            p.requires_grad_(True)
+        self.frozen = False

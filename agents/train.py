@@ -742,6 +742,12 @@ def _train(
                 config.seed,
             )
             callbacks.append(imitation)
+        warmup = None
+        if config.train.critic_warmup > 0:
+            from .teacher import CriticWarmup
+
+            warmup = CriticWarmup(config.train.critic_warmup)
+            callbacks.append(warmup)
         if config.train.checkpoint_freq > 0:
             callbacks.append(
                 CheckpointCallback(
@@ -792,6 +798,8 @@ def _train(
                 bar.close()
             if imitation is not None:
                 imitation.remove()  # Ctrl-C skips SB3's training end
+            if warmup is not None:
+                warmup.release()
         if cloned and validation is not None and validation.evaluations_timesteps:
             evaluation = validation
             if evaluation.evaluations_timesteps[0] == 0:

@@ -469,3 +469,62 @@ def test_the_search_agent_can_teach() -> None:
     assert np.array_equal(chosen, data.actions[first][:5])
     with pytest.raises(ConfigError, match="search_samples"):
         small_config("train.teacher=search", "teacher.search_samples=0")
+
+
+# ------------------------------------------------------------------ critic warm-up
+
+
+def _weights(path: Path) -> dict[str, torch.Tensor]:
+    from sb3_contrib import MaskablePPO
+
+    return dict(MaskablePPO.load(path, device="cpu").policy.state_dict())
+
+
+@pytest.mark.parametrize("network", ["player", "card_slots"])
+def test_critic_warmup_trains_the_critic_and_holds_the_actor(tmp_path: Path, network: str) -> None:
+    """``train.critic_warmup``: during the first steps only the parameters the actor's
+    distribution does not depend on change (the cloned actor is exactly the teacher model's);
+    from the warm-up's end on the actor learns; without warm-up it learns from the start."""
+    from rich.console import Console
+
+    from agents.teacher import actor_parameters
+
+    overrides = [
+        f"policy.network={network}",
+        "teacher.games=10",
+        "teacher.epochs=1",
+        "teacher.imitation_coef=0.5",  # waits while the actor is frozen
+        "eval.eval_freq=0",
+        "eval.final_episodes=0",
+        "train.checkpoint_freq=128",
+    ]
+    console = Console(file=open(tmp_path / "out.txt", "w"))  # noqa: SIM115
+    runs = {}
+    for warmup in (0, 256):
+        run = tmp_path / f"warmup{warmup}"
+        config = small_config(
+            *overrides, "train.total_timesteps=384", f"train.critic_warmup={warmup}"
+        )
+        assert train(config, run_dir=run, argv=["t"], console=console).status == "completed"
+        runs[warmup] = run
+    model = build_model(small_config(*overrides), make_training_vec_env(small_config()), None)
+    obs, _ = model.policy.obs_to_tensor(model.env.reset())
+    masks = torch.as_tensor(np.stack(model.env.env_method("action_masks"))).bool()
+    ids = actor_parameters(model.policy, obs.float(), masks)
+    names = {n for n, p in model.policy.named_parameters() if id(p) in ids}
+    assert names and len(names) < len(dict(model.policy.named_parameters()))
+
+    def moved(run: Path, checkpoint: str) -> tuple[bool, bool]:
+        """(actor moved, critic moved) from the clone to ``checkpoint``."""
+        start = _weights(run / "models" / "teacher_model.zip")
+        now = _weights(run / "models" / checkpoint)
+        changed = {n for n in names | set(start) if not torch.equal(start[n], now[n])}
+        return bool(changed & names), bool(changed - names)
+
+    # rollouts of 128 steps; a checkpoint at step k is saved before the update of its
+    # rollout: with warm-up the updates of steps 128 and 256 train the critic only
+    assert moved(runs[256], "checkpoints/ckpt_384_steps.zip") == (False, True)
+    assert moved(runs[256], "final_model.zip") == (True, True)
+    assert moved(runs[0], "checkpoints/ckpt_256_steps.zip") == (True, True)
+    with pytest.raises(ConfigError, match=r"train\.critic_warmup"):
+        small_config("train.critic_warmup=-1")
