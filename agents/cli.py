@@ -60,6 +60,7 @@ import contextlib
 import functools
 import json
 import math
+import os
 import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -534,6 +535,20 @@ def resolve_model_path(target: Path) -> Path:
     raise ConfigError(f"{target}: no such run folder or model file")
 
 
+PIPED_WIDTH = 160
+"""Characters per line of the commands' output when it is not a terminal and ``COLUMNS`` is
+unset (rich would cut its tables to 80 columns)."""
+
+
+def _console(**kwargs: Any) -> Any:
+    """The ``rich`` console the commands print with (``soft_wrap``; :data:`PIPED_WIDTH` wide
+    when piped)."""
+    from rich.console import Console
+
+    piped = not sys.stdout.isatty() and "COLUMNS" not in os.environ
+    return Console(width=PIPED_WIDTH if piped else None, soft_wrap=True, **kwargs)
+
+
 def _train(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from .train import train
 
@@ -543,6 +558,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str]) -> int:
         run_dir=args.run_dir,
         resume=args.resume,
         argv=["fortythieves", *argv],
+        console=_console(),
     )
     return 0 if result.status == "completed" else EXIT_INTERRUPTED
 
@@ -587,7 +603,6 @@ def _make_agent(make: Callable[..., Any], name: str, seed: int, budget: Any) -> 
 
 
 def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from rich.console import Console
 
     from .baselines import AGENT_NAMES, make_baseline
     from .evaluation import evaluate_agents, load_model_agent, render_table
@@ -664,7 +679,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
         return EXIT_INTERRUPTED
     if model_path is not None:
         report["model"] = str(model_path)
-    console = Console(soft_wrap=True)
+    console = _console()
     if model_path is not None:
         console.print(f"model: {model_path}")
     console.print(render_table(report))
@@ -703,7 +718,6 @@ def _solver_verdicts(given: str | None, variant: str, episodes: int) -> dict[int
 
 
 def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from rich.console import Console
 
     from .solve import (
         SolverResultsError,
@@ -765,7 +779,7 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     except OSError as exc:
         raise ConfigError(f"argument --results: {path}: cannot write ({exc})") from None
     report = make_report(run, args.variant, args.nodes, args.budget, path, workers)
-    console = Console(soft_wrap=True)
+    console = _console()
     console.print(render_table(report))
     console.print(
         f"per-deal results: {path} ({run.solved} solved now, "
@@ -778,7 +792,6 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _sweep(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from rich.console import Console
 
     from .distributed import RAY_MISSING, cluster_cpus, ray_session
 
@@ -830,7 +843,7 @@ def _sweep(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 )
             summary = run_sweep(plan, sweep_dir, command)
         request = read_request(sweep_dir)
-    console = Console(soft_wrap=True)
+    console = _console()
     console.print(render_summary(summary, [key for key, _ in request["grid"]]))
     console.print(f"sweep folder: {sweep_dir} (summary.json; run folders in runs/)")
     if summary["best"] is not None:
@@ -920,7 +933,6 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _play(args: argparse.Namespace) -> int:
     """Set the game up (every refusal before the first prompt), then play it."""
-    from rich.console import Console
 
     from fortythieves_env.observation import LATEST_VERSION
     from fortythieves_env.registration import env_id, id_version, versions
@@ -959,7 +971,7 @@ def _play(args: argparse.Namespace) -> int:
     except (ValueError, ImportError) as exc:  # PySolFC's deals: Lucas, no pysol-cards
         where = "argument --pysol-deal: " if args.pysol_deal is not None else ""
         raise ConfigError(f"{where}{exc}") from None
-    console = Console(highlight=False, soft_wrap=True)
+    console = _console(highlight=False)
     interactive = sys.stdin.isatty()
     if interactive:
         with contextlib.suppress(ImportError):  # not on every platform

@@ -1060,9 +1060,8 @@ def render_table(report: dict[str, Any]) -> Any:
         extra = []
         if ceiling:
             c = s["solver_ceiling"]
-            extra = [
-                f"{c['wins_among_proved']} / {c['proved_won']} ({100 * c['share_of_proved']:.0f}%)"
-            ]
+            share = f" ({100 * c['share_of_proved']:.0f}%)" if c["proved_won"] else ""
+            extra = [f"{c['wins_among_proved']} / {c['proved_won']}{share}"]
         table.add_row(
             name,
             f"{100 * s['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]",

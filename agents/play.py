@@ -529,12 +529,15 @@ def run(
             console.print(render_table(game))
             if game.end is not None:
                 _ended(game, console, save)
-    if game.end is None and game.moves:
+    if game.end is None:
+        n = len(game.moves)
+        played = "no move played" if n == 0 else f"the move played: {game.moves[0]}"
+        if n > 1:
+            played = f"the {n} moves played: " + " ".join(game.moves)
         console.print(
             "stopped before the end"
             + (" (no record written: a record holds a finished game)" if save else "")
-            + f"; the {len(game.moves)} moves played: "
-            + " ".join(game.moves),
+            + f"; {played}",
             markup=False,
             highlight=False,
         )

@@ -479,8 +479,12 @@ def render_table(report: dict[str, Any]) -> Any:
         f"{report['nodes_budget']:,} nodes per deal"
         + (f", {cap:g} s cap" if cap is not None else ""),
         caption=f"mean {report['mean_nodes']:,.0f} nodes, {report['mean_seconds']:.2f} s "
-        f"(max {report['max_seconds']:.2f} s) per deal; won lines {report['mean_moves_won']:.0f} "
-        "moves on average",
+        f"(max {report['max_seconds']:.2f} s) per deal; "
+        + (
+            f"won lines {report['mean_moves_won']:.0f} moves on average"
+            if report["won"]["count"]
+            else "no deal won"
+        ),
     )
     table.add_column("answer")
     table.add_column("deals", justify="right")

@@ -412,3 +412,15 @@ def test_a_model_loaded_to_act_has_no_optimizer_and_acts_as_the_full_load(
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split()[-1] == "False"
+
+
+def test_piped_output_is_wide_enough_for_the_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Piped (not a terminal) rich would cut tables to 80 columns ("foundat..."): the commands'
+    console is PIPED_WIDTH wide then, unless COLUMNS says otherwise."""
+    from agents.cli import PIPED_WIDTH, _console
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert _console().width == PIPED_WIDTH == 160
+    monkeypatch.setenv("COLUMNS", "100")
+    assert _console().width == 100

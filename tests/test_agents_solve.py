@@ -409,6 +409,13 @@ def test_evaluate_reports_wins_among_the_solver_proved_wins(
     cell = f"{among} / {len(won)} ({100 * among / len(won):.0f}%)"
     text = console.export_text()
     assert "wins / solver-proved wins" in text and cell in text
+    # no proved win among the deals: "0 / 0", no share of nothing
+    for s in report["results"].values():
+        s["solver_ceiling"].update(proved_won=0, wins_among_proved=0, share_of_proved=0.0)
+    console = Console(width=300, record=True)
+    console.print(render_evaluation(report))
+    text = console.export_text()
+    assert "0 / 0 " in text and "0 / 0 (" not in text
 
 
 def test_evaluate_refuses_a_given_file_that_misses_deals_and_skips_a_default_one(

@@ -449,7 +449,10 @@ def test_quitting_early_writes_no_record_and_prints_the_moves(
     assert "no record written" in out and "the 2 moves played: draw draw" in out
     # the end of the input quits too
     code, out, _ = play_cli(["Streets", "--seed", "3"], ["d"], monkeypatch, capsys)
-    assert code == 0 and "the 1 moves played: draw" in out
+    assert code == 0 and "the move played: draw" in out
+    # ... also before any move, with a closing line
+    code, out, _ = play_cli(["Streets", "--seed", "3"], [], monkeypatch, capsys)
+    assert code == 0 and out.rstrip().endswith("stopped before the end; no move played")
 
 
 def test_record_after_undo_holds_the_standing_moves(

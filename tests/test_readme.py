@@ -234,7 +234,7 @@ def test_readme_commands_parse_and_run(
             capsys.readouterr()
             assert main(argv) == 0, command
             out = capsys.readouterr().out
-            assert "hint (" in out and "the 1 moves played: draw" in out, command
+            assert "hint (" in out and "the move played: draw" in out, command
 
 
 def test_training_under_load_table_is_generated_from_the_saved_report() -> None:
