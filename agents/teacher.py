@@ -238,7 +238,8 @@ def collect_teacher_games(
             # kept ones finish); a surplus game takes its first legal move, and is dropped
             asked = np.flatnonzero(game < games)
             chosen = np.argmax(masks != 0, axis=1).astype(np.int64)
-            best = np.zeros(masks.shape, dtype=bool)  # the teacher's equal best moves
+            if ties:
+                best = np.zeros(masks.shape, dtype=bool)  # the teacher's equal best moves
             if asked.size and ties:
                 # the BatchAgent contract: act_batch is the argmax of action_scores (lowest
                 # index on ties), drawing the same random numbers: one call gives both
