@@ -27,6 +27,22 @@ import torch
 ROOT = Path(__file__).resolve().parents[3]
 
 
+def _commit() -> str:
+    """The checkout's commit, ``+dirty`` when files differ from it."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()  # fmt: skip
+    return head.stdout.strip() + ("+dirty" if dirty else "")
+
+
+def _versions() -> dict[str, str]:
+    """The versions of the libraries the figures depend on."""
+    from importlib.metadata import version
+
+    names = ["numpy", "numba", "gymnasium", "stable_baselines3", "sb3_contrib"]
+    return {name: version(name) for name in names}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=100_000)
@@ -65,7 +81,9 @@ def main() -> int:
         "variant_config": f"configs/{args.variant}.yaml",
         "steps": args.steps,
         "commands": ["python " + " ".join(c) for c in commands],
+        "commit": _commit(),
         "torch": torch.__version__,
+        "packages": _versions(),
         "python": platform.python_version(),
         "wall_seconds": round(time.time() - started, 1),
         "episodes": reports[0]["episodes"],  # the config's eval.final_episodes
