@@ -536,17 +536,29 @@ def resolve_model_path(target: Path) -> Path:
 
 
 PIPED_WIDTH = 160
-"""Characters per line of the commands' output when it is not a terminal and ``COLUMNS`` is
-unset (rich would cut its tables to 80 columns)."""
+"""Characters per line of the commands' output when it is not a terminal and ``COLUMNS`` does
+not say (rich would cut its tables to 80 columns)."""
+
+MIN_WIDTH = 40
+"""A ``COLUMNS`` below this (or not a number) is ignored: rich prints nothing at 0 and empty
+table cells at a few columns."""
 
 
 def _console(**kwargs: Any) -> Any:
-    """The ``rich`` console the commands print with (``soft_wrap``; :data:`PIPED_WIDTH` wide
-    when piped)."""
+    """The ``rich`` console the commands print with (``soft_wrap``): ``COLUMNS`` wide when it
+    is a number of at least :data:`MIN_WIDTH`, else the terminal's width, or
+    :data:`PIPED_WIDTH` when the output is not a terminal."""
     from rich.console import Console
 
-    piped = not sys.stdout.isatty() and "COLUMNS" not in os.environ
-    return Console(width=PIPED_WIDTH if piped else None, soft_wrap=True, **kwargs)
+    raw = os.environ.get("COLUMNS", "").strip()
+    width = int(raw) if raw.isdecimal() and raw.isascii() else 0
+    if width < MIN_WIDTH:
+        try:
+            width = os.get_terminal_size(sys.stdout.fileno()).columns
+        except (OSError, ValueError, AttributeError):  # not a terminal (or no fileno)
+            width = PIPED_WIDTH
+        width = width if width >= MIN_WIDTH and sys.stdout.isatty() else PIPED_WIDTH
+    return Console(width=width, soft_wrap=True, **kwargs)
 
 
 def _train(args: argparse.Namespace, argv: Sequence[str]) -> int:

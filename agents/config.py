@@ -305,6 +305,15 @@ class TrainConfig(_Section):
         return value
 
     @model_validator(mode="after")
+    def _warmup_leaves_steps_to_the_actor(self) -> TrainConfig:
+        if self.critic_warmup >= self.total_timesteps:
+            raise ValueError(
+                f"train.critic_warmup ({self.critic_warmup}) must be below "
+                f"train.total_timesteps ({self.total_timesteps}): the actor would never learn"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _no_cycling_needs_batched(self) -> TrainConfig:
         if self.no_cycling and self.vec_env != "batched":
             raise ValueError(
@@ -468,6 +477,15 @@ class Config(_NoBoolForNumbers):
     policy: PolicyConfig
     eval: EvalConfig
     teacher: TeacherConfig = Field(default_factory=TeacherConfig)
+
+    @model_validator(mode="after")
+    def _teacher_rule_needs_the_training_rule(self) -> Config:
+        if self.teacher.no_cycling and not self.train.no_cycling:
+            raise ValueError(
+                "teacher.no_cycling needs train.no_cycling: true (the teacher's games follow "
+                "the training games' rule)"
+            )
+        return self
 
     @model_validator(mode="after")
     def _batch_fits_rollout(self) -> Config:

@@ -424,3 +424,7 @@ def test_piped_output_is_wide_enough_for_the_tables(monkeypatch: pytest.MonkeyPa
     assert _console().width == PIPED_WIDTH == 160
     monkeypatch.setenv("COLUMNS", "100")
     assert _console().width == 100
+    # a COLUMNS that is not a usable width is ignored (at 0 rich printed nothing at all)
+    for bad in ("0", "-5", "abc", "", "5"):
+        monkeypatch.setenv("COLUMNS", bad)
+        assert _console().width == PIPED_WIDTH, bad

@@ -173,10 +173,8 @@ def test_teacher_games_follow_the_no_cycling_rule_when_asked() -> None:
     assert repeats[True] == 0
     assert repeats[False] > 0
     # the rule needs train.no_cycling: the teacher plays the game PPO trains on
-    config = small_config(*base[1:], "teacher.no_cycling=true")
-    assert not config.train.no_cycling
-    plain = collect_teacher_games(config, make_teacher("greedy"), 4, batch=1)
-    assert len(set(_replay_views(config, plain, 0))) < len(_replay_views(config, plain, 0))
+    with pytest.raises(ConfigError, match=r"teacher\.no_cycling needs train\.no_cycling: true"):
+        small_config(*base[1:], "teacher.no_cycling=true")
 
 
 def test_tied_targets_are_the_teachers_equal_best_moves(
@@ -528,3 +526,6 @@ def test_critic_warmup_trains_the_critic_and_holds_the_actor(tmp_path: Path, net
     assert moved(runs[0], "checkpoints/ckpt_256_steps.zip") == (True, True)
     with pytest.raises(ConfigError, match=r"train\.critic_warmup"):
         small_config("train.critic_warmup=-1")
+    # a warm-up as long as the run would leave the actor the clone: refused
+    with pytest.raises(ConfigError, match=r"critic_warmup \(384\) must be below .* never learn"):
+        small_config("train.total_timesteps=384", "train.critic_warmup=384")
