@@ -615,7 +615,6 @@ def _make_agent(make: Callable[..., Any], name: str, seed: int, budget: Any) -> 
 
 
 def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
-
     from .baselines import AGENT_NAMES, make_baseline
     from .evaluation import evaluate_agents, load_model_agent, render_table
 
@@ -730,7 +729,6 @@ def _solver_verdicts(given: str | None, variant: str, episodes: int) -> dict[int
 
 
 def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
-
     from .solve import (
         SolverResultsError,
         default_results_path,
@@ -804,7 +802,6 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _sweep(args: argparse.Namespace, argv: Sequence[str]) -> int:
-
     from .distributed import RAY_MISSING, cluster_cpus, ray_session
 
     try:
@@ -945,7 +942,6 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _play(args: argparse.Namespace) -> int:
     """Set the game up (every refusal before the first prompt), then play it."""
-
     from fortythieves_env.observation import LATEST_VERSION
     from fortythieves_env.registration import env_id, id_version, versions
 

@@ -1030,6 +1030,13 @@ def baseline_agents(names: Sequence[str], seed: int = 0) -> list[Agent]:
     return [make_baseline(name, seed) for name in names]
 
 
+def ceiling_cell(ceiling: Mapping[str, Any]) -> str:
+    """``"wins / proved (share%)"`` of a ``solver_ceiling`` summary (:func:`ceiling_summary`);
+    without the share when the solver proved no deal won."""
+    cell = f"{ceiling['wins_among_proved']} / {ceiling['proved_won']}"
+    return cell + (f" ({100 * ceiling['share_of_proved']:.0f}%)" if ceiling["proved_won"] else "")
+
+
 def render_table(report: dict[str, Any]) -> Any:
     """A ``rich.table.Table`` of an :func:`evaluate_agents` report, one row per agent
     (with the solver's verdicts, a column "wins / solver-proved wins" beside the win rate)."""
@@ -1059,9 +1066,7 @@ def render_table(report: dict[str, Any]) -> Any:
         clo, chi = s["foundation_cards_ci95"]
         extra = []
         if ceiling:
-            c = s["solver_ceiling"]
-            share = f" ({100 * c['share_of_proved']:.0f}%)" if c["proved_won"] else ""
-            extra = [f"{c['wins_among_proved']} / {c['proved_won']}{share}"]
+            extra = [ceiling_cell(s["solver_ceiling"])]
         table.add_row(
             name,
             f"{100 * s['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]",

@@ -531,8 +531,11 @@ def run(
                 _ended(game, console, save)
     if game.end is None:
         n = len(game.moves)
-        played = "no move played" if n == 0 else f"the move played: {game.moves[0]}"
-        if n > 1:
+        if n == 0:
+            played = "no move played"
+        elif n == 1:
+            played = f"the move played: {game.moves[0]}"
+        else:
             played = f"the {n} moves played: " + " ".join(game.moves)
         console.print(
             "stopped before the end"

@@ -13,11 +13,12 @@ before the first PPO step of a new run (never on ``--resume``):
    each step on (``ppo.gamma``, the training rewards; a truncated game counts as ended there).
    Games are numbered in the order they start and kept if their number is below
    ``teacher.games``, so long games are not under-sampled by stopping early. With
-   ``teacher.no_cycling`` (and ``train.no_cycling``) the teacher plays the game PPO trains
-   on and the evaluation scores: its moves back to a view seen are masked (its best move to
-   a new view is played) and a game left with none ends as stuck. Without it the teacher
-   plays the raw rules and may shuttle cards until the no-progress truncation (greedy's
-   Rank and File teacher games: 49.7 foundation cards against 59.8 under the rule).
+   ``teacher.no_cycling`` (which the config allows only with ``train.no_cycling``) the
+   teacher plays the game PPO trains on and the evaluation scores: its moves back to a view
+   seen are masked (its best move to a new view is played) and a game left with none ends
+   as stuck. Without it the teacher plays the raw rules and may shuttle cards until the
+   no-progress truncation (greedy's 200 Rank and File teacher games: 49.7 foundation cards,
+   57.6 under the rule).
 2. **Behaviour cloning** (:func:`clone_teacher`): ``teacher.epochs`` passes of Adam
    (``teacher.learning_rate``, ``teacher.batch_size``, gradients clipped at
    ``ppo.max_grad_norm``) minimising the cross-entropy ``-log pi(a_teacher | s)`` of the
@@ -209,7 +210,7 @@ def collect_teacher_games(
     slots = min(games, batch)
     gamma = config.ppo.gamma
     shaping = config.train.shaping.model_dump() if config.train.shaping is not None else None
-    no_cycling = config.teacher.no_cycling and config.train.no_cycling
+    no_cycling = config.teacher.no_cycling  # the config requires train.no_cycling with it
     ties = config.teacher.ties == "any"
     env = BatchedVecEnv(config.env, slots, config.seed + TEACHER_STREAM, shaping, gamma, no_cycling)
     steps_obs: list[np.ndarray] = []
@@ -240,13 +241,15 @@ def collect_teacher_games(
             chosen = np.argmax(masks != 0, axis=1).astype(np.int64)
             if ties:
                 best = np.zeros(masks.shape, dtype=bool)  # the teacher's equal best moves
-            if asked.size and ties:
-                # the BatchAgent contract: act_batch is the argmax of action_scores (lowest
-                # index on ties), drawing the same random numbers: one call gives both
-                scores = np.asarray(teacher.action_scores(obs[asked], masks[asked], game[asked]))
-                chosen[asked] = np.argmax(scores, axis=1)
-                top = scores[np.arange(asked.size), chosen[asked]]
-                best[asked] = (scores == top[:, None]) & (masks[asked] != 0)
+                if asked.size:
+                    # the BatchAgent contract: act_batch is the argmax of action_scores (lowest
+                    # index on ties), drawing the same random numbers: one call gives both
+                    scores = np.asarray(
+                        teacher.action_scores(obs[asked], masks[asked], game[asked])
+                    )
+                    chosen[asked] = np.argmax(scores, axis=1)
+                    top = scores[np.arange(asked.size), chosen[asked]]
+                    best[asked] = (scores == top[:, None]) & (masks[asked] != 0)
             elif asked.size:
                 chosen[asked] = np.asarray(
                     teacher.act_batch(obs[asked], masks[asked], game[asked]), dtype=np.int64
@@ -388,12 +391,6 @@ def teacher_metrics(policy: Any, data: TeacherGames, rows: np.ndarray) -> dict[s
     return {**{k: round(v, 6) for k, v in out.items()}, "samples": int(rows.size)}
 
 
-def _actor_parameters(policy: Any, data: TeacherGames, rows: np.ndarray) -> set[int]:
-    """``id`` of every parameter the actor's masked logits depend on (a gradient test)."""
-    tensors = _tensors(policy, data, rows[: min(rows.size, 64)])
-    return actor_parameters(policy, tensors[0], tensors[1])
-
-
 def actor_parameters(policy: Any, obs: Any, masks: Any) -> set[int]:
     """``id`` of every parameter of ``policy`` that its masked action distribution on ``obs``
     (``float32 (B, size)`` tensor) and ``masks`` (``bool (B, A)``) depends on: the
@@ -442,7 +439,8 @@ def clone_teacher(
     before = teacher_metrics(policy, data, measure_rows)
     rng = np.random.default_rng((seed, 1))
     policy.set_training_mode(True)
-    actor = _actor_parameters(policy, data, train_rows)
+    obs, masks, *_ = _tensors(policy, data, train_rows[:64])
+    actor = actor_parameters(policy, obs, masks)
 
     def passes(kind: str, params: list[Any], loss_of: Callable[[np.ndarray], Any]) -> None:
         optimizer = torch.optim.Adam(params, lr=config.learning_rate)

@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 from bench_report import replace_between
 from results_table import wins_cell
 
+from agents.evaluation import ceiling_cell
 from fortythieves_env import VARIANTS
 
 START = "<!-- search-table:start -->"
@@ -60,12 +61,7 @@ def row(report: dict[str, Any]) -> str:
     results = report["results"]
     search = results["search"]
     ceiling = search.get("solver_ceiling")
-    if ceiling is None:
-        proved = "-"
-    else:
-        share = ceiling["share_of_proved"]
-        proved = f"{ceiling['wins_among_proved']} / {ceiling['proved_won']}"
-        proved += f" ({100 * share:.0f}%)" if ceiling["proved_won"] else ""
+    proved = "-" if ceiling is None else ceiling_cell(ceiling)
     count, allocation = _budget(report)
     samples = "16 (default)" if count is None else str(count)
     if allocation != "uniform":
