@@ -703,29 +703,14 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _solver_verdicts(given: str | None, variant: str, episodes: int) -> dict[int, str] | None:
-    """The solver's verdicts on the deals ``evaluate`` plays, or None (then no ceiling is
-    reported). A default file that is missing, damaged or short is skipped with one line
-    on stderr; an explicitly given one is refused then (:class:`ConfigError`)."""
-    from .seeds import seeds_for_test
-    from .solve import SolverResultsError, default_results_path, solver_verdicts
+    """:func:`agents.solve.test_deal_verdicts`, an explicitly given file's fault as a
+    :class:`ConfigError` naming ``--solver-results``."""
+    from .solve import SolverResultsError, test_deal_verdicts
 
-    path = Path(given) if given is not None else default_results_path(variant)
     try:
-        if given is not None and not path.is_file():
-            raise SolverResultsError(f"{path}: no such file")
-        verdicts = solver_verdicts(path, variant, seeds_for_test(episodes))
-        if verdicts is None:
-            raise SolverResultsError(
-                f"{path}: no {variant} result for some of the {episodes} deals played "
-                f"(run `fortythieves solve {variant} --deals {episodes} ...` first)"
-            )
+        return test_deal_verdicts(variant, episodes, given)
     except SolverResultsError as exc:
-        if given is not None:
-            raise ConfigError(f"argument --solver-results: {exc}") from None
-        if path.exists():
-            print(f"fortythieves evaluate: solver results not used: {exc}", file=sys.stderr)
-        return None
-    return verdicts
+        raise ConfigError(f"argument --solver-results: {exc}") from None
 
 
 def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:

@@ -278,6 +278,38 @@ def solver_verdicts(path: str | Path, variant: str, seeds: Iterable[int]) -> dic
     return out
 
 
+def test_deal_verdicts(
+    variant: str, episodes: int, given: str | Path | None = None, command: str = "evaluate"
+) -> dict[int, str] | None:
+    """The solver's verdicts on the first ``episodes`` test deals (the deals ``evaluate``
+    and ``train``'s final evaluation play), or None: then no ceiling is reported.
+
+    Reads ``given``, or by default :func:`default_results_path`. A default file that is
+    missing is skipped quietly; one that is damaged or does not cover every deal is skipped
+    with one line on stderr (``fortythieves COMMAND: solver results not used: ...``).
+
+    Raises:
+        SolverResultsError: ``given`` is missing, damaged or does not cover every deal.
+    """
+    path = Path(given) if given is not None else default_results_path(variant)
+    try:
+        if given is not None and not path.is_file():
+            raise SolverResultsError(f"{path}: no such file")
+        verdicts = solver_verdicts(path, variant, seeds_for_test(episodes))
+        if verdicts is None:
+            raise SolverResultsError(
+                f"{path}: no {variant} result for some of the {episodes} deals played "
+                f"(run `fortythieves solve {variant} --deals {episodes} ...` first)"
+            )
+    except SolverResultsError as exc:
+        if given is not None:
+            raise
+        if path.exists():
+            print(f"fortythieves {command}: solver results not used: {exc}", file=sys.stderr)
+        return None
+    return verdicts
+
+
 # ---------------------------------------------------------------------- running deals
 @dataclass(frozen=True)
 class SolveRun:

@@ -954,6 +954,7 @@ def _final_evaluation(
 ) -> dict[str, Any] | None:
     """Play the final evaluation, write ``final_evaluation.json``; None if interrupted."""
     from .evaluation import ModelAgent, baseline_agents, evaluate_agents, render_table
+    from .solve import test_deal_verdicts
 
     best = run / "models" / "best_model.zip"
     chosen = best if best.is_file() else model_path
@@ -963,8 +964,16 @@ def _final_evaluation(
         if not config.eval.deterministic:
             ppo_agent.name = "ppo-sampled"
         agents = [ppo_agent, *baseline_agents(config.eval.baselines, config.seed)]
+        # the solver's verdicts, when results/solver/<variant>.jsonl covers the test deals:
+        # the table then shows each agent's wins among the deals proved winnable, as
+        # `fortythieves evaluate` does
+        solver = test_deal_verdicts(config.env.variant, config.eval.final_episodes, command="train")
         report = evaluate_agents(
-            agents, config.env.variant, config.eval.final_episodes, progress=progress
+            agents,
+            config.env.variant,
+            config.eval.final_episodes,
+            progress=progress,
+            solver=solver,
         )
     except KeyboardInterrupt:
         meta["final_evaluation"] = "interrupted"

@@ -190,6 +190,26 @@ def test_final_evaluation_json(smoke_run: Path) -> None:
         assert 0 <= summary["mean_foundation_cards"] <= 104
 
 
+def test_final_evaluation_reports_wins_among_the_solver_proved_wins(smoke_run: Path) -> None:
+    """results/solver/Streets.jsonl covers the test deals, so train's final evaluation
+    carries the solver column as ``fortythieves evaluate`` does: the proved-won deals
+    counted from that file, each agent's wins among them."""
+    from agents.seeds import seeds_for_test
+    from agents.solve import solver_verdicts
+
+    report = json.loads((smoke_run / "final_evaluation.json").read_text())
+    verdicts = solver_verdicts(
+        ROOT / "results" / "solver" / "Streets.jsonl", "Streets", seeds_for_test(2)
+    )
+    assert verdicts is not None
+    proved = sum(v == "won" for v in verdicts.values())
+    for summary in report["results"].values():
+        ceiling = summary["solver_ceiling"]
+        assert ceiling["proved_won"] == proved
+        assert 0 <= ceiling["wins_among_proved"] <= min(proved, summary["wins"])
+        assert ceiling["wins_among_proved"] + ceiling["wins_not_proved"] == summary["wins"]
+
+
 def test_tensorboard_custom_scalars(smoke_run: Path) -> None:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
