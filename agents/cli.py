@@ -713,6 +713,12 @@ def _solver_verdicts(given: str | None, variant: str, episodes: int) -> dict[int
         raise ConfigError(f"argument --solver-results: {exc}") from None
 
 
+def _compiled_search_cached(solver_file: Path) -> bool:
+    """Whether numba's on-disk cache holds the solver's compiled search (its index files
+    beside the module, where numba caches a writable package's functions)."""
+    return any((solver_file.parent / "__pycache__").glob(f"{solver_file.stem}._*.nbi"))
+
+
 def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from .solve import (
         SolverResultsError,
@@ -725,7 +731,7 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     )
 
     try:
-        import fortythieves_env.solver  # noqa: F401  (needs numba)
+        import fortythieves_env.solver as solver_module  # (needs numba)
     except ImportError as exc:
         raise ConfigError(f"the solver needs numba ({exc}); pip install numba") from None
     path = Path(args.results) if args.results else default_results_path(args.variant)
@@ -738,6 +744,12 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         raise ConfigError("argument --address: only with --ray")
     workers = args.workers if args.workers is not None else default_workers()
     progress = args.progress and sys.stderr.isatty()
+    if not _compiled_search_cached(Path(solver_module.__file__)):
+        print(
+            "fortythieves solve: compiling the solver's search (the first run after an "
+            "install; about a minute, cached for later runs)",
+            file=sys.stderr,
+        )
     saved = 0
 
     def count(n: int) -> None:

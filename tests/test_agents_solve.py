@@ -443,3 +443,27 @@ def test_evaluate_refuses_a_given_file_that_misses_deals_and_skips_a_default_one
     assert "solver_ceiling" not in json.loads(out.read_text())["results"]["greedy"]
     assert main([*base[:-1], str(deals), "--json", str(out)]) == 0  # covered: used
     assert "solver_ceiling" in json.loads(out.read_text())["results"]["greedy"]
+
+
+# ---------------------------------------------------------------------- the first solve's compile
+def test_solve_says_when_it_compiles_the_search_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With no numba cache index of the solver beside it, ``solve`` says on stderr that it
+    compiles first (a fresh install was silent for about a minute); with one, it says
+    nothing of it."""
+    import agents.cli as cli_module
+
+    module = tmp_path / "solver.py"
+    assert not cli_module._compiled_search_cached(module)
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "solver._children-300.py311.nbi").write_bytes(b"")
+    assert cli_module._compiled_search_cached(module)
+    argv = ["solve", "LittleForty", "--deals", "1", "--nodes", "10", "--workers", "1"]
+    for cached in (False, True):
+        monkeypatch.setattr(cli_module, "_compiled_search_cached", lambda _p, c=cached: c)
+        results = tmp_path / f"r{cached}.jsonl"
+        assert main([*argv, "--results", str(results)]) == 0
+        err = capsys.readouterr().err
+        assert ("compiling the solver's search" in err) is not cached
+        assert len(results.read_text().splitlines()) == 1
