@@ -29,6 +29,7 @@ from bench_report import replace_between
 from results_table import wins_cell
 
 from agents.evaluation import ceiling_cell
+from agents.search import DEFAULT_SAMPLES
 from fortythieves_env import VARIANTS
 
 START = "<!-- search-table:start -->"
@@ -45,11 +46,14 @@ def _cards(summary: dict[str, Any] | None) -> str:
     return "-" if summary is None else f"{summary['mean_foundation_cards']:.1f}"
 
 
-def _budget(report: dict[str, Any]) -> tuple[int | None, str]:
-    """The search agent's samples per move (None: the report predates ``settings``, made
-    at the default 16) and allocation of a report."""
+def _budget(report: dict[str, Any]) -> tuple[int, bool, str]:
+    """The search agent's samples per move, whether that is the default (a report that
+    predates ``settings`` was made at :data:`agents.search.DEFAULT_SAMPLES`), and its
+    allocation."""
     settings = report["results"]["search"].get("settings", {})
-    return settings.get("samples"), settings.get("allocation", "uniform")
+    samples = settings.get("samples")
+    allocation = settings.get("allocation", "uniform")
+    return (DEFAULT_SAMPLES, True, allocation) if samples is None else (samples, False, allocation)
 
 
 def row(report: dict[str, Any]) -> str:
@@ -62,8 +66,8 @@ def row(report: dict[str, Any]) -> str:
     search = results["search"]
     ceiling = search.get("solver_ceiling")
     proved = "-" if ceiling is None else ceiling_cell(ceiling)
-    count, allocation = _budget(report)
-    samples = "16 (default)" if count is None else str(count)
+    count, default, allocation = _budget(report)
+    samples = f"{count} (default)" if default else str(count)
     if allocation != "uniform":
         samples += f" ({allocation})"
     timing = report.get("timing", {}).get("search")
@@ -88,12 +92,12 @@ def table_for(results_dir: str | Path) -> str:
     for path in sorted(Path(results_dir).glob("*.json")):
         try:
             report = json.loads(path.read_text(encoding="utf-8"))
-            count, allocation = _budget(report)
+            count, _, allocation = _budget(report)
             key = (
                 order.get(report["variant"], len(order)),
                 report["episodes"],
                 allocation != "uniform",
-                16 if count is None else count,
+                count,
             )
             reports.append((key, row(report)))
         except (OSError, ValueError, KeyError, TypeError) as exc:
