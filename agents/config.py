@@ -284,6 +284,12 @@ class TrainConfig(_Section):
         "moves back to a view seen in the episode are masked, a game with none ends as "
         "stuck; needs vec_env: batched",
     )
+    stall_ends_game: bool = Field(
+        default=False,
+        description="a training game cut by env.max_steps_without_progress counts as ended "
+        "(nothing bootstrapped after it, as a lost game), not as a time-limit truncation; "
+        "needs vec_env: batched",
+    )
     critic_warmup: int = Field(
         default=0,
         ge=0,
@@ -315,10 +321,11 @@ class TrainConfig(_Section):
 
     @model_validator(mode="after")
     def _no_cycling_needs_batched(self) -> TrainConfig:
-        if self.no_cycling and self.vec_env != "batched":
-            raise ValueError(
-                f"train.no_cycling needs train.vec_env: batched (got {self.vec_env!r})"
-            )
+        for name in ("no_cycling", "stall_ends_game"):
+            if getattr(self, name) and self.vec_env != "batched":
+                raise ValueError(
+                    f"train.{name} needs train.vec_env: batched (got {self.vec_env!r})"
+                )
         return self
 
     @field_validator("teacher")

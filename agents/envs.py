@@ -316,6 +316,7 @@ class BatchedVecEnv(VecEnv):
         shaping: dict[str, float] | None = None,
         gamma: float = 1.0,
         no_cycling: bool = False,
+        stall_ends_game: bool = False,
     ) -> None:
         env_id = register_config_variant(env_config)
         self.venv: Any = gym.make_vec(
@@ -350,6 +351,10 @@ class BatchedVecEnv(VecEnv):
             base = self.venv.unwrapped
             self._seen = SeenViews(base.tables, n_envs, base.max_episode_steps or 1000)
         self._every = np.arange(n_envs, dtype=np.int64)
+        # train.stall_ends_game: a no-progress cut (before the step limit) is not a
+        # time-limit truncation, so SB3 bootstraps nothing after it
+        self._stall_ends_game = bool(stall_ends_game)
+        self._step_limit = int(self.venv.unwrapped.max_episode_steps or np.iinfo(np.int64).max)
 
     def _shape(
         self, obs: np.ndarray, rewards: np.ndarray, dones: np.ndarray
@@ -419,7 +424,10 @@ class BatchedVecEnv(VecEnv):
         fcards = info["foundation_cards"].tolist()
         success = info["is_success"].tolist()
         illegal = info["illegal_action"].tolist()
-        time_limit = (truncated & ~terminated).tolist()
+        cut = truncated & ~terminated
+        if self._stall_ends_game:
+            cut &= self._lengths >= self._step_limit  # the step limit's cut only
+        time_limit = cut.tolist()
         ended_by_env = np.flatnonzero(dones).tolist()
         stuck: list[int] = []
         if self._seen is not None:
@@ -572,6 +580,7 @@ def make_training_vec_env(config: Config, start_method: str | None = None) -> Ve
             shaping,
             config.ppo.gamma,
             no_cycling=config.train.no_cycling,
+            stall_ends_game=config.train.stall_ends_game,
         )
     register_config_variant(config.env)  # refuse a clash in this process, before workers start
     shaping = config.train.shaping.model_dump() if config.train.shaping is not None else None

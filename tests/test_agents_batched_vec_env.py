@@ -235,6 +235,48 @@ def test_no_cycling_in_training_needs_the_batched_env() -> None:
         load_config(STREETS, [*SMALL, "train.vec_env=dummy", "train.no_cycling=true"])
 
 
+def test_a_stall_ends_the_game_only_with_stall_ends_game() -> None:
+    """``train.stall_ends_game``: a game cut by the no-progress truncation is reported as
+    ended, not ``TimeLimit.truncated`` (so SB3 bootstraps nothing after it); a cut by the
+    step limit stays a time-limit truncation. Without the option both are truncations. The
+    same actions give the same games either way."""
+    from agents.config import ConfigError
+
+    ends: dict[bool, list[tuple[int, int, bool]]] = {}
+    for flag in (False, True):
+        config = load_config(
+            STREETS,
+            [
+                *SMALL,
+                "env.max_steps_without_progress=6",
+                "env.max_episode_steps=25",
+                f"train.stall_ends_game={str(flag).lower()}",
+            ],
+        )
+        env = make_training_vec_env(config)
+        env.reset()
+        rng = np.random.default_rng(0)
+        lengths = np.zeros(env.num_envs, dtype=np.int64)
+        ends[flag] = []
+        for step in range(200):
+            masks = np.array(env.env_method("action_masks"))
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            _, _, dones, infos = env.step(actions)
+            lengths += 1
+            for i in np.flatnonzero(dones):
+                ends[flag].append((step, int(lengths[i]), infos[i]["TimeLimit.truncated"]))
+                lengths[i] = 0
+        env.close()
+    assert [e[:2] for e in ends[True]] == [e[:2] for e in ends[False]]
+    stalls = [e for e in ends[True] if e[1] < 25]
+    limits = [e for e in ends[True] if e[1] == 25]
+    assert stalls and limits  # both kinds of cut happen
+    assert not any(e[2] for e in stalls) and all(e[2] for e in limits)
+    assert all(e[2] for e in ends[False])  # random play wins no game: every end is a cut
+    with pytest.raises(ConfigError, match=r"train\.stall_ends_game needs train\.vec_env"):
+        load_config(STREETS, [*SMALL, "train.vec_env=dummy", "train.stall_ends_game=true"])
+
+
 def test_maskable_ppo_trains_under_the_no_cycling_rule(tmp_path: Path) -> None:
     from agents.train import build_model
 
