@@ -714,9 +714,11 @@ def _solver_verdicts(given: str | None, variant: str, episodes: int) -> dict[int
 
 
 def _compiled_search_cached(solver_file: Path) -> bool:
-    """Whether numba's on-disk cache holds the solver's compiled search (its index files
-    beside the module, where numba caches a writable package's functions)."""
-    return any((solver_file.parent / "__pycache__").glob(f"{solver_file.stem}._*.nbi"))
+    """Whether numba's on-disk cache holds the solver's compiled search (``_search``'s index
+    file beside the module, where numba caches a writable package's functions; a cache
+    elsewhere, e.g. numba's user-wide one for a read-only install, is not looked for, so the
+    message is then printed each time: a harmless false alarm)."""
+    return any((solver_file.parent / "__pycache__").glob(f"{solver_file.stem}._search-*.nbi"))
 
 
 def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -747,7 +749,7 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if not _compiled_search_cached(Path(solver_module.__file__)):
         print(
             "fortythieves solve: compiling the solver's search (the first run after an "
-            "install; about a minute, cached for later runs)",
+            "install; up to a minute, cached for later runs)",
             file=sys.stderr,
         )
     saved = 0

@@ -486,6 +486,15 @@ class Config(_NoBoolForNumbers):
     teacher: TeacherConfig = Field(default_factory=TeacherConfig)
 
     @model_validator(mode="after")
+    def _stall_ends_game_needs_a_stall_limit(self) -> Config:
+        if self.train.stall_ends_game and self.env.max_steps_without_progress is None:
+            raise ValueError(
+                "train.stall_ends_game needs env.max_steps_without_progress (a number of "
+                "steps): with null no game is cut for lack of progress, so it would do nothing"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _teacher_rule_needs_the_training_rule(self) -> Config:
         if self.teacher.no_cycling and not self.train.no_cycling:
             raise ValueError(

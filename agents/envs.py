@@ -289,7 +289,9 @@ class BatchedVecEnv(VecEnv):
       ``infos[i]["terminal_observation"]``;
     - ``infos[i]``: ``action_mask``, ``foundation_cards``, ``is_success``,
       ``illegal_action`` of the step (of the last step for a game that ended),
-      ``"TimeLimit.truncated"`` (truncated and not terminated), and at an episode end
+      ``"TimeLimit.truncated"`` (truncated and not terminated; with ``stall_ends_game``
+      (``train.stall_ends_game``) only a cut by the step limit, not one by the no-progress
+      truncation, so SB3 bootstraps nothing after a stall), and at an episode end
       Monitor's ``"episode"``: ``r`` (return, rounded to 6 digits), ``l`` (length),
       ``t`` (seconds since this env was made), ``foundation_cards``, ``is_success``;
     - ``reset_infos[i]``: the info of game i's latest deal, with its ``deal_seed``.

@@ -275,6 +275,10 @@ def test_a_stall_ends_the_game_only_with_stall_ends_game() -> None:
     assert all(e[2] for e in ends[False])  # random play wins no game: every end is a cut
     with pytest.raises(ConfigError, match=r"train\.stall_ends_game needs train\.vec_env"):
         load_config(STREETS, [*SMALL, "train.vec_env=dummy", "train.stall_ends_game=true"])
+    with pytest.raises(ConfigError, match=r"needs env\.max_steps_without_progress"):
+        load_config(
+            STREETS, [*SMALL, "env.max_steps_without_progress=null", "train.stall_ends_game=true"]
+        )
 
 
 def test_maskable_ppo_trains_under_the_no_cycling_rule(tmp_path: Path) -> None:

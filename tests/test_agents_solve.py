@@ -457,7 +457,9 @@ def test_solve_says_when_it_compiles_the_search_first(
     module = tmp_path / "solver.py"
     assert not cli_module._compiled_search_cached(module)
     (tmp_path / "__pycache__").mkdir()
-    (tmp_path / "__pycache__" / "solver._children-300.py311.nbi").write_bytes(b"")
+    (tmp_path / "__pycache__").joinpath("solver._children-300.py311.nbi").write_bytes(b"")
+    assert not cli_module._compiled_search_cached(module)  # another function's cache
+    (tmp_path / "__pycache__").joinpath("solver._search-457.py311.nbi").write_bytes(b"")
     assert cli_module._compiled_search_cached(module)
     argv = ["solve", "LittleForty", "--deals", "1", "--nodes", "10", "--workers", "1"]
     for cached in (False, True):
