@@ -320,7 +320,7 @@ class TrainConfig(_Section):
         return self
 
     @model_validator(mode="after")
-    def _no_cycling_needs_batched(self) -> TrainConfig:
+    def _batched_only_options(self) -> TrainConfig:
         for name in ("no_cycling", "stall_ends_game"):
             if getattr(self, name) and self.vec_env != "batched":
                 raise ValueError(
