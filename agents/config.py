@@ -653,8 +653,19 @@ def _allowed_keys(model: type[BaseModel], loc: Sequence[str | int]) -> list[str]
 
 
 def _format_errors(
-    exc: ValidationError, provenance: dict[tuple[str, ...], str], sources: list[str]
+    exc: ValidationError,
+    provenance: dict[tuple[str, ...], str],
+    sources: list[str],
+    applied: Sequence[str] = (),
 ) -> str:
+    """One line per problem, each naming where its value came from.
+
+    ``sources`` are the files read (base first), ``applied`` every source in the order it
+    was merged (files, then ``--set`` arguments and assignments). A check of a whole section
+    (a model validator of ``train``, say, or of the whole config) names every source that
+    set a key in it, in that order, since any of them may hold the offending value: a
+    ``--set`` is never hidden behind the file that opened the section.
+    """
     lines = []
     for err in exc.errors():
         loc = tuple(str(part) for part in err["loc"])
@@ -671,6 +682,14 @@ def _format_errors(
             continue
         if source is None:  # a whole-model check: point at the last source
             source = sources[-1]
+        if kind == "value_error":
+            under = {
+                s
+                for path, s in provenance.items()
+                if len(path) > len(loc) and path[: len(loc)] == loc
+            }
+            if len(under) > 1:
+                source = ", ".join(s for s in dict.fromkeys(applied) if s in under)
         if kind == "extra_forbidden":
             allowed = _allowed_keys(Config, loc)
             hint = f" (allowed here: {', '.join(allowed)})" if allowed else ""
@@ -726,7 +745,8 @@ def load_config(
     try:
         return Config.model_validate(merged)
     except ValidationError as exc:
-        raise ConfigError(_format_errors(exc, provenance, sources)) from None
+        applied = [*sources, *(source for source, _, _ in layers)]
+        raise ConfigError(_format_errors(exc, provenance, sources, applied)) from None
 
 
 def dump_config(config: Config) -> str:

@@ -197,6 +197,28 @@ def test_missing_key_without_base(tmp_path: Path) -> None:
     assert "alone.yaml" in message
 
 
+def test_a_section_check_names_every_source_of_the_section_in_order() -> None:
+    # train.no_cycling (true in defaults.yaml) needs the batched env: the --set that
+    # broke it is named, after the file that opened the section, not hidden behind it
+    defaults = str(CONFIGS / "defaults.yaml")
+    with pytest.raises(ConfigError) as info:
+        load_config(CONFIGS / "streets.yaml", ["train.vec_env=dummy"])
+    assert str(info.value) == (
+        f"invalid configuration: {defaults}, --set train.vec_env=dummy: train: "
+        "train.no_cycling needs train.vec_env: batched (got 'dummy')"
+    )
+    # a check of the whole config names the files and --set arguments that set anything
+    with pytest.raises(ConfigError) as info:
+        load_config(CONFIGS / "streets.yaml", ["ppo.batch_size=4096"])
+    head = str(info.value).split(": (top level)")[0]
+    assert head == (
+        f"invalid configuration: {defaults}, {CONFIGS / 'streets.yaml'}, --set ppo.batch_size=4096"
+    )
+    # a section set by one source only still names that source alone
+    with pytest.raises(ConfigError, match=r"^invalid configuration: --set ppo\.gamma=2: "):
+        load_config(CONFIGS / "streets.yaml", ["ppo.gamma=2"])
+
+
 def test_batch_larger_than_rollout() -> None:
     with pytest.raises(ConfigError, match=r"ppo\.batch_size \(4096\) is larger than a rollout"):
         load_config(CONFIGS / "streets.yaml", ["ppo.batch_size=4096"])
