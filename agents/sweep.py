@@ -42,6 +42,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
 import shlex
 import zipfile
 from collections.abc import Sequence
@@ -370,13 +371,23 @@ def trial_score(run: Path) -> dict[str, Any]:
     }
 
 
-def run_trial(params: dict[str, Any], trials: dict[str, dict[str, Any]]) -> None:
+def run_trial(
+    params: dict[str, Any],
+    trials: dict[str, dict[str, Any]],
+    working_folder: str | None = None,
+) -> None:
     """The Tune trainable: one trial's training (:func:`train_or_continue`), then
     ``tune.report`` of its :func:`trial_score`.
 
     ``params`` (Tune's config) holds the trial's ``name`` only; ``trials[name]`` (given
     through ``tune.with_parameters``) holds ``config`` (JSON data), ``run_dir``, ``cut_dir``
     and ``log`` (absolute paths). What training prints is appended to ``log``.
+
+    Tune starts each trial in its own trial folder; the trial goes back to
+    ``working_folder`` (the folder ``fortythieves sweep`` ran in) when that folder exists on
+    the worker, so relative paths mean what they mean to ``fortythieves train`` there: the
+    final evaluation finds ``results/solver/<variant>.jsonl``. On a worker without that
+    folder (another machine) the trial stays where Tune put it.
 
     Raises:
         RuntimeError: training stopped before its end (Tune marks the trial failed, and
@@ -385,6 +396,8 @@ def run_trial(params: dict[str, Any], trials: dict[str, dict[str, Any]]) -> None
     from ray import tune
     from rich.console import Console
 
+    if working_folder is not None and Path(working_folder).is_dir():
+        os.chdir(working_folder)
     trial = trials[params["name"]]
     config = Config.model_validate(trial["config"])
     log = Path(trial["log"])
@@ -406,7 +419,7 @@ def _trainable(request: dict[str, Any]) -> Any:
     from ray import tune
 
     trials = {t["name"]: t for t in request["trials"]}
-    trainable = tune.with_parameters(run_trial, trials=trials)
+    trainable = tune.with_parameters(run_trial, trials=trials, working_folder=os.getcwd())
     return tune.with_resources(trainable, {"cpu": int(request["cpus_per_trial"])})
 
 

@@ -352,8 +352,13 @@ def local_ray() -> Iterator[Any]:
 
 
 def test_sweep_trains_every_trial_and_writes_the_best_config(
-    local_ray: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    local_ray: Any,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # from the checkout, whose results/solver/Streets.jsonl covers the test deals
+    monkeypatch.chdir(ROOT)
     argv = ["sweep", str(STREETS), "--seeds", "2", *with_set(TINY), "--runs-root", str(tmp_path)]
     assert main(argv) == 0
     out = capsys.readouterr().out
@@ -372,6 +377,10 @@ def test_sweep_trains_every_trial_and_writes_the_best_config(
         with np.load(run / "eval" / "foundation_cards.npz") as data:
             assert trial["score"] == pytest.approx(data["foundation_cards"].mean(axis=1).max())
         scores.append(trial["score"])
+        # the trial ran in the sweep's working folder, not in Tune's trial folder: its final
+        # evaluation found the solver's verdicts there, as `fortythieves train` does
+        (ppo,) = json.loads((run / "final_evaluation.json").read_text())["results"].values()
+        assert ppo["solver_ceiling"]["proved_won"] in (0, 1)
     (setting,) = summary["settings"]
     assert setting["mean"] == pytest.approx(np.mean(scores))
     assert summary["best"]["setting"] == 0
