@@ -656,7 +656,7 @@ def _format_errors(
     exc: ValidationError,
     provenance: dict[tuple[str, ...], str],
     sources: list[str],
-    applied: Sequence[str] = (),
+    applied: Sequence[str],
 ) -> str:
     """One line per problem, each naming where its value came from.
 
