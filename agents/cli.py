@@ -27,7 +27,9 @@ deals unless ``--baselines`` says otherwise; ``random`` or ``greedy`` plays alon
 ``--baselines`` names agents to play beside it. ``search`` is the sampling search agent of
 :mod:`agents.search`; ``--search-samples``, ``--search-allocation`` and ``--search-horizon``
 set its per-move budget.
-``solve`` runs the clairvoyant solver on the same test deals (see :mod:`agents.solve`).
+``solve`` runs the clairvoyant solver on the same test deals (see :mod:`agents.solve`) and
+appends each deal's result to ``--results JSONL`` (default ``runs/solver/<variant>.jsonl``:
+the shipped ``results/solver/<variant>.jsonl`` is written only when named).
 ``--ray`` plays (or solves) the deals as Ray tasks, on a local Ray
 or the cluster of ``--address`` / ``RAY_ADDRESS``, with the same report (see
 :mod:`agents.distributed`); ``sweep`` trains settings and seeds as Ray Tune trials (see
@@ -346,7 +348,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--results",
         metavar="JSONL",
         type=_checked(check_writable_file),
-        help="per-deal results file, appended to (default results/solver/VARIANT.jsonl)",
+        help="per-deal results file, appended to (default runs/solver/VARIANT.jsonl; the "
+        "shipped results/solver/VARIANT.jsonl is written only when named here)",
     )
     so.add_argument(
         "--json",
@@ -730,6 +733,7 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         read_records,
         render_table,
         run_deals,
+        shipped_results_path,
     )
 
     try:
@@ -794,6 +798,11 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         f"per-deal results: {path} ({run.solved} solved now, "
         f"{report['deals'] - run.solved} already there)"
     )
+    if path.resolve() != shipped_results_path(args.variant).resolve():
+        console.print(
+            f"evaluate reads {shipped_results_path(args.variant)} for its solver column; "
+            f"give it these with --solver-results {path}"
+        )
     if args.json_path:
         _write_report(Path(args.json_path), report)
         console.print(f"report written to {args.json_path}")

@@ -8,9 +8,12 @@ and read with ``env.unwrapped.get_state()``, with the default step limit (the va
 the figures say what the deals allow, not what a player can do.
 
 **Per-deal results** are appended to a JSON Lines file (default
-``results/solver/<variant>.jsonl``, relative to the working folder), one object per deal,
-written and flushed as each deal finishes, so an interrupted run loses only the deals in
-flight:
+``runs/solver/<variant>.jsonl``, relative to the working folder: a user's own results, beside
+the training runs), one object per deal, written and flushed as each deal finishes, so an
+interrupted run loses only the deals in flight. The results this repository ships are in
+``results/solver/<variant>.jsonl``: ``evaluate`` and ``train`` read them by default for the
+solver's ceiling (:func:`test_deal_verdicts`), and ``solve`` writes there only when
+``--results`` names the file (``results/solver/run.sh`` does):
 
 ==================  ===========================================================================
 key                 value
@@ -65,6 +68,7 @@ from .seeds import TEST_START, seeds_for_test
 __all__ = [
     "RESULTS_DIR",
     "STATUSES",
+    "USER_RESULTS_DIR",
     "SolveRun",
     "SolverResultsError",
     "default_results_path",
@@ -73,13 +77,18 @@ __all__ = [
     "read_records",
     "render_table",
     "run_deals",
+    "shipped_results_path",
     "solve_deal",
     "solver_verdicts",
     "summarize",
 ]
 
 RESULTS_DIR = Path("results") / "solver"
-"""Default folder of the per-deal result files, relative to the working folder."""
+"""Folder of the shipped per-deal result files (tracked), relative to the working folder:
+the default that ``evaluate`` and ``train`` read the solver's verdicts from."""
+USER_RESULTS_DIR = Path("runs") / "solver"
+"""Folder that ``solve`` writes its per-deal result files to by default, relative to the
+working folder (``runs/`` holds a user's own output; the shipped files are not touched)."""
 STATUSES = ("won", "lost", "unknown")
 _FIELDS: dict[str, tuple[type, ...]] = {
     "variant": (str,),
@@ -110,7 +119,14 @@ class SolverResultsError(ValueError):
 
 
 def default_results_path(variant: str) -> Path:
-    """``results/solver/<variant>.jsonl`` (relative to the working folder)."""
+    """``runs/solver/<variant>.jsonl`` (relative to the working folder): where ``solve``
+    writes by default."""
+    return USER_RESULTS_DIR / f"{variant}.jsonl"
+
+
+def shipped_results_path(variant: str) -> Path:
+    """``results/solver/<variant>.jsonl`` (relative to the working folder): the shipped
+    results, read by default for the solver's verdicts (:func:`test_deal_verdicts`)."""
     return RESULTS_DIR / f"{variant}.jsonl"
 
 
@@ -284,14 +300,14 @@ def test_deal_verdicts(
     """The solver's verdicts on the first ``episodes`` test deals (the deals ``evaluate``
     and ``train``'s final evaluation play), or None: then no ceiling is reported.
 
-    Reads ``given``, or by default :func:`default_results_path`. A default file that is
+    Reads ``given``, or by default :func:`shipped_results_path`. A default file that is
     missing is skipped quietly; one that is damaged or does not cover every deal is skipped
     with one line on stderr (``fortythieves COMMAND: solver results not used: ...``).
 
     Raises:
         SolverResultsError: ``given`` is missing, damaged or does not cover every deal.
     """
-    path = Path(given) if given is not None else default_results_path(variant)
+    path = Path(given) if given is not None else shipped_results_path(variant)
     try:
         if given is not None and not path.is_file():
             raise SolverResultsError(f"{path}: no such file")
@@ -299,7 +315,8 @@ def test_deal_verdicts(
         if verdicts is None:
             raise SolverResultsError(
                 f"{path}: no {variant} result for some of the {episodes} deals played "
-                f"(run `fortythieves solve {variant} --deals {episodes} ...` first)"
+                f"(`fortythieves solve {variant} --deals {episodes} --nodes K --results {path}` "
+                "adds them)"
             )
     except SolverResultsError as exc:
         if given is not None:

@@ -130,9 +130,56 @@ def test_default_results_path_is_checked_too(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "results").write_text("x", encoding="utf-8")  # results/ cannot be a folder
+    (tmp_path / "runs").write_text("x", encoding="utf-8")  # runs/ cannot be a folder
     assert main(["solve", "LittleForty", "--deals", "2", "--nodes", "10"]) == 2
-    one_error_line(capsys, "--results", "results/solver/LittleForty.jsonl")
+    one_error_line(capsys, "--results", "runs/solver/LittleForty.jsonl")
+
+
+def test_by_default_solve_writes_under_runs_and_leaves_the_shipped_results_alone(
+    little_forty_run: Path,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A first ``solve`` in a checkout appended to the tracked results/solver/<variant>.jsonl;
+    it writes runs/solver/<variant>.jsonl (continued by a re-run), and ``evaluate`` still
+    reads the shipped file for its solver column."""
+    monkeypatch.chdir(tmp_path)
+    shipped = tmp_path / "results" / "solver" / "LittleForty.jsonl"
+    shipped.parent.mkdir(parents=True)
+    shipped.write_text(little_forty_run.read_text(encoding="utf-8"), encoding="utf-8")
+    before = shipped.read_bytes()
+    base = ["solve", "LittleForty", "--nodes", str(NODES), "--workers", "1"]
+    assert main([*base, "--deals", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "per-deal results: runs/solver/LittleForty.jsonl (1 solved now, 0 already there)" in out
+    assert (
+        "evaluate reads results/solver/LittleForty.jsonl for its solver column; give it these "
+        "with --solver-results runs/solver/LittleForty.jsonl" in out
+    )
+    mine = tmp_path / "runs" / "solver" / "LittleForty.jsonl"
+    assert [r["seed"] for r in lines_of(mine)] == [TEST_START]
+    assert shipped.read_bytes() == before
+    assert main([*base, "--deals", "2"]) == 0  # a re-run continues the same file
+    out = capsys.readouterr().out.splitlines()
+    assert "per-deal results: runs/solver/LittleForty.jsonl (1 solved now, 1 already there)" in out
+    assert [r["seed"] for r in lines_of(mine)] == [TEST_START, TEST_START + 1]
+    assert shipped.read_bytes() == before
+    # evaluate's default ceiling is the shipped file's
+    report = tmp_path / "e.json"
+    ev = ["evaluate", "greedy", "--variant", "LittleForty", "--episodes", "3"]
+    assert main([*ev, "--no-progress", "--json", str(report)]) == 0
+    ceiling = json.loads(report.read_text())["results"]["greedy"]["solver_ceiling"]
+    won = sum(r["status"] == "won" for r in lines_of(little_forty_run))
+    assert ceiling["proved_won"] == won
+    # naming the shipped file writes it, and then no pointer to --solver-results is printed
+    assert main([*base, "--deals", "4", "--results", "results/solver/LittleForty.jsonl"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "per-deal results: results/solver/LittleForty.jsonl (1 solved now, 3 already there)" in out
+    )
+    assert "--solver-results" not in out
+    assert [r["seed"] for r in lines_of(shipped)] == [TEST_START + i for i in range(4)]
 
 
 def test_a_damaged_results_file_is_refused_naming_the_line(

@@ -2,6 +2,6 @@
 # the hard variants of results/solver/run.sh alone (same budget; continues where each JSONL stops)
 cd /work/main
 for v in Maria FortyThieves; do
-  nice -n 10 .venv/bin/fortythieves solve $v --deals 1000 --nodes 2000000 --budget 30 --workers 1 --no-progress --json results/solver/$v-report.json > /work/solve/$v.log 2>&1
+  nice -n 10 .venv/bin/fortythieves solve $v --deals 1000 --nodes 2000000 --budget 30 --workers 1 --no-progress --results results/solver/$v.jsonl --json results/solver/$v-report.json > /work/solve/$v.log 2>&1
   echo "$v done $(date) rc=$?" >> /work/solve/progress.log
 done
