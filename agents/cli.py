@@ -515,7 +515,8 @@ def _add_play_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
         "--save",
         metavar="FILE",
         type=_checked(check_writable_file),
-        help="write a game record (fortythieves replay FILE) when the game ends",
+        help="write a game record (fortythieves replay FILE) when the game ends, or one "
+        "marked unfinished when you stop first",
     )
 
 
@@ -955,7 +956,7 @@ def _play(args: argparse.Namespace) -> int:
 
     from .baselines import GreedyAgent
     from .evaluation import load_model_agent, model_env_id
-    from .play import Game, HintAgent, run
+    from .play import Game, HintAgent, run, stopped
 
     hinter: HintAgent = GreedyAgent()
     version = LATEST_VERSION
@@ -1002,11 +1003,9 @@ def _play(args: argparse.Namespace) -> int:
     try:
         return run(game, console, read, hinter, save=args.save, echo=not interactive)
     except KeyboardInterrupt:
-        if game.moves and game.end is None:
-            console.print(
-                "\ninterrupted; the moves played: " + " ".join(game.moves),
-                markup=False,
-            )
+        if game.end is None:  # the moves played, and the unfinished record with --save
+            console.print("\ninterrupted", markup=False)
+            stopped(game, console, args.save)
         return EXIT_INTERRUPTED
 
 

@@ -7,7 +7,7 @@ no extra): the table in colour (red suits red, face-down cards as ``##``), and a
 ==================  =====================================================================
 ``t3>t7``, ``w>f``  a move in the rule book's notation (``RULES.md``, last section):
                     ``draw``, ``redeal``, ``SRC>DST`` or ``SRC>DSTxN``; ``d`` is ``draw``
-``N``               move N of the numbered list of legal moves (``list``)
+``N``               move N of the numbered list of legal moves (``list``), as last shown
 ``l``, ``list``     the legal moves, numbered (in action order), each with what it moves
 ``h``, ``hint``     a suggested move: the greedy baseline's choice, or a trained model's
                     (``--hint-model``); it is shown, not played
@@ -40,12 +40,23 @@ Decisions where the issue is silent:
   header, so the same deal can be played again with ``--seed``.
 * **The table shows what a player sees** (:meth:`~fortythieves_env.FortyThievesEnv.player_view`):
   face-down cards and the stock as counts, the waste's top three cards.
+* **A number plays only the move it was shown for.** The numbers follow the legal moves of
+  the position, so they change with every move: after ``l`` and a move, ``3`` would name a
+  move the player never saw. A careful interface neither guesses nor plays it: a number N
+  is played only when the list's entry N now (its notation and what it moves, e.g.
+  ``w>t2 (7D onto 8S)``) is the entry N last shown to the player, by ``l`` or by a hint's
+  "move N". Otherwise it is refused, nothing is played, and the list of the position is
+  shown at once, so the next number typed is read from what is on the screen. Refusing
+  and showing beats showing alone: the number was typed for another list, so playing
+  either reading of it would be a guess. (A number that is on no list, ``99``, is refused
+  as before; notation like ``t3>t7`` never depends on a list.)
 * **``--save FILE``** writes a game record (:mod:`fortythieves_env.records`, replayable by
-  ``fortythieves replay FILE``) when the game ends, of the moves that stand (taken-back
-  moves are not in it), with ``{"name": "human", "hints": H, "undos": U}`` as the agent.
-  A record holds a finished game: quitting before the end writes none, and the moves
-  played so far are printed instead, so nothing is lost. After an undo and a new end, the
-  record is written again.
+  ``fortythieves replay FILE``) of the moves that stand (taken-back moves are not in it),
+  with ``{"name": "human", "hints": H, "undos": U}`` as the agent: when the game ends
+  (again after an undo and a new end), and when the player stops first (``q``, the end of
+  the input, Ctrl-C), then marked unfinished (the outcome's ``unfinished`` is true;
+  ``replay`` checks the moves and says "unfinished"), so a game can be kept and looked at
+  later. The moves played are printed too.
 * **A hint model made for an older id version** (a ``FortyThieves/LittleForty-v0`` model,
   trained before observation version 1) gives its hints from the observation of that
   version: the game is the same deal under the same rules, only what the model reads
@@ -89,6 +100,7 @@ __all__ = [
     "describe_move",
     "render_table",
     "run",
+    "stopped",
 ]
 
 End = Literal["won", "no legal move", "step limit", "no progress"]
@@ -323,15 +335,12 @@ class Game:
         return int(agent.act(self.obs, self.env))
 
     def record(self) -> Any:
-        """The game record of the finished game (:class:`fortythieves_env.records.GameRecord`).
-
-        Raises:
-            RuntimeError: the game has not ended.
-        """
+        """The game record of the moves that stand
+        (:class:`fortythieves_env.records.GameRecord`): of the finished game, or, while it
+        goes on, of the game so far, marked unfinished (outcome ``unfinished`` true,
+        ``terminated`` and ``truncated`` false)."""
         from fortythieves_env.records import make_record
 
-        if self.end is None:
-            raise RuntimeError("a game record holds a finished game; this one goes on")
         base = self.base
         terminated = self.end in ("won", "no legal move")
         return make_record(
@@ -345,7 +354,8 @@ class Game:
                 "foundation_cards": self.view().foundation_cards,
                 "length": len(self.moves),
                 "terminated": terminated,
-                "truncated": not terminated,
+                "truncated": self.end is not None and not terminated,
+                "unfinished": self.end is None,
             },
             step_limit=self.max_steps,
             max_steps_without_progress=self.max_steps_without_progress,
@@ -438,17 +448,54 @@ def describe_move(view: PlayerView, game: Game, action: int) -> Text:
     return out
 
 
-def _legal_list(game: Game) -> Columns:
+def _entry(game: Game, view: PlayerView, action: int) -> Text:
+    """A legal move as the list shows it: ``w>t2 (7D onto 8S)``."""
+    item = Text(game.base.action_to_move(action), style="bold")
+    item.append(" (")
+    item.append_text(describe_move(view, game, action))
+    item.append(")")
+    return item
+
+
+def _entries(game: Game) -> list[Text]:
+    """The numbered list's entries, in action order (entry N is move N)."""
     view = game.view()
+    return [_entry(game, view, action) for action in game.legal_actions()]
+
+
+def _legal_list(entries: list[Text], shown: dict[int, str]) -> Columns:
+    """The numbered list of ``entries``; each is noted in ``shown`` (number: plain text)."""
     items = []
-    for k, action in enumerate(game.legal_actions(), start=1):
+    for k, entry in enumerate(entries, start=1):
+        shown[k] = entry.plain
         item = Text(f"{k:>2} ", style="cyan")
-        item.append(game.base.action_to_move(action), style="bold")
-        item.append(" (")
-        item.append_text(describe_move(view, game, action))
-        item.append(")")
+        item.append_text(entry)
         items.append(item)
     return Columns(items, padding=(0, 3))
+
+
+def _unseen_number(word: str, game: Game, shown: dict[int, str]) -> str | None:
+    """Why the number ``word`` must not be played (the module docstring: a number plays
+    only the move it was shown for), or None: it may (or it is no number of the list
+    now, which :meth:`Game.parse` refuses)."""
+    if not word.isdecimal() or game.end is not None:
+        return None
+    k = int(word)
+    entries = _entries(game)
+    if not 1 <= k <= len(entries):
+        return None
+    now = entries[k - 1].plain
+    if k not in shown:
+        return (
+            f"move {k} not played: the numbered list has not been shown for this position "
+            "(the numbers change with every move); here it is, type the number again"
+        )
+    if shown[k] != now:
+        return (
+            f"move {k} not played: the list has changed since it was shown ({k} was "
+            f"{shown[k]}, now it is {now}); here it is, type the number again"
+        )
+    return None
 
 
 # ---------------------------------------------------------------------- the loop
@@ -467,7 +514,8 @@ def run(
         console: where the table and messages go.
         read: shows a prompt and returns the line typed, or None when the input has ended.
         hinter: what ``hint`` asks (greedy, or a model).
-        save: write the game record here when the game ends (see the module docstring).
+        save: write the game record here when the game ends or the player stops first
+            (then marked unfinished; see the module docstring).
         echo: print each line read after the prompt (for input that is not a terminal).
 
     Returns:
@@ -477,6 +525,7 @@ def run(
     console.print("Type a move (e.g. draw, w>f, t3>t7), l for the legal moves, ? for help.")
     if game.end is not None:
         _ended(game, console, save)
+    shown: dict[int, str] = {}  # the list entries last shown to the player, by number
     while True:
         line = read("move> " if game.end is None else "game over (u: undo, q: quit)> ")
         if line is None:
@@ -496,7 +545,7 @@ def run(
             console.print(render_table(game))
         elif word in ("l", "list"):
             if game.end is None:
-                console.print(_legal_list(game))
+                console.print(_legal_list(_entries(game), shown))
             else:
                 console.print("the game is over: no legal moves")
         elif word in ("u", "undo"):
@@ -513,6 +562,7 @@ def run(
                 console.print(str(exc), style="yellow", markup=False)
                 continue
             number = game.legal_actions().index(action) + 1
+            shown[number] = _entry(game, game.view(), action).plain
             text = Text(f"hint ({hinter.name}): ")
             text.append(game.base.action_to_move(action), style="bold")
             text.append(f" (move {number}: ")
@@ -520,6 +570,11 @@ def run(
             text.append(")")
             console.print(text)
         else:
+            unseen = _unseen_number(word, game, shown)
+            if unseen is not None:
+                console.print(unseen, style="yellow", markup=False, highlight=False)
+                console.print(_legal_list(_entries(game), shown))
+                continue
             try:
                 action = game.parse(line)
             except MoveError as exc:
@@ -530,28 +585,34 @@ def run(
             if game.end is not None:
                 _ended(game, console, save)
     if game.end is None:
-        n = len(game.moves)
-        if n == 0:
-            played = "no move played"
-        elif n == 1:
-            played = f"the move played: {game.moves[0]}"
-        else:
-            played = f"the {n} moves played: " + " ".join(game.moves)
-        console.print(
-            "stopped before the end"
-            + (" (no record written: a record holds a finished game)" if save else "")
-            + f"; {played}",
-            markup=False,
-            highlight=False,
-        )
+        stopped(game, console, save)
     return 0
+
+
+def stopped(game: Game, console: Console, save: str | Path | None) -> None:
+    """The player stopped before the end: print the moves played and, with ``save``, write
+    the record of the game so far, marked unfinished."""
+    n = len(game.moves)
+    if n == 0:
+        played = "no move played"
+    elif n == 1:
+        played = f"the move played: {game.moves[0]}"
+    else:
+        played = f"the {n} moves played: " + " ".join(game.moves)
+    console.print(f"stopped before the end; {played}", markup=False, highlight=False)
+    if save is not None:
+        _save(game, console, save)
 
 
 def _ended(game: Game, console: Console, save: str | Path | None) -> None:
     style = "bold green" if game.end == "won" else "bold yellow"
     console.print(game.end_message(), style=style, markup=False, highlight=False)
-    if save is None:
-        return
+    if save is not None:
+        _save(game, console, save)
+
+
+def _save(game: Game, console: Console, save: str | Path) -> None:
+    """Write the game's record to ``save`` (an unfinished one so marked); say so."""
     try:
         game.record().save(save)
     except OSError as exc:
@@ -564,7 +625,8 @@ def _ended(game: Game, console: Console, save: str | Path | None) -> None:
         )
     else:
         console.print(
-            f"game record written to {save} (fortythieves replay {save})",
+            ("unfinished " if game.end is None else "")
+            + f"game record written to {save} (fortythieves replay {save})",
             markup=False,
             highlight=False,
         )

@@ -6,10 +6,11 @@ anyone can replay it with this package (or any engine that reads the rule book's
 move notation) and check it. ``fortythieves evaluate --save-games DIR`` writes one per test
 deal and agent; ``fortythieves replay FILE`` shows one (text, ``--gif``, ``--html``).
 
-Format (``format_version`` 2; a JSON object, every field required):
+Format (``format_version`` 3; a JSON object, every field required):
 
-- ``format_version`` (int): 2 (version 1, without ``outcome.stuck``, is still read, as
-  ``stuck`` false). A record of another version is refused.
+- ``format_version`` (int): 3 (version 2, without ``outcome.unfinished``, and version 1,
+  without ``outcome.stuck`` either, are still read, as false). A record of another version
+  is refused.
 - ``package_version`` (str): the ``fortythieves_env`` version that wrote it.
 - ``variant`` (object): every :class:`~fortythieves_env.VariantSpec` field (``id``, ``name``,
   ``n_columns``, ``face_down``, ``face_up``, ``build`` as its string, ``sequence_moves``,
@@ -31,12 +32,15 @@ Format (``format_version`` 2; a JSON object, every field required):
   ``truncated`` (bool: ended by the step limit or the no-progress rule, not terminated),
   ``stuck`` (bool: the player's no-cycling rule ended it, neither terminated nor truncated:
   every legal move led back to a view of the player already seen in the game; see
-  :mod:`agents.cycles`).
+  :mod:`agents.cycles`), ``unfinished`` (bool: the player stopped before the game ended,
+  e.g. ``fortythieves play --save FILE`` then ``q``; neither terminated, truncated nor
+  stuck: the record holds the moves played so far).
 
 Checks (:func:`verify`): the start is what the source deals (a seed always; a PySolFC number
 when ``pysol-cards`` is installed), every move is legal where it is played, the game does not
-end before the last move, and it ends after it exactly as ``outcome`` says; a stuck game has
-not ended, and every legal move after its last one leads to a player's view
+end before the last move, and it ends after it exactly as ``outcome`` says (an unfinished
+game has not ended after it, a game that has not ended is marked stuck or unfinished); a
+stuck game has not ended, and every legal move after its last one leads to a player's view
 (:func:`~fortythieves_env.view.player_view`) seen earlier in the game. Any failure is a
 :class:`RecordError` with a one-line message naming the field or the move.
 """
@@ -69,14 +73,26 @@ __all__ = [
     "write_html",
 ]
 
-FORMAT_VERSION = 2
-"""The version of the record format this module writes (it reads 1 too)."""
+FORMAT_VERSION = 3
+"""The version of the record format this module writes (it reads 1 and 2 too)."""
 
-_READS = (1, 2)
+_READS = (1, 2, 3)
 
 SourceKind = Literal["seed", "pysol_deal", "position"]
 _SOURCE_KINDS = ("seed", "pysol_deal", "position")
-_OUTCOME_KEYS = ("won", "foundation_cards", "length", "terminated", "truncated", "stuck")
+_OUTCOME_KEYS = (
+    "won",
+    "foundation_cards",
+    "length",
+    "terminated",
+    "truncated",
+    "stuck",
+    "unfinished",
+)
+_OUTCOME_KEYS_OF = {1: _OUTCOME_KEYS[:5], 2: _OUTCOME_KEYS[:6], 3: _OUTCOME_KEYS}
+"""The outcome keys of each format version (1: no ``stuck``; 2: no ``unfinished``)."""
+_OUTCOME_FLAGS = ("stuck", "unfinished")
+"""Outcome keys that :func:`make_record` and an older record leave false when missing."""
 
 
 class RecordError(ValueError):
@@ -184,12 +200,13 @@ class GameRecord:
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
             raise RecordError("game record field moves: must be a list of move strings")
         outcome = data["outcome"]
-        keys = _OUTCOME_KEYS if data["format_version"] >= 2 else _OUTCOME_KEYS[:-1]
+        keys = _OUTCOME_KEYS_OF[int(data["format_version"])]
         if not isinstance(outcome, Mapping) or set(outcome) != set(keys):
             raise RecordError(
                 f"game record field outcome: must have exactly the keys {', '.join(keys)}"
             )
-        outcome = {"stuck": False, **outcome}  # version 1 had no stuck games
+        # version 1 had no stuck games, versions 1 and 2 no unfinished ones
+        outcome = {**dict.fromkeys(_OUTCOME_FLAGS, False), **outcome}
         if not isinstance(data["package_version"], str):
             raise RecordError("game record field package_version: must be a string")
         return cls(
@@ -255,8 +272,8 @@ def make_record(
         agent: ``{"name": ..., ...}``.
         start: the starting position (rule-book format).
         actions: the actions played, in order.
-        outcome: ``won``, ``foundation_cards``, ``length``, ``terminated``, ``truncated``
-            and ``stuck`` (False if missing).
+        outcome: ``won``, ``foundation_cards``, ``length``, ``terminated``, ``truncated``,
+            ``stuck`` and ``unfinished`` (the last two False if missing).
         step_limit: the ``TimeLimit`` of the game (None: none).
         max_steps_without_progress: the environment's setting.
 
@@ -279,7 +296,9 @@ def make_record(
         agent=dict(agent),
         start=start,
         moves=moves,
-        outcome={k: outcome.get(k, False) if k == "stuck" else outcome[k] for k in _OUTCOME_KEYS},
+        outcome={
+            k: outcome.get(k, False) if k in _OUTCOME_FLAGS else outcome[k] for k in _OUTCOME_KEYS
+        },
     )
 
 
@@ -332,6 +351,7 @@ def _replay(record: GameRecord, render_mode: str | None = None) -> Iterator[Fort
             seen.add(env.player_view())
         yield env
     stuck = bool(record.outcome.get("stuck")) and not (terminated or truncated)
+    unfinished = bool(record.outcome.get("unfinished")) and not (terminated or truncated or stuck)
     got = {
         "won": bool(info.get("is_success", False)),
         "foundation_cards": env.player_view().foundation_cards,
@@ -339,9 +359,12 @@ def _replay(record: GameRecord, render_mode: str | None = None) -> Iterator[Fort
         "terminated": bool(terminated),
         "truncated": bool(truncated and not terminated),
         "stuck": stuck,
+        "unfinished": unfinished,
     }
-    if not (terminated or truncated or stuck):
-        raise RecordError(f"the game has not ended after the record's {n} moves")
+    if not (terminated or truncated or stuck or unfinished):
+        raise RecordError(
+            f"the game has not ended after the record's {n} moves (and is not marked unfinished)"
+        )
     if stuck:
         _check_stuck(env, seen)
     wrong = [
@@ -506,11 +529,12 @@ def describe(record: GameRecord) -> str:
         if source["kind"] == "position"
         else f"{source['kind']} {source['value']}"
     )
-    end = (
-        "won"
-        if o["won"]
-        else ("truncated" if o["truncated"] else ("stuck" if o.get("stuck") else "lost"))
-    )
+    if o.get("unfinished"):
+        end = "unfinished (stopped before the end),"
+    elif o["won"]:
+        end = "won"
+    else:
+        end = "truncated" if o["truncated"] else ("stuck" if o.get("stuck") else "lost")
     return (
         f"{record.variant.name}, {deal}, played by {record.agent['name']}: {end} with "
         f"{o['foundation_cards']} foundation cards in {o['length']} moves"

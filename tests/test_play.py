@@ -20,7 +20,7 @@ from rich.console import Console
 
 from agents.baselines import GreedyAgent
 from agents.cli import main
-from agents.play import END_MESSAGES, Game, MoveError, render_table, run
+from agents.play import END_MESSAGES, Game, MoveError, describe_move, render_table, run
 from fortythieves_env import FortyThievesEnv
 from fortythieves_env.cards import CARD_NAMES, RED
 from fortythieves_env.records import load_record, verify
@@ -68,10 +68,10 @@ def play_cli(
     return code, out, err
 
 
-def session(game: Game, lines: list[str], **kwargs: object) -> str:
+def session(game: Game, lines: list[str], width: int = 120, **kwargs: object) -> str:
     """Run the prompt loop on ``game`` with ``lines`` typed; the transcript (no colour)."""
     buffer = io.StringIO()
-    console = Console(file=buffer, width=120, color_system=None)
+    console = Console(file=buffer, width=width, color_system=None)
     typed = iter(lines)
 
     def read(prompt: str) -> str | None:
@@ -268,6 +268,58 @@ def test_moves_by_number_and_notation_with_case_and_spaces() -> None:
     assert game.moves == [second, "draw"]
 
 
+def entry(game: Game, k: int) -> str:
+    """Move ``k`` of the numbered list as it shows it now: ``w>t2 (7D onto 8S)``."""
+    action = game.legal_actions()[k - 1]
+    move = game.base.action_to_move(action)
+    return f"{move} ({describe_move(game.view(), game, action).plain})"
+
+
+def test_a_number_plays_only_the_move_it_was_shown_for() -> None:
+    """After ``l`` and a move, ``3`` named a move the player never saw, and it was played;
+    now a number is played only when the list's entry is the one shown for it (by ``l`` or
+    a hint), else it is refused and the list of the position is shown."""
+    shown = Game("Streets", seed=3)
+    old = entry(shown, 3)
+    shown.play(shown.parse("d"))
+    new, new_move = entry(shown, 3), entry(shown, 3).split()[0]
+    assert new != old  # the draw changed move 3
+    game = Game("Streets", seed=3)
+    out = session(game, ["l", "d", "3"], width=400).splitlines()
+    assert game.moves == ["draw"] and game.steps == 1  # refused: nothing played
+    refusal = (
+        f"move 3 not played: the list has changed since it was shown (3 was {old}, now it is "
+        f"{new}); here it is, type the number again"
+    )
+    at = out.index(refusal)
+    assert out[at - 1] == "move> 3"
+    listed = "\n".join(out[at + 1 :])  # the list of the position, shown at once
+    assert f" 3 {new}" in listed and f" 1 {entry(shown, 1)}" in listed
+    game = Game("Streets", seed=3)
+    session(game, ["l", "d", "3", "3"], width=400)
+    assert game.moves == ["draw", new_move]  # the number typed again, from that list
+    # a list never shown at this position: refused too, then played
+    game = Game("Streets", seed=3)
+    second = entry(game, 2).split()[0]
+    out = session(game, ["2", "2"], width=400).splitlines()
+    unseen = (
+        "move 2 not played: the numbered list has not been shown for this position (the "
+        "numbers change with every move); here it is, type the number again"
+    )
+    assert out[out.index("move> 2") + 1] == unseen and out.count(unseen) == 1
+    assert game.moves == [second]  # played the second time only
+    # the move taken back: the list is the one shown, its numbers stand
+    game = Game("Streets", seed=3)
+    session(game, ["l", "d", "u", "3"], width=400)
+    assert game.moves == [old.split()[0]]
+    # a hint shows its move's number: that number plays it
+    game = Game("Streets", seed=3)
+    hinted = GreedyAgent().act(game.obs, game.env)
+    number = game.legal_actions().index(hinted) + 1
+    session(game, ["h", str(number)], width=400)
+    assert game.moves == [game.base.action_to_move(hinted)]
+
+
 def test_an_illegal_move_names_the_reason_and_the_game_goes_on() -> None:
     game = Game("Streets", seed=3)
     legal = set(game.legal_actions())
@@ -438,15 +490,69 @@ def test_pysol_deal(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtu
     assert code == 0 and "Streets, PySolFC deal 5" in out
 
 
-def test_quitting_early_writes_no_record_and_prints_the_moves(
+def test_quitting_early_saves_an_unfinished_record_that_replay_shows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """``play --save F`` then ``q`` wrote nothing; now F holds the moves played, marked
+    unfinished, and ``replay`` checks it and says so."""
     save = tmp_path / "game.json"
     code, out, _ = play_cli(
         ["Streets", "--seed", "3", "--save", str(save)], ["d", "d", "q"], monkeypatch, capsys
     )
-    assert code == 0 and not save.exists()
-    assert "no record written" in out and "the 2 moves played: draw draw" in out
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[-2:] == [
+        "stopped before the end; the 2 moves played: draw draw",
+        f"unfinished game record written to {save} (fortythieves replay {save})",
+    ]
+    game = Game("Streets", seed=3)
+    game.play(game.parse("d"))
+    game.play(game.parse("d"))
+    cards = game.view().foundation_cards
+    data = json.loads(save.read_text())
+    assert data["format_version"] == 3 and data["moves"] == ["draw", "draw"]
+    assert data["outcome"] == {
+        "won": False,
+        "foundation_cards": cards,
+        "length": 2,
+        "terminated": False,
+        "truncated": False,
+        "stuck": False,
+        "unfinished": True,
+    }
+    record = load_record(save)
+    assert verify(record)["unfinished"] is True
+    assert type(record).from_json(record.to_json()) == record  # the mark round-trips
+    assert main(["replay", str(save), "--all"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"Streets, seed 3, played by human: unfinished (stopped before the end), with {cards} "
+        "foundation cards in 2 moves"
+    )
+    # the mark must be true: an unfinished game not marked so, or a finished game marked
+    # unfinished, is refused (one line, exit 2)
+    data["outcome"]["unfinished"] = False
+    save.write_text(json.dumps(data))
+    assert main(["replay", str(save), "--all"]) == 2
+    assert capsys.readouterr().err == (
+        "fortythieves replay: error: the game has not ended after the record's 2 moves (and is "
+        "not marked unfinished)\n"
+    )
+    ended = Game("Streets", seed=3, max_steps=2)
+    ended.play(ended.parse("d"))
+    ended.play(ended.parse("d"))
+    assert ended.end == "step limit"
+    data = ended.record().to_json()
+    data["outcome"].update(truncated=False, unfinished=True)
+    save.write_text(json.dumps(data))
+    assert main(["replay", str(save), "--all"]) == 2
+    assert capsys.readouterr().err == (
+        "fortythieves replay: error: the outcome differs from the replay: truncated False "
+        "(replay: True), unfinished True (replay: False)\n"
+    )
+    code, _, _ = play_cli(
+        ["Streets", "--seed", "3", "--save", str(save)], ["q"], monkeypatch, capsys
+    )
+    assert code == 0 and load_record(save).moves == []  # no move yet: a record of the deal
     # the end of the input quits too
     code, out, _ = play_cli(["Streets", "--seed", "3"], ["d"], monkeypatch, capsys)
     assert code == 0 and "the move played: draw" in out

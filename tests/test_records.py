@@ -168,6 +168,28 @@ def test_corrupted_records_are_refused(tmp_path: Path, capsys: pytest.CaptureFix
     assert "unknown build rule" in _refused(tmp_path, data, capsys)
 
 
+def test_a_format_2_record_reads_as_finished_and_an_unfinished_one_needs_format_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Format 3 adds ``outcome.unfinished`` (a game the player stopped, ``play --save``):
+    a format-2 record (without it) still reads, as finished; the key is required in 3."""
+    path, good = _a_record(tmp_path)
+    assert good["format_version"] == FORMAT_VERSION == 3
+    assert good["outcome"]["unfinished"] is False
+    old = json.loads(json.dumps(good))
+    old["format_version"] = 2
+    del old["outcome"]["unfinished"]
+    path.write_text(json.dumps(old))
+    assert verify(load_record(path))["unfinished"] is False
+    data = json.loads(json.dumps(good))
+    del data["outcome"]["unfinished"]
+    assert "must have exactly the keys won, foundation_cards, length, terminated, truncated, " in (
+        _refused(tmp_path, data, capsys)
+    )
+    old["outcome"]["unfinished"] = False  # a format-2 record has no such key
+    assert "must have exactly the keys" in _refused(tmp_path, old, capsys)
+
+
 def test_a_position_record_of_a_custom_variant_replays(tmp_path: Path) -> None:
     spec = VariantSpec("Tiny", "Tiny", 4, 0, 2, "same_suit", False, max_episode_steps=30)
     env = FortyThievesEnv(spec)
@@ -191,7 +213,7 @@ def test_a_position_record_of_a_custom_variant_replays(tmp_path: Path) -> None:
     record = make_record(spec, ("position", None), {"name": "test"}, start, actions, outcome, 30)
     record.save(tmp_path / "r.json")
     again = load_record(tmp_path / "r.json")
-    assert again == record and verify(again) == {**outcome, "stuck": False}
+    assert again == record and verify(again) == {**outcome, "stuck": False, "unfinished": False}
     assert GameRecord.from_json(record.to_json()) == record
 
 
@@ -220,7 +242,7 @@ def test_numpy_integers_in_a_record_are_read_as_int(tmp_path: Path) -> None:
     assert type(record.source["value"]) is int
     record.save(tmp_path / "r.json")
     assert load_record(tmp_path / "r.json") == record
-    assert verify(record) == {**outcome, "stuck": False}
+    assert verify(record) == {**outcome, "stuck": False, "unfinished": False}
 
 
 def test_replay_all_prints_every_position(
