@@ -44,6 +44,7 @@ import json
 import shlex
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -73,6 +74,7 @@ from .process import stop_signals_interrupt, torch_threads
 __all__ = [
     "EpisodeStatsCallback",
     "StepProgressCallback",
+    "TotalStepCheckpoint",
     "TrainResult",
     "ValidationCallback",
     "build_model",
@@ -81,8 +83,11 @@ __all__ = [
     "final_evaluation_command",
     "policy_differences",
     "policy_for",
+    "resume_checkpoint",
     "run_folder_of",
+    "saved_timesteps",
     "train",
+    "trim_tensorboard",
 ]
 
 
@@ -109,8 +114,15 @@ class EpisodeStatsCallback(BaseCallback):
 
 
 class ValidationCallback(BaseCallback):
-    """Play the validation deals every ``eval_freq`` calls as ``evaluate`` plays the test
-    deals, keep the best model, and record each validation episode.
+    """Play the validation deals every ``eval_freq`` environment steps as ``evaluate`` plays
+    the test deals, keep the best model, and record each validation episode.
+
+    When: at the first step at or past each multiple of ``eval_freq`` in the run's *total*
+    steps (``model.num_timesteps``), so a resumed run validates at the steps the run would
+    have validated at had it never stopped (SB3's ``EvalCallback`` counts its own calls from
+    0 in every ``learn()``, so after a resume at step S it fires at S + freq); and, with
+    :meth:`validate_end`, at the end of every run, so the final evaluation's pick of
+    ``best_model.zip`` has seen the model training ended with.
 
     Each validation plays the first ``n_eval_episodes`` validation seeds
     (:func:`agents.seeds.seeds_for_validation`: the same deals every time) on the registered
@@ -148,14 +160,24 @@ class ValidationCallback(BaseCallback):
         deterministic: bool = True,
         seed: int = 0,
         evaluate_at_start: bool = False,
+        echo: Callable[[str], None] | None = None,
         verbose: int = 0,
     ) -> None:
         super().__init__(verbose)
         if n_eval_episodes < 1:
             raise ValueError(f"n_eval_episodes must be at least 1, got {n_eval_episodes}")
+        if eval_freq < 0:
+            raise ValueError(f"eval_freq must be >= 0 (0: only validate_end), got {eval_freq}")
         self.env_id = env_id
         self.n_eval_episodes = n_eval_episodes
         self.eval_freq = eval_freq
+        """Environment steps (over all envs) between validations; 0: none during training."""
+        self.echo = echo
+        """Called with one line per validation (step, foundation cards with their 95%
+        interval, wins, best so far), as SB3's ``EvalCallback`` prints with ``verbose=1``."""
+        self._next_at = 0
+        self.seconds = 0.0
+        """Wall seconds spent validating so far (in this process)."""
         self.best_model_save_path = best_model_save_path
         self.folder = None if folder is None else Path(folder)
         self.deterministic = deterministic
@@ -163,6 +185,9 @@ class ValidationCallback(BaseCallback):
         self.evaluate_at_start = evaluate_at_start
         """Also evaluate when training starts (step 0 after behaviour cloning)."""
         self.best_mean_reward = -np.inf
+        self.best_timesteps: int | None = None
+        """The step of the validation that saved ``best_model.zip`` (None: none yet, or one
+        an earlier part of the run made and :meth:`restore_history` took back)."""
         self.evaluations_timesteps: list[int] = []
         self.evaluations_results: list[list[float]] = []
         self.evaluations_length: list[list[int]] = []
@@ -213,16 +238,38 @@ class ValidationCallback(BaseCallback):
             self.evaluations_successes = successes[keep].tolist()
         self.evaluations_foundation_cards = cards[keep].tolist()
         self.evaluations_stuck = stuck[keep].tolist()
-        self.best_mean_reward = float(returns[keep].mean(axis=1).max())
+        means = returns[keep].mean(axis=1)
+        self.best_mean_reward = float(means.max())
+        self.best_timesteps = int(timesteps[keep][int(np.argmax(means))])
         return shape[0]
 
+    def _after(self, steps: int) -> int:
+        """The first multiple of ``eval_freq`` above ``steps`` (total steps)."""
+        return (steps // self.eval_freq + 1) * self.eval_freq if self.eval_freq > 0 else 0
+
     def _on_training_start(self) -> None:
+        self._next_at = self._after(self.num_timesteps)
         if self.evaluate_at_start and self.n_calls == 0:
             self.validate()  # an evaluation at the model's current step
 
     def _on_step(self) -> bool:
-        if self.eval_freq > 0 and self.n_calls % self.eval_freq == 0:
+        if self.eval_freq > 0 and self.num_timesteps >= self._next_at:
             self.validate()
+            self._next_at = self._after(self.num_timesteps)
+        return True
+
+    def validate_end(self) -> bool:
+        """Validate the model as it is now unless the last validation was at this step.
+
+        Called when training ends (not on Ctrl-C), before the final evaluation picks
+        ``best_model.zip``: the last rollout's update is otherwise never validated.
+
+        Returns:
+            True when a validation ran.
+        """
+        if self.evaluations_timesteps and self.evaluations_timesteps[-1] == self.num_timesteps:
+            return False
+        self.validate()
         return True
 
     def validate(self) -> float:
@@ -231,9 +278,11 @@ class ValidationCallback(BaseCallback):
         Returns:
             The mean return of the validation episodes.
         """
-        from .evaluation import ModelAgent, play_deals
+        from .evaluation import ModelAgent, play_deals, summarize
         from .seeds import seeds_for_validation
 
+        began = time.perf_counter()
+        self.num_timesteps = int(self.model.num_timesteps)  # also when called after learn()
         agent = ModelAgent(self.model, "ppo", self.deterministic, self.seed)
         seeds = seeds_for_validation(self.n_eval_episodes)
         with single_torch_thread():
@@ -271,12 +320,111 @@ class ValidationCallback(BaseCallback):
         self.logger.record("eval/stuck_rate", float(np.mean(self.evaluations_stuck[-1])))
         self.logger.record("time/total_timesteps", self.num_timesteps, exclude="tensorboard")
         self.logger.dump(self.num_timesteps)
-        if mean_reward > self.best_mean_reward:
+        new_best = mean_reward > self.best_mean_reward
+        if new_best:
             self.best_mean_reward = mean_reward
+            self.best_timesteps = int(self.num_timesteps)
             if self.best_model_save_path is not None:
                 Path(self.best_model_save_path).mkdir(parents=True, exist_ok=True)
                 self.model.save(Path(self.best_model_save_path) / "best_model")
+        self.seconds += time.perf_counter() - began
+        if self.echo is not None:
+            self.echo(self._line(summarize(results), new_best))
         return mean_reward
+
+    def _line(self, summary: dict[str, Any], new_best: bool) -> str:
+        """The console line of one validation."""
+        lo, hi = summary["foundation_cards_ci95"]
+        if new_best:
+            best = "new best"
+        elif self.best_timesteps is None:
+            best = f"best mean return so far {self.best_mean_reward:.2f}"
+        else:
+            best = f"best so far: step {self.best_timesteps:,}"
+        return (
+            f"validation at step {self.num_timesteps:,}: "
+            f"{summary['mean_foundation_cards']:.1f} [{lo:.1f}, {hi:.1f}] foundation cards, "
+            f"{100 * summary['win_rate']:.1f}% wins ({summary['wins']}/{summary['episodes']}), "
+            f"{100 * summary['stuck_rate']:.0f}% stuck; mean return "
+            f"{float(np.mean(self.evaluations_results[-1])):.2f} ({best})"
+        )
+
+
+class TotalStepCheckpoint(CheckpointCallback):
+    """SB3's ``CheckpointCallback`` at the first step at or past each multiple of
+    ``save_freq`` in the run's total steps (``model.num_timesteps``), not every
+    ``save_freq`` calls counted from 0 in each ``learn()``: a resumed run saves
+    ``ckpt_<steps>_steps.zip`` at the steps it would have saved at without the stop.
+
+    Args:
+        save_freq: environment steps (over all envs) between checkpoints, at least 1.
+        save_path: the folder of the checkpoints.
+        name_prefix: the files' prefix (``<prefix>_<steps>_steps.zip``).
+    """
+
+    def __init__(self, save_freq: int, save_path: str, name_prefix: str = "ckpt") -> None:
+        if save_freq < 1:
+            raise ValueError(f"save_freq must be at least 1, got {save_freq}")
+        super().__init__(save_freq=save_freq, save_path=save_path, name_prefix=name_prefix)
+        self._next_at = 0
+
+    def _on_training_start(self) -> None:
+        self._next_at = (self.num_timesteps // self.save_freq + 1) * self.save_freq
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self._next_at:
+            self.model.save(self._checkpoint_path(extension="zip"))
+            self._next_at = (self.num_timesteps // self.save_freq + 1) * self.save_freq
+        return True
+
+
+def saved_timesteps(path: str | Path) -> int | None:
+    """The ``num_timesteps`` saved in an SB3 model zip (its ``data`` entry), or None when
+    the file is missing or is not a model zip."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return None
+    value = data.get("num_timesteps") if isinstance(data, dict) else None
+    return value if isinstance(value, int) else None
+
+
+def trim_tensorboard(folder: str | Path, up_to: int) -> int:
+    """Drop the TensorBoard events after step ``up_to`` from every event file under
+    ``folder``, so that a run resumed from an earlier checkpoint (step ``up_to``) continues
+    one curve instead of drawing both branches (stable-baselines3 issue #433: a resumed
+    ``learn()`` appends to the run's latest log folder). Events at ``up_to`` or before,
+    and those without a step (the file header), are kept; a file that cannot be read is
+    left as it is.
+
+    Returns:
+        The number of events dropped.
+    """
+    from tensorboard.backend.event_processing.event_file_loader import RawEventFileLoader
+    from tensorboard.compat.proto import event_pb2
+    from tensorboard.summary.writer.record_writer import RecordWriter
+
+    dropped = 0
+    for path in sorted(Path(folder).glob("**/events.out.tfevents.*")):
+        try:
+            records = list(RawEventFileLoader(str(path)).Load())
+            kept = [r for r in records if event_pb2.Event.FromString(r).step <= up_to]
+        except Exception:  # a damaged log is left alone, never fatal
+            continue
+        if len(kept) == len(records):
+            continue
+        dropped += len(records) - len(kept)
+        temporary = path.with_name(path.name + ".trimmed")
+        with temporary.open("wb") as out:
+            writer = RecordWriter(out)
+            for record in kept:
+                writer.write(record)
+            writer.flush()
+        temporary.replace(path)
+    return dropped
 
 
 def default_run_dir(variant: str, root: str | Path = "runs") -> Path:
@@ -420,6 +568,19 @@ class StepProgressCallback(BaseCallback):
         self.bar.update(self.model.num_timesteps - self.bar.n)
         return True
 
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Clear the bar inside the block and draw it again after, so that lines printed
+        meanwhile are not broken by it."""
+        if self.bar is None:
+            yield
+            return
+        self.bar.clear()
+        try:
+            yield
+        finally:
+            self.bar.refresh()
+
     def close(self) -> None:
         """Close the bar (also on Ctrl-C, when SB3 does not end the training)."""
         if self.bar is not None:
@@ -459,6 +620,40 @@ def run_folder_of(checkpoint: str | Path) -> Path | None:
         if (parent / "run.json").is_file() and (parent / "models").is_dir():
             return parent
     return None
+
+
+def resume_checkpoint(target: str | Path) -> Path:
+    """The model zip ``--resume TARGET`` continues from: ``target`` itself when it is a
+    file; for a run folder, the model its last start ended with (``run.json``'s ``model``:
+    ``models/final_model.zip`` or ``models/interrupted_model.zip``), else (a start that was
+    killed before it could save, ``run.json`` still ``running``) its checkpoint of the most
+    steps (``models/checkpoints/ckpt_<steps>_steps.zip``).
+
+    Raises:
+        ConfigError: ``target`` is missing, or a folder with none of those files (the
+            message names what was looked for).
+    """
+    target = Path(target)
+    if not target.is_dir():
+        return target  # check_readable_file says what is wrong with it, if anything
+    try:
+        meta = json.loads((target / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        meta = None
+    model = meta.get("model") if isinstance(meta, dict) else None
+    if isinstance(model, str) and (target / model).is_file():
+        return target / model
+    checkpoints = []
+    for path in (target / "models" / "checkpoints").glob("ckpt_*_steps.zip"):
+        steps = path.name[len("ckpt_") : -len("_steps.zip")]
+        if steps.isdigit():
+            checkpoints.append((int(steps), path))
+    if checkpoints:
+        return max(checkpoints)[1]
+    raise ConfigError(
+        f"--resume {target}: no model to continue from in this folder (looked for the model "
+        "named in run.json and models/checkpoints/ckpt_<steps>_steps.zip); give a model zip"
+    )
 
 
 RUN_FOLDERS = ("models", "models/checkpoints", "eval", "tensorboard")
@@ -708,26 +903,36 @@ def _train(
         if cloned:
             tag_model(model, config.env)
             model.save(models / "teacher_model.zip")
-        n_envs = config.train.n_envs
+        if resume is not None and tb is not None:
+            dropped = trim_tensorboard(tb, start_steps)
+            if dropped:
+                console.print(
+                    f"TensorBoard: dropped {dropped} event(s) logged after step {start_steps} "
+                    "by the run's earlier part, so the resumed curves continue from the checkpoint"
+                )
+        bar = StepProgressCallback(start_steps, end_steps) if progress else None
+
+        def echo(line: str) -> None:
+            with bar.paused() if bar is not None else contextlib.nullcontext():
+                console.print(line, markup=False, highlight=False)
+                sys.stdout.flush()
+
         callbacks: list[BaseCallback] = [EpisodeStatsCallback()]
         validation = None
         if config.eval.eval_freq > 0:
             validation = ValidationCallback(
                 env_id_for(config.env.variant),
                 n_eval_episodes=config.eval.n_eval_episodes,
-                eval_freq=max(config.eval.eval_freq // n_envs, 1),
+                eval_freq=config.eval.eval_freq,
                 best_model_save_path=models,
                 folder=run / "eval",
                 deterministic=config.eval.deterministic,
                 seed=config.seed,
                 evaluate_at_start=cloned,
+                echo=echo,
             )
-            if resume is not None and validation.restore_history(start_steps):
-                console.print(
-                    f"kept the run's {len(validation.evaluations_timesteps)} validation(s) "
-                    f"up to step {start_steps} (best mean return "
-                    f"{validation.best_mean_reward:.2f})"
-                )
+            if resume is not None:
+                _restore_validations(validation, start_steps, models / "best_model.zip", console)
             callbacks.append(validation)
         imitation = None
         if teacher_games is not None:
@@ -750,13 +955,10 @@ def _train(
             callbacks.append(warmup)
         if config.train.checkpoint_freq > 0:
             callbacks.append(
-                CheckpointCallback(
-                    save_freq=max(config.train.checkpoint_freq // n_envs, 1),
-                    save_path=str(models / "checkpoints"),
-                    name_prefix="ckpt",
+                TotalStepCheckpoint(
+                    config.train.checkpoint_freq, str(models / "checkpoints"), name_prefix="ckpt"
                 )
             )
-        bar = StepProgressCallback(start_steps, end_steps) if progress else None
         if bar is not None:
             callbacks.append(bar)
 
@@ -774,6 +976,7 @@ def _train(
         _write_json(run / "run.json", meta)
         start = time.perf_counter()
         status = "completed"
+        end_validated = True
         if to_run != remaining:
             console.print(
                 f"train.total_timesteps {config.train.total_timesteps} rounded up to {end_steps}"
@@ -800,6 +1003,12 @@ def _train(
                 imitation.remove()  # Ctrl-C skips SB3's training end
             if warmup is not None:
                 warmup.release()
+        seconds = time.perf_counter() - start
+        if status == "completed" and validation is not None:
+            try:  # the last rollout's update, before the final evaluation picks a model
+                validation.validate_end()
+            except KeyboardInterrupt:
+                end_validated = False
         if cloned and validation is not None and validation.evaluations_timesteps:
             evaluation = validation
             if evaluation.evaluations_timesteps[0] == 0:
@@ -811,7 +1020,6 @@ def _train(
                     if evaluation.evaluations_successes
                     else None,
                 }
-        seconds = time.perf_counter() - start
         tag_model(model, config.env)
         model.save(model_path)
     finally:
@@ -827,6 +1035,10 @@ def _train(
         steps_per_second=round(steps / seconds, 1) if seconds > 0 else None,
         model=str(model_path.relative_to(run)),
     )
+    if validation is not None:
+        meta["validation_seconds"] = round(validation.seconds, 2)
+    if not end_validated:
+        meta["end_validation"] = "interrupted"
     _write_json(run / "run.json", meta)
     _write_learning_curves(run, console)
     if status == "interrupted":
@@ -841,14 +1053,74 @@ def _train(
         f"trained {steps} steps in {seconds:.0f} s ({steps / max(seconds, 1e-9):.0f} steps/s); "
         f"model: {model_path}"
     )
+    if not end_validated:
+        console.print(
+            f"[yellow]the final model's validation was interrupted[/yellow]: "
+            f"{models / 'best_model.zip'} has not been compared with it; no final evaluation. "
+            f"Evaluate either with: fortythieves evaluate {model_path} "
+            f"--episodes {config.eval.final_episodes}"
+        )
+        return TrainResult(
+            run, "evaluation_interrupted", model_path, int(model.num_timesteps), seconds, None
+        )
     report = None
     if config.eval.final_episodes > 0:
+        began = time.perf_counter()
         report = _final_evaluation(config, run, model_path, meta, console, progress)
         if report is None:
             return TrainResult(
                 run, "evaluation_interrupted", model_path, int(model.num_timesteps), seconds, None
             )
+        meta["final_evaluation_seconds"] = round(time.perf_counter() - began, 2)
+        _write_json(run / "run.json", meta)
+    console.print(_phase_times(meta), markup=False, highlight=False)
     return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, report)
+
+
+def _phase_times(meta: dict[str, Any]) -> str:
+    """One line with the time of each phase of this start of the run, from ``run.json``."""
+    parts = []
+    teacher = meta.get("teacher") or {}
+    if "collect_seconds" in teacher and meta.get("resumed_from") is None:
+        parts.append(f"teacher games {teacher['collect_seconds']:.0f} s")
+        cloning = teacher.get("behaviour_cloning") or {}
+        if "seconds" in cloning:
+            parts.append(f"behaviour cloning {cloning['seconds']:.0f} s")
+    ppo = f"PPO {meta['train_seconds']:.0f} s"
+    if meta.get("steps_per_second"):
+        ppo += f" at {meta['steps_per_second']:.0f} steps/s"
+    if "validation_seconds" in meta:
+        ppo += f" (validations {meta['validation_seconds']:.0f} s, with the end's)"
+    parts.append(ppo)
+    if "final_evaluation_seconds" in meta:
+        parts.append(f"final evaluation {meta['final_evaluation_seconds']:.0f} s")
+    return "time: " + ", ".join(parts)
+
+
+def _restore_validations(
+    validation: ValidationCallback, start_steps: int, best: Path, console: Any
+) -> None:
+    """On a resume at ``start_steps``: take back the run's validations up to that step and
+    check that ``best`` (``best_model.zip``) is the model of the best of them. A best model
+    saved by the run after ``start_steps`` (a resume from an earlier checkpoint: that branch
+    is abandoned) or missing cannot be played as the restored best, so the resumed run's
+    first validation replaces it (said on the console)."""
+    if not validation.restore_history(start_steps):
+        return
+    console.print(
+        f"kept the run's {len(validation.evaluations_timesteps)} validation(s) up to step "
+        f"{start_steps} (best mean return {validation.best_mean_reward:.2f} at step "
+        f"{validation.best_timesteps})"
+    )
+    on_disk = saved_timesteps(best)
+    if on_disk != validation.best_timesteps:
+        found = "missing" if on_disk is None else f"from step {on_disk}"
+        console.print(
+            f"{best} is {found}, not the kept best (step {validation.best_timesteps}): the "
+            "resumed run's first validation replaces it"
+        )
+        validation.best_mean_reward = -np.inf
+        validation.best_timesteps = None
 
 
 def _start_from_teacher(

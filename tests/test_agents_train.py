@@ -397,13 +397,23 @@ def test_ctrl_c_saves_model_then_resume(tmp_path: Path) -> None:
     assert meta2["resumed_from"] == str(model)
     assert (resumed / "models" / "final_model.zip").is_file()
 
-    # without --run-dir a resume continues in the checkpoint's own run folder
+    # without --run-dir a resume continues in the checkpoint's own run folder; --resume
+    # RUN takes the model the run's last start saved; validations at multiples of
+    # eval.eval_freq in total steps, and one at the end
     proc3 = run_cli(
-        "train", str(run / "config.yaml"), "--resume", str(model),
-        *with_set([f"train.total_timesteps={steps + 128}", "eval.final_episodes=0"]),
+        "train", str(run / "config.yaml"), "--resume", str(run),
+        *with_set([f"train.total_timesteps={steps + 128}", "eval.final_episodes=0",
+                   "eval.eval_freq=48", "eval.n_eval_episodes=1"]),
     )  # fmt: skip
     assert proc3.returncode == 0, proc3.stderr
-    assert json.loads((run / "run.json").read_text())["status"] == "completed"
+    assert f"--resume {run}: continuing from {model}" in proc3.stdout
+    meta3 = json.loads((run / "run.json").read_text())
+    assert meta3["status"] == "completed" and meta3["start_timesteps"] == steps
+    end = meta3["timesteps"]
+    expected = [s for s in range(48, end + 1, 48) if s > steps]
+    expected += [] if end % 48 == 0 else [end]
+    with np.load(run / "eval" / "evaluations.npz") as sb3:
+        assert sb3["timesteps"].tolist() == expected
     assert (run / "command.txt").read_text().count("\n") == 2  # the start and the resume
 
     # a folder holding a run is not trained over without --resume
@@ -690,4 +700,83 @@ def test_resume_compares_either_network_by_key() -> None:
     assert policy_differences(saved, slots) == []
     assert policy_differences(saved, config) == [
         "policy.network is card_slots in the checkpoint, player in the config"
+    ]
+
+
+def _scalar_steps(folder: Path, tag: str) -> list[int]:
+    """The steps of every ``tag`` scalar in the TensorBoard event files under ``folder``, in
+    the order they were written (no de-duplication, unlike TensorBoard's own reader)."""
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+
+    steps = []
+    for path in sorted(folder.rglob("events.out.tfevents.*")):
+        for event in EventFileLoader(str(path)).Load():
+            if any(value.tag == tag for value in event.summary.value):
+                steps.append(int(event.step))
+    return steps
+
+
+def test_a_resumed_run_validates_at_total_step_multiples_and_plays_the_best(
+    tmp_path: Path,
+) -> None:
+    """Stopped at step 160 (a checkpoint; Ctrl-C saves the same kind of file), resumed to
+    416: validations and checkpoints at multiples of their frequencies in *total* steps
+    (SB3's callbacks count from 0 in each learn(): 256, 352 and ckpt 256, 352), one more
+    validation at the run's end, TensorBoard without the abandoned branch's events, and the
+    final evaluation plays best_model.zip, the model of the best validation this branch has."""
+
+    def saved_timesteps(path: Path) -> int:
+        with zipfile.ZipFile(path) as archive:
+            return int(json.loads(archive.read("data"))["num_timesteps"])
+
+    run = tmp_path / "run"
+    first = [*SMALL, "train.total_timesteps=256", "train.checkpoint_freq=160"]
+    first += ["eval.eval_freq=96", "eval.n_eval_episodes=2", "eval.final_episodes=0"]
+    proc = run_cli("train", str(STREETS), "--run-dir", str(run), *with_set(first))
+    assert proc.returncode == 0, proc.stderr
+    with np.load(run / "eval" / "evaluations.npz") as sb3:
+        assert sb3["timesteps"].tolist() == [96, 192, 256]  # 256: the end of the run
+    assert "validation at step 96: " in proc.stdout and "validation at step 256: " in proc.stdout
+    checkpoint = run / "models" / "checkpoints" / "ckpt_160_steps.zip"
+    assert saved_timesteps(checkpoint) == 160
+    best_before = saved_timesteps(run / "models" / "best_model.zip")
+
+    again = ["train.total_timesteps=400", "train.checkpoint_freq=96", "eval.final_episodes=2"]
+    proc = run_cli("train", str(run / "config.yaml"), "--resume", str(checkpoint), *with_set(again))
+    assert proc.returncode == 0, proc.stderr
+    with np.load(run / "eval" / "evaluations.npz") as sb3:
+        timesteps, returns = sb3["timesteps"].tolist(), sb3["results"].mean(axis=1)
+    assert timesteps == [96, 192, 288, 384, 416]  # kept 96; 416: the end (160 + 2 rollouts)
+    for step in (192, 288, 384, 416):
+        assert f"validation at step {step}: " in proc.stdout
+    names = sorted(p.name for p in (run / "models" / "checkpoints").iterdir())
+    assert names == sorted(f"ckpt_{s}_steps.zip" for s in (160, 192, 288, 384))
+    assert _scalar_steps(run / "tensorboard", "eval/mean_reward") == timesteps
+
+    # candidates: the kept validation at 96 only if best_model.zip was still its model
+    candidates = [i for i, s in enumerate(timesteps) if s > 160 or best_before == 96]
+    best = max(candidates, key=lambda i: (returns[i], -i))
+    assert saved_timesteps(run / "models" / "best_model.zip") == timesteps[best]
+    report = json.loads((run / "final_evaluation.json").read_text())
+    assert report["model"] == "models/best_model.zip"
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["validation_seconds"] > 0 and meta["final_evaluation_seconds"] > 0
+    assert "time: PPO " in proc.stdout and "final evaluation" in proc.stdout
+
+
+def test_resume_of_a_folder_without_a_model_names_what_it_looked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "models" / "checkpoints").mkdir(parents=True)
+    (tmp_path / "models" / "checkpoints" / "ckpt_x_steps.zip").write_bytes(b"")
+    assert main(["train", str(STREETS), "--resume", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith(
+        f"--resume {tmp_path}: no model to continue from in this folder (looked for the model "
+        "named in run.json and models/checkpoints/ckpt_<steps>_steps.zip); give a model zip"
+    )
+    assert sorted(p.name for p in tmp_path.rglob("*")) == [
+        "checkpoints",
+        "ckpt_x_steps.zip",
+        "models",
     ]
