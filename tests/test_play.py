@@ -561,6 +561,30 @@ def test_quitting_early_saves_an_unfinished_record_that_replay_shows(
     assert code == 0 and out.rstrip().endswith("stopped before the end; no move played")
 
 
+def test_ctrl_c_saves_an_unfinished_record_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    save = tmp_path / "game.json"
+    typed = iter(["d"])
+
+    def read(_console: Console, prompt: str = "") -> str:
+        line = next(typed, None)
+        if line is None:
+            raise KeyboardInterrupt
+        return line
+
+    monkeypatch.setattr(Console, "input", read)
+    assert main(["play", "Streets", "--seed", "3", "--save", str(save)]) == 130
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-3:] == [
+        "interrupted",
+        "stopped before the end; the move played: draw",
+        f"unfinished game record written to {save} (fortythieves replay {save})",
+    ]
+    record = load_record(save)
+    assert record.moves == ["draw"] and verify(record)["unfinished"] is True
+
+
 def test_record_after_undo_holds_the_standing_moves(
     losing_line: tuple[str, int, list[str]], tmp_path: Path
 ) -> None:
