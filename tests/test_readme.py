@@ -138,6 +138,36 @@ def test_readme_python_block_runs(index: int, tmp_path: Path) -> None:
     assert done.returncode == 0, f"README python block {index} failed:\n{block}\n{done.stderr}"
 
 
+_ID_COMMENT = re.compile(r'^(\w+) = gym\.make\(.*\)\s+# as "(FortyThieves/[\w-]+)"', flags=re.M)
+
+
+def test_readme_id_comments_name_the_id_the_call_makes(tmp_path: Path) -> None:
+    """A ``env = gym.make(...)  # as "FortyThieves/X-vN"`` line in a Python block names the
+    id of the environment it makes (the custom-variant block said ``Wide-v0`` where
+    ``register_variant`` returns ``-v1``)."""
+    checked = 0
+    for block in _blocks("python"):
+        found = list(_ID_COMMENT.finditer(block))
+        if not found:
+            continue
+        lines = block.splitlines()
+        for match in reversed(found):  # print each id right after its line
+            at = block[: match.end()].count("\n")
+            lines.insert(at + 1, f"print({match.group(1)}.spec.id)")
+        done = subprocess.run(
+            [sys.executable, "-c", "\n".join(lines)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines() == [m.group(2) for m in found]
+        checked += len(found)
+    assert checked >= 1
+
+
 def test_readme_pycon_blocks_give_the_output_shown() -> None:
     parser = doctest.DocTestParser()
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
