@@ -2,7 +2,8 @@
 
 Usage::
 
-    fortythieves train CONFIG [--set KEY.SUB=VALUE ...] [--run-dir DIR] [--resume CHECKPOINT]
+    fortythieves train CONFIG [--set KEY.SUB=VALUE ...] [--run-dir DIR]
+                       [--resume CHECKPOINT_OR_RUN]
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
                           [--baselines [random] [greedy] [search]] [--stochastic] [--seed S]
                           [--search-samples K] [--search-allocation {uniform,halving}]
@@ -163,6 +164,14 @@ def _checked(check: Callable[[str, str], None]) -> Callable[[str], str]:
     return parse
 
 
+def _check_resume(path: str, what: str) -> None:
+    """``--resume``: a readable model zip, or a run folder holding one
+    (:func:`agents.train.resume_checkpoint`)."""
+    from .train import resume_checkpoint
+
+    check_readable_file(resume_checkpoint(path), what, zip_archive=True)
+
+
 def _check_png(path: str, what: str) -> None:
     """:func:`check_writable_file`, and the name must end in ``.png`` (the plot is a PNG)."""
     if Path(path).suffix.lower() != ".png":
@@ -199,9 +208,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tr.add_argument(
         "--resume",
-        metavar="CHECKPOINT",
-        type=_checked(lambda path, what: check_readable_file(path, what, zip_archive=True)),
-        help="continue training from a model zip",
+        metavar="CHECKPOINT_OR_RUN",
+        type=_checked(_check_resume),
+        help="continue training from a model zip, or from a run folder (the model its last "
+        "start saved, else its checkpoint of the most steps)",
     )
 
     ev = sub.add_parser("evaluate", help="evaluate a run, a model or a baseline on the test deals")
@@ -566,13 +576,16 @@ def _console(**kwargs: Any) -> Any:
 
 
 def _train(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from .train import train
+    from .train import resume_checkpoint, train
 
     config = load_config(args.config, args.overrides)
+    resume = None if args.resume is None else resume_checkpoint(args.resume)
+    if resume is not None and Path(args.resume).is_dir():
+        print(f"--resume {args.resume}: continuing from {resume}", flush=True)
     result = train(
         config,
         run_dir=args.run_dir,
-        resume=args.resume,
+        resume=resume,
         argv=["fortythieves", *argv],
         console=_console(),
     )
