@@ -1030,11 +1030,25 @@ def baseline_agents(names: Sequence[str], seed: int = 0) -> list[Agent]:
     return [make_baseline(name, seed) for name in names]
 
 
+UNPROVED_NOTE = (
+    "+N unproved: wins on deals the solver did not prove won (its budget ran out on them), "
+    "not counted in wins / solver-proved wins"
+)
+"""What ``+N unproved`` in a :func:`ceiling_cell` means (the evaluate table's caption, the
+README's search table)."""
+
+
 def ceiling_cell(ceiling: Mapping[str, Any]) -> str:
-    """``"wins / proved (share%)"`` of a ``solver_ceiling`` summary (:func:`ceiling_summary`);
-    without the share when the solver proved no deal won."""
+    """``"wins / proved (share%)"`` of a ``solver_ceiling`` summary (:func:`ceiling_summary`),
+    without the share when the solver proved no deal won, then ``" +N unproved"`` when the
+    agent won N deals the solver did not prove won (so a win rate above 0 beside
+    ``"0 / 53"`` is accounted for: ``"0 / 53 (0%) +1 unproved"``; see
+    :data:`UNPROVED_NOTE`)."""
     cell = f"{ceiling['wins_among_proved']} / {ceiling['proved_won']}"
-    return cell + (f" ({100 * ceiling['share_of_proved']:.0f}%)" if ceiling["proved_won"] else "")
+    if ceiling["proved_won"]:
+        cell += f" ({100 * ceiling['share_of_proved']:.0f}%)"
+    unproved = ceiling.get("wins_not_proved", 0)
+    return cell + (f" +{unproved} unproved" if unproved else "")
 
 
 def render_table(report: dict[str, Any]) -> Any:
@@ -1043,11 +1057,15 @@ def render_table(report: dict[str, Any]) -> Any:
     from rich.table import Table
 
     ceiling = all("solver_ceiling" in s for s in report["results"].values())
+    unproved = ceiling and any(
+        s["solver_ceiling"].get("wins_not_proved", 0) for s in report["results"].values()
+    )
 
     table = Table(
         title=f"{report.get('env_id', report['variant'])}: {report['episodes']} test deals "
         f"(seeds {report['seeds']['first']}..{report['seeds']['first'] + report['episodes'] - 1})"
-        + ("" if report.get("no_cycling", True) else ", cycles allowed")
+        + ("" if report.get("no_cycling", True) else ", cycles allowed"),
+        caption=UNPROVED_NOTE if unproved else None,
     )
     for column in (
         "agent",

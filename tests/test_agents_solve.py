@@ -465,6 +465,47 @@ def test_evaluate_reports_wins_among_the_solver_proved_wins(
     assert "0 / 0 " in text and "0 / 0 (" not in text
 
 
+def test_the_evaluate_table_shows_wins_on_deals_the_solver_did_not_prove(
+    little_forty_run: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A win rate above 0 beside "0 / 53" did not say the win was on a deal the solver left
+    unknown: the cell adds "+N unproved" and the table's caption says what that is."""
+    records = lines_of(little_forty_run)
+    # the solver proves the first deal won and leaves the other two unknown
+    records[0].update(status="won")
+    for r in records[1:]:
+        r.update(status="unknown", stopped_by="nodes", moves=0, line="")
+    results = tmp_path / "verdicts.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    out = tmp_path / "report.json"
+    argv = ["evaluate", "greedy", "--variant", "LittleForty", "--episodes", "3"]
+    argv += ["--solver-results", str(results), "--json", str(out), "--per-episode"]
+    monkeypatch.setenv("COLUMNS", "300")
+    assert main(argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    rows = json.loads(out.read_text(encoding="utf-8"))["results"]["greedy"]["per_episode"]
+    won = [r["won"] for r in sorted(rows, key=lambda r: r["seed"])]
+    unproved = sum(won[1:])
+    assert unproved >= 1  # greedy wins an unknown deal (Little Forty: it wins most)
+    cell = f"{int(won[0])} / 1 ({100 * int(won[0])}%) +{unproved} unproved"
+    row = next(line for line in printed if line.startswith("│ greedy"))
+    cells = [c.strip() for c in row.split("│")[1:-1]]
+    assert cells[:3] == ["greedy", cells[1], cell]  # agent, win rate, wins / proved
+    assert printed[-2].strip() == (
+        "+N unproved: wins on deals the solver did not prove won (its budget ran out on "
+        "them), not counted in wins / solver-proved wins"
+    )
+    # every win proved: no "+0", no caption
+    records[1]["status"] = records[2]["status"] = "won"
+    results.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "unproved" not in text and f"{sum(won)} / 3 (" in text
+
+
 def test_evaluate_refuses_a_given_file_that_misses_deals_and_skips_a_default_one(
     little_forty_run: Path,
     tmp_path: Path,
