@@ -20,6 +20,7 @@ same shape, as a video needs; both sides are multiples of 16 (video codecs want 
 from __future__ import annotations
 
 from functools import cache
+from typing import NoReturn
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -275,25 +276,77 @@ def table_picture(variant: str | VariantSpec, seed: int, moves: int) -> np.ndarr
     return env.render()
 
 
-def main(argv: list[str] | None = None) -> None:
-    """``python -m fortythieves_env.render OUT.png [--variant V] [--seed S] [--moves N]``:
-    save :func:`table_picture` as a PNG (how ``docs/table.png`` and the golden image of
-    ``tests/test_render.py`` are made)."""
+COMMAND_DESCRIPTION = (
+    "Save a picture of a deal's table as a PNG: the deal reset(seed=S) of variant V, after "
+    "N moves played by a fixed rule (cards to the foundations first). This is how "
+    "docs/table.png and the golden image of tests/test_render.py are made."
+)
+"""The ``--help`` text of ``python -m fortythieves_env.render`` (plain text, no markup)."""
+
+
+def _non_negative(text: str) -> int:
+    """An argparse ``type=``: an integer >= 0."""
     import argparse
 
-    parser = argparse.ArgumentParser(
-        prog="python -m fortythieves_env.render", description=main.__doc__
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
+    return value
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m fortythieves_env.render OUT.png [--variant V] [--seed S] [--moves N]``:
+    save :func:`table_picture` as a PNG and print one line saying what was written.
+
+    Raises:
+        SystemExit: 2 on bad input, after one ``python -m fortythieves_env.render: error:
+            ...`` line on stderr (an unknown variant, a negative number, a file that cannot
+            be written); nothing is written then.
+    """
+    import argparse
+    import sys
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:  # one line, no usage block
+            self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+    parser = Parser(prog="python -m fortythieves_env.render", description=COMMAND_DESCRIPTION)
+    parser.add_argument("out", metavar="OUT.png", help="the PNG file to write")
+    parser.add_argument(
+        "--variant", metavar="V", default="Streets", help="variant id (default: Streets)"
     )
-    parser.add_argument("out", help="the PNG file to write")
-    parser.add_argument("--variant", default="Streets", help="variant id (default: Streets)")
-    parser.add_argument("--seed", type=int, default=0, help="the deal: reset(seed=S)")
-    parser.add_argument("--moves", type=int, default=0, help="moves to play first")
+    parser.add_argument(
+        "--seed",
+        metavar="S",
+        type=_non_negative,
+        default=0,
+        help="the deal: reset(seed=S) (default 0)",
+    )
+    parser.add_argument(
+        "--moves",
+        metavar="N",
+        type=_non_negative,
+        default=0,
+        help="moves to play first (default 0; fewer if the game ends)",
+    )
     args = parser.parse_args(argv)
     try:
         frame = table_picture(args.variant, args.seed, args.moves)
     except ValueError as err:
         parser.error(str(err))
-    Image.fromarray(frame).save(args.out, optimize=True)
+    try:
+        Image.fromarray(frame).save(args.out, format="PNG", optimize=True)
+    except OSError as err:
+        parser.error(f"argument out: cannot write {args.out} ({err})")
+    height, width = frame.shape[:2]
+    print(
+        f"table picture written to {args.out} ({width}x{height} pixels): {args.variant}, "
+        f"seed {args.seed}, --moves {args.moves}",
+        file=sys.stdout,
+    )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ one higher, changes over 100 (a test below keeps that true).
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -158,11 +160,51 @@ def test_text_is_at_least_14_px_in_a_scalable_font() -> None:
         assert isinstance(font, ImageFont.FreeTypeFont) and font.size == size
 
 
-def test_picture_command_writes_a_png(tmp_path: Path) -> None:
+def test_picture_command_writes_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "table.png"
     main([str(out), "--variant", "Lucas", "--seed", "4", "--moves", "10"])
     saved = np.asarray(Image.open(out).convert("RGB"))
     assert np.array_equal(saved, table_picture("Lucas", 4, 10))
+    height, width = frame_size("Lucas")
+    assert capsys.readouterr() == (
+        f"table picture written to {out} ({width}x{height} pixels): Lucas, seed 4, --moves 10\n",
+        "",
+    )
+
+
+def test_picture_command_help_is_plain_text() -> None:
+    """``--help`` printed the docstring's reST (````...````, ``:func:``); it is plain text."""
+    done = subprocess.run(
+        [sys.executable, "-m", "fortythieves_env.render", "--help"],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stderr == ""
+    assert "``" not in done.stdout and ":func:" not in done.stdout
+    assert " ".join(done.stdout.split()).startswith(
+        "usage: python -m fortythieves_env.render [-h] [--variant V] [--seed S] [--moves N] "
+        "OUT.png Save a picture of a deal's table as a PNG: the deal reset(seed=S) of "
+        "variant V, after N moves played by a fixed rule (cards to the foundations first)."
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--seed", "-1"], "argument --seed: must be an integer >= 0, got '-1'"),
+        (["--moves", "x"], "argument --moves: must be an integer >= 0, got 'x'"),
+    ],
+)
+def test_picture_command_bad_numbers_are_one_line(
+    argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main([str(tmp_path / "x.png"), *argv])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == f"python -m fortythieves_env.render: error: {message}\n"
+    assert not (tmp_path / "x.png").exists()
 
 
 def test_picture_command_refuses_an_unknown_variant(
@@ -171,8 +213,18 @@ def test_picture_command_refuses_an_unknown_variant(
     with pytest.raises(SystemExit) as exc:
         main([str(tmp_path / "x.png"), "--variant", "Nope"])
     assert exc.value.code == 2
-    assert "unknown variant 'Nope'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "unknown variant 'Nope'" in err and err.count("\n") == 1
     assert not (tmp_path / "x.png").exists()
+    with pytest.raises(SystemExit) as exc:  # a folder that does not exist
+        main([str(tmp_path / "no" / "x.png")])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"python -m fortythieves_env.render: error: argument out: cannot write "
+        f"{tmp_path / 'no' / 'x.png'} ("
+    )
+    assert err.count("\n") == 1
 
 
 def test_rgb_array_before_reset_asks_for_reset_naming_render() -> None:
