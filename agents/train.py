@@ -5,8 +5,9 @@ A run folder (default ``runs/<variant>-<YYYYmmdd-HHMMSS>``) holds::
     config.yaml              the resolved configuration (defaults + variant file + --set)
     config.until-<N>.yaml    the earlier config, when a resume from step N changed it
     command.txt              the command line that started the run (one line per start)
-    run.json                 variant, env id, status (completed | interrupted), steps
-                             (start, planned, done), timing; final_evaluation: interrupted
+    run.json                 variant, env id, status (running | completed | interrupted |
+                             failed: a crash, with its error), steps (start, planned, done),
+                             timing; final_evaluation: interrupted | failed
     models/final_model.zip   the model at the end of training
     models/best_model.zip    the best model on the validation deals (ValidationCallback)
     models/interrupted_model.zip   saved on Ctrl-C instead of final_model.zip
@@ -867,6 +868,7 @@ def _train(
     models = run / "models"
     tb = str(run / "tensorboard") if config.train.tensorboard else None
     env = make_training_vec_env(config)
+    meta: dict[str, Any] | None = None  # run.json once the run folder is written
     try:
         if resume is not None:
             model = _load_checkpoint(resume, config, env, tb)
@@ -962,7 +964,7 @@ def _train(
         if bar is not None:
             callbacks.append(bar)
 
-        meta: dict[str, Any] = {
+        meta = {
             "variant": variant,
             "env_id": model.env.get_attr("spec", indices=[0])[0].id,
             "status": "running",
@@ -1022,6 +1024,10 @@ def _train(
                 }
         tag_model(model, config.env)
         model.save(model_path)
+    except Exception as exc:
+        if meta is not None:  # a crash: run.json must not stay "running"
+            _mark_failed(run, meta, "status", exc)
+        raise
     finally:
         # subprocess workers may already have stopped on Ctrl-C
         with contextlib.suppress(OSError, EOFError):
@@ -1066,7 +1072,11 @@ def _train(
     report = None
     if config.eval.final_episodes > 0:
         began = time.perf_counter()
-        report = _final_evaluation(config, run, model_path, meta, console, progress)
+        try:
+            report = _final_evaluation(config, run, model_path, meta, console, progress)
+        except Exception as exc:
+            _mark_failed(run, meta, "final_evaluation", exc)
+            raise
         if report is None:
             return TrainResult(
                 run, "evaluation_interrupted", model_path, int(model.num_timesteps), seconds, None
@@ -1075,6 +1085,15 @@ def _train(
         _write_json(run / "run.json", meta)
     console.print(_phase_times(meta), markup=False, highlight=False)
     return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, report)
+
+
+def _mark_failed(run: Path, meta: dict[str, Any], key: str, exc: BaseException) -> None:
+    """Record a crash in ``run.json``: ``meta[key] = "failed"``, the error and the time."""
+    meta[key] = "failed"
+    meta["error"] = f"{type(exc).__name__}: {exc}"
+    meta["finished"] = datetime.now().isoformat(timespec="seconds")
+    with contextlib.suppress(OSError):
+        _write_json(run / "run.json", meta)
 
 
 def _phase_times(meta: dict[str, Any]) -> str:

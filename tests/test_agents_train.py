@@ -780,3 +780,22 @@ def test_resume_of_a_folder_without_a_model_names_what_it_looked_for(
         "ckpt_x_steps.zip",
         "models",
     ]
+
+
+def test_a_run_that_crashes_marks_run_json_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash inside training (here: learn() raising) leaves run.json "failed" with the
+    error, not "running"; the crash itself still propagates."""
+    from sb3_contrib import MaskablePPO
+
+    def crash(self: object, **kwargs: object) -> None:
+        raise RuntimeError("logits are NaN")
+
+    monkeypatch.setattr(MaskablePPO, "learn", crash)
+    run = tmp_path / "crashed"
+    with pytest.raises(RuntimeError, match="logits are NaN"):
+        main(["train", str(STREETS), "--run-dir", str(run), *with_set(SMALL)])
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["status"] == "failed"
+    assert meta["error"] == "RuntimeError: logits are NaN"
