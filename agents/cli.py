@@ -622,7 +622,7 @@ def _maybe_ray(args: argparse.Namespace) -> Iterator[Any]:
         return
     from .distributed import cluster_cpus, ray_play_deals, ray_session
 
-    with ray_session(args.address):
+    with ray_session(args.address, quiet=True):  # Ray's messages would precede the table
         yield functools.partial(ray_play_deals, workers=cluster_cpus())
 
 
@@ -782,7 +782,7 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
             if args.ray:
                 from .distributed import cluster_cpus, ray_map_unordered, ray_session
 
-                stack.enter_context(ray_session(args.address))
+                stack.enter_context(ray_session(args.address, quiet=True))
                 workers = args.workers if args.workers is not None else cluster_cpus()
                 map_unordered = functools.partial(ray_map_unordered, in_flight=workers)
             run = run_deals(

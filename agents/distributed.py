@@ -25,6 +25,7 @@ dependencies (torch, stable-baselines3, numba...) must be installed on every nod
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -85,7 +86,11 @@ def runtime_env() -> dict[str, Any]:
     }
 
 
-def connect(address: str | None = None) -> str:
+QUIET_LEVEL = logging.ERROR
+"""The level of the driver's ``ray`` logger in a quiet session (:func:`connect`)."""
+
+
+def connect(address: str | None = None, quiet: bool = False) -> str:
     """Connect this process to Ray, once; return what it connected to.
 
     A Ray already initialised in this process (a test's ``ray.init(num_cpus=2)``, a
@@ -93,6 +98,13 @@ def connect(address: str | None = None) -> str:
     environment variable, else a new local Ray on this machine's cores (no dashboard). On a
     cluster the package is shipped to the workers (:func:`runtime_env`); a local Ray's
     workers import it as this process does (and reuse numba's compiled-kernel cache).
+
+    ``quiet`` (``evaluate --ray``, ``solve --ray``): Ray's own messages stay off the
+    console, so the command's table is what the user sees: the driver's ``ray`` logger
+    at :data:`QUIET_LEVEL` (Ray's token-authentication warning and its INFO lines, e.g.
+    "Started a local Ray instance", are not printed; its errors are) and the workers'
+    output not copied to the driver (``log_to_driver=False``; a task's error still reaches
+    the command through ``ray.get``, traceback included).
 
     Returns:
         ``"local"``, or the address of the cluster.
@@ -105,11 +117,14 @@ def connect(address: str | None = None) -> str:
     if ray.is_initialized():
         return "local" if address is None else address
     target = address or os.environ.get("RAY_ADDRESS") or None
+    options: dict[str, Any] = (
+        {"logging_level": QUIET_LEVEL, "log_to_driver": False} if quiet else {}
+    )
     try:
         if target is None:  # local workers start in this folder with this sys.path
-            ray.init(include_dashboard=False)
+            ray.init(include_dashboard=False, **options)
         else:
-            ray.init(address=target, runtime_env=runtime_env())
+            ray.init(address=target, runtime_env=runtime_env(), **options)
     except (ConnectionError, ValueError, RuntimeError, TimeoutError) as exc:
         where = f"--address {address}" if address else f"RAY_ADDRESS={target}"
         raise ConfigError(
@@ -119,17 +134,20 @@ def connect(address: str | None = None) -> str:
 
 
 @contextmanager
-def ray_session(address: str | None = None) -> Iterator[str]:
+def ray_session(address: str | None = None, quiet: bool = False) -> Iterator[str]:
     """:func:`connect` for the block; a Ray this call started is shut down on leaving it
-    (one already initialised in the process is left running)."""
+    (one already initialised in the process is left running), and the level of the
+    ``ray`` logger a quiet session set is put back."""
     ray = require_ray()
     started = not ray.is_initialized()
-    where = connect(address)
+    ray_logger = logging.getLogger("ray")
+    level = ray_logger.level
     try:
-        yield where
+        yield connect(address, quiet=quiet)
     finally:
         if started:
             ray.shutdown()
+            ray_logger.setLevel(level)
 
 
 def cluster_cpus() -> int:

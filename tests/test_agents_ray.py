@@ -12,6 +12,8 @@ import json
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -340,6 +342,69 @@ def test_sweep_refusals_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     one_error_line(capsys, "evaluate", "--address", "--ray")
     assert main(["solve", "Streets", "--deals", "1", "--nodes", "1", "--address", "x:1"]) == 2
     one_error_line(capsys, "solve", "--address", "--ray")
+
+
+def test_evaluate_and_solve_ask_for_a_quiet_ray(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``evaluate --ray`` and ``solve --ray`` open a quiet session (Ray's messages off the
+    console), and a quiet :func:`connect` starts Ray with its logger at ERROR and the
+    workers' output kept on the workers; ``sweep``'s connection is unchanged."""
+    ray = pytest.importorskip("ray", reason="Ray has no wheel for this Python (the ray extra)")
+    import logging
+    from contextlib import contextmanager
+
+    import agents.distributed as distributed
+
+    asked: list[bool] = []
+
+    @contextmanager
+    def session(address: str | None = None, quiet: bool = False) -> Iterator[str]:
+        asked.append(quiet)
+        raise ConfigError("stopped here")
+        yield "local"  # pragma: no cover
+
+    monkeypatch.setattr(distributed, "ray_session", session)
+    assert main(["evaluate", "greedy", "--variant", "Streets", "--episodes", "1", "--ray"]) == 2
+    assert main(["solve", "LittleForty", "--deals", "1", "--nodes", "1", "--ray"]) == 2
+    assert asked == [True, True]
+    assert capsys.readouterr().err.count("stopped here") == 2
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", lambda **kwargs: calls.append(kwargs))
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    assert distributed.connect(quiet=True) == "local"
+    assert distributed.connect("x:1", quiet=True) == "x:1"
+    assert distributed.connect() == "local"
+    quiet = {"logging_level": logging.ERROR, "log_to_driver": False}
+    assert calls == [
+        {"include_dashboard": False, **quiet},
+        {"address": "x:1", "runtime_env": distributed.runtime_env(), **quiet},
+        {"include_dashboard": False},
+    ]
+
+
+def test_evaluate_on_a_new_local_ray_prints_only_its_table(tmp_path: Path) -> None:
+    """Ray's token-authentication warning and INFO lines ("Started a local Ray instance")
+    came on stderr before ``evaluate --ray``'s table: with a Ray the command starts itself
+    (a subprocess, no RAY_ADDRESS) stderr is empty and stdout is the table."""
+    pytest.importorskip("ray", reason="Ray has no wheel for this Python (the ray extra)")
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    argv = ["evaluate", "greedy", "--variant", "LittleForty", "--episodes", "2", "--ray"]
+    done = subprocess.run(
+        [sys.executable, "-m", "agents.cli", *argv, "--no-progress"],
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert lines[0] == "FortyThieves/LittleForty-v1: 2 test deals (seeds 2000000000..2000000001)"
+    assert [line[0] for line in lines[1:]] == ["┏", "┃", "┡", "│", "└"]
+    assert lines[4].startswith("│ greedy │")
 
 
 # ---------------------------------------------------------------------- on a local Ray
