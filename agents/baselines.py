@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import gymnasium as gym
 import numpy as np
-from numba import njit
 
 from fortythieves_env._fast import observed_state, tables_for
+from fortythieves_env._jit import kernel
 from fortythieves_env.engine import rules_for
 from fortythieves_env.greedy import greedy_pick, move_score
 from fortythieves_env.observation import OBSERVATION_VERSIONS, ObservationLayout
@@ -139,7 +139,7 @@ def legal_actions(env: gym.Env) -> np.ndarray:
     return legal
 
 
-@njit(cache=True)
+@kernel
 def _pick_legal(masks: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
     for b in range(masks.shape[0]):
         row = masks[b]
@@ -176,7 +176,7 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _splitmix(x: np.uint64) -> np.uint64:
     x = x + _GOLDEN
     x = (x ^ (x >> np.uint64(30))) * _M1
@@ -184,7 +184,7 @@ def _splitmix(x: np.uint64) -> np.uint64:
     return x ^ (x >> np.uint64(31))
 
 
-@njit(cache=True)
+@kernel
 def _sampled_scores(
     masks: np.ndarray, u: np.ndarray, chosen: np.ndarray, base: np.ndarray, out: np.ndarray
 ) -> None:
@@ -314,7 +314,7 @@ class RandomAgent:
         return sampled_scores(masks, u, pick_legal(masks, u))
 
 
-@njit(cache=True)
+@kernel
 def _greedy_batch(
     obs: np.ndarray,
     masks: np.ndarray,

@@ -25,19 +25,16 @@ is one compiled call for a batch of games.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-from numba import njit
 
 from fortythieves_env import _fast
 from fortythieves_env._fast import FastTables, view_hash
-from fortythieves_env.vector import _FAST_DIGEST
+from fortythieves_env._jit import kernel
 
 __all__ = ["SeenViews"]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _slot_of(row: np.ndarray, h: np.uint64) -> int:
     """Index of ``h`` in the open-addressing row, or of the empty slot where it would go."""
     mask = np.uint64(row.shape[0] - 1)
@@ -47,13 +44,13 @@ def _slot_of(row: np.ndarray, h: np.uint64) -> int:
     return np.int64(i)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _key(h: np.uint64) -> np.uint64:
     """0 marks an empty slot: a hash of 0 (chance 2**-64) is stored as 1."""
     return h if h != 0 else np.uint64(1)
 
 
-@njit(cache=True)
+@kernel
 def _start(
     states: np.ndarray, tb: np.ndarray, slots: np.ndarray, table: np.ndarray, counts: np.ndarray
 ) -> None:
@@ -66,7 +63,7 @@ def _start(
         counts[b] = 1
 
 
-@njit(cache=True)
+@kernel
 def _rehash(old: np.ndarray, new: np.ndarray) -> None:
     """Copy every key of the rows of ``old`` into the (empty, larger) rows of ``new``."""
     for b in range(old.shape[0]):
@@ -75,104 +72,88 @@ def _rehash(old: np.ndarray, new: np.ndarray) -> None:
                 new[b, _slot_of(new[b], x)] = x
 
 
-def _make_choose(fast_digest: int) -> Any:
-    """Compile :func:`_choose`; the cache key includes a digest of ``_fast.py`` (whose
-    kernels it calls), as :func:`fortythieves_env.vector._make_step_batch` explains."""
-
-    @njit(cache=True)
-    def choose(
-        states: np.ndarray,
-        tb: np.ndarray,
-        rows: np.ndarray,
-        scores: np.ndarray,
-        masks: np.ndarray,
-        table: np.ndarray,
-        counts: np.ndarray,
-        scratch: np.ndarray,
-        out: np.ndarray,
-    ) -> None:
-        if fast_digest < 0:  # never: the digest only keys the cache
-            return
-        n = scores.shape[1]
-        for r in range(rows.shape[0]):
-            b = rows[r]
-            row = table[b]
-            out[r] = -1
-            prev_s = np.inf
-            prev_a = -1
-            while True:
-                # the next legal move in the order (score descending, index ascending)
-                best = -1
-                best_s = -np.inf
-                for a in range(n):
-                    if masks[r, a] == 0:
-                        continue
-                    s = scores[r, a]
-                    if s != s:  # NaN ranks last
-                        s = -np.inf
-                    if s > prev_s or (s == prev_s and a <= prev_a):
-                        continue  # already tried
-                    if best < 0 or s > best_s:
-                        best = a
-                        best_s = s
-                if best < 0:
-                    break  # every legal move leads back to a view seen: stuck
-                scratch[:] = states[b]
-                _fast.apply(scratch, tb, np.int64(best))  # one compiled signature
-                h = _key(view_hash(scratch, tb))
-                i = _slot_of(row, h)
-                if row[i] == 0:
-                    row[i] = h
-                    counts[b] += 1
-                    out[r] = best
-                    break
-                prev_s = best_s
-                prev_a = best
-
-    return choose
-
-
-_choose = _make_choose(_FAST_DIGEST)
-
-
-def _make_fresh(fast_digest: int) -> Any:
-    """Compile :func:`_fresh` (cache keyed on ``_fast.py``'s digest, as :func:`_make_choose`)."""
-
-    @njit(cache=True)
-    def fresh(
-        states: np.ndarray,
-        tb: np.ndarray,
-        rows: np.ndarray,
-        masks: np.ndarray,
-        table: np.ndarray,
-        scratch: np.ndarray,
-        out: np.ndarray,
-    ) -> None:
-        if fast_digest < 0:  # never: the digest only keys the cache
-            return
-        for r in range(rows.shape[0]):
-            b = rows[r]
-            row = table[b]
-            k = 0
-            for a in range(masks.shape[1]):
+@kernel
+def _choose(
+    states: np.ndarray,
+    tb: np.ndarray,
+    rows: np.ndarray,
+    scores: np.ndarray,
+    masks: np.ndarray,
+    table: np.ndarray,
+    counts: np.ndarray,
+    scratch: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """For row r (game ``rows[r]``): ``out[r]`` = the best legal move, by ``scores[r]``
+    (descending; the lowest index on ties, NaN last), whose next view is not in the game's
+    set, which it joins; -1 if every legal move leads back to a view seen."""
+    n = scores.shape[1]
+    for r in range(rows.shape[0]):
+        b = rows[r]
+        row = table[b]
+        out[r] = -1
+        prev_s = np.inf
+        prev_a = -1
+        while True:
+            # the next legal move in the order (score descending, index ascending)
+            best = -1
+            best_s = -np.inf
+            for a in range(n):
                 if masks[r, a] == 0:
                     continue
-                scratch[:] = states[b]
-                _fast.apply(scratch, tb, np.int64(a))
-                h = _key(view_hash(scratch, tb))
-                if row[_slot_of(row, h)] == h:
-                    masks[r, a] = 0  # back to a view seen in this episode
-                else:
-                    k += 1
-            out[r] = k
+                s = scores[r, a]
+                if s != s:  # NaN ranks last
+                    s = -np.inf
+                if s > prev_s or (s == prev_s and a <= prev_a):
+                    continue  # already tried
+                if best < 0 or s > best_s:
+                    best = a
+                    best_s = s
+            if best < 0:
+                break  # every legal move leads back to a view seen: stuck
+            scratch[:] = states[b]
+            _fast.apply(scratch, tb, np.int64(best))  # one compiled signature
+            h = _key(view_hash(scratch, tb))
+            i = _slot_of(row, h)
+            if row[i] == 0:
+                row[i] = h
+                counts[b] += 1
+                out[r] = best
+                break
+            prev_s = best_s
+            prev_a = best
 
-    return fresh
+
+@kernel
+def _fresh(
+    states: np.ndarray,
+    tb: np.ndarray,
+    rows: np.ndarray,
+    masks: np.ndarray,
+    table: np.ndarray,
+    scratch: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """For row r (game ``rows[r]``): clear ``masks[r, a]`` for each legal move back to a
+    view in the game's set; ``out[r]`` = the legal moves left."""
+    for r in range(rows.shape[0]):
+        b = rows[r]
+        row = table[b]
+        k = 0
+        for a in range(masks.shape[1]):
+            if masks[r, a] == 0:
+                continue
+            scratch[:] = states[b]
+            _fast.apply(scratch, tb, np.int64(a))
+            h = _key(view_hash(scratch, tb))
+            if row[_slot_of(row, h)] == h:
+                masks[r, a] = 0  # back to a view seen in this episode
+            else:
+                k += 1
+        out[r] = k
 
 
-_fresh = _make_fresh(_FAST_DIGEST)
-
-
-@njit(cache=True)
+@kernel
 def _add(
     states: np.ndarray, tb: np.ndarray, slots: np.ndarray, table: np.ndarray, counts: np.ndarray
 ) -> None:

@@ -76,7 +76,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from fortythieves_env._checks import INT64_MAX, checked_int
 from fortythieves_env._fast import (
@@ -86,6 +85,7 @@ from fortythieves_env._fast import (
     legal_actions,
     tables_for,
 )
+from fortythieves_env._jit import kernel
 from fortythieves_env.actions import (
     COLUMN_TO_COLUMN,
     WASTE_TO_COLUMN,
@@ -170,7 +170,7 @@ class SearchBudget:
 
 
 # ---------------------------------------------------------------------- compiled rollouts
-@njit(cache=True)
+@kernel
 def _score_moves(
     samples: np.ndarray,
     tb: np.ndarray,

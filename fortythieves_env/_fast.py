@@ -6,7 +6,7 @@ The rules are those of :mod:`.engine`, which stays the reference: same action en
 same observation, same mask, same rewards. Only the representation differs. A position is
 one packed ``int16`` array (the *state array*) and a variant's fixed data is one ``int32``
 array (the *table array*). Every variant uses the same argument types, so numba compiles
-each kernel once (and caches it on disk, ``cache=True``).
+each kernel once (and caches it on disk: :func:`._jit.kernel`).
 
 Kernels (``st`` a state array, ``tb`` its variant's ``FastTables.table``):
 
@@ -59,8 +59,8 @@ from collections.abc import Sequence
 from functools import cache
 
 import numpy as np
-from numba import njit
 
+from ._jit import kernel
 from .actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
@@ -217,7 +217,7 @@ def tables_for(spec: VariantSpec, observation_version: int = LATEST_VERSION) -> 
 
 
 # ---------------------------------------------------------------------- kernels
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _write_column(st: np.ndarray, tb: np.ndarray, obs: np.ndarray, i: int) -> None:
     v = tb[H_V]
     n = st[tb[H_LEN] + i]
@@ -231,7 +231,7 @@ def _write_column(st: np.ndarray, tb: np.ndarray, obs: np.ndarray, i: int) -> No
     obs[tb[H_OBS_FD] + i] = fd
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _write_waste(st: np.ndarray, tb: np.ndarray, obs: np.ndarray) -> None:
     scal = tb[H_SCAL]
     nw = st[scal + S_NWASTE]
@@ -245,7 +245,7 @@ def _write_waste(st: np.ndarray, tb: np.ndarray, obs: np.ndarray) -> None:
     obs[tb[H_OBS_STOCK] + 1] = st[scal + S_REDEALS]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _write_stock(st: np.ndarray, tb: np.ndarray, obs: np.ndarray) -> None:
     """The known-stock slots (if the observation has them): the stock, next card first,
     once a redeal has happened, else 0s."""
@@ -261,7 +261,7 @@ def _write_stock(st: np.ndarray, tb: np.ndarray, obs: np.ndarray) -> None:
         obs[o + k] = 0
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _write_foundations(st: np.ndarray, tb: np.ndarray, obs: np.ndarray) -> None:
     f0 = tb[H_FOUND]
     o = tb[H_OBS_FOUND]
@@ -269,14 +269,14 @@ def _write_foundations(st: np.ndarray, tb: np.ndarray, obs: np.ndarray) -> None:
         obs[o + k] = st[f0 + k]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _top(st: np.ndarray, len0: int, v: int, j: int) -> int:
     """Column j's top card, 0 if it is empty."""
     n = st[len0 + j]
     return st[j * v + n - 1] if n > 0 else 0
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to_mask: bool) -> int:
     """The move generator: every legal action of ``st`` once, in ascending order (as the
     set of :meth:`Rules.legal_actions`). The one place the compiled code decides legality.
@@ -372,14 +372,14 @@ def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to
     return count
 
 
-@njit(cache=True)
+@kernel
 def _legal_mask(st: np.ndarray, tb: np.ndarray, mask: np.ndarray) -> int:
     """Write the legal-action mask of ``st`` (``int8``, 1 where legal); return how many."""
     mask[:] = 0
     return _moves(st, tb, mask, mask, True)
 
 
-@njit(cache=True)
+@kernel
 def legal_actions(st: np.ndarray, tb: np.ndarray, out: np.ndarray) -> int:
     """Write the legal actions of state array ``st`` into ``out``; no observation, no mask.
 
@@ -402,7 +402,7 @@ def legal_actions(st: np.ndarray, tb: np.ndarray, out: np.ndarray) -> int:
     return _moves(st, tb, out, out, False)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _apply(st: np.ndarray, tb: np.ndarray, action: int) -> int:
     """Play ``action`` in ``st`` (unchecked); return the cards put on a foundation (0 or 1).
 
@@ -481,7 +481,7 @@ def _apply(st: np.ndarray, tb: np.ndarray, action: int) -> int:
     return 1
 
 
-@njit(cache=True)
+@kernel
 def apply(st: np.ndarray, tb: np.ndarray, action: int) -> int:
     """Play ``action`` in state array ``st`` (in place) **without checking that it is
     legal** (as :meth:`Rules.apply`); no observation, no mask.
@@ -503,7 +503,7 @@ def apply(st: np.ndarray, tb: np.ndarray, action: int) -> int:
     return _apply(st, tb, action)
 
 
-@njit(cache=True)
+@kernel
 def refresh(st: np.ndarray, tb: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> int:
     """Write the whole observation and the mask of state array ``st``.
 
@@ -524,7 +524,7 @@ def refresh(st: np.ndarray, tb: np.ndarray, obs: np.ndarray, mask: np.ndarray) -
     return _legal_mask(st, tb, mask)
 
 
-@njit(cache=True)
+@kernel
 def observed_state(obs: np.ndarray, tb: np.ndarray, st: np.ndarray) -> None:
     """The state array a player reads in observation ``obs``: :func:`refresh`'s
     observation read back, with every card the observation does not show (face-down
@@ -586,7 +586,7 @@ def observed_state(obs: np.ndarray, tb: np.ndarray, st: np.ndarray) -> None:
     st[scal + S_FCARDS] = on
 
 
-@njit(cache=True)
+@kernel
 def step(st: np.ndarray, tb: np.ndarray, obs: np.ndarray, mask: np.ndarray, action: int) -> int:
     """Play ``action`` in ``st`` (as :meth:`Rules.apply`) if ``mask`` marks it legal, then
     update ``obs`` and rewrite ``mask``; do nothing if it is illegal.
@@ -635,13 +635,13 @@ _F2 = np.uint64(0xC4CEB9FE1A85EC53)
 _S33 = np.uint64(33)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _mix(h: np.uint64, x: np.uint64) -> np.uint64:
     """Fold ``x`` into ``h`` (one FNV-1a step on a whole value; order matters)."""
     return (h ^ x) * _FNV_PRIME
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _finish(h: np.uint64) -> np.uint64:
     """MurmurHash3's 64-bit finaliser: every input bit moves every output bit."""
     h ^= h >> _S33
@@ -652,7 +652,7 @@ def _finish(h: np.uint64) -> np.uint64:
     return h
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _column_hash(st: np.ndarray, tb: np.ndarray, i: int) -> np.uint64:
     """Hash of column i alone: its cards bottom to top and its face-down count."""
     v = tb[H_V]
@@ -664,7 +664,7 @@ def _column_hash(st: np.ndarray, tb: np.ndarray, i: int) -> np.uint64:
     return _finish(h)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _rest_hash(st: np.ndarray, tb: np.ndarray, h: np.uint64) -> np.uint64:
     """Fold everything but the tableau into ``h``: the stock and the waste (counts and
     cards, in order), the 8 foundation heights and the redeals left; then finish."""
@@ -683,7 +683,7 @@ def _rest_hash(st: np.ndarray, tb: np.ndarray, h: np.uint64) -> np.uint64:
     return _finish(h)
 
 
-@njit(cache=True)
+@kernel
 def position_hash(st: np.ndarray, tb: np.ndarray) -> np.uint64:
     """A 64-bit key of the position in state array ``st`` (``uint64``).
 
@@ -700,7 +700,7 @@ def position_hash(st: np.ndarray, tb: np.ndarray) -> np.uint64:
     return _rest_hash(st, tb, h)
 
 
-@njit(cache=True)
+@kernel
 def canonical_hash(st: np.ndarray, tb: np.ndarray) -> np.uint64:
     """:func:`position_hash` with the column order ignored (``uint64``): a solver's key.
 
@@ -717,7 +717,7 @@ def canonical_hash(st: np.ndarray, tb: np.ndarray) -> np.uint64:
     return _rest_hash(st, tb, _mix(_FNV_BASIS, total))
 
 
-@njit(cache=True)
+@kernel
 def view_hash(st: np.ndarray, tb: np.ndarray) -> np.uint64:
     """A 64-bit key of what a player sees of the position in ``st`` (``uint64``): the
     :class:`~fortythieves_env.view.PlayerView`, not the position.

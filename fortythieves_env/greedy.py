@@ -37,7 +37,6 @@ move order (:func:`.solver._children`) and sees every card.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ._fast import (
     H_ACCEPTS,
@@ -52,6 +51,7 @@ from ._fast import (
     apply,
     legal_actions,
 )
+from ._jit import kernel
 from .actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
@@ -141,7 +141,7 @@ def move_score(action: int, view: PlayerView, rules: Rules) -> float:
     return S_PART_TO_EMPTY if dst_empty else S_BUILD_FREES
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def greedy_score(st: np.ndarray, tb: np.ndarray, action: int) -> float:
     """:func:`move_score` of ``action`` (a legal action index) in state array ``st``
     (``int16``; ``tb`` its variant's table array), compiled.
@@ -183,7 +183,7 @@ def greedy_score(st: np.ndarray, tb: np.ndarray, action: int) -> float:
     return S_PART_TO_EMPTY if st[len0 + dst] == 0 else S_BUILD_FREES
 
 
-@njit(cache=True)
+@kernel
 def greedy_pick(
     st: np.ndarray, tb: np.ndarray, legal: np.ndarray, count: int, scores: np.ndarray
 ) -> int:
@@ -213,7 +213,7 @@ def greedy_pick(
     return best
 
 
-@njit(cache=True)
+@kernel
 def rollout(
     st: np.ndarray, tb: np.ndarray, legal: np.ndarray, horizon: int, stall: int
 ) -> tuple[int, int]:

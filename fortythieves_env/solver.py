@@ -60,7 +60,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-from numba import njit
 
 from ._checks import INT64_MAX, checked_int
 from ._fast import (
@@ -85,6 +84,7 @@ from ._fast import (
     legal_actions,
     tables_for,
 )
+from ._jit import kernel
 from .actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
@@ -166,13 +166,13 @@ class SolveResult:
 
 
 # ---------------------------------------------------------------------- pruning rules
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _lowest(st: np.ndarray, f0: int, suit: int) -> int:
     """The lower of the two foundation piles of ``suit``."""
     return min(st[f0 + 2 * suit], st[f0 + 2 * suit + 1])
 
 
-@njit(cache=True)
+@kernel
 def _safe_foundation(st: np.ndarray, tb: np.ndarray, card: int, build: int) -> bool:
     """Rule F: may ``card``, which fits a foundation pile, be played up at once as the
     only move tried here?
@@ -240,14 +240,14 @@ def _safe_foundation(st: np.ndarray, tb: np.ndarray, card: int, build: int) -> b
 
 
 # ---------------------------------------------------------------------- move order
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _fits_foundation(st: np.ndarray, f0: int, card: int) -> bool:
     s2 = 2 * ((card - 1) // 13)
     r = (card - 1) % 13
     return st[f0 + s2] == r or st[f0 + s2 + 1] == r
 
 
-@njit(cache=True)
+@kernel
 def _score(st: np.ndarray, tb: np.ndarray, action: int) -> int:
     """The move-ordering score of a legal ``action`` (higher is tried first).
 
@@ -297,7 +297,7 @@ def _score(st: np.ndarray, tb: np.ndarray, action: int) -> int:
     return 500 + n
 
 
-@njit(cache=True)
+@kernel
 def _children(
     st: np.ndarray,
     tb: np.ndarray,
@@ -378,7 +378,7 @@ def build_code(spec: VariantSpec) -> int:
     return _BUILD_CODE[spec.build]
 
 
-@njit(cache=True)
+@kernel
 def pruned_moves(
     st: np.ndarray,
     tb: np.ndarray,
@@ -414,7 +414,7 @@ _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _splitmix(h: np.uint64) -> np.uint64:
     h ^= h >> _S30
     h *= _K2_M1
@@ -424,7 +424,7 @@ def _splitmix(h: np.uint64) -> np.uint64:
     return h
 
 
-@njit(cache=True)
+@kernel
 def _second_key(st: np.ndarray, tb: np.ndarray) -> np.uint64:
     """A second 64-bit key of the position up to the column order, independent of
     :func:`~._fast.canonical_hash` (other constants, other finaliser): together they make
@@ -453,7 +453,7 @@ def _second_key(st: np.ndarray, tb: np.ndarray) -> np.uint64:
 
 
 # ---------------------------------------------------------------------- the search
-@njit(cache=True)
+@kernel
 def _search(
     ctl: np.ndarray,
     tb: np.ndarray,
@@ -572,7 +572,7 @@ DONE = 2
 _SEEN_BITS = 12  # 4096 slots: more than twice the longest line (1500 moves)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _seen(keys: np.ndarray, stamps: np.ndarray, stamp: int, h: np.uint64) -> bool:
     """Is ``h`` in the table under ``stamp`` (a slot with another stamp counts as free)?"""
     mask = np.uint64(keys.shape[0] - 1)
@@ -584,7 +584,7 @@ def _seen(keys: np.ndarray, stamps: np.ndarray, stamp: int, h: np.uint64) -> boo
     return False
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _remember(keys: np.ndarray, stamps: np.ndarray, stamp: int, h: np.uint64) -> None:
     mask = np.uint64(keys.shape[0] - 1)
     slot = h & mask
@@ -596,7 +596,7 @@ def _remember(keys: np.ndarray, stamps: np.ndarray, stamp: int, h: np.uint64) ->
     stamps[slot] = stamp
 
 
-@njit(cache=True)
+@kernel
 def _rollout(
     nst: np.ndarray,
     st: np.ndarray,
@@ -645,7 +645,7 @@ def _rollout(
     return n
 
 
-@njit(cache=True)
+@kernel
 def _nested(
     nst: np.ndarray,
     tb: np.ndarray,

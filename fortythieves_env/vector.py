@@ -13,9 +13,7 @@ hundred steps per game.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -23,12 +21,11 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
-from numba import njit
 
-from . import _fast
 from ._checks import checked_int, checked_options, is_int
 from ._fast import H_DECODE, H_FD, H_NACT, refresh, tables_for
 from ._fast import step as _fast_step
+from ._jit import kernel
 from .engine import (
     COLUMN_TO_COLUMN,
     GameState,
@@ -57,49 +54,8 @@ _INT64_MAX = np.iinfo(np.int64).max
 _INFO_KEYS = ("action_mask", "foundation_cards", "is_success", "illegal_action")
 
 
-def _source_digest(path: str | None) -> int:
-    """A 56-bit digest of the file at ``path`` (a module's source)."""
-    return int.from_bytes(hashlib.sha256(Path(str(path)).read_bytes()).digest()[:7], "little")
-
-
-_FAST_DIGEST = _source_digest(_fast.__file__)
-"""Digest of ``_fast.py``: the batch kernel closes over it (see :func:`_make_step_batch`)."""
-
-
-def _make_step_batch(fast_digest: int) -> Any:
-    """Compile the batch kernel; numba caches it on disk under a key that includes
-    ``fast_digest``.
-
-    The kernel calls :func:`._fast.step`, and numba's cache only watches the file of the
-    function it caches: after a change to ``_fast.py`` alone it would load a kernel with
-    the old rules (numba issue #1833). The key of a cached closure includes its closed-over
-    values, so closing over a digest of ``_fast.py`` recompiles it when that file changes.
-    """
-
-    @njit(cache=True)
-    def step_batch(
-        states: np.ndarray,
-        tb: np.ndarray,
-        obs: np.ndarray,
-        masks: np.ndarray,
-        actions: np.ndarray,
-        rewards: np.ndarray,
-        flags: np.ndarray,
-        counts: np.ndarray,
-        fparams: np.ndarray,
-        iparams: np.ndarray,
-    ) -> int:
-        if fast_digest < 0:  # never: the digest is only here to key the cache
-            return 0
-        return _step_batch_body(
-            states, tb, obs, masks, actions, rewards, flags, counts, fparams, iparams
-        )
-
-    return step_batch
-
-
-@njit  # not cached on its own: it is compiled into the cached step_batch above
-def _step_batch_body(
+@kernel  # its cache follows _fast.py and env.py too (fortythieves_env._jit)
+def _step_batch(
     states: np.ndarray,
     tb: np.ndarray,
     obs: np.ndarray,
@@ -200,10 +156,7 @@ def _step_batch_body(
     return n_deal
 
 
-_step_batch = _make_step_batch(_FAST_DIGEST)
-
-
-@njit(cache=True)
+@kernel
 def _pick_legal(masks: np.ndarray, n_legal: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
     """``out[i]`` = the ``int(u[i] * n_legal[i])``-th legal action of game i (0 if none)."""
     for i in range(masks.shape[0]):

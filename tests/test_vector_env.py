@@ -468,17 +468,6 @@ def test_a_deal_without_a_move_ends_on_its_first_step_as_in_the_single_env(
             assert np.array_equal(out[2], stuck)
 
 
-def test_the_cached_batch_kernel_is_keyed_by_the_rules_source() -> None:
-    """numba's disk cache watches only the cached function's own file; the batch kernel
-    closes over a digest of ``_fast.py`` (whose ``step`` it calls), so a change there
-    recompiles it instead of loading a kernel with the old rules."""
-    from fortythieves_env import _fast, vector
-
-    cells = [c.cell_contents for c in vector._step_batch.py_func.__closure__]
-    assert cells == [vector._source_digest(_fast.__file__)]
-    assert vector._source_digest(__file__) != cells[0]
-
-
 @pytest.mark.parametrize("mode", [AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP])
 def test_autoreset_seeds_choose_the_next_deal_of_each_game(mode: AutoresetMode) -> None:
     """Game i's automatic reset deals ``reset(seed=seeds[i])``'s deal, once; None deals on."""

@@ -1,0 +1,189 @@
+"""The one ``njit`` of the project: :func:`kernel`, numba's on-disk cache made safe.
+
+Every compiled function of :mod:`fortythieves_env` and :mod:`agents` is decorated with
+:func:`kernel` (``@kernel`` or ``@kernel(inline="always")``) instead of
+``numba.njit(cache=True)``. The compiled code is numba's, unchanged: the same dispatcher,
+the same options, the same machine code. What differs is the cache:
+
+* **Stale code** (numba issue #1833). numba checks only the source file of the function it
+  caches. A kernel compiled with another module's kernels built in (``greedy.rollout`` calls
+  ``_fast.legal_actions``) was loaded unchanged after an edit of that other module alone,
+  with the old rules. :func:`kernel` adds to the cache's source stamp a digest of every
+  project module the kernel's module imports, directly or through the modules it imports
+  (:func:`source_digest`): a change to any of them recompiles the kernel. The index file
+  keeps one stamp, so the stale entries are replaced, not piled up.
+
+What a module "imports" is read from its source: every ``import`` and ``from ... import``
+line (at any indentation; ``TYPE_CHECKING`` blocks too), restricted to the
+``fortythieves_env`` package and the kernel's own top-level package. A value reached
+otherwise (``importlib``, a module patched from outside) is not covered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any, overload
+
+from numba import njit
+from numba.core.caching import FunctionCache, IndexDataCacheFile
+from numba.core.dispatcher import Dispatcher
+
+__all__ = ["kernel", "source_digest", "source_files"]
+
+
+_PACKAGE = "fortythieves_env"
+_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+"""The folder that holds the ``fortythieves_env`` package."""
+
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|(?:[^\n]*\\\n)*[^\n]*)"
+    rb"|import[ \t]+((?:[^\n]*\\\n)*[^\n]*))",
+    re.MULTILINE,
+)
+"""An ``import a.b as c, d`` line (group 3: what follows ``import``) or a ``from X import
+names`` line (group 1: ``X``, group 2: the names, parenthesised or with ``\\`` lines)."""
+
+
+@overload
+def kernel(func: Callable[..., Any], /) -> Any: ...
+
+
+@overload
+def kernel(*, inline: str = ..., **options: Any) -> Callable[[Callable[..., Any]], Any]: ...
+
+
+def kernel(func: Callable[..., Any] | None = None, /, **options: Any) -> Any:
+    """``numba.njit(cache=True, **options)`` with a cache that follows every module the
+    function's module imports (module docstring).
+
+    Use as ``@kernel`` or ``@kernel(inline="always")``; ``options`` are ``njit``'s.
+
+    Returns:
+        numba's ``CPUDispatcher`` of ``func`` (``func`` itself under ``NUMBA_DISABLE_JIT=1``),
+        or a decorator when called with options only.
+
+    """
+    if func is None:
+        return lambda f: kernel(f, **options)
+    dispatcher = njit(**options)(func)
+    if not isinstance(dispatcher, Dispatcher):  # NUMBA_DISABLE_JIT: the Python function
+        return dispatcher
+    dispatcher._cache = _KernelCache(dispatcher.py_func, source_digest(func))
+    return dispatcher
+
+
+class _KernelCache(FunctionCache):
+    """numba's :class:`FunctionCache` whose source stamp (numba's stamp of the function's
+    own file) also holds ``digest``: an index written under another digest reads as stale,
+    exactly as one written for another version of the function's own file."""
+
+    def __init__(self, py_func: Callable[..., Any], digest: str) -> None:
+        super().__init__(py_func)
+        self._cache_file = IndexDataCacheFile(
+            cache_path=self._cache_path,
+            filename_base=self._impl.filename_base,
+            source_stamp=(self._impl.locator.get_source_stamp(), digest),
+        )
+
+
+def source_digest(func: Callable[..., Any]) -> str:
+    """The digest (64 hex digits) of the source of every file in :func:`source_files` of
+    ``func``'s module: what the cache of a kernel defined there is keyed by.
+
+    Independent of where the package lies (files are named relative to their root).
+
+    Raises:
+        OSError: a source file cannot be read.
+    """
+    return _digest(func.__module__, func.__code__.co_filename)
+
+
+def source_files(func: Callable[..., Any]) -> list[Path]:
+    """The source files a kernel defined with ``func``'s module may compile code or
+    constants of: its module's file and every file of the project (``fortythieves_env``
+    and the module's own top-level package) that it imports, directly or through them;
+    sorted by module name.
+
+    Raises:
+        OSError: a source file cannot be read.
+    """
+    return [path for _, path in _closure(func.__module__, func.__code__.co_filename)]
+
+
+@cache
+def _digest(module: str, filename: str) -> str:
+    h = hashlib.sha256()
+    for name, path in _closure(module, filename):
+        h.update(name.encode() + b"\0" + _source(path) + b"\0")
+    return h.hexdigest()
+
+
+@cache
+def _closure(module: str, filename: str) -> tuple[tuple[str, Path], ...]:
+    """``(module name, file)`` of the module and of every project module it imports,
+    transitively, sorted by name."""
+    path = Path(filename).resolve()
+    roots = {_PACKAGE: _PACKAGE_ROOT}
+    parts = module.split(".")
+    if module != "__main__" and parts[0] not in roots:
+        up = len(parts) if path.name == "__init__.py" else len(parts) - 1
+        roots[parts[0]] = path.parents[up]
+    found = {module: path}
+    todo = [(module, path)]
+    while todo:
+        name, file = todo.pop()
+        for dep, dep_file in _imports(name, file, roots):
+            if dep not in found:
+                found[dep] = dep_file
+                todo.append((dep, dep_file))
+    return tuple(sorted(found.items()))
+
+
+def _imports(module: str, path: Path, roots: dict[str, Path]) -> Iterator[tuple[str, Path]]:
+    """The project modules (name, file) that the source of ``module`` (at ``path``) imports."""
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    for m in _IMPORT.finditer(_source(path)):
+        if m.group(3) is not None:  # import a.b.c [as d], e
+            for item in _names(m.group(3)):
+                yield from _found(item, roots)
+            continue
+        target = m.group(1).decode()
+        level = len(target) - len(target.lstrip("."))
+        if level:
+            base = package[: len(package) - level + 1] if level <= len(package) else []
+            target = ".".join([*base, target[level:]] if target[level:] else base)
+        names = _names(m.group(2))
+        submodules = [hit for n in names for hit in _found(f"{target}.{n}", roots)]
+        yield from submodules
+        if len(submodules) < len(names) or not names:  # a name defined in ``target`` itself
+            yield from _found(target, roots)
+
+
+def _names(text: bytes) -> list[str]:
+    """The imported names of ``a as b, c`` (parentheses, ``\\`` lines and comments allowed)."""
+    lines = text.decode(errors="replace").replace("\\\n", " ").strip("() \t").splitlines()
+    items = ",".join(line.split("#", 1)[0] for line in lines).split(",")
+    words = [item.split()[0] for item in items if item.split()]
+    return [w for w in words if all(p.isidentifier() for p in w.split("."))]
+
+
+def _found(name: str, roots: dict[str, Path]) -> list[tuple[str, Path]]:
+    """``[(name, file)]`` if ``name`` is a module of a project root, else ``[]``."""
+    parts = name.split(".")
+    root = roots.get(parts[0])
+    if root is None or not all(p.isidentifier() for p in parts):
+        return []
+    base = root.joinpath(*parts)
+    for file in (base.parent / f"{parts[-1]}.py", base / "__init__.py"):
+        if file.is_file():
+            return [(name, file)]
+    return []
+
+
+@cache
+def _source(path: Path) -> bytes:
+    return path.read_bytes()
