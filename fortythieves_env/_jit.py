@@ -3,7 +3,8 @@
 Every compiled function of :mod:`fortythieves_env` and :mod:`agents` is decorated with
 :func:`kernel` (``@kernel`` or ``@kernel(inline="always")``) instead of
 ``numba.njit(cache=True)``. The compiled code is numba's, unchanged: the same dispatcher,
-the same options, the same machine code. What differs is the cache:
+the same options, the same machine code. What differs is the cache, which numba gets wrong
+in two ways:
 
 * **Stale code** (numba issue #1833). numba checks only the source file of the function it
   caches. A kernel compiled with another module's kernels built in (``greedy.rollout`` calls
@@ -12,6 +13,12 @@ the same options, the same machine code. What differs is the cache:
   project module the kernel's module imports, directly or through the modules it imports
   (:func:`source_digest`): a change to any of them recompiles the kernel. The index file
   keeps one stamp, so the stale entries are replaced, not piled up.
+* **No cache folder** (numba issue #4908). With neither the package's ``__pycache__`` nor
+  numba's user cache folder (``~/.cache/numba``) writable (a system install, a container run
+  as another user) and no ``NUMBA_CACHE_DIR``, ``njit(cache=True)`` raises ``RuntimeError:
+  cannot cache function ...: no locator available`` where the function is defined.
+  :func:`kernel` compiles it uncached instead, and warns once per process
+  (:class:`NoCacheWarning`, one line) that ``NUMBA_CACHE_DIR`` would cache it.
 
 What a module "imports" is read from its source: every ``import`` and ``from ... import``
 line (at any indentation; ``TYPE_CHECKING`` blocks too), restricted to the
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import warnings
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
@@ -32,7 +40,11 @@ from numba import njit
 from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.dispatcher import Dispatcher
 
-__all__ = ["kernel", "source_digest", "source_files"]
+__all__ = ["NoCacheWarning", "kernel", "source_digest", "source_files"]
+
+
+class NoCacheWarning(RuntimeWarning):
+    """numba has no writable cache folder: compiled kernels are compiled in each process."""
 
 
 _PACKAGE = "fortythieves_env"
@@ -47,6 +59,8 @@ _IMPORT = re.compile(
 """An ``import a.b as c, d`` line (group 3: what follows ``import``) or a ``from X import
 names`` line (group 1: ``X``, group 2: the names, parenthesised or with ``\\`` lines)."""
 
+_warned = False
+
 
 @overload
 def kernel(func: Callable[..., Any], /) -> Any: ...
@@ -58,7 +72,7 @@ def kernel(*, inline: str = ..., **options: Any) -> Callable[[Callable[..., Any]
 
 def kernel(func: Callable[..., Any] | None = None, /, **options: Any) -> Any:
     """``numba.njit(cache=True, **options)`` with a cache that follows every module the
-    function's module imports (module docstring).
+    function's module imports, and that falls back to no cache (module docstring).
 
     Use as ``@kernel`` or ``@kernel(inline="always")``; ``options`` are ``njit``'s.
 
@@ -66,13 +80,20 @@ def kernel(func: Callable[..., Any] | None = None, /, **options: Any) -> Any:
         numba's ``CPUDispatcher`` of ``func`` (``func`` itself under ``NUMBA_DISABLE_JIT=1``),
         or a decorator when called with options only.
 
+    Warns:
+        NoCacheWarning: once per process, the first time a function cannot be cached
+            (no writable cache folder, or a source file of its digest cannot be read); it
+            is then compiled in each process.
     """
     if func is None:
         return lambda f: kernel(f, **options)
     dispatcher = njit(**options)(func)
     if not isinstance(dispatcher, Dispatcher):  # NUMBA_DISABLE_JIT: the Python function
         return dispatcher
-    dispatcher._cache = _KernelCache(dispatcher.py_func, source_digest(func))
+    try:
+        dispatcher._cache = _KernelCache(dispatcher.py_func, source_digest(func))
+    except (RuntimeError, OSError) as exc:  # numba: "no locator available"; unreadable source
+        _warn_uncached(func, exc)
     return dispatcher
 
 
@@ -82,12 +103,28 @@ class _KernelCache(FunctionCache):
     exactly as one written for another version of the function's own file."""
 
     def __init__(self, py_func: Callable[..., Any], digest: str) -> None:
-        super().__init__(py_func)
+        super().__init__(py_func)  # RuntimeError when no cache folder is writable
         self._cache_file = IndexDataCacheFile(
             cache_path=self._cache_path,
             filename_base=self._impl.filename_base,
             source_stamp=(self._impl.locator.get_source_stamp(), digest),
         )
+
+
+def _warn_uncached(func: Callable[..., Any], exc: BaseException) -> None:
+    global _warned
+    if _warned:
+        return
+    _warned = True
+    # line 0: the warning is one line (no source line under it), located at the module
+    warnings.warn_explicit(
+        f"{_PACKAGE}: numba cannot cache compiled kernels here ({exc}): they are compiled "
+        "in each process (up to a minute); set NUMBA_CACHE_DIR to a writable folder to "
+        "cache them",
+        NoCacheWarning,
+        func.__code__.co_filename,
+        0,
+    )
 
 
 def source_digest(func: Callable[..., Any]) -> str:

@@ -3,6 +3,8 @@
 * Point 8 (numba issue #1833): every compiled entry point follows an edit of a kernel it
   calls from another module. Only ``_fast.py`` is edited (in a copy of the package) and
   each entry point that builds its kernels in must play by the edited rules.
+* Point 9 (numba issue #4908): with no writable cache folder the package imports and plays
+  (uncached), with one warning line naming ``NUMBA_CACHE_DIR``.
 
 Both run the package copied into a temporary folder, in subprocesses: compiling is the
 slow part (tens of seconds), so each test starts as few processes as it can.
@@ -15,6 +17,7 @@ import importlib
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -300,3 +303,111 @@ def test_source_files_follow_every_form_of_import(tmp_path: Path) -> None:
     assert names == sorted([*cards, "pkg", "pkg.a", "pkg.b", "pkg.c", "pkg.d", "pkg.e", "pkg.h"])
     assert _jit._digest("pkg.a", one) == _jit._digest("pkg.a", two)
     assert _jit._digest("pkg.a", one) != _jit._digest("pkg.a", three)
+
+
+# ---------------------------------------------------------------------- point 9
+PLAY = r"""
+import json, sys
+if sys.argv[2] == "simulate":  # root writes anywhere: numba finds no cache folder, as if
+    from numba.core import caching
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # numba < 0.61
+    for cls in impl._locator_classes:
+        cls.from_function = classmethod(lambda cls, py_func, py_file: None)
+import numpy as np
+import gymnasium as gym
+import fortythieves_env
+from fortythieves_env import FortyThievesVectorEnv
+
+assert fortythieves_env.__file__.startswith(sys.argv[1]), fortythieves_env.__file__
+env = gym.make("FortyThieves/Streets-v0")
+obs, info = env.reset(seed=3)
+for _ in range(6):
+    obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+venv = FortyThievesVectorEnv("Streets", 2)
+venv.reset(seed=3)
+vobs = venv.step(np.zeros(2, dtype=np.int64))[0]  # a draw in both games
+print(json.dumps({"backend": env.unwrapped.backend, "obs": obs.tolist(),
+                  "cards": int(info["foundation_cards"]), "vector_obs": vobs.tolist()}))
+"""
+
+
+def _reference_play() -> dict[str, object]:
+    """What :data:`PLAY` prints, played here (cached kernels)."""
+    import gymnasium as gym
+    import numpy as np
+
+    from fortythieves_env import FortyThievesVectorEnv
+
+    env = gym.make("FortyThieves/Streets-v0")
+    obs, info = env.reset(seed=3)
+    for _ in range(6):
+        obs, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+    venv = FortyThievesVectorEnv("Streets", 2)
+    venv.reset(seed=3)
+    vobs = venv.step(np.zeros(2, dtype=np.int64))[0]
+    return {
+        "backend": env.unwrapped.backend,
+        "obs": obs.tolist(),
+        "cards": int(info["foundation_cards"]),
+        "vector_obs": vobs.tolist(),
+    }
+
+
+def _without_root_powers() -> tuple[list[str], str]:
+    """The command prefix under which read-only folders are read-only (nothing but as root:
+    a new user namespace), and :data:`PLAY`'s mode (``"simulate"``: as root with no user
+    namespace, numba is told there is no cache folder)."""
+    if os.geteuid() != 0:
+        return [], "read-only"
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "--user", "true"], check=False).returncode == 0:
+        return [unshare, "--user"], "read-only"
+    return [], "simulate"
+
+
+def _read_only(path: Path) -> None:
+    for sub in [path, *path.rglob("*")]:
+        mode = sub.stat().st_mode
+        sub.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+
+def _writable(path: Path) -> None:
+    for sub in [path, *path.rglob("*")]:
+        sub.chmod(sub.stat().st_mode | stat.S_IWUSR)
+
+
+def test_no_writable_cache_folder_compiles_uncached_with_one_warning(tmp_path: Path) -> None:
+    """Point 9: with the package folder and HOME read-only and no ``NUMBA_CACHE_DIR``,
+    ``import fortythieves_env`` and playing the env and the vector env work, uncached, with
+    one warning line that names ``NUMBA_CACHE_DIR``; nothing is written.
+
+    Root writes into read-only folders: as root the subprocess runs in a new user namespace
+    (``unshare --user``: the folders' owner without root's powers) or, where that is not
+    allowed, with numba's cache locators made to find no folder, which is exactly numba's
+    case: ``no locator available``."""
+    copy = _copy_package(tmp_path / "site", with_cache=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    prefix, mode = _without_root_powers()
+    _read_only(copy)
+    _read_only(home)
+    try:
+        done = subprocess.run(
+            [*prefix, sys.executable, "-c", PLAY, str(copy), mode],
+            cwd=home,
+            env=_clean_env(PYTHONPATH=str(copy), HOME=str(home), PYTHONDONTWRITEBYTECODE="1"),
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+    finally:
+        _writable(copy)
+        _writable(home)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout) == _reference_play()
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "NoCacheWarning: fortythieves_env: numba cannot cache compiled kernels" in lines[0]
+    assert "no locator available" in lines[0] and "set NUMBA_CACHE_DIR" in lines[0]
+    assert not [p for p in [*copy.rglob("*.nbi"), *home.rglob("*")]]  # nothing cached
+    assert "set `NUMBA_CACHE_DIR` to a writable folder" in (ROOT / "README.md").read_text()
