@@ -17,6 +17,8 @@ Every problem is raised as :class:`ConfigError`, whose message names the file (o
 YAML: files are read with :class:`ConfigLoader`, a ``SafeLoader`` that also reads ``1e6``,
 ``3e-4`` and ``1_000_000.0`` as numbers (plain PyYAML reads ``1e6`` as the string
 ``"1e6"``). Integer fields accept integral floats (``1e6`` -> ``1000000``) but refuse ``1.5``.
+It refuses a key given twice in one mapping (plain PyYAML keeps the last one silently) and
+nesting deeper than :data:`MAX_NESTING` levels.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ if TYPE_CHECKING:
     from fortythieves_env import VariantSpec
 
 __all__ = [
+    "MAX_EPISODE_STEPS",
+    "MAX_NESTING",
+    "MAX_REWARD",
     "Config",
     "ConfigError",
     "ConfigLoader",
@@ -63,8 +68,88 @@ class ConfigError(Exception):
     """A configuration problem; the message is meant for the user, without a traceback."""
 
 
+MAX_NESTING = 32
+"""The deepest nesting of mappings and lists a config file, a ``--set`` value or a ``--grid``
+list may have (the top level is level 1; the shipped configs reach 4, at
+``policy.player.scorer_arch``), and the most parts a ``--set`` or ``--grid`` key may have.
+PyYAML builds nested data recursively: 2,000 levels raised ``RecursionError``."""
+
+
 class ConfigLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` whose float resolver also accepts exponents without a dot (``1e6``)."""
+    """``yaml.SafeLoader`` for every YAML the package reads (config files, ``--set`` values,
+    ``--grid`` lists), with three differences:
+
+    - its float resolver also accepts exponents without a dot (``1e6``);
+    - a key given twice in one mapping is refused (PyYAML keeps the last silently, so a
+      config with two ``ppo:`` blocks lost the first; yaml/pyyaml#165); the ``<<`` merge
+      key's entries may still be overridden;
+    - nesting deeper than :data:`MAX_NESTING` levels is refused before it is built.
+
+    Raises (from ``yaml.load``):
+        yaml.MarkedYAMLError: ``problem_mark`` at the repeated key (``problem`` names the key
+            and the lines, and the columns on one line, of both) or at the first collection
+            too deep (``problem`` gives the depth and the limit); a ``yaml.YAMLError``.
+    """
+
+    def __init__(self, stream: str | bytes | typing.IO[str] | typing.IO[bytes]) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        if not self.check_event(yaml.MappingStartEvent, yaml.SequenceStartEvent):
+            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+        self._depth += 1
+        try:
+            if self._depth > MAX_NESTING:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(
+                    None,
+                    None,
+                    f"nested {self._deepest()} levels deep; at most {MAX_NESTING} are allowed",
+                    mark,
+                )
+            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+        finally:
+            self._depth -= 1
+
+    def _deepest(self) -> int:
+        """The document's deepest nesting, counted by reading (not building) the rest of it."""
+        depth = deepest = self._depth - 1  # the next event opens level ``self._depth``
+        while not self.check_event(yaml.DocumentEndEvent, yaml.StreamEndEvent):
+            event = self.get_event()
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                deepest = max(deepest, depth)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+        return deepest
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, yaml.Node] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = seen.setdefault(key, key_node)
+                except TypeError:  # an unhashable key: PyYAML refuses it below
+                    continue
+                if first is not key_node:
+                    a, b = first.start_mark, key_node.start_mark
+                    where = (
+                        f"line {a.line + 1}, columns {a.column + 1} and {b.column + 1}"
+                        if a.line == b.line
+                        else f"lines {a.line + 1} and {b.line + 1}"
+                    )
+                    raise yaml.constructor.ConstructorError(
+                        None,
+                        None,
+                        f"key {key!r} is given twice in one mapping, at {where}: YAML would "
+                        "keep only the last and drop the first silently",
+                        b,
+                    )
+        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
 
 ConfigLoader.add_implicit_resolver(
@@ -83,6 +168,47 @@ ConfigLoader.add_implicit_resolver(
 
 # --------------------------------------------------------------------------- models
 
+MAX_REWARD = 1000.0
+"""The largest magnitude of ``env.reward_per_card``, ``env.win_bonus``,
+``env.illegal_action_penalty`` and the ``train.shaping`` weights.
+
+The bound keeps every return and value target finite and well-conditioned in ``float32``
+(SB3's rollout buffers and the network), over the longest episode
+(:data:`MAX_EPISODE_STEPS`): a game's return from its cards and the win bonus is at most
+``104 * 1000 + 1000 = 105,000`` in magnitude, below ``2**24`` (16.8 million), so ``float32``
+holds it, and every sum of rewards on the way, to well within one card's reward (the
+exact-integer range); with the penalty paid on every step (never, with masking) and the
+shaping potential (at most ``1000`` times the 104 cards of each of its three terms) it
+stays below about ``10**10``, whose square, the value loss, is ``10**20``: 18 orders of
+magnitude below ``float32``'s largest number (``3.4e38``). ``reward_per_card = 1e308``
+overflowed to ``inf`` in ``float32`` and trained into NaN logits."""
+
+MAX_EPISODE_STEPS = 10**6
+"""The largest ``env.max_episode_steps``, ``env.max_steps_without_progress`` and
+``env.custom_variant.max_episode_steps``.
+
+A thousand times the registered limits (1000; 1500 for Little Forty). An episode's steps
+bound the no-cycling sets (:class:`agents.cycles.SeenViews`: a ``uint64`` per view seen,
+the table at most half full, so at most 32 MiB per game at this bound) and, with
+:data:`MAX_REWARD`, the returns; a longer limit is no game anyone plays: the validation and
+the final evaluation play the registered limit, and 10**6 steps of one game take minutes."""
+
+
+def _step_count(value: Any) -> Any:
+    """``value`` unless it is a number outside ``1..MAX_EPISODE_STEPS`` (``ValueError``)."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if number and not 1 <= value <= MAX_EPISODE_STEPS:
+        shown = value if isinstance(value, int) else f"{value:g}"
+        raise ValueError(f"must be null or an integer 1..{MAX_EPISODE_STEPS}, got {shown}")
+    return value
+
+
+def _within(value: float, low: float, high: float) -> float:
+    """``value`` if ``low <= value <= high``, else ``ValueError`` naming both bounds."""
+    if not low <= value <= high:
+        raise ValueError(f"must be within {low:g}..{high:g}, got {value:g}")
+    return value
+
 
 def _variant_spec_fields(value: Any) -> dict[str, Any]:
     """Check ``env.custom_variant`` by building the ``VariantSpec``; return its fields.
@@ -90,8 +216,9 @@ def _variant_spec_fields(value: Any) -> dict[str, Any]:
     Returns the spec's fields as plain YAML values (``build`` as its string), defaults filled.
 
     Raises:
-        ValueError: not a mapping, an unknown or missing field, or a value the spec refuses
-            (its message names the field); the built-in ids are refused too.
+        ValueError: not a mapping, an unknown or missing field, a value the spec refuses
+            (its message names the field), or ``max_episode_steps`` above
+            :data:`MAX_EPISODE_STEPS`; the built-in ids are refused too.
     """
     import dataclasses
 
@@ -111,6 +238,11 @@ def _variant_spec_fields(value: Any) -> dict[str, Any]:
     if missing:
         raise ValueError(f"missing VariantSpec field(s) {', '.join(missing)}")
     spec = VariantSpec(**value)  # ValueError naming the field and value
+    if spec.max_episode_steps > MAX_EPISODE_STEPS:
+        raise ValueError(
+            f"max_episode_steps must be an integer 1..{MAX_EPISODE_STEPS}, "
+            f"got {spec.max_episode_steps}"
+        )
     if spec.id in VARIANTS:
         raise ValueError(
             f"id {spec.id!r} is a built-in variant; give the custom variant another id"
@@ -174,18 +306,39 @@ class EnvConfig(_Section):
         description="variant id, e.g. Streets; env: its newest id, FortyThieves/<variant>-v0 "
         "(FortyThieves/LittleForty-v1)"
     )
-    reward_per_card: float = Field(description="reward for each card put on a foundation")
-    win_bonus: float = Field(description="extra reward when all 104 cards are on the foundations")
-    illegal_action_penalty: float = Field(ge=0, description="subtracted on an illegal action")
+    reward_per_card: float = Field(
+        description="reward for each card put on a foundation; -1000..1000 (MAX_REWARD)"
+    )
+    win_bonus: float = Field(
+        description="extra reward when all 104 cards are on the foundations; -1000..1000"
+    )
+    illegal_action_penalty: float = Field(description="subtracted on an illegal action; 0..1000")
     illegal_action: Literal["penalize", "raise"] = Field(description="what an illegal action does")
     max_episode_steps: int | None = Field(
-        default=None, gt=0, description="truncation limit; null keeps the registered one"
+        default=None,
+        description="truncation limit, 1..10**6 (MAX_EPISODE_STEPS); null keeps the registered one",
     )
     max_steps_without_progress: int | None = Field(
         default=None,
-        gt=0,
-        description="truncate after this many steps in a row without progress; null: never",
+        description="truncate after this many steps in a row without progress, "
+        "1..10**6; null: never",
     )
+
+    @field_validator("reward_per_card", "win_bonus", "illegal_action_penalty")
+    @classmethod
+    def _reward_scale(cls, value: float, info: ValidationInfo) -> float:
+        low = 0.0 if info.field_name == "illegal_action_penalty" else -MAX_REWARD
+        return _within(value, low, MAX_REWARD)
+
+    @field_validator("max_episode_steps", "max_steps_without_progress", mode="before")
+    @classmethod
+    def _step_count_given(cls, value: Any) -> Any:
+        return _step_count(value)  # before the int conversion, which refuses 1e20 bare
+
+    @field_validator("max_episode_steps", "max_steps_without_progress")
+    @classmethod
+    def _step_count(cls, value: int | None) -> int | None:
+        return _step_count(value)  # after it too: a string "2000000" is an int only now
 
     @field_validator("custom_variant")
     @classmethod
@@ -242,7 +395,8 @@ class EnvConfig(_Section):
 
 
 class ShapingConfig(_Section):
-    """Weights of the shaping potential (:mod:`agents.shaping`); 0 leaves a term out."""
+    """Weights of the shaping potential (:mod:`agents.shaping`); 0 leaves a term out. Each is
+    within ``-1000..1000`` (:data:`MAX_REWARD`)."""
 
     face_down: float = Field(
         default=0.0, allow_inf_nan=False, description="per face-down card turned up so far"
@@ -255,6 +409,11 @@ class ShapingConfig(_Section):
         allow_inf_nan=False,
         description="per card lying on a card by the build rule in a column's end run",
     )
+
+    @field_validator("face_down", "empty_columns", "built_runs")
+    @classmethod
+    def _reward_scale(cls, value: float, info: ValidationInfo) -> float:
+        return _within(value, -MAX_REWARD, MAX_REWARD)
 
 
 class TrainConfig(_Section):
@@ -521,8 +680,10 @@ def _read_yaml(path: Path, named_by: str | None) -> dict[str, Any]:
     """Read one config file as a mapping.
 
     Raises:
-        ConfigError: a missing, unreadable or non-UTF-8 file, a folder, a YAML syntax error
-            (on one line), or a top level that is not a mapping.
+        ConfigError: a missing, unreadable or non-UTF-8 file, a folder, a YAML syntax error,
+            a key given twice in one mapping (naming the key and both lines), nesting deeper
+            than :data:`MAX_NESTING` (all on one line, with the line and column), or a top
+            level that is not a mapping.
     """
     where = f" (named as base by {named_by})" if named_by else ""
     if path.is_dir():
@@ -723,9 +884,11 @@ def load_config(
         The validated :class:`Config`.
 
     Raises:
-        ConfigError: a missing file, invalid YAML, a base cycle, a malformed override, an
-            unknown key, a wrong type or value, or a missing key. The message names the file
-            or ``--set`` argument, the key path and what was expected.
+        ConfigError: a missing file, invalid YAML (a key given twice in one mapping, nesting
+            deeper than :data:`MAX_NESTING` included), a base cycle, a malformed override or
+            one whose key has more than :data:`MAX_NESTING` parts, an unknown key, a wrong
+            type or value, or a missing key. The message names the file or ``--set``
+            argument, the key path and what was expected.
     """
     merged: dict[str, Any] = {}
     provenance: dict[tuple[str, ...], str] = {}
@@ -736,6 +899,10 @@ def load_config(
     layers = [(f"--set {text}", *parse_override(text)) for text in overrides]
     layers += [(source, tuple(key.split(".")), value) for source, key, value in assignments]
     for source, parts, value in layers:
+        if len(parts) > MAX_NESTING:
+            raise ConfigError(
+                f"{source}: the key has {len(parts)} parts; at most {MAX_NESTING} are allowed"
+            )
         layer: dict[str, Any] = {}
         node = layer
         for part in parts[:-1]:

@@ -174,13 +174,19 @@ class SeenViews:
         tables: the variant's :class:`~fortythieves_env._fast.FastTables` (any observation
             version: the view hash reads only the position).
         slots: game slots (rows of the ``states`` arrays passed in).
-        steps: the expected episode length (the step limit); the sets grow past it.
+        steps: the expected episode length (the step limit): each set starts with room for
+            ``min(steps, INITIAL_VIEWS)`` views and doubles as it fills, so the memory follows
+            the views seen, not the limit (a limit of 10**9 once allocated 64 GiB up front).
     """
+
+    INITIAL_VIEWS = 4096
+    """The most views a set has room for before it first grows (16,384 ``uint64`` slots, at
+    most half full: 128 KiB a game slot)."""
 
     def __init__(self, tables: FastTables, slots: int, steps: int) -> None:
         self.tables = tables
         cap = 16
-        while cap < 2 * (steps + 2):
+        while cap < 2 * (min(steps, self.INITIAL_VIEWS) + 2):
             cap *= 2
         self.table = np.zeros((slots, cap), dtype=np.uint64)
         self.counts = np.zeros(slots, dtype=np.int64)

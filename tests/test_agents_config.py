@@ -400,3 +400,167 @@ def test_a_device_torch_cannot_name_is_refused_before_training(device: str) -> N
     with pytest.raises(ConfigError, match=r"train\.device: not a torch device"):
         load_config(CONFIGS / "streets.yaml", [f"train.device={device!r}"])
     assert load_config(CONFIGS / "streets.yaml", ["train.device=cuda:1"]).train.device == "cuda:1"
+
+
+# ------------------------------------------------------------------ issue 23: refused at load
+
+
+def _train_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str
+) -> str:
+    """Run ``fortythieves train *argv`` in an empty folder; check exit 2, nothing written
+    and one line on stderr; return that line."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert main(["train", *argv]) == 2
+    assert list(work.iterdir()) == []  # no run folder
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    return err.rstrip("\n")
+
+
+def test_a_key_given_twice_is_refused_naming_it_its_file_and_both_lines(
+    base_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 23.10 (yaml/pyyaml#165): PyYAML keeps the last of two equal keys, so a config
+    with two ``ppo:`` blocks trained without the first. Every YAML the package reads
+    (config files, ``--set`` values, ``--grid`` lists) refuses a repeated key."""
+    from agents.config import parse_override
+    from agents.sweep import parse_grid
+
+    text = "base: defaults.yaml\nppo:\n  n_epochs: 2\neval:\n  eval_freq: 0\nppo:\n  gamma: 0.9\n"
+    path = write(base_dir / "twice.yaml", text)
+    message = (
+        f"{path}: invalid YAML: line 6, column 1: key 'ppo' is given twice in one mapping, at "
+        "lines 2 and 6: YAML would keep only the last and drop the first silently"
+    )
+    with pytest.raises(ConfigError) as error:  # first, so that no training starts without it
+        load_config(path)
+    assert str(error.value) == message
+    assert _train_refused(tmp_path, monkeypatch, capsys, str(path)) == (
+        f"fortythieves train: error: {message}"
+    )
+    nested = write(
+        base_dir / "nested.yaml", "base: defaults.yaml\nppo:\n  gamma: 0.9\n  gamma: 0.8\n"
+    )
+    with pytest.raises(
+        ConfigError, match=r"line 4, column 3: key 'gamma' is given twice .* at lines 3 and 4:"
+    ):
+        load_config(nested)
+    with pytest.raises(ConfigError) as set_error:
+        parse_override("ppo={gamma: 0.9, gamma: 0.8}")
+    assert str(set_error.value) == (
+        "--set ppo={gamma: 0.9, gamma: 0.8}: the value is not valid YAML (key 'gamma' is given "
+        "twice in one mapping, at line 1, columns 2 and 14: YAML would keep only the last and "
+        "drop the first silently)"
+    )
+    with pytest.raises(ConfigError) as grid_error:
+        parse_grid(["ppo=[{n_epochs: 1, n_epochs: 2}]"])
+    assert str(grid_error.value) == (
+        "--grid ppo=[{n_epochs: 1, n_epochs: 2}]: the values are not valid YAML (key "
+        "'n_epochs' is given twice in one mapping, at line 1, columns 3 and 16: YAML would "
+        "keep only the last and drop the first silently)"
+    )
+    # a merge key's entries may still be overridden: that is what it is for
+    assert yaml.load("a: &a {x: 1, y: 2}\nb:\n  <<: *a\n  x: 3\n", Loader=ConfigLoader) == {
+        "a": {"x": 1, "y": 2},
+        "b": {"x": 3, "y": 2},
+    }
+
+
+def test_yaml_nested_too_deep_is_refused_with_its_depth(
+    base_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 23.12: a config nested 2,000 levels deep raised RecursionError (a traceback);
+    agents.config.MAX_NESTING (32) is the limit."""
+    deep = "[" * 2000 + "]" * 2000
+    path = write(base_dir / "deep.yaml", f"base: defaults.yaml\ntrain:\n  shaping: {deep}\n")
+    message = (
+        f"{path}: invalid YAML: line 3, column 42: nested 2002 levels deep; at most 32 are allowed"
+    )
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value) == message
+    assert _train_refused(tmp_path, monkeypatch, capsys, str(path)) == (
+        f"fortythieves train: error: {message}"
+    )
+    with pytest.raises(ConfigError) as set_error:
+        load_config(CONFIGS / "streets.yaml", [f"train.shaping={deep}"])
+    assert str(set_error.value) == (
+        f"--set train.shaping={deep}: the value is not valid YAML (nested 2000 levels deep; at "
+        "most 32 are allowed)"
+    )
+    key = ".".join(["train"] * 2000)
+    with pytest.raises(ConfigError) as key_error:
+        load_config(CONFIGS / "streets.yaml", [f"{key}=1"])
+    assert str(key_error.value) == f"--set {key}=1: the key has 2000 parts; at most 32 are allowed"
+    # 32 levels load (and are then refused as a config, naming the key)
+    with pytest.raises(ConfigError, match=r"train\.shaping: Input should be a valid dictionary"):
+        load_config(CONFIGS / "streets.yaml", ["train.shaping=" + "[" * 30 + "]" * 30])
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("env.reward_per_card=1e308", "env.reward_per_card: must be within -1000..1000, got 1e+308"),
+        ("env.win_bonus=-2000", "env.win_bonus: must be within -1000..1000, got -2000"),
+        ("env.illegal_action_penalty=1e4",
+         "env.illegal_action_penalty: must be within 0..1000, got 10000"),
+        ("train.shaping.face_down=1e5", "train.shaping.face_down: must be within -1000..1000, got 100000"),
+        ("env.max_episode_steps=1e9",
+         "env.max_episode_steps: must be null or an integer 1..1000000, got 1e+09"),
+        ("env.max_episode_steps=0", "env.max_episode_steps: must be null or an integer 1..1000000, got 0"),
+        ("env.max_steps_without_progress=1e20",
+         "env.max_steps_without_progress: must be null or an integer 1..1000000, got 1e+20"),
+    ],
+)  # fmt: skip
+def test_rewards_and_step_limits_out_of_range_are_refused_at_load(
+    override: str,
+    message: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 23.12: ``env.reward_per_card=1e308`` trained into NaN logits (float32 overflow)
+    and ``env.max_episode_steps=1e9`` died allocating 64 GiB; each is one line naming the
+    value and the range (agents.config.MAX_REWARD, MAX_EPISODE_STEPS), exit 2, no run folder."""
+    message = f"invalid configuration: --set {override}: {message}"
+    with pytest.raises(ConfigError) as error:  # first, so that no training starts without it
+        load_config(CONFIGS / "streets.yaml", [override])
+    assert str(error.value) == message
+    streets = str(CONFIGS / "streets.yaml")
+    assert _train_refused(tmp_path, monkeypatch, capsys, streets, "--set", override) == (
+        f"fortythieves train: error: {message}"
+    )
+
+
+def test_the_reward_and_step_bounds_themselves_are_accepted() -> None:
+    config = load_config(
+        CONFIGS / "streets.yaml",
+        [
+            "env.reward_per_card=-1000",
+            "env.win_bonus=1000",
+            "env.illegal_action_penalty=1000",
+            "train.shaping={face_down: 1000, empty_columns: -1000}",
+            "env.max_episode_steps=1e6",
+            "env.max_steps_without_progress=1",
+        ],
+    )
+    assert (config.env.reward_per_card, config.env.max_episode_steps) == (-1000.0, 10**6)
+
+
+def test_a_custom_variants_step_limit_is_bounded_too(base_dir: Path) -> None:
+    path = write(base_dir / "wide.yaml", WIDE + "    max_episode_steps: 2000000\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value) == (
+        f"invalid configuration: {path}: env.custom_variant: max_episode_steps must be an "
+        "integer 1..1000000, got 2000000"
+    )

@@ -209,3 +209,37 @@ def test_an_agent_without_a_ranking_needs_allow_cycles() -> None:
         play_deals(ChoiceOnly(), "FortyThieves/Maria-v0", seeds)
     results = play_deals(ChoiceOnly(), "FortyThieves/Maria-v0", seeds, allow_cycles=True)
     assert all(isinstance(r, EpisodeResult) and not r.stuck for r in results)
+
+
+def test_a_huge_step_limit_allocates_for_the_views_seen_and_the_sets_grow(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 23.12: the sets were sized by the step limit up front, so a limit of 10**9
+    (``--set env.max_episode_steps=1e9``) allocated 64 GiB for 4 games. They start with room
+    for ``INITIAL_VIEWS`` views and double as they fill: a set that starts at 16 slots and
+    grows chooses exactly as one that never grows."""
+    from agents.cycles import SeenViews
+    from fortythieves_env import FortyThievesVectorEnv
+
+    envs = FortyThievesVectorEnv("Streets", 4)
+    big = SeenViews(envs.tables, 4, 10**9)
+    assert big.table.shape == (4, 16384) and big.table.nbytes == 512 * 1024
+    monkeypatch.setattr(SeenViews, "INITIAL_VIEWS", 2)
+    small = SeenViews(envs.tables, 4, 10**9)
+    assert small.table.shape == (4, 16)
+    _, info = envs.reset(seed=0)
+    rows = np.arange(4)
+    big.start(envs.states, rows)
+    small.start(envs.states, rows)
+    for _ in range(100):
+        masks = info["action_mask"]
+        scores = np.zeros(masks.shape)  # lowest action first among the moves to a new view
+        chosen = big.choose(envs.states, rows, scores, masks).copy()
+        assert np.array_equal(small.choose(envs.states, rows, scores, masks), chosen)
+        if (chosen < 0).any():
+            break
+        _, _, terminated, truncated, info = envs.step(chosen)
+        if (terminated | truncated).any():
+            break
+    assert np.array_equal(small.counts, big.counts) and small.counts.min() > 8
+    assert small.table.shape[1] > 16  # it grew
