@@ -564,3 +564,23 @@ def test_a_custom_variants_step_limit_is_bounded_too(base_dir: Path) -> None:
         f"invalid configuration: {path}: env.custom_variant: max_episode_steps must be an "
         "integer 1..1000000, got 2000000"
     )
+
+
+def test_the_ablation_settings_refuse_a_setting_named_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other YAML input, ``results/training/full_run.py``'s ablation settings, is read
+    by the same loader: a setting named twice would have been run once, silently."""
+    import importlib.util
+    import sys
+
+    path = CONFIGS.parent / "results" / "training" / "full_run.py"
+    spec = importlib.util.spec_from_file_location("full_run_settings", path)
+    assert spec is not None and spec.loader is not None
+    full_run = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "full_run_settings", full_run)  # for its dataclasses
+    spec.loader.exec_module(full_run)
+    settings = write(tmp_path / "settings.yaml", "settings:\n  a: [x.y=1]\n  a: [x.z=2]\n")
+    with pytest.raises(full_run.RunError, match=r"key 'a' is given twice in one mapping, at "
+                       r"lines 2 and 3: YAML would keep only the last"):  # fmt: skip
+        full_run.read_settings(settings)

@@ -64,7 +64,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's code
-from agents.config import Config, ConfigError, load_config
+from agents.config import Config, ConfigError, ConfigLoader, load_config
 from fortythieves_env import VARIANTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,11 +129,12 @@ def read_settings(path: Path = SETTINGS) -> dict[str, list[str]]:
     """The ablation settings of ``path``: its ``settings`` mapping, name -> overrides.
 
     Raises:
-        RunError: the file is missing or not YAML, or ``settings`` is not a mapping of
-            names to lists of ``KEY=VALUE`` strings.
+        RunError: the file is missing or not YAML (read as configs are:
+            :class:`agents.config.ConfigLoader`, so a setting named twice is refused, not
+            lost), or ``settings`` is not a mapping of names to lists of ``KEY=VALUE`` strings.
     """
     try:
-        data = yaml.safe_load((ROOT / path).read_text(encoding="utf-8"))
+        data = yaml.load((ROOT / path).read_text(encoding="utf-8"), Loader=ConfigLoader)
     except (OSError, yaml.YAMLError) as exc:
         raise RunError(f"{path}: cannot read the ablation settings: {exc}") from None
     settings = data.get("settings") if isinstance(data, dict) else None
