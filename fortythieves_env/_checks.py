@@ -1,12 +1,14 @@
 """Checks of arguments shared by the package: the one statement of what an integer is.
 
 An integer argument is anything ``operator.index`` accepts (``int``, NumPy integers, any
-``numbers.Integral``) except ``bool`` and ``numpy.bool_``: ``True`` is not a count.
+``numbers.Integral``) except ``bool`` and ``numpy.bool_``: ``True`` is not a count. A JSON
+file read by the package nests at most :data:`MAX_JSON_NESTING` levels (:func:`json_depth`).
 """
 
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -14,6 +16,14 @@ import numpy as np
 
 INT64_MAX = 2**63 - 1
 """The largest ``int64``: the bound of counts handed to compiled code."""
+
+MAX_JSON_NESTING = 32
+"""The deepest nesting of arrays and objects a JSON file the package reads may have (a game
+record reaches 4: ``start.tableau[i][j]``). Python's ``json`` parses recursively: a file
+nested 2,000 levels deep raised ``RecursionError``."""
+
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_JSON_BRACKET = re.compile(r"[\[\]{}]")
 
 
 def is_int(value: object) -> bool:
@@ -81,3 +91,17 @@ def checked_options(options: object, allowed: Collection[str]) -> dict[str, Any]
             f"unknown reset options {sorted(map(str, unknown))}; the options are {names}"
         )
     return dict(options)
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of arrays and objects in JSON ``text`` (0 for a scalar, 1 for
+    ``[]``), counted without parsing: brackets inside strings are skipped. Text that is not
+    JSON gets a number all the same (``json`` then says what is wrong with it)."""
+    depth = deepest = 0
+    for bracket in _JSON_BRACKET.findall(_JSON_STRING.sub('""', text)):
+        if bracket in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest

@@ -56,6 +56,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ._checks import MAX_JSON_NESTING, json_depth
 from ._checks import is_int as _is_int
 from .env import FortyThievesEnv
 from .variants import VariantSpec
@@ -238,13 +239,24 @@ def load_record(path: str | Path) -> GameRecord:
     """Read a record file (not yet replayed: see :func:`verify`).
 
     Raises:
-        RecordError: the file cannot be read, is not JSON, or is not a valid record; the
-            message starts with the path.
+        RecordError: the file cannot be read, is not JSON, nests arrays and objects deeper
+            than :data:`~fortythieves_env._checks.MAX_JSON_NESTING` levels (a record has 4;
+            ``json`` would raise ``RecursionError`` at about 1,000), or is not a valid record;
+            the message (one line) starts with the path.
     """
     try:
-        data = json.loads(Path(path).read_text("utf-8"))
+        text = Path(path).read_text("utf-8")
+        depth = json_depth(text)
+        if depth > MAX_JSON_NESTING:
+            raise RecordError(
+                f"{path}: not a game record: nested {depth} levels deep; at most "
+                f"{MAX_JSON_NESTING} are allowed"
+            )
+        data = json.loads(text)
     except OSError as exc:
         raise RecordError(f"{path}: cannot read the record ({exc.strerror or exc})") from None
+    except RecordError:
+        raise
     except ValueError as exc:
         raise RecordError(f"{path}: not a JSON file ({exc})") from None
     try:

@@ -285,3 +285,31 @@ def test_gif_and_html(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert shown["captions"] == ["start"] + [
         f"move {k}/{len(record.moves)}: {m}" for k, m in enumerate(record.moves[:3], start=1)
     ]
+
+
+def test_a_record_nested_too_deep_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 23.12: a replay file nested 2,000 levels deep gave a RecursionError traceback
+    (Python's json parses recursively). It is one line naming the depth and the limit
+    (``_checks.MAX_JSON_NESTING``, 32; a record has 4), exit 2, nothing written."""
+    _, data = _a_record(tmp_path)
+    data["agent"]["notes"] = "NESTED"
+    bad = tmp_path / "deep.json"
+    bad.write_text(json.dumps(data).replace('"NESTED"', "[" * 2000 + "]" * 2000))
+    with pytest.raises(RecordError) as caught:
+        load_record(bad)
+    assert str(caught.value) == (
+        f"{bad}: not a game record: nested 2002 levels deep; at most 32 are allowed"
+    )
+    capsys.readouterr()
+    gif, page = tmp_path / "deep.gif", tmp_path / "deep.html"
+    assert main(["replay", str(bad), "--gif", str(gif), "--html", str(page)]) == 2
+    assert capsys.readouterr() == ("", f"fortythieves replay: error: {caught.value}\n")
+    assert not gif.exists() and not page.exists()
+    # brackets inside strings do not count, and 32 levels are read
+    data["agent"]["notes"] = ["[[[[" * 100, [[[[[[]]]]]] * 3]
+    data["agent"]["deep"] = "NESTED"
+    fine = tmp_path / "fine.json"
+    fine.write_text(json.dumps(data).replace('"NESTED"', "[" * 30 + "]" * 30))
+    assert load_record(fine).agent["notes"] == data["agent"]["notes"]
