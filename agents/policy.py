@@ -403,6 +403,8 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         face_down = x[:, self.fd_idx]  # (B, C)
         found = x[:, self.found_idx]  # (B, 8)
         waste = x[:, self.waste_idx]
+        if waste.shape[1] == 0:  # a variant without a stock has no waste: an empty one
+            waste = waste.new_zeros(b, 1)
         waste_len = (waste > 0).sum(-1)  # (B,)
         wpos = torch.stack([waste_len - 1, waste_len - 2], dim=-1).clamp_(min=0)
         # (B, 2): the waste's top card and the one under it (0 if none)

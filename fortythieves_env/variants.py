@@ -44,7 +44,9 @@ class VariantSpec:
 
     Raises:
         ValueError: the fields do not describe a playable game (too many cards dealt,
-            non-positive counts, an unknown build rule).
+            non-positive counts, an unknown build rule), or a ``deal_count`` other than 1
+            or ``redeals`` other than 0 when the tableau takes every card (no stock: they
+            could never apply). One line naming the field, its allowed values and the value.
     """
 
     id: str
@@ -110,6 +112,13 @@ class VariantSpec:
                 f"variant {self.id}: the tableau takes {self.tableau_cards} cards but only "
                 f"{104 - 8 * self.aces_on_foundations} are dealt"
             )
+        if self.stock_size == 0:
+            for name, only in (("deal_count", 1), ("redeals", 0)):
+                if getattr(self, name) != only:
+                    raise ValueError(
+                        f"variant {self.id}: {name} must be {only} without a stock (the "
+                        f"tableau takes all {self.tableau_cards} cards), got {getattr(self, name)}"
+                    )
 
     @property
     def cards_per_column(self) -> int:

@@ -584,3 +584,26 @@ def test_the_ablation_settings_refuse_a_setting_named_twice(
     with pytest.raises(full_run.RunError, match=r"key 'a' is given twice in one mapping, at "
                        r"lines 2 and 3: YAML would keep only the last"):  # fmt: skip
         full_run.read_settings(settings)
+
+
+def test_a_custom_variant_without_a_stock_refuses_redeals(
+    base_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 23.12: 8 columns of 13 face-up cards leave no stock, so its redeals (1 here)
+    can never apply: refused at load, one line, exit 2, no run folder."""
+    text = WIDE.replace("n_columns: 12", "n_columns: 8").replace("face_down: 1", "face_down: 0")
+    path = write(base_dir / "open.yaml", text.replace("face_up: 3", "face_up: 13"))
+    message = (
+        f"invalid configuration: {path}: env.custom_variant: variant Wide: redeals must be 0 "
+        "without a stock (the tableau takes all 104 cards), got 1"
+    )
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value) == message
+    assert _train_refused(tmp_path, monkeypatch, capsys, str(path)) == (
+        f"fortythieves train: error: {message}"
+    )
+    assert load_config(path, ["env.custom_variant.redeals=0"]).env.variant_spec().stock_size == 0

@@ -286,3 +286,34 @@ def test_spaces_of_another_variant_are_refused() -> None:
             variant="Streets",
             column_dim=0,
         )
+
+
+def test_the_player_network_trains_on_a_variant_without_a_stock(tmp_path: Path) -> None:
+    """Issue 23.12: a custom variant with every card on the tableau (8 columns of 13 face
+    up) has no waste slots in its observation, and the default network crashed reading the
+    waste (``waste.gather``: index 0 out of bounds for dimension 1 with size 0). It reads an
+    empty waste, and PPO trains and plays it."""
+    from fortythieves_env import VariantSpec
+
+    spec = VariantSpec("Open", "Open Forty", 8, 0, 13, "alternate_colour", True)
+    env = fortythieves_env.FortyThievesEnv(spec, backend="python")
+    assert env.layout.waste_slots == 0 and spec.stock_size == 0
+    obs, masks, _ = positions(env, 4)
+    torch.manual_seed(0)
+    policy = PlayerPolicy(env.observation_space, env.action_space, lambda _: 3e-4, variant=spec)
+    actions, values, log_prob = policy(torch.as_tensor(obs), action_masks=masks)
+    assert actions.shape == (4,) and values.shape == (4, 1)
+    assert all(masks[i, a] for i, a in enumerate(actions.tolist()))
+    assert torch.isfinite(values).all() and torch.isfinite(log_prob).all()
+
+    fields = "{id: Open, name: Open Forty, n_columns: 8, face_down: 0, face_up: 13, "
+    fields += "build: alternate_colour, sequence_moves: true}"
+    config = load_config(
+        ROOT / "configs" / "streets.yaml",
+        [*SMALL, "env.variant=Open", f"env.custom_variant={fields}"],
+    )
+    venv = make_training_vec_env(config)
+    model = build_model(config, venv, None)
+    model.learn(total_timesteps=64)
+    venv.close()
+    assert model.num_timesteps == 64 and isinstance(model.policy, PlayerPolicy)

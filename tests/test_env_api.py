@@ -311,6 +311,32 @@ def test_bad_variant_specs_are_refused(kwargs: dict, message: str) -> None:
         VariantSpec(**fields)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"redeals": 2}, "variant Open: redeals must be 0 without a stock (the tableau takes "
+                         "all 104 cards), got 2"),
+        ({"deal_count": 3}, "variant Open: deal_count must be 1 without a stock (the tableau "
+                            "takes all 104 cards), got 3"),
+        ({"aces_on_foundations": True, "face_up": 12, "redeals": 1},
+         "variant Open: redeals must be 0 without a stock (the tableau takes all 96 cards), got 1"),
+    ],
+)  # fmt: skip
+def test_a_variant_without_a_stock_refuses_deal_count_and_redeals(
+    kwargs: dict, message: str
+) -> None:
+    """Issue 23.12: with every card on the tableau (8 columns of 13) there is no stock to
+    deal or redeal, yet ``redeals=2`` or ``deal_count=3`` were accepted, never to apply."""
+    fields = dict(id="Open", name="Open", n_columns=8, face_down=0, face_up=13,
+                  build="alternate_colour", sequence_moves=True)  # fmt: skip
+    fields.update(kwargs)
+    with pytest.raises(ValueError) as error:
+        VariantSpec(**fields)
+    assert str(error.value) == message
+    fields.update(deal_count=1, redeals=0)
+    assert VariantSpec(**fields).stock_size == 0
+
+
 def test_custom_variant_from_a_spec() -> None:
     spec = VariantSpec(
         "Wide", "Wide Forty", n_columns=12, face_down=1, face_up=3,
