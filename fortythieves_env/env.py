@@ -328,6 +328,11 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         from ``options["pysol_deal"]``, PySolFC's game number N: see
         :mod:`fortythieves_env.pysol`).
 
+        Args:
+            seed: None, or a non-negative integer that seeds ``np_random``: NumPy integers
+                too (Gymnasium's own check takes only ``int``), not ``bool``.
+            options: None, or a dict with ``"state"`` or ``"pysol_deal"``.
+
         Raises:
             InvalidPositionError: ``options["state"]`` is not a valid position of this variant,
                 or the game in it is already over (won, or no legal move): an episode starts
@@ -336,10 +341,13 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
                 zeroes its step count before it calls this ``reset``: after a refused reset
                 through ``gymnasium.make`` the game goes on, the step limit counted afresh.)
             TypeError: ``options`` is not a dict (or None).
-            ValueError: ``options`` has a key other than ``"state"`` and ``"pysol_deal"``, or
-                both; no PySolFC deal for this variant (Lucas, custom variants) or a bad N.
+            ValueError: ``seed`` is not None or a non-negative integer; ``options`` has a
+                key other than ``"state"`` and ``"pysol_deal"``, or both; no PySolFC deal for
+                this variant (Lucas, custom variants) or a bad N.
             ImportError: ``"pysol_deal"`` without the ``pysol-cards`` package.
         """
+        if seed is not None:
+            seed = checked_int("seed", seed, 0, or_none=True)
         options = checked_options(options, ("state", "pysol_deal"))
         position = options.get("state")
         if "pysol_deal" in options:  # PySolFC's game number N, loaded as a position

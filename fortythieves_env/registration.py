@@ -29,6 +29,20 @@ known there only once something imports this package. The forms that work in suc
 A plain id string (``lambda: gymnasium.make("FortyThieves/Streets-v0")``) works only where
 the main script imports the package (and registers custom variants) at its top level, which
 ``spawn`` and ``forkserver`` re-run in each worker.
+
+The passive checker
+-------------------
+Every id is registered with ``disable_env_checker=True``: ``gymnasium.make`` leaves out
+Gymnasium's ``PassiveEnvChecker`` (``<TimeLimit<OrderEnforcing<FortyThievesEnv>>>``). That
+wrapper marks its first reset as checked before the call returns, and keeps no result when
+it raises, so after a refused first reset (``reset(options={"state": bad})``, rightly
+refused) every later step played its move and then raised ``TypeError: cannot unpack
+non-iterable NoneType`` (Gymnasium 1.x): the environment was broken for good, against the
+promise that a refused reset changes nothing. What it checks the tests check: the spaces
+and the first reset's and step's results (``gymnasium.utils.env_checker.check_env`` in
+``tests/test_env_api.py``) and that no two calls share an array (the test of this).
+``gymnasium.make(id, disable_env_checker=False)`` puts it back, bug included: then make the
+first reset one that succeeds.
 """
 
 from __future__ import annotations
@@ -198,6 +212,7 @@ def _register(spec: VariantSpec, variant: str | VariantSpec) -> list[str]:
                 vector_entry_point=VECTOR_ENTRY_POINT,
                 kwargs={"variant": variant, "observation_version": version},
                 max_episode_steps=spec.max_episode_steps,
+                disable_env_checker=True,  # see "The passive checker" in the module docstring
             )
         ids.append(id_)
     return ids

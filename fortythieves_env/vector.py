@@ -671,7 +671,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         n = self.num_envs
         if seed is None:
             return [None] * n
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        if is_int(seed):  # NumPy integers too, as the single env (_checks states what)
             seeds: list[Any] = [int(seed) + i for i in range(n)]
         elif (isinstance(seed, np.ndarray) and seed.ndim == 1) or (  # rng.integers(.., size=N)
             isinstance(seed, Sequence) and not isinstance(seed, str)
@@ -682,9 +682,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         else:
             raise ValueError(f"seed must be None, an int or a list of N ints, got {seed!r}")
         for s in seeds:
-            if s is not None and (
-                not isinstance(s, (int, np.integer)) or isinstance(s, bool) or s < 0
-            ):
+            if s is not None and (not is_int(s) or s < 0):
                 raise ValueError(f"seeds must be non-negative integers or None, got {s!r}")
         return [None if s is None else int(s) for s in seeds]
 

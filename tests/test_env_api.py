@@ -539,3 +539,63 @@ def test_reset_options_that_are_not_a_dict_are_a_type_error(bad: object) -> None
         match=r"reset options must be None or a dict with the keys 'state' and 'reset_mask'",
     ):
         envs.reset(options=bad)  # type: ignore[arg-type]
+
+
+def test_a_refused_first_reset_through_gym_make_changes_nothing() -> None:
+    """Issue 23.11: Gymnasium's PassiveEnvChecker, which gym.make put around the env, marked
+    its first reset as checked before the call returned; a refused first reset left it with
+    no result, and every step after raised ``TypeError: cannot unpack non-iterable
+    NoneType`` (after playing the move). The ids are registered without it, so the refused
+    reset changes nothing: the next game is the one a new env plays."""
+    from fortythieves_env.engine import InvalidPositionError
+
+    def play(env: gym.Env) -> list[tuple]:
+        """``reset(seed=1)`` then two steps of the first legal move: every call's result."""
+        out: list[tuple] = [env.reset(seed=1)]
+        for _ in range(2):
+            out.append(env.step(int(out[-1][-1]["action_mask"].argmax())))
+        return out
+
+    env = gym.make("FortyThieves/Streets-v0")
+    with pytest.raises(InvalidPositionError, match="expected a dict with keys"):
+        env.reset(options={"state": "x"})
+    with pytest.raises(ValueError, match="unknown reset options"):
+        env.reset(options={"sate": {}})
+    got, expected = play(env), play(gym.make("FortyThieves/Streets-v0"))
+    for a, b in zip(got, expected, strict=True):
+        assert np.array_equal(a[0], b[0]) and a[1:-1] == b[1:-1]
+        assert np.array_equal(a[-1]["action_mask"], b[-1]["action_mask"])
+    # what the checker also looked for: no two calls return the same arrays
+    arrays = [array for out in got for array in (out[0], out[-1]["action_mask"])]
+    assert not any(np.shares_memory(a, b) for i, a in enumerate(arrays) for b in arrays[i + 1 :])
+    assert "PassiveEnvChecker" not in str(env) and env.spec.disable_env_checker
+
+
+@pytest.mark.parametrize("seed", [np.int64(5), np.uint32(5), np.int8(5)])
+def test_numpy_integer_seeds_are_accepted_by_both_env_classes(seed: object) -> None:
+    """Issue 23.11: ``reset(seed=np.int64(5))`` was refused by the single env (Gymnasium's
+    check takes only ``int``) and accepted by the vector env; an integer is what
+    ``fortythieves_env._checks`` says it is, in both."""
+    from fortythieves_env import FortyThievesVectorEnv
+
+    env = gym.make("FortyThieves/Streets-v0")
+    obs, _ = env.reset(seed=seed)
+    assert np.array_equal(obs, env.reset(seed=5)[0]) and env.unwrapped.np_random_seed == 5
+    envs = FortyThievesVectorEnv("Streets", 2)
+    assert np.array_equal(envs.reset(seed=seed)[0][0], obs)
+
+
+@pytest.mark.parametrize(
+    ("bad", "shown"),
+    [(True, "True"), (np.bool_(True), repr(np.bool_(True))), (-1, "-1"), (np.int64(-1), "-1"),
+     (1.5, "1.5"), ("5", "'5'")],
+)  # fmt: skip
+def test_bad_seeds_are_refused_by_both_env_classes(bad: object, shown: str) -> None:
+    from fortythieves_env import FortyThievesVectorEnv
+
+    env = FortyThievesEnv("Streets")
+    with pytest.raises(ValueError) as error:
+        env.reset(seed=bad)  # type: ignore[arg-type]
+    assert str(error.value) == f"seed must be None or an integer >= 0, got {shown}"
+    with pytest.raises(ValueError, match="seed"):
+        FortyThievesVectorEnv("Streets", 2).reset(seed=bad)  # type: ignore[arg-type]
