@@ -1071,7 +1071,6 @@ def _train(
         )
     report = None
     if config.eval.final_episodes > 0:
-        began = time.perf_counter()
         try:
             report = _final_evaluation(config, run, model_path, meta, console, progress)
         except Exception as exc:
@@ -1081,8 +1080,6 @@ def _train(
             return TrainResult(
                 run, "evaluation_interrupted", model_path, int(model.num_timesteps), seconds, None
             )
-        meta["final_evaluation_seconds"] = round(time.perf_counter() - began, 2)
-        _write_json(run / "run.json", meta)
     console.print(_phase_times(meta), markup=False, highlight=False)
     return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, report)
 
@@ -1243,7 +1240,12 @@ def _final_evaluation(
     console: Any,
     progress: bool,
 ) -> dict[str, Any] | None:
-    """Play the final evaluation, write ``final_evaluation.json``; None if interrupted."""
+    """Play the final evaluation, write ``final_evaluation.json``; None if interrupted.
+
+    ``run.json`` gets ``final_evaluation_seconds`` and is written *before*
+    ``final_evaluation.json``, so the evaluation is never older than the run's record
+    (``results/training/full_run.py`` re-runs an evaluation older than ``run.json``)."""
+    began = time.perf_counter()
     from .evaluation import ModelAgent, baseline_agents, evaluate_agents, render_table
     from .solve import test_deal_verdicts
 
@@ -1276,6 +1278,8 @@ def _final_evaluation(
         )
         return None
     report["model"] = str(chosen.relative_to(run))
+    meta["final_evaluation_seconds"] = round(time.perf_counter() - began, 2)
+    _write_json(run / "run.json", meta)
     _write_json(run / "final_evaluation.json", report)
     console.print(render_table(report))
     console.print(f"PPO model evaluated: {chosen}")

@@ -59,7 +59,11 @@ ABLATION_START = "<!-- ablation-table:start -->"
 ABLATION_END = "<!-- ablation-table:end -->"
 REPRO_START = "<!-- reproducibility-table:start -->"
 REPRO_END = "<!-- reproducibility-table:end -->"
+QUICK_START = "<!-- quick-start-figures:start -->"
+QUICK_END = "<!-- quick-start-figures:end -->"
 REPRO_DIR = RESULTS_DIR / "reproducibility"
+QUICK_START_CHECK = REPRO_DIR / "lucas.json"
+"""The reproducibility check of the README's quick start (``configs/lucas.yaml``)."""
 """``check.py`` there writes one JSON per config: two runs of the same seed side by side."""
 NOT_TRAINED = "not trained yet"
 SHIPPED = "shipped config"
@@ -99,11 +103,11 @@ REPRO_HEADER = (
     "config",
     "steps",
     "agent",
-    "run 1 cards",
-    "run 2 cards",
-    "difference",
-    "wins (run 1 / run 2)",
-    "within 0.5 cards",
+    "cards per run (torch's CPU kernels)",
+    "range",
+    "wins per run",
+    "identical on one CPU",
+    "CPU",
     "torch",
 )
 
@@ -351,9 +355,11 @@ def ablation_table(
 
 
 def reproducibility_table(folder: Path = REPRO_DIR) -> str:
-    """The reproducibility table (issue 9.6): per saved check (``folder/*.json``, written by
-    ``results/training/reproducibility/check.py``) and agent, both runs' mean foundation
-    cards and wins on the same 500 test deals and their difference.
+    """The reproducibility table: per saved check (``folder/*.json``, written by
+    ``results/training/reproducibility/check.py``) and agent, every run's mean foundation
+    cards on the same test deals with the CPU kernels torch used (the CPU's own, or those of
+    another instruction set), their range, and whether the runs on the CPU's own kernels
+    gave identical figures.
 
     Raises:
         ResultsError: a JSON file is damaged or lacks a key.
@@ -362,26 +368,67 @@ def reproducibility_table(folder: Path = REPRO_DIR) -> str:
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         report = _json(path)
         try:
-            for agent, figures in report["results"].items():
-                cards, wins = figures["mean_foundation_cards"], figures["wins"]
+            runs = report["runs"]
+            for agent, (low, high) in report["range"].items():
+                cards = ", ".join(
+                    f"{r['results'][agent]['mean_foundation_cards']:.2f} "
+                    f"({'own ' if r['kernels'] == 'native' else ''}"
+                    f"{r['torch_cpu_capability']})"
+                    for r in runs
+                )
+                wins = " / ".join(str(r["results"][agent]["wins"]) for r in runs)
                 lines.append(
                     _row(
                         [
                             f"`{report['variant_config']}`",
                             f"{report['steps']:,}",
                             agent,
-                            f"{cards[0]:.2f}",
-                            f"{cards[1]:.2f}",
-                            f"{figures['difference_cards']:.2f}",
-                            f"{wins[0]} / {wins[1]}",
-                            "yes" if figures["difference_cards"] <= 0.5 else "no",
-                            report["torch"],
+                            cards,
+                            f"{low:.2f}-{high:.2f}",
+                            wins,
+                            "yes" if report["identical_on_one_cpu"] else "no",
+                            report["cpu"],
+                            report["packages"]["torch"],
                         ]
                     )
                 )
-        except (KeyError, TypeError, IndexError) as exc:
+        except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise ResultsError(f"{path}: not a reproducibility report ({exc!r})") from None
     return "\n".join(lines)
+
+
+def quick_start_figures(path: Path = QUICK_START_CHECK) -> str:
+    """The README quick start's expected figures, from its reproducibility check: each
+    agent's mean foundation cards and win rate over the runs (a range when they differ),
+    and the CPUs and kernels they were measured with.
+
+    Raises:
+        ResultsError: the file is damaged or lacks a key.
+    """
+    report = _json(path)
+    try:
+        runs = report["runs"]
+
+        def span(values: list[float], digits: int, unit: str = "") -> str:
+            low, high = f"{min(values):.{digits}f}", f"{max(values):.{digits}f}"
+            return f"{low}{unit}" if low == high else f"{low}-{high}{unit}"
+
+        def figures(agent: str) -> str:
+            cards = [r["results"][agent]["mean_foundation_cards"] for r in runs]
+            wins = [100 * r["results"][agent]["wins"] / r["episodes"] for r in runs]
+            return f"{span(cards, 1)} foundation cards and {span(wins, 1, '%')} wins"
+
+        kernels = sorted({r["torch_cpu_capability"] for r in runs})
+        same = "identical" if report["identical_on_one_cpu"] else "NOT identical"
+        return (
+            f"PPO {figures('ppo')}, greedy {figures('greedy')}, random {figures('random')} "
+            f"on the 500 test deals ({len(runs)} runs on one {report['cpu']} CPU with torch's "
+            f"kernels for {', '.join(kernels)}: runs with the same kernels were {same}, "
+            f"other kernels, as on another CPU, give the range; "
+            f"`{path.relative_to(ROOT).as_posix()}`)."
+        )
+    except (KeyError, TypeError, IndexError, ValueError, ZeroDivisionError) as exc:
+        raise ResultsError(f"{path}: not a reproducibility report ({exc!r})") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -404,6 +451,8 @@ def main(argv: list[str] | None = None) -> int:
             text = replace_between(text, table, ABLATION_START, ABLATION_END)
             if REPRO_START in text:  # optional: a README may leave this table out
                 text = replace_between(text, reproducibility_table(), REPRO_START, REPRO_END)
+            if QUICK_START in text:
+                text = replace_between(text, quick_start_figures(), QUICK_START, QUICK_END)
             path.write_text(text, encoding="utf-8")
             print(f"tables written to {path}")
         elif args.ablation:

@@ -761,6 +761,9 @@ def test_a_resumed_run_validates_at_total_step_multiples_and_plays_the_best(
     assert report["model"] == "models/best_model.zip"
     meta = json.loads((run / "run.json").read_text())
     assert meta["validation_seconds"] > 0 and meta["final_evaluation_seconds"] > 0
+    # the evaluation is not older than run.json (full_run.py would play it again)
+    mtime = (run / "final_evaluation.json").stat().st_mtime_ns
+    assert mtime >= (run / "run.json").stat().st_mtime_ns
     assert "time: PPO " in proc.stdout and "final evaluation" in proc.stdout
 
 

@@ -275,34 +275,80 @@ def test_readme_results_tables_are_generated_from_the_saved_results() -> None:
     assert f"{rt.ABLATION_START}\n{ablation}\n{rt.ABLATION_END}" in readme
     repro = rt.reproducibility_table()
     assert f"{rt.REPRO_START}\n{repro}\n{rt.REPRO_END}" in readme
+    quick = rt.quick_start_figures()
+    assert f"{rt.QUICK_START}\n{quick}\n{rt.QUICK_END}" in readme
+
+
+def test_quick_start_figures_give_a_range_over_the_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rt = results_table
+    monkeypatch.setattr(rt, "ROOT", tmp_path)
+
+    def run(capability: str, ppo: float, wins: int) -> dict[str, object]:
+        return {
+            "torch_cpu_capability": capability,
+            "episodes": 500,
+            "results": {
+                "ppo": {"mean_foundation_cards": ppo, "wins": wins},
+                "greedy": {"mean_foundation_cards": 57.7, "wins": 100},
+                "random": {"mean_foundation_cards": 34.44, "wins": 15},
+            },
+        }
+
+    report = {
+        "cpu": "AMD EPYC",
+        "runs": [run("AVX512", 75.06, 233), run("AVX512", 75.06, 233), run("AVX2", 73.5, 220)],
+        "identical_on_one_cpu": True,
+    }
+    path = tmp_path / "lucas.json"
+    path.write_text(json.dumps(report))
+    assert rt.quick_start_figures(path) == (
+        "PPO 73.5-75.1 foundation cards and 44.0-46.6% wins, greedy 57.7 foundation cards and "
+        "20.0% wins, random 34.4 foundation cards and 3.0% wins on the 500 test deals (3 runs "
+        "on one AMD EPYC CPU with torch's kernels for AVX2, AVX512: runs with the same "
+        "kernels were identical, other kernels, as on another CPU, give the range; "
+        "`lucas.json`)."
+    )
+    del report["runs"][0]["episodes"]
+    path.write_text(json.dumps(report))
+    with pytest.raises(rt.ResultsError, match=r"lucas\.json: not a reproducibility report"):
+        rt.quick_start_figures(path)
 
 
 def test_reproducibility_table_rows(tmp_path: Path) -> None:
     rt = results_table
-    report = {
-        "variant_config": "configs/streets.yaml",
-        "steps": 100000,
-        "torch": "2.13.0",
-        "results": {
-            "ppo": {"mean_foundation_cards": [22.5, 23.1], "wins": [1, 0], "difference_cards": 0.6},
-            "greedy": {
-                "mean_foundation_cards": [22.0, 22.0],
-                "wins": [0, 0],
-                "difference_cards": 0,
+
+    def run(kernels: str, capability: str, ppo: float, wins: int) -> dict[str, object]:
+        return {
+            "kernels": kernels,
+            "torch_cpu_capability": capability,
+            "results": {
+                "ppo": {"mean_foundation_cards": ppo, "wins": wins},
+                "greedy": {"mean_foundation_cards": 57.7, "wins": 100},
             },
-        },
+        }
+
+    report = {
+        "variant_config": "configs/lucas.yaml",
+        "steps": 100000,
+        "cpu": "AMD EPYC",
+        "packages": {"torch": "2.13.0+cpu"},
+        "runs": [run("native", "AVX512", 75.06, 233), run("avx2", "AVX2", 73.5, 220)],
+        "range": {"ppo": [73.5, 75.06], "greedy": [57.7, 57.7]},
+        "identical_on_one_cpu": True,
     }
-    (tmp_path / "streets.json").write_text(json.dumps(report))
+    (tmp_path / "lucas.json").write_text(json.dumps(report))
     rows = rt.reproducibility_table(tmp_path).splitlines()
-    assert (
-        rows[2]
-        == "| `configs/streets.yaml` | 100,000 | ppo | 22.50 | 23.10 | 0.60 | 1 / 0 | no | 2.13.0 |"
+    assert rows[2] == (
+        "| `configs/lucas.yaml` | 100,000 | ppo | 75.06 (own AVX512), 73.50 (AVX2) | "
+        "73.50-75.06 | 233 / 220 | yes | AMD EPYC | 2.13.0+cpu |"
     )
-    assert rows[3].endswith("| greedy | 22.00 | 22.00 | 0.00 | 0 / 0 | yes | 2.13.0 |")
+    assert rows[3].startswith("| `configs/lucas.yaml` | 100,000 | greedy | 57.70 (own AVX512)")
     assert len(rows) == 4
-    del report["torch"]
-    (tmp_path / "streets.json").write_text(json.dumps(report))
-    with pytest.raises(rt.ResultsError, match=r"streets\.json: not a reproducibility report"):
+    del report["runs"][1]["torch_cpu_capability"]
+    (tmp_path / "lucas.json").write_text(json.dumps(report))
+    with pytest.raises(rt.ResultsError, match=r"lucas\.json: not a reproducibility report"):
         rt.reproducibility_table(tmp_path)
 
 
