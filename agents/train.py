@@ -64,6 +64,7 @@ from .envs import (
 )
 from .evaluation import (
     ModelMismatchError,
+    _model_data,
     load_maskable_ppo,
     model_env_id,
     model_variant,
@@ -112,6 +113,12 @@ class EpisodeStatsCallback(BaseCallback):
             float(np.mean([e["foundation_cards"] for e in buffer])),
         )
         self.logger.record("episodes/mean_length", float(np.mean([e["l"] for e in buffer])))
+
+
+def next_multiple(steps: int, freq: int) -> int:
+    """The first multiple of ``freq`` above ``steps`` (total environment steps): where the
+    validations and checkpoints of a run fall, resumed or not. ``freq`` 0: 0 (never used)."""
+    return (steps // freq + 1) * freq if freq > 0 else 0
 
 
 class ValidationCallback(BaseCallback):
@@ -244,19 +251,15 @@ class ValidationCallback(BaseCallback):
         self.best_timesteps = int(timesteps[keep][int(np.argmax(means))])
         return shape[0]
 
-    def _after(self, steps: int) -> int:
-        """The first multiple of ``eval_freq`` above ``steps`` (total steps)."""
-        return (steps // self.eval_freq + 1) * self.eval_freq if self.eval_freq > 0 else 0
-
     def _on_training_start(self) -> None:
-        self._next_at = self._after(self.num_timesteps)
+        self._next_at = next_multiple(self.num_timesteps, self.eval_freq)
         if self.evaluate_at_start and self.n_calls == 0:
             self.validate()  # an evaluation at the model's current step
 
     def _on_step(self) -> bool:
         if self.eval_freq > 0 and self.num_timesteps >= self._next_at:
             self.validate()
-            self._next_at = self._after(self.num_timesteps)
+            self._next_at = next_multiple(self.num_timesteps, self.eval_freq)
         return True
 
     def validate_end(self) -> bool:
@@ -370,26 +373,22 @@ class TotalStepCheckpoint(CheckpointCallback):
         self._next_at = 0
 
     def _on_training_start(self) -> None:
-        self._next_at = (self.num_timesteps // self.save_freq + 1) * self.save_freq
+        self._next_at = next_multiple(self.num_timesteps, self.save_freq)
 
     def _on_step(self) -> bool:
         if self.num_timesteps >= self._next_at:
             self.model.save(self._checkpoint_path(extension="zip"))
-            self._next_at = (self.num_timesteps // self.save_freq + 1) * self.save_freq
+            self._next_at = next_multiple(self.num_timesteps, self.save_freq)
         return True
 
 
 def saved_timesteps(path: str | Path) -> int | None:
     """The ``num_timesteps`` saved in an SB3 model zip (its ``data`` entry), or None when
     the file is missing or is not a model zip."""
-    import zipfile
-
     try:
-        with zipfile.ZipFile(path) as archive:
-            data = json.loads(archive.read("data"))
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        value = _model_data(path).get("num_timesteps")
+    except ModelMismatchError:
         return None
-    value = data.get("num_timesteps") if isinstance(data, dict) else None
     return value if isinstance(value, int) else None
 
 
