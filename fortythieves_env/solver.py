@@ -57,6 +57,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Literal
 
 import numpy as np
@@ -65,11 +66,13 @@ from ._checks import INT64_MAX, checked_int
 from ._fast import (
     H_ACCEPTS,
     H_C,
+    H_DEAL,
     H_DECODE,
     H_FD,
     H_FOUND,
     H_LEN,
     H_NACT,
+    H_REDEALS,
     H_SCAL,
     H_STOCK,
     H_V,
@@ -78,7 +81,7 @@ from ._fast import (
     S_NSTOCK,
     S_NWASTE,
     S_REDEALS,
-    _mix,
+    _apply,
     apply,
     canonical_hash,
     legal_actions,
@@ -100,7 +103,7 @@ __all__ = ["RULES", "SOLVER_VERSION", "SolveResult", "build_code", "pruned_moves
 
 Status = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION = 2
+SOLVER_VERSION = 3
 """The version of the search's results (2: the rollout pass before the search): bumped
 whenever a change could give another verdict, line or node count for the same input (move
 order, pruning rules, table size, node counting).
@@ -113,15 +116,12 @@ RULES: tuple[str, ...] = ("F", "W", "E")
 _BUILD_CODE = {Build.SAME_SUIT: 0, Build.ALTERNATE_COLOUR: 1, Build.OTHER_SUIT: 2}
 _USE_F, _USE_W, _USE_E = 1, 2, 4
 
-# ctl: the search's resumable state (int64)
-C_DEPTH, C_NODES, C_FRESH, C_STATUS, C_TT_USED, C_LIMIT, C_FLAGS, C_BUILD = range(8)
-N_CTL = 8
-# C_STATUS values
-RUNNING, WON, LOST = 0, 1, 2
-
-_MAX_TABLE_BITS = 22
-"""The transposition table holds at most ``2**22`` positions (80 MB); when it is 3/4 full
-no more are stored (the search stays correct: positions are only searched again)."""
+MAX_TABLE_BITS = 26
+"""The closed set has at most ``2**26`` records of 32 bytes (2 GiB, touched only as it
+fills), sized from the node budget (``2**21``, 64 MiB, at 2,000,000 nodes); when it is 3/4
+full no more positions are stored (the search stays correct: a position not stored counts
+as *cut*, so nothing above it can be settled "at all", and it is searched again when met
+again)."""
 _CHUNK = 1 << 16
 """Nodes per compiled call between two looks at the clock."""
 MAX_STEP_LIMIT = 100_000
@@ -161,6 +161,7 @@ class SolveResult:
     rules: tuple[str, ...]
     stopped_by: str = ""
     found_by: str = ""
+    proof: dict[str, int | bool] | None = None
     clairvoyant: bool = field(default=True, repr=False)
     """Always True: the solver saw every card (face-down ones and the stock's order)."""
 
@@ -404,9 +405,6 @@ def pruned_moves(
     return _children(st, tb, _USE_F | _USE_W | _USE_E, build, legal, out, scores)
 
 
-# ---------------------------------------------------------------------- keys
-_K2_BASIS = np.uint64(0x2545F4914F6CDD1D)
-_K2_COLUMN = np.uint64(0xD6E8FEB86659FD93)
 _K2_M1 = np.uint64(0xBF58476D1CE4E5B9)
 _K2_M2 = np.uint64(0x94D049BB133111EB)
 _S30 = np.uint64(30)
@@ -414,8 +412,44 @@ _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 
 
+# ---------------------------------------------------------------------- keys
+_KEY_SEED = 0x5EED_F0_27
+"""The seed of the Zobrist tables (fixed: equal inputs, equal keys, equal searches)."""
+
+
+@cache
+def _key_tables(slots: int, stock_slots: int, redeals: int) -> tuple[np.ndarray, ...]:
+    """Random ``uint64`` tables of the closed set's two keys (:func:`_full_keys`) for one
+    state layout, drawn from a fixed seed (the same in every run): ``zc[k, slot, card]``
+    (a card at a slot of a column), ``zd[k, count]`` (a column's face-down count),
+    ``zs[k, slot, card]`` (stock), ``zw[k, slot, card]`` (waste), ``zf[k, pile, height]``
+    and ``zr[k, redeals left]``, for key ``k`` in 0, 1."""
+    rng = np.random.default_rng(_KEY_SEED)
+
+    def draw(*shape: int) -> np.ndarray:
+        out = rng.integers(0, 2**64, size=shape, dtype=np.uint64)
+        out.flags.writeable = False
+        return out
+
+    return (
+        draw(2, slots, 105),
+        draw(2, slots + 1),
+        draw(2, stock_slots, 105),
+        draw(2, stock_slots, 105),
+        draw(2, 8, 14),
+        draw(2, redeals + 2),
+    )
+
+
+def key_tables_for(tables: Any) -> tuple[np.ndarray, ...]:
+    """The key tables of a :class:`~._fast.FastTables` layout (shared, read-only)."""
+    return _key_tables(tables.slots, tables.stock_slots, int(tables.table[H_REDEALS]))
+
+
 @kernel(inline="always")
-def _splitmix(h: np.uint64) -> np.uint64:
+def _fin(h: np.uint64) -> np.uint64:
+    """splitmix64's finaliser: the column terms are summed only after it (a plain sum of
+    the card terms could not tell which column a card lies in)."""
     h ^= h >> _S30
     h *= _K2_M1
     h ^= h >> _S27
@@ -425,34 +459,213 @@ def _splitmix(h: np.uint64) -> np.uint64:
 
 
 @kernel
-def _second_key(st: np.ndarray, tb: np.ndarray) -> np.uint64:
-    """A second 64-bit key of the position up to the column order, independent of
-    :func:`~._fast.canonical_hash` (other constants, other finaliser): together they make
-    the closed set's 128-bit key (see :func:`_search` on collisions)."""
+def _full_keys(
+    st: np.ndarray,
+    tb: np.ndarray,
+    zc: np.ndarray,
+    zd: np.ndarray,
+    zs: np.ndarray,
+    zw: np.ndarray,
+    zf: np.ndarray,
+    zr: np.ndarray,
+    raw: np.ndarray,
+    key: np.ndarray,
+) -> None:
+    """The closed set's two 64-bit keys of ``st`` into ``key[0:2]``, from scratch, and each
+    column's raw term into ``raw[i, k]`` (what :func:`_child_keys` updates).
+
+    Key ``k`` = sum over columns of ``fin(raw[i, k])`` + the stock, waste, foundation and
+    redeal terms (sums of table entries, modulo 2**64), where ``raw[i, k]`` = sum over the
+    column's cards of ``zc[k, slot, card]`` + ``zd[k, face-down count]``. So the key is a
+    function of the position **up to the column order** (a sum does not see the order
+    of its terms, and two equal columns count twice), and a move changes only the terms
+    of what it touches. Two keys from independent tables make a 128-bit key.
+    """
     v = tb[H_V]
-    total = np.uint64(0)
-    for i in range(tb[H_C]):
-        n = st[tb[H_LEN] + i]
-        h = _mix(_K2_COLUMN, np.uint64(n * 16 + st[tb[H_FD] + i]))
-        for k in range(i * v, i * v + n):
-            h = _splitmix(h + np.uint64(st[k]))
-        total += _splitmix(h)
-    h = _mix(_K2_BASIS, total)
+    len0 = tb[H_LEN]
+    fd0 = tb[H_FD]
     scal = tb[H_SCAL]
-    ns = st[scal + S_NSTOCK]
+    for k in range(2):
+        total = np.uint64(0)
+        for i in range(tb[H_C]):
+            h = zd[k, st[fd0 + i]]
+            for j in range(st[len0 + i]):
+                h += zc[k, j, st[i * v + j]]
+            raw[i, k] = h
+            total += _fin(h)
+        for j in range(st[scal + S_NSTOCK]):
+            total += zs[k, j, st[tb[H_STOCK] + j]]
+        for j in range(st[scal + S_NWASTE]):
+            total += zw[k, j, st[tb[H_WASTE] + j]]
+        for p in range(8):
+            total += zf[k, p, st[tb[H_FOUND] + p]]
+        total += zr[k, st[scal + S_REDEALS]]
+        key[k] = total
+
+
+@kernel(inline="always")
+def _child_keys(
+    st: np.ndarray,
+    tb: np.ndarray,
+    action: int,
+    zc: np.ndarray,
+    zd: np.ndarray,
+    zs: np.ndarray,
+    zw: np.ndarray,
+    zf: np.ndarray,
+    raw: np.ndarray,
+    key: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """The keys of the position after ``action`` (not ``REDEAL``) from ``st``, its column
+    terms ``raw`` and keys ``key``, without making the position: ``out[0:2]`` the keys,
+    ``out[2:4]`` / ``out[4:6]`` the new raw terms of the move's source / target column
+    (when it has one). A move touches at most two columns, one end of the waste, one
+    stock slot per card drawn and one foundation pile: a few table reads instead of
+    hashing all 104 cards (solver version 2 spent 64% of a node on its two keys)."""
+    v = tb[H_V]
+    d = tb[H_DECODE] + 4 * action
+    kind = tb[d]
+    src = tb[d + 1]
+    dst = tb[d + 2]
+    n = tb[d + 3]
+    len0 = tb[H_LEN]
+    fd0 = tb[H_FD]
+    scal = tb[H_SCAL]
     nw = st[scal + S_NWASTE]
-    h = _splitmix(h + np.uint64(ns))
-    for k in range(tb[H_STOCK], tb[H_STOCK] + ns):
-        h = _splitmix(h + np.uint64(st[k]))
-    h = _splitmix(h + np.uint64(nw + 1000))
-    for k in range(tb[H_WASTE], tb[H_WASTE] + nw):
-        h = _splitmix(h + np.uint64(st[k]))
-    for k in range(tb[H_FOUND], tb[H_FOUND] + 8):
-        h = _splitmix(h + np.uint64(st[k]))
-    return _splitmix(h + np.uint64(st[scal + S_REDEALS]))
+    for k in range(2):
+        total = key[k]
+        card = 0
+        if kind == DRAW:
+            ns = st[scal + S_NSTOCK]
+            w = nw
+            for _ in range(min(tb[H_DEAL], ns)):
+                ns -= 1
+                c = st[tb[H_STOCK] + ns]
+                total += zw[k, w, c] - zs[k, ns, c]
+                w += 1
+        elif kind == WASTE_TO_COLUMN or kind == WASTE_TO_FOUNDATION:  # noqa: SIM109
+            card = st[tb[H_WASTE] + nw - 1]
+            total -= zw[k, nw - 1, card]
+        else:  # COLUMN_TO_COLUMN or COLUMN_TO_FOUNDATION: the source column
+            ns = st[len0 + src]
+            h = raw[src, k]
+            for j in range(ns - n, ns):
+                h -= zc[k, j, st[src * v + j]]
+            fd = st[fd0 + src]
+            if fd > 0 and ns - n == fd:  # the face-down card left on top turns face up
+                h += zd[k, fd - 1] - zd[k, fd]
+            total += _fin(h) - _fin(raw[src, k])
+            out[2 + k] = h
+            card = st[src * v + ns - 1]
+        if kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN:  # noqa: SIM109
+            nd = st[len0 + dst]
+            h = raw[dst, k]
+            if kind == WASTE_TO_COLUMN:
+                h += zc[k, nd, card]
+            else:
+                ns = st[len0 + src]
+                for j in range(n):
+                    h += zc[k, nd + j, st[src * v + ns - n + j]]
+            total += _fin(h) - _fin(raw[dst, k])
+            out[4 + k] = h
+        elif kind == WASTE_TO_FOUNDATION or kind == COLUMN_TO_FOUNDATION:  # noqa: SIM109
+            f = tb[H_FOUND] + 2 * ((card - 1) // 13)
+            p = 2 * ((card - 1) // 13)
+            if st[f] != (card - 1) % 13:
+                f += 1
+                p += 1
+            h0 = st[f]
+            total += zf[k, p, h0 + 1] - zf[k, p, h0]
+        out[k] = total
 
 
 # ---------------------------------------------------------------------- the search
+# ctl: the search's resumable state (int64)
+(
+    C_DEPTH, C_NODES, C_STATUS, C_USED, C_LIMIT, C_FLAGS, C_BUILD, C_PIECE, C_FRAMES,
+    C_INF, C_RESEARCH, C_DROPPED, C_MAXDEPTH, C_ROOT_INF,
+) = range(14)  # fmt: skip
+N_CTL = 14
+# C_STATUS values
+RUNNING, WON, LOST, GROW = 0, 1, 2, 3
+# table records: rec[slot] = (key 0, key 1, meta, frame id); meta = bound | state << 32 | low << 40
+FREE, ON_STACK, FINAL, PROVISIONAL = 0, 1, 2, 3
+INF = (1 << 31) - 1
+"""A record's bound meaning "no line wins from here at all" (not only within a limit)."""
+_B32 = np.uint64(0xFFFFFFFF)
+_SH32 = np.uint64(32)
+_SH40 = np.uint64(40)
+_B8 = np.uint64(0xFF)
+
+
+@kernel(inline="always")
+def _meta(bound: int, state: int, low: int) -> np.uint64:
+    return np.uint64(bound) | (np.uint64(state) << _SH32) | (np.uint64(low) << _SH40)
+
+
+@kernel(inline="always")
+def _bound(meta: np.uint64) -> int:
+    return np.int64(meta & _B32)
+
+
+@kernel(inline="always")
+def _state(meta: np.uint64) -> int:
+    return np.int64((meta >> _SH32) & _B8)
+
+
+@kernel(inline="always")
+def _low(meta: np.uint64) -> int:
+    return np.int64(meta >> _SH40)
+
+
+@kernel
+def _enter_root(
+    ctl: np.ndarray,
+    tb: np.ndarray,
+    states: np.ndarray,
+    acts: np.ndarray,
+    nact: np.ndarray,
+    nxt: np.ndarray,
+    low: np.ndarray,
+    cut: np.ndarray,
+    slotof: np.ndarray,
+    pbase: np.ndarray,
+    fid: np.ndarray,
+    raw: np.ndarray,
+    keys: np.ndarray,
+    rec: np.ndarray,
+    legal: np.ndarray,
+    scores: np.ndarray,
+    zc: np.ndarray,
+    zd: np.ndarray,
+    zs: np.ndarray,
+    zw: np.ndarray,
+    zf: np.ndarray,
+    zr: np.ndarray,
+) -> None:
+    """Frame 0 of :func:`_search`: the root's keys, record and children (one node)."""
+    _full_keys(states[0], tb, zc, zd, zs, zw, zf, zr, raw[0], keys[0])
+    k1 = keys[0, 0]
+    k2 = keys[0, 1]
+    if k1 == np.uint64(0) and k2 == np.uint64(0):
+        k2 = np.uint64(1)
+    slot = np.int64(k1 & np.uint64(rec.shape[0] - 1))
+    rec[slot, 0] = k1
+    rec[slot, 1] = k2
+    rec[slot, 2] = _meta(ctl[C_LIMIT], ON_STACK, 0)
+    ctl[C_USED] = 1
+    ctl[C_NODES] = 1
+    ctl[C_FRAMES] = 1
+    low[0] = 0
+    cut[0] = 0
+    slotof[0] = slot
+    pbase[0] = 0
+    fid[0] = 1
+    nact[0] = _children(states[0], tb, ctl[C_FLAGS], ctl[C_BUILD], legal, acts[0], scores)
+    nxt[0] = 0
+
+
 @kernel
 def _search(
     ctl: np.ndarray,
@@ -461,106 +674,171 @@ def _search(
     acts: np.ndarray,
     nact: np.ndarray,
     nxt: np.ndarray,
-    tt1: np.ndarray,
-    tt2: np.ndarray,
-    ttb: np.ndarray,
+    low: np.ndarray,
+    cut: np.ndarray,
+    slotof: np.ndarray,
+    pbase: np.ndarray,
+    fid: np.ndarray,
+    raw: np.ndarray,
+    keys: np.ndarray,
+    rec: np.ndarray,
+    piece: np.ndarray,
     legal: np.ndarray,
     scores: np.ndarray,
+    kbuf: np.ndarray,
+    zc: np.ndarray,
+    zd: np.ndarray,
+    zs: np.ndarray,
+    zw: np.ndarray,
+    zf: np.ndarray,
+    zr: np.ndarray,
     node_quota: int,
 ) -> int:
-    """Run the depth-first search until it ends or ``ctl[C_NODES]`` reaches ``node_quota``;
-    returns ``ctl[C_STATUS]`` (``RUNNING`` if paused: call again to go on).
-
-    The stack: frame ``d`` holds position ``states[d]`` (reached by ``d`` moves), its
-    children ``acts[d, :nact[d]]`` best first and the next one to try ``nxt[d]``; the line
-    so far is ``acts[k, nxt[k] - 1]`` for ``k < d``. The closed set is an open-addressing
-    table of 128-bit keys (``tt1``, ``tt2``: :func:`~._fast.canonical_hash` and
-    :func:`_second_key`; 0 marks a free slot) with ``ttb`` the most steps left with which
-    the position was entered. A position entered with ``b`` steps left while the table
-    holds ``b`` or more for it is not searched again.
-
-    Why ``LOST`` (the stack emptied, no budget ran out) means no line wins within the
-    limit: every entry was made by a search that then finished. Suppose some position
-    ``p`` with entry ``b`` had a line winning within ``b`` steps, and take such ``p`` and
-    line with the line's length ``k`` smallest. ``k > 0`` (a won position is never
-    entered in the table: the search stops there). By the safety of F, W and E there is a
-    line of at most ``k`` steps whose first move is among the children tried; its child
-    ``q`` wins within ``k - 1 <= b - 1`` steps. When ``p`` was searched with ``b`` left,
-    ``q`` was entered with ``b - 1`` left or skipped because its entry was already at least
-    that; entries only grow. So ``q`` has an entry ``>= k - 1`` and wins within ``k - 1``
-    steps: a shorter counterexample. Hence no entry lies, and the root's entry is the
-    step limit. A child skipped because it is on the stack is covered too: its search
-    finished before the answer. If the table is full, positions are simply not stored
-    (searched again when met again): the argument holds for those stored.
-
-    Collisions: two different positions share a 128-bit key with probability about
-    ``n**2 / 2**129`` for ``n`` stored positions (below ``1e-25`` for the table's
-    ``2**22``); a collision could only turn a win into a wrong ``lost``, never make a
-    ``won`` line wrong (lines are replayed).
-    """
+    """SEARCH_DOC"""
     limit = ctl[C_LIMIT]
     flags = ctl[C_FLAGS]
     build = ctl[C_BUILD]
     scal = tb[H_SCAL]
-    mask = np.uint64(tt1.shape[0] - 1)
-    cap = (tt1.shape[0] * 3) // 4
+    dec = tb[H_DECODE]
+    mask = np.uint64(rec.shape[0] - 1)
+    cap = (rec.shape[0] * 3) // 4
     zero = np.uint64(0)
     d = ctl[C_DEPTH]
-    fresh = ctl[C_FRESH] == 1
     while True:
-        if fresh:
+        if nxt[d] < nact[d]:
             if ctl[C_NODES] >= node_quota:
                 ctl[C_DEPTH] = d
-                ctl[C_FRESH] = 1
                 return RUNNING
-            ctl[C_NODES] += 1
-            st = states[d]
-            if st[scal + S_FCARDS] == 104:
-                ctl[C_DEPTH] = d
-                ctl[C_STATUS] = WON
-                return WON
-            left = limit - d
-            skip = left <= 0
-            if not skip:
-                k1 = canonical_hash(st, tb)
-                k2 = _second_key(st, tb)
-                if k1 == zero and k2 == zero:
-                    k2 = np.uint64(1)
-                slot = k1 & mask
-                while True:
-                    if tt1[slot] == k1 and tt2[slot] == k2:
-                        if ttb[slot] >= left:
-                            skip = True
-                        else:
-                            ttb[slot] = left
-                        break
-                    if tt1[slot] == zero and tt2[slot] == zero:
-                        if ctl[C_TT_USED] < cap:
-                            tt1[slot] = k1
-                            tt2[slot] = k2
-                            ttb[slot] = left
-                            ctl[C_TT_USED] += 1
-                        break
-                    slot = (slot + np.uint64(1)) & mask
-            if skip:
-                nact[d] = 0
-            else:
-                nact[d] = _children(st, tb, flags, build, legal, acts[d], scores)
-            nxt[d] = 0
-            fresh = False
-        if nxt[d] < nact[d]:
             a = acts[d, nxt[d]]
             nxt[d] += 1
-            states[d + 1, :] = states[d]
-            apply(states[d + 1], tb, np.int64(a))  # int64: the one compiled signature
-            d += 1
-            fresh = True
-        else:
-            d -= 1
-            if d < 0:
+            ctl[C_NODES] += 1
+            kind = tb[dec + 4 * a]
+            st = states[d]
+            up = kind in (WASTE_TO_FOUNDATION, COLUMN_TO_FOUNDATION)
+            if up and st[scal + S_FCARDS] == 103:  # the child is won
+                states[d + 1, :] = st
+                _apply(states[d + 1], tb, a)
+                ctl[C_DEPTH] = d + 1
+                ctl[C_STATUS] = WON
+                return WON
+            left = limit - d - 1
+            if left <= 0:  # the limit bites: no entry may say "at all" above it
+                cut[d] = 1
+                continue
+            made = kind == REDEAL
+            if made:
+                states[d + 1, :] = st
+                _apply(states[d + 1], tb, a)
+                _full_keys(states[d + 1], tb, zc, zd, zs, zw, zf, zr, raw[d + 1], keys[d + 1])
+                k1 = keys[d + 1, 0]
+                k2 = keys[d + 1, 1]
+            else:
+                _child_keys(st, tb, a, zc, zd, zs, zw, zf, raw[d], keys[d], kbuf)
+                k1 = kbuf[0]
+                k2 = kbuf[1]
+            if k1 == zero and k2 == zero:
+                k2 = np.uint64(1)
+            slot = np.int64(k1 & mask)
+            child_slot = -1
+            skip = False
+            while True:
+                if rec[slot, 0] == k1 and rec[slot, 1] == k2:
+                    meta = rec[slot, 2]
+                    bound = _bound(meta)
+                    state = _state(meta)
+                    if bound == INF:
+                        skip = True
+                    elif state == ON_STACK:  # an ancestor: a cycle
+                        skip = True
+                        x = _low(meta)
+                        if x < low[d]:
+                            low[d] = x
+                    elif bound >= left:
+                        skip = True
+                        x = _low(meta)
+                        if state == PROVISIONAL and x <= d and fid[x] == np.int64(rec[slot, 3]):
+                            if x < low[d]:
+                                low[d] = x
+                        else:
+                            cut[d] = 1
+                    else:  # searched with fewer steps left: again, with more
+                        ctl[C_RESEARCH] += 1
+                        rec[slot, 2] = _meta(left, ON_STACK, d + 1)
+                        child_slot = slot
+                    break
+                if rec[slot, 0] == zero and rec[slot, 1] == zero:
+                    if ctl[C_USED] < cap:
+                        rec[slot, 0] = k1
+                        rec[slot, 1] = k2
+                        rec[slot, 2] = _meta(left, ON_STACK, d + 1)
+                        ctl[C_USED] += 1
+                        child_slot = slot
+                    else:
+                        ctl[C_DROPPED] += 1
+                    break
+                slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
+            if skip:
+                continue
+            e = d + 1
+            if not made:
+                states[e, :] = st
+                _apply(states[e], tb, a)
+                raw[e] = raw[d]
+                if kind == COLUMN_TO_COLUMN or kind == COLUMN_TO_FOUNDATION:  # noqa: SIM109
+                    src = tb[dec + 4 * a + 1]
+                    raw[e, src, 0] = kbuf[2]
+                    raw[e, src, 1] = kbuf[3]
+                if kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN:  # noqa: SIM109
+                    dst = tb[dec + 4 * a + 2]
+                    raw[e, dst, 0] = kbuf[4]
+                    raw[e, dst, 1] = kbuf[5]
+                keys[e, 0] = kbuf[0]
+                keys[e, 1] = kbuf[1]
+            d = e
+            if d > ctl[C_MAXDEPTH]:
+                ctl[C_MAXDEPTH] = d
+            low[d] = d
+            cut[d] = 1 if child_slot < 0 else 0
+            slotof[d] = child_slot
+            pbase[d] = ctl[C_PIECE]
+            ctl[C_FRAMES] += 1
+            fid[d] = ctl[C_FRAMES]
+            nact[d] = _children(states[d], tb, flags, build, legal, acts[d], scores)
+            nxt[d] = 0
+        else:  # frame d is finished
+            sl = slotof[d]
+            if low[d] < d:  # it depends on an ancestor still searching: provisional
+                if sl >= 0:
+                    n = ctl[C_PIECE]
+                    if n >= piece.shape[0]:
+                        ctl[C_DEPTH] = d
+                        return GROW
+                    rec[sl, 2] = _meta(_bound(rec[sl, 2]), PROVISIONAL, low[d])
+                    rec[sl, 3] = np.uint64(fid[low[d]])
+                    piece[n] = sl
+                    ctl[C_PIECE] = n + 1
+            else:  # the root of its piece: settle every entry of the piece
+                inf = cut[d] == 0
+                if sl >= 0:
+                    b = INF if inf else _bound(rec[sl, 2])
+                    rec[sl, 2] = _meta(b, FINAL, 0)
+                for q in range(pbase[d], ctl[C_PIECE]):
+                    s2 = piece[q]
+                    b = INF if inf else _bound(rec[s2, 2])
+                    rec[s2, 2] = _meta(b, FINAL, 0)
+                if inf:
+                    ctl[C_INF] += 1 + ctl[C_PIECE] - pbase[d]
+                ctl[C_PIECE] = pbase[d]
+            if d == 0:
                 ctl[C_DEPTH] = 0
+                ctl[C_ROOT_INF] = 1 if cut[0] == 0 else 0
                 ctl[C_STATUS] = LOST
                 return LOST
+            if cut[d] == 1:
+                cut[d - 1] = 1
+            if low[d] < low[d - 1]:
+                low[d - 1] = low[d]
+            d -= 1
 
 
 # ---------------------------------------------------------------------- the rollout pass
@@ -864,23 +1142,10 @@ def solve(
     tb = tables.table
     n_act = int(tb[H_NACT])
     depth = step_limit + 1
-    states = np.zeros((depth, tables.state_size), dtype=np.int16)
-    states[0] = tables.pack(state)
-    acts = np.zeros((depth, n_act), dtype=np.int32)
-    nact = np.zeros(depth, dtype=np.int32)
-    nxt = np.zeros(depth, dtype=np.int32)
-    bits = min(_MAX_TABLE_BITS, max(10, (2 * nodes).bit_length()))
-    tt1 = np.zeros(1 << bits, dtype=np.uint64)
-    tt2 = np.zeros(1 << bits, dtype=np.uint64)
-    ttb = np.zeros(1 << bits, dtype=np.int32)
+    root = tables.pack(state)
     legal = np.zeros(n_act, dtype=np.int32)
     scores = np.zeros(n_act, dtype=np.int32)
-    ctl = np.zeros(N_CTL, dtype=np.int64)
-    ctl[C_FRESH] = 1
-    ctl[C_LIMIT] = step_limit
-    ctl[C_FLAGS] = flags
-    ctl[C_BUILD] = _BUILD_CODE[spec.build]
-
+    build = _BUILD_CODE[spec.build]
     stopped_by = ""
     found_by = ""
 
@@ -892,16 +1157,23 @@ def solve(
         return ""
 
     status = RUNNING
-    line: np.ndarray | None = None
-    if rollouts:  # pass 1: nested greedy rollouts, at most half the budget
+    used_nodes = 0
+    actions: list[int] = []
+    search: _Search | None = None
+    if state.foundation_cards == 104:
+        status, used_nodes = WON, 1
+    elif step_limit == 0:
+        status, used_nodes = LOST, 1  # not won, and no move may be made
+    if status == RUNNING and rollouts:  # pass 1: nested greedy rollouts, at most half
         quota_1 = max(1, nodes // 2)
-        cur = states[0].copy()
+        cur = root.copy()
         nst = np.zeros(N_NST, dtype=np.int64)
         line = np.zeros(depth, dtype=np.int32)
         best = np.zeros(depth, dtype=np.int32)
         rbuf = np.zeros(depth, dtype=np.int32)
         tmp, tmp2 = cur.copy(), cur.copy()
         main_kids = np.zeros(n_act, dtype=np.int32)
+        kids = np.zeros(n_act, dtype=np.int32)
         seen = (
             np.zeros(1 << _SEEN_BITS, dtype=np.uint64),
             np.zeros(1 << _SEEN_BITS, dtype=np.int64),
@@ -911,43 +1183,42 @@ def solve(
         while True:
             chunk = min(quota_1, int(nst[N_NODES]) + _CHUNK)
             status = _nested(
-                nst, tb, cur, step_limit, flags, ctl[C_BUILD], chunk, quota_1, line, best, rbuf,
-                tmp, tmp2, legal, main_kids, acts[0], scores, *seen,
+                nst, tb, cur, step_limit, flags, build, chunk, quota_1, line, best, rbuf,
+                tmp, tmp2, legal, main_kids, kids, scores, *seen,
             )  # fmt: skip
             if status != RUNNING or nst[N_NODES] >= quota_1:
                 break
             stopped_by = out_of_time()
             if stopped_by:
                 break
-        ctl[C_NODES] = nst[N_NODES]
+        used_nodes = int(nst[N_NODES])
         if status == WON:
             found_by = "rollouts"
-    if status != WON and not stopped_by:  # pass 2: depth-first search, the rest
-        status = RUNNING
+            actions = [int(a) for a in line[: int(nst[N_DEPTH])]]
+        else:
+            status = RUNNING
+    if status == RUNNING and not stopped_by:  # pass 2: the search, the rest of the budget
+        search = _Search(tables, root, step_limit, flags, build, nodes, used_nodes)
         while True:
-            quota = min(nodes, int(ctl[C_NODES]) + _CHUNK)
-            status = _search(ctl, tb, states, acts, nact, nxt, tt1, tt2, ttb, legal, scores, quota)
+            status = search.run(min(nodes, (search.nodes // _CHUNK + 1) * _CHUNK))
             if status != RUNNING:
                 break
-            if ctl[C_NODES] >= nodes:
+            if search.nodes >= nodes:
                 stopped_by = "nodes"
                 break
             stopped_by = out_of_time()
             if stopped_by:
                 break
+        used_nodes = search.nodes
         if status == WON:
             found_by = "search"
+            actions = search.line()
 
     moves: tuple[str, ...] = ()
     verdict: Status = "unknown"
     if status == WON:
         verdict = "won"
         codec = rules_for(spec).codec
-        if found_by == "rollouts":
-            assert line is not None
-            actions = [int(a) for a in line[: int(nst[N_DEPTH])]]
-        else:
-            actions = [int(acts[k, nxt[k] - 1]) for k in range(int(ctl[C_DEPTH]))]
         moves = tuple(codec.to_move(a) for a in actions)
         _check_line(spec, state, moves, step_limit)
     elif status == LOST:
@@ -955,14 +1226,89 @@ def solve(
     return SolveResult(
         status=verdict,
         moves=moves,
-        nodes=int(ctl[C_NODES]),
+        nodes=used_nodes,
         seconds=time.perf_counter() - start,
         variant=spec.id,
         step_limit=step_limit,
         rules=used,
         stopped_by=stopped_by,
         found_by=found_by,
+        proof=search.proof() if search is not None and status == LOST else None,
     )
+
+
+class _Search:
+    """The arrays of one run of :func:`_search` (pass 2), resumable chunk by chunk."""
+
+    def __init__(
+        self,
+        tables: Any,
+        root: np.ndarray,
+        limit: int,
+        flags: int,
+        build: int,
+        nodes: int,
+        nodes_before: int,
+    ) -> None:
+        tb = tables.table
+        n_act, c = int(tb[H_NACT]), int(tb[H_C])
+        depth = limit + 1
+        self.tb = tb
+        self.ctl = np.zeros(N_CTL, dtype=np.int64)
+        self.ctl[C_LIMIT], self.ctl[C_FLAGS], self.ctl[C_BUILD] = limit, flags, build
+        self.states = np.zeros((depth + 1, tables.state_size), dtype=np.int16)
+        self.states[0] = root
+        self.acts = np.zeros((depth, n_act), dtype=np.int32)
+        self.nact = np.zeros(depth, dtype=np.int32)
+        self.nxt = np.zeros(depth, dtype=np.int32)
+        self.low = np.zeros(depth + 1, dtype=np.int64)
+        self.cut = np.zeros(depth + 1, dtype=np.int8)
+        self.slotof = np.zeros(depth + 1, dtype=np.int64)
+        self.pbase = np.zeros(depth + 1, dtype=np.int64)
+        self.fid = np.zeros(depth + 1, dtype=np.int64)
+        self.raw = np.zeros((depth + 1, c, 2), dtype=np.uint64)
+        self.keys = np.zeros((depth + 1, 2), dtype=np.uint64)
+        bits = min(MAX_TABLE_BITS, max(10, int(nodes).bit_length()))
+        self.rec = np.zeros((1 << bits, 4), dtype=np.uint64)
+        self.piece = np.zeros(1 << 12, dtype=np.int64)
+        self.legal = np.zeros(n_act, dtype=np.int32)
+        self.scores = np.zeros(n_act, dtype=np.int32)
+        self.kbuf = np.zeros(6, dtype=np.uint64)
+        self.z = key_tables_for(tables)
+        _enter_root(
+            self.ctl, tb, self.states, self.acts, self.nact, self.nxt, self.low, self.cut,
+            self.slotof, self.pbase, self.fid, self.raw, self.keys, self.rec, self.legal,
+            self.scores, *self.z,
+        )  # fmt: skip
+        self.ctl[C_NODES] += nodes_before
+
+    @property
+    def nodes(self) -> int:
+        return int(self.ctl[C_NODES])
+
+    def run(self, quota: int) -> int:
+        while True:
+            status = _search(
+                self.ctl, self.tb, self.states, self.acts, self.nact, self.nxt, self.low,
+                self.cut, self.slotof, self.pbase, self.fid, self.raw, self.keys, self.rec,
+                self.piece, self.legal, self.scores, self.kbuf, *self.z, quota,
+            )  # fmt: skip
+            if status != GROW:
+                return int(status)
+            self.piece = np.concatenate([self.piece, np.zeros_like(self.piece)])
+
+    def line(self) -> list[int]:
+        return [int(self.acts[k, self.nxt[k] - 1]) for k in range(int(self.ctl[C_DEPTH]))]
+
+    def proof(self) -> dict[str, int | bool]:
+        """What a ``lost`` verdict's search needed (see :attr:`SolveResult.proof`)."""
+        return {
+            "positions": int(self.ctl[C_USED]),
+            "re_searched": int(self.ctl[C_RESEARCH]),
+            "not_stored": int(self.ctl[C_DROPPED]),
+            "deepest": int(self.ctl[C_MAXDEPTH]),
+            "no_win_at_all": bool(self.ctl[C_ROOT_INF]),
+        }
 
 
 def _check_line(spec: VariantSpec, state: GameState, moves: tuple[str, ...], limit: int) -> None:
