@@ -34,6 +34,10 @@ key                 value
 ``moves``           the winning line's length (int; 0 unless won)
 ``line``            the winning line in the rule book's move notation, moves separated by
                     one space (str, about 3 KB; ``""`` unless won); ``line.split()`` replays
+``proof``           for ``lost`` (solver version 3 on): what the proof needed, the object
+                    :attr:`fortythieves_env.solver.SolveResult.proof` (positions stored,
+                    re-searched and not stored, the deepest frame, ``no_win_at_all``);
+                    ``null`` otherwise (absent in version 2's records)
 ==================  ===========================================================================
 
 **Keys and re-runs.** A deal's result is keyed by ``(variant, seed, nodes_budget,
@@ -172,6 +176,7 @@ def solve_deal(variant: str, seed: int, nodes: int, seconds: float | None) -> di
         "seconds": round(result.seconds, 6),
         "moves": len(result.moves),
         "line": " ".join(result.moves),
+        "proof": result.proof,
     }
 
 

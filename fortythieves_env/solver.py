@@ -30,10 +30,15 @@ budget: every position entered counts one node, in both passes.
    12/20 test deals against 6/20 and 3/20 for the search alone).
 2. **Search** (:func:`_search`, the rest of the budget): depth-first with an explicit
    stack and a transposition table (the *closed set*) keyed by the position up to the
-   column order; each entry keeps the largest number of remaining steps with which the
-   position was searched, and a position is searched again only with more steps left.
-   Children are tried in a fixed order by a cheap score (:func:`_score`). Only this pass
-   proves ``lost`` (its stack empties: the search was exhaustive).
+   column order (two 64-bit Zobrist keys, updated by each move: :func:`_child_keys`).
+   An entry keeps the largest number of remaining steps with which its position was
+   searched, or **"no line wins at all"** when the position's whole search never met the
+   step limit (Tarjan's lowlinks settle the positions of a cycle together: see
+   :func:`_search`); a position is searched again only with more steps left, and never
+   once it is settled "at all". Children are tried in a fixed order by a cheap score
+   (:func:`_score`), each child's key probed before the child is made. Only this pass
+   proves ``lost`` (its stack empties: the search was exhaustive); the result then says
+   what the proof needed (:attr:`SolveResult.proof`).
 
 Both passes are deterministic: the node budget is the figure of record (equal inputs, equal
 answer, line and node count), ``seconds`` only a cap.
@@ -104,7 +109,9 @@ __all__ = ["RULES", "SOLVER_VERSION", "SolveResult", "build_code", "pruned_moves
 Status = Literal["won", "lost", "unknown"]
 
 SOLVER_VERSION = 3
-"""The version of the search's results (2: the rollout pass before the search): bumped
+"""The version of the search's results (2: the rollout pass before the search; 3: the
+closed set settles positions "at all" with lowlinks, Zobrist keys updated by the move,
+a table sized from the budget up to ``2**26`` records): bumped
 whenever a change could give another verdict, line or node count for the same input (move
 order, pruning rules, table size, node counting).
 Saved results (``fortythieves solve``) are keyed by it, so results of an older search are
@@ -150,6 +157,13 @@ class SolveResult:
             ``"stop"`` (the ``should_stop`` callback); else ``""``.
         found_by: for ``won``, the pass that found the line: ``"rollouts"`` or
             ``"search"``; else ``""``.
+        proof: for ``lost``, what the proof needed, checkable by a search without
+            pruning on small positions (``tests/test_solver.py``): ``positions`` stored
+            in the closed set, ``re_searched`` (entered again with more steps left),
+            ``not_stored`` (the table was full: each counted as cut), ``deepest`` (the
+            longest line the search entered) and ``no_win_at_all`` (True: the step limit
+            never bit, so no line wins at any length); with :attr:`rules` and
+            :attr:`nodes` that is the whole proof. None otherwise.
     """
 
     status: Status
@@ -694,7 +708,52 @@ def _search(
     zr: np.ndarray,
     node_quota: int,
 ) -> int:
-    """SEARCH_DOC"""
+    """Run the depth-first search until it ends or ``ctl[C_NODES]`` reaches ``node_quota``;
+    returns ``ctl[C_STATUS]`` (``RUNNING`` if paused, ``GROW`` if ``piece`` is full: call
+    again, with a larger ``piece`` for ``GROW``, to go on).
+
+    The stack: frame ``d`` holds position ``states[d]`` (reached by ``d`` moves), its keys
+    ``keys[d]`` and column terms ``raw[d]``, its children ``acts[d, :nact[d]]`` best first
+    and the next one to try ``nxt[d]``; the line so far is ``acts[k, nxt[k] - 1]`` for
+    ``k < d``. Each child's keys are made from the parent's and the move; the child is
+    probed in the closed set (``rec``: open addressing, 128-bit keys, ``(0, 0)`` free) and
+    made only if it is searched. Every child probed counts one node.
+
+    A record holds the steps left ``b`` the position was last entered with (or ``INF``)
+    and a state: on the stack (at depth ``low``), *provisional* (its search finished but
+    skipped a position on the stack, at depth ``low`` in frame ``rec[slot, 3]``: it belongs
+    to the piece of that frame) or final. Each frame keeps ``low[d]`` (the least stack
+    depth its subtree skipped: Tarjan's lowlink) and ``cut[d]`` (somewhere in its subtree a
+    position was not searched for lack of steps, was skipped on a finite entry, or could
+    not be stored). A frame that finishes with ``low[d] < d`` is provisional (its record is
+    put on the ``piece`` list); one with ``low[d] == d`` is the root of its piece and
+    settles the piece's records: ``INF`` if not cut, else final with the steps each was
+    entered with.
+
+    A child is skipped when its record is ``INF``; on the stack (``low`` lowered: a
+    cycle); final with ``b >=`` the child's steps left (the frame is cut); provisional with
+    ``b >=`` the steps left (the frame joins that piece if the frame the record names is
+    still on the stack, else is cut). Otherwise it is searched (again).
+
+    Why ``LOST`` (the stack emptied) means no line wins within the limit: the finite
+    records mean what solver version 2's meant and its argument holds for them (a record
+    of ``b`` is written only by a search with ``b`` steps left that finished, a skip
+    needs a record of at least the steps left, and a skip of a position on the stack is
+    covered because that search finishes before the answer). For ``INF``: take, over the
+    final table, a lying ``INF`` record whose position has the shortest winning line, of
+    ``k`` moves. Its piece's root finished uncut, so in that search every child of every
+    position of the piece was searched with steps left (and settled with the piece or
+    earlier), or skipped on an ``INF`` record or on a position of the same piece. By the
+    safety of rules F, W and E (a line that wins implies one that obeys them) some child
+    starts a winning line of ``k - 1`` moves and holds a lying ``INF`` record: a shorter
+    one, a contradiction. So the root's record, ``INF`` or the step limit, is true.
+    ``docs/solver_design.md`` (24.3.1) gives the argument in full.
+
+    Collisions: two different positions share a 128-bit key with probability about
+    ``n**2 / 2**129`` for ``n`` stored positions (below ``1e-23`` for ``2**26``); a
+    collision could only turn a win into a wrong ``lost``, never make a ``won`` line wrong
+    (lines are replayed).
+    """
     limit = ctl[C_LIMIT]
     flags = ctl[C_FLAGS]
     build = ctl[C_BUILD]

@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NODES = 3000
 RECORD_KEYS = {
     "variant",
+    "proof",
     "seed",
     "nodes_budget",
     "seconds_cap",
@@ -220,6 +221,7 @@ def test_each_line_is_the_solvers_answer_for_the_test_deal(little_forty_run: Pat
         assert record["nodes"] == expected.nodes
         assert record["line"].split() == list(expected.moves)
         assert record["moves"] == len(expected.moves)
+        assert record["proof"] == expected.proof
         assert isinstance(record["seconds"], float) and record["seconds"] >= 0
         if record["status"] == "won":
             rules = env.unwrapped.rules

@@ -15,6 +15,7 @@ from positions import position
 
 import fortythieves_env.backends as backends_module
 from fortythieves_env import VARIANTS, GameState, InvalidPositionError, VariantSpec, env_id
+from fortythieves_env.actions import COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION, WASTE_TO_COLUMN
 from fortythieves_env.cards import card_code
 from fortythieves_env.engine import rules_for
 
@@ -27,8 +28,11 @@ if backends_module._HAVE_NUMBA:
         MAX_STEP_LIMIT,
         RULES,
         SolveResult,
+        _child_keys,
         _children,
+        _full_keys,
         _safe_foundation,
+        key_tables_for,
         solve,
     )
 
@@ -314,6 +318,8 @@ def test_pruning_rules_agree_with_exhaustive_search(variant: str) -> None:
                     pos, step_limit=limit, rules=rule_set, nodes=10**7, rollouts=rollouts
                 )
                 assert result.status == expected, (pos, limit, rule_set, best)
+                if expected == "lost" and best is not None:  # a win exists, beyond the limit
+                    assert result.proof is not None and not result.proof["no_win_at_all"]
                 if expected == "won":
                     assert best <= len(result.moves) <= limit
                     replay = rules.from_position(pos)
@@ -321,6 +327,33 @@ def test_pruning_rules_agree_with_exhaustive_search(variant: str) -> None:
                         rules.play(replay, move)
                     assert rules.is_won(replay)
     assert verdicts["won"] >= 14 and verdicts["lost"] >= 10, verdicts
+
+
+def test_a_lost_verdict_says_what_its_proof_needed() -> None:
+    """``SolveResult.proof`` of a ``lost`` verdict: positions stored, re-searches, positions
+    not stored, the deepest frame and whether the closed set settled the root for every
+    number of steps ("no line wins at all": the step limit never bit). The buried
+    predecessors position has nothing to play but one draw: two positions, no win at all.
+    A position won in ``D`` moves at the fewest is lost within ``D - 1``, and then never
+    "no win at all" (the limit bit); ``won`` and ``unknown`` carry no proof."""
+    proof = solve(lost_position(), rollouts=False).proof
+    assert proof == {
+        "positions": 2,
+        "re_searched": 0,
+        "not_stored": 0,
+        "deepest": 1,
+        "no_win_at_all": True,
+    }
+    spec = VARIANTS["NumberTen"]
+    pos = end_position(spec, np.random.default_rng(11), 7)
+    best = shortest_win(spec, pos)
+    assert best is not None
+    short = solve(pos, step_limit=best - 1, rollouts=False)
+    assert short.status == "lost" and short.proof is not None
+    assert short.proof["no_win_at_all"] is False and short.proof["deepest"] <= best - 1
+    assert short.proof["positions"] > 1
+    assert solve(pos, step_limit=best).proof is None
+    assert solve(pos, nodes=3).proof is None
 
 
 # ---------------------------------------------------------------------- rule F itself
@@ -460,3 +493,60 @@ def test_numpy_integer_budgets_and_the_bounds_are_accepted() -> None:
     top = solve(pos, nodes=MAX_NODES, step_limit=0)
     assert (top.status, top.step_limit) == ("lost", 0)
     assert solve(pos, nodes=np.uint64(MAX_NODES), step_limit=MAX_STEP_LIMIT).status == "won"
+
+
+# ---------------------------------------------------------------------- the closed set's keys
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_keys_made_by_the_move_equal_keys_made_from_scratch(variant: str) -> None:
+    """Random games of each variant (redeals included): for every legal move of every
+    position met, the keys :func:`_child_keys` makes from the parent and the move (and the
+    source and target columns' raw terms) equal :func:`_full_keys` of the position the
+    move makes; the keys do not see the column order (the columns reversed give equal
+    keys); positions that differ get different keys."""
+    spec = VARIANTS[variant]
+    tables = _fast.tables_for(spec)
+    tb = tables.table
+    z = key_tables_for(tables)
+    c = spec.n_columns
+    env = gym.make(env_id(variant))
+    rng = np.random.default_rng(7)
+    raw, key = np.zeros((c, 2), np.uint64), np.zeros(2, np.uint64)
+    raw2, key2 = np.zeros((c, 2), np.uint64), np.zeros(2, np.uint64)
+    out = np.zeros(6, np.uint64)
+    legal = np.zeros(int(tb[_fast.H_NACT]), np.int32)
+    codec = rules_for(spec).codec
+    checked = 0
+    keys_seen: dict[tuple[int, int], tuple[Any, ...]] = {}
+    for seed in range(3):
+        env.reset(seed=seed)
+        st = tables.pack(env.unwrapped.state)
+        for _ in range(150):
+            _full_keys(st, tb, *z, raw, key)
+            n = _fast.legal_actions(st, tb, legal)
+            if n == 0:
+                break
+            for a in legal[:n]:
+                child = st.copy()
+                _fast.apply(child, tb, int(a))
+                _full_keys(child, tb, *z, raw2, key2)
+                ident = canonical(tables.unpack(child))
+                assert keys_seen.setdefault((int(key2[0]), int(key2[1])), ident) == ident
+                move = codec.to_move(int(a))
+                if move == "redeal":  # keys made from scratch in the search
+                    continue
+                _child_keys(st, tb, int(a), *z[:5], raw, key, out)
+                assert (out[0], out[1]) == (key2[0], key2[1]), move
+                kind, src, dst = (int(x) for x in tb[tb[_fast.H_DECODE] + 4 * a :][:3])
+                if kind in (COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION):
+                    assert (out[2], out[3]) == (raw2[src, 0], raw2[src, 1]), move
+                if kind in (COLUMN_TO_COLUMN, WASTE_TO_COLUMN):
+                    assert (out[4], out[5]) == (raw2[dst, 0], raw2[dst, 1]), move
+                checked += 1
+            state = tables.unpack(st)
+            flipped = dataclasses.replace(
+                state, tableau=state.tableau[::-1], face_down=state.face_down[::-1]
+            )
+            _full_keys(tables.pack(flipped), tb, *z, raw2, key2)
+            assert (key2[0], key2[1]) == (key[0], key[1])
+            _fast.apply(st, tb, int(legal[rng.integers(n)]))
+    assert checked > 500 and len(keys_seen) > 300
