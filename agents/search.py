@@ -51,6 +51,17 @@ At each move, for the position it is shown (an observation row, the player's vie
    issue: without it, the samples of two positions can each favour the move to the other
    and the agent shuttles a card for ever).
 
+**Two settings** (:attr:`SearchBudget.method`). Points 4-5 above are ``"rollouts"``, the
+cheaper setting (the default). ``"solve"`` (issue 25) values each candidate on each sample
+by *solving* the sampled child with the package's solver under a node cap per sample
+(hindsight optimisation, Bjarnason, Fern and Tadepalli 2009; lonelybot's per-pull solves):
+samples allocated over the candidates by sequential halving, and three remedies for
+strategy fusion (fresh samples at every decision, reveals averaged over the samples,
+ties between the best values broken by the non-clairvoyant rollouts of point 4):
+:func:`solve_scores`. Its time budget per move, ``seconds``, becomes a node count by a
+fixed rate (:data:`NODES_PER_SECOND`, :meth:`SearchBudget.samples_for`), so it stays
+deterministic. Points 1-3 and 6, the randomness and the steps left below hold for both.
+
 **Randomness.** The samples of a move come from ``numpy.random.default_rng`` seeded by
 ``(seed, deal index, digest of the view)``: the agent's scores are a function of what the
 player sees and has seen (the moves made so far, which give the steps left; the views met,
@@ -65,8 +76,10 @@ and cuts each rollout to the steps left after the candidate (:class:`SearchAgent
 win past the step limit is not counted as one.
 
 **Budget.** Deterministic: at most ``samples x candidates`` rollouts of at most ``horizon``
-moves per move, with either allocation. The seconds per move are measured by
-``benchmarks/search_probe.py`` (the issue asks for at most 0.2 s per move on average on one core).
+moves per move, with either allocation (``"solve"``: at most ``samples x candidates``
+solves of at most ``nodes`` nodes each, plus the tie-break's rollouts). The seconds per
+move are measured by ``benchmarks/search_probe.py`` (the issue asks for at most 0.2 s per
+move on average on one core).
 """
 
 from __future__ import annotations
@@ -93,20 +106,24 @@ from fortythieves_env.actions import (
 )
 from fortythieves_env.greedy import rollout
 from fortythieves_env.observation import OBSERVATION_VERSIONS, ObservationLayout
-from fortythieves_env.solver import build_code, pruned_moves
+from fortythieves_env.solver import SolverContext, build_code, pruned_moves
 from fortythieves_env.variants import VariantSpec
 from fortythieves_env.view import PlayerView, determinize, player_view, view_from_observation
 
 __all__ = [
     "ALLOCATIONS",
+    "DEFAULT_NODES",
     "DEFAULT_SAMPLES",
     "DEFAULT_STALL",
     "MAX_SAMPLES",
+    "METHODS",
+    "NODES_PER_SECOND",
     "SearchAgent",
     "SearchBudget",
     "greedy_rollout",
     "halving_schedule",
     "scores_for_view",
+    "solve_scores",
 ]
 
 DEFAULT_SAMPLES = 16
@@ -118,6 +135,19 @@ MAX_SAMPLES = 1_000_000
 """The most samples per move a budget takes (each is a state array held during the move)."""
 ALLOCATIONS = ("uniform", "halving")
 """How a move's rollouts are spread over its candidates (:class:`SearchBudget`)."""
+METHODS = ("rollouts", "solve")
+"""How a candidate is valued on a sample: greedy rollouts, or the solver (:class:`SearchBudget`)."""
+DEFAULT_NODES = 1_000
+"""The node cap of one sample's solve by default (lonelybot's cap per pull)."""
+MAX_NODES_PER_SAMPLE = 10**9
+"""The largest node cap of one sample's solve."""
+MAX_SECONDS = 3600.0
+"""The largest time budget per move (seconds)."""
+NODES_PER_SECOND = 1_000_000
+"""The fixed rate that turns a budget's seconds into nodes (:meth:`SearchBudget.samples_for`):
+the order of the solver's nodes per second on one core of the reference machine (2-core AMD
+EPYC) in solves capped at 1,000-10,000 nodes (``benchmarks/solver_context_speed.py``). A
+constant, so the moves chosen do not depend on the machine or its load."""
 
 
 @dataclass(frozen=True)
@@ -133,29 +163,69 @@ class SearchBudget:
             most the steps left after the candidate move.
         stall: a rollout is called lost after this many moves in a row that change only
             the tableau (>= 1).
-        allocation: how the ``samples x candidates`` rollouts of a move are spread over the
-            candidates: ``"uniform"`` (``samples`` each) or ``"halving"`` (sequential
-            halving: the same number of rollouts in all, most of them spent on the best
-            candidates; module docstring, point 5).
+        allocation: how the ``samples x candidates`` rollouts (or solves) of a move are
+            spread over the candidates: ``"uniform"`` (``samples`` each) or ``"halving"``
+            (sequential halving: the same number in all, most of them spent on the best
+            candidates; module docstring, point 5). None (the default): ``"uniform"`` for
+            ``method="rollouts"``, ``"halving"`` for ``method="solve"`` (stored resolved).
+        method: ``"rollouts"`` (greedy rollouts, the cheaper setting: the module
+            docstring) or ``"solve"`` (each sampled child solved by the package's solver
+            with a node cap: hindsight optimisation, :func:`solve_scores`).
+        nodes: ``method="solve"``: the node cap of one sample's solve (>= 1,
+            :data:`DEFAULT_NODES`).
+        seconds: ``method="solve"``: a time budget per move instead of ``samples``, turned
+            into counts deterministically: ``seconds x NODES_PER_SECOND`` nodes per move,
+            so ``max(1, that // (nodes x candidates))`` samples per candidate
+            (:meth:`samples_for`; at most :data:`MAX_SAMPLES`). The seconds really spent
+            depend on the machine (evaluate's report measures them); the moves chosen do
+            not. None: ``samples`` per candidate.
 
     Raises:
         ValueError: a count is not a positive integer (``int`` or a numpy integer, stored
             as ``int``; the message names it) or is too large (``samples`` above
             :data:`MAX_SAMPLES`, ``horizon`` or ``stall`` above ``2**63 - 1``, the compiled
-            rollouts' ``int64``), or ``allocation`` is not one of :data:`ALLOCATIONS`.
+            rollouts' ``int64``, ``nodes`` above :data:`MAX_NODES_PER_SAMPLE`), ``allocation``
+            is not one of :data:`ALLOCATIONS` or ``method`` one of :data:`METHODS`,
+            ``seconds`` is not a number in ``(0, MAX_SECONDS]``, or ``seconds`` is given
+            with ``method="rollouts"``.
     """
 
     samples: int = DEFAULT_SAMPLES
     horizon: int | None = None
     stall: int = DEFAULT_STALL
-    allocation: str = "uniform"
+    allocation: str | None = None
+    method: str = "rollouts"
+    nodes: int = DEFAULT_NODES
+    seconds: float | None = None
 
     def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(
+                f"search budget: method must be one of {', '.join(METHODS)}, got {self.method!r}"
+            )
+        if self.allocation is None:
+            default = "halving" if self.method == "solve" else "uniform"
+            object.__setattr__(self, "allocation", default)
         if self.allocation not in ALLOCATIONS:
             raise ValueError(
                 f"search budget: allocation must be one of {', '.join(ALLOCATIONS)}, "
                 f"got {self.allocation!r}"
             )
+        if self.seconds is not None:
+            ok = isinstance(self.seconds, int | float | np.integer | np.floating)
+            if isinstance(self.seconds, bool) or not ok or not 0 < self.seconds <= MAX_SECONDS:
+                raise ValueError(
+                    f"search budget: seconds must be a number in (0, {MAX_SECONDS}], "
+                    f"got {self.seconds!r}"
+                )
+            if self.method != "solve":
+                raise ValueError("search budget: seconds needs method='solve'")
+            object.__setattr__(self, "seconds", float(self.seconds))
+        object.__setattr__(
+            self,
+            "nodes",
+            checked_int("search budget: nodes", self.nodes, 1, MAX_NODES_PER_SAMPLE),
+        )
         for name in ("samples", "horizon", "stall"):
             value = getattr(self, name)
             if value is None and name == "horizon":
@@ -167,6 +237,15 @@ class SearchBudget:
     def horizon_for(self, spec: VariantSpec) -> int:
         """The rollout horizon in ``spec`` (``horizon``, else its step limit)."""
         return self.horizon if self.horizon is not None else spec.max_episode_steps
+
+    def samples_for(self, candidates: int) -> int:
+        """Samples per candidate of a move with ``candidates`` candidates: ``samples``, or,
+        with ``seconds``, ``max(1, seconds x NODES_PER_SECOND // (nodes x candidates))``
+        (at most :data:`MAX_SAMPLES`)."""
+        if self.seconds is None:
+            return self.samples
+        total = int(self.seconds * NODES_PER_SECOND)
+        return int(min(MAX_SAMPLES, max(1, total // (self.nodes * max(1, candidates)))))
 
 
 # ---------------------------------------------------------------------- compiled rollouts
@@ -234,6 +313,13 @@ class _Variant:
         self.legal = np.empty(n, dtype=np.int32)
         self.out = np.empty(n, dtype=np.int32)
         self.order = np.empty(n, dtype=np.int32)
+        self._context: SolverContext | None = None
+
+    def context(self) -> SolverContext:
+        """The variant's solver context (made at the first solve: it holds some MB)."""
+        if self._context is None:
+            self._context = SolverContext(self.spec)
+        return self._context
 
 
 _VARIANTS: dict[VariantSpec, _Variant] = {}
@@ -314,6 +400,8 @@ def scores_for_view(
     moves = var.out[:count].astype(np.int64)
     if count == 1:
         scores[moves[0]] = budget.samples + 1.0
+    elif budget.method == "solve":
+        scores[moves] = solve_scores(spec, view, template, moves, budget, rng, steps_left)
     else:
         k = budget.samples if view.unseen else 1
         horizon = budget.horizon_for(spec)
@@ -347,6 +435,125 @@ def _samples(
         unseen = np.array(view.unseen, dtype=np.int16)
         out[:, hidden] = rng.permuted(np.tile(unseen, (n, 1)), axis=1)
     return out
+
+
+_UNKNOWN_WEIGHT = 0.5 / 104.0
+"""A sample whose solve ran out of nodes is worth ``cards / 208`` (below 1/2): less than a
+win, more than a proven loss, more with more foundation cards on the line the solver met."""
+
+
+def solve_scores(
+    spec: VariantSpec,
+    view: PlayerView,
+    template: np.ndarray,
+    moves: np.ndarray,
+    budget: SearchBudget,
+    rng: np.random.Generator,
+    steps_left: int | None = None,
+) -> np.ndarray:
+    """The scores of ``moves`` (``int64``, shape ``(n,)``, n >= 2, the candidates in
+    :func:`~fortythieves_env.solver.pruned_moves` order) by hindsight optimisation: every
+    sampled position's child solved by the package's solver (``budget.method="solve"``).
+
+    **Values.** For a candidate and a sample (a full position the player could be in, drawn
+    from the view alone, :func:`_samples`): play the candidate, solve the child with
+    ``budget.nodes`` nodes (:class:`~fortythieves_env.solver.SolverContext`: both passes of
+    :func:`~fortythieves_env.solver.solve`, clairvoyant *within the sample*) and at most
+    the steps left after the candidate (and ``budget.horizon``): 1 if won, 0 if lost,
+    ``cards / 208`` if the cap ran out (``cards``: the foundation cards at the end of the
+    best line the solver met). A candidate's value is the mean over its samples. With no
+    unseen card the position is known: one sample with ``budget.nodes x k`` nodes.
+
+    **Allocation.** ``k = budget.samples_for(n)`` samples per candidate in all.
+    ``"halving"`` (the default here): sequential halving (:func:`halving_schedule`),
+    each round on fresh samples shared by the candidates still in (common random
+    numbers), keeping the better half by mean value (the earlier candidate on ties);
+    ``"uniform"``: one round of ``k``. Sequential halving is a fixed-budget best-arm
+    identification (Karnin, Koren and Somekh 2013): unlike a UCB bandit (lonelybot) it has
+    no exploration constant to tune and its work is a count fixed before the move, so the
+    budget (and the choice) does not depend on the order of the solves.
+
+    **Strategy fusion** (a sampled deal knows its future: a move that forces a guess and
+    a safe one can both score 1 on every sample; Bjarnason, Fern and Tadepalli 2009).
+    The remedies chosen, from the papers' (HOP-UCT's independent futures, chance nodes,
+    information-set search), those that keep one solve per sample and a deterministic
+    count of work:
+
+    1. *Fresh samples at every decision*: the agent never follows a sample's line; each
+       move is chosen again from what has been seen by then, so a card turned up corrects
+       the next choice (what separates HOP from solving one sample, and what the
+       clairvoyant solver itself cannot do).
+    2. *What a move reveals is averaged, never known*: the candidate is played on each
+       sample before the solve, so a move that turns up a face-down card or draws from the
+       unknown stock is valued by the mean over the cards it may reveal, the choice being
+       made before the reveal, as the player must.
+    3. *Ties go to the fusion-free estimate*: among the candidates with the best value
+       (most often every sample won, or every sample unsolved at the same cards, exactly
+       where clairvoyance hides the difference between a safe move and a guess), the one
+       whose non-clairvoyant greedy rollouts (:func:`_rollout_scores`, estimator A of the
+       design note: greedy reads only the face-up cards of the sample, so it cannot fuse
+       strategies) do best on the same samples is preferred: the move that keeps the game
+       winnable without knowing the hidden cards. Remaining ties: the solver's move order.
+
+    **Scores.** Ranks, not values: the candidates are ordered by (the halving round they
+    lasted to, mean value, for the best-valued finalists the rollouts' score, earlier in
+    ``moves``) and the ``i``-th worst of ``n`` scores ``budget.samples x (i + 1) / (n + 1)``
+    (in ``(0, budget.samples)``, as the rollout scores' range below ``samples + 1``).
+
+    Returns:
+        ``float64``, shape ``(n,)``.
+    """
+    var = _variant(spec)
+    tb = var.tables.table
+    count = moves.shape[0]
+    k = budget.samples_for(count)
+    nodes = budget.nodes
+    if not view.unseen:
+        nodes, k = min(MAX_NODES_PER_SAMPLE, nodes * k), 1
+    context = var.context()
+    limit = min(context.step_limit, budget.horizon_for(spec))
+    if steps_left is not None:
+        limit = min(limit, int(steps_left) - 1)
+    limit = max(limit, 0)
+    per_round = halving_schedule(count, k) if budget.allocation == "halving" else [k]
+    samples = _samples(var.tables, view, template, rng, sum(per_round))
+    total = np.zeros(count, dtype=np.float64)
+    used = np.zeros(count, dtype=np.int64)
+    last_round = np.zeros(count, dtype=np.int64)
+    alive = np.arange(count)
+    child = np.empty_like(template)
+    start = 0
+    for r, m in enumerate(per_round):
+        for row in samples[start : start + m]:
+            for j in alive.tolist():
+                child[:] = row
+                apply(child, tb, np.int64(moves[j]))
+                solved = context.run(child, nodes, limit)
+                if solved.status == "won":
+                    total[j] += 1.0
+                elif solved.status == "unknown":
+                    total[j] += solved.cards * _UNKNOWN_WEIGHT
+        start += m
+        used[alive] += m
+        last_round[alive] = r
+        if r < len(per_round) - 1:
+            keep = (alive.size + 1) // 2
+            ranked = np.argsort(-(total[alive] / used[alive]), kind="stable")[:keep]
+            alive = alive[np.sort(ranked)]
+    value = total / np.maximum(used, 1)
+    finalists = np.flatnonzero(last_round == len(per_round) - 1)
+    top = finalists[value[finalists] == value[finalists].max()]
+    tie = np.zeros(count, dtype=np.float64)
+    if top.size > 1:
+        horizon = limit  # the rollouts stop where the solves do
+        tie[top] = _rollout_scores(
+            samples, tb, moves[top], [len(samples)], horizon, budget.stall, 1
+        )
+    # lexsort: the last key is the primary one; -index puts the earlier move higher
+    order = np.lexsort((-np.arange(count), tie, value, last_round))
+    scores = np.empty(count, dtype=np.float64)
+    scores[order] = budget.samples * (np.arange(count) + 1.0) / (count + 1.0)
+    return scores
 
 
 def halving_schedule(candidates: int, samples: int) -> list[int]:
@@ -655,5 +862,8 @@ class SearchAgent:
             "horizon": self.budget.horizon,
             "stall": self.budget.stall,
             "allocation": self.budget.allocation,
+            "method": self.budget.method,
+            "nodes_per_sample": self.budget.nodes if self.budget.method == "solve" else None,
+            "seconds_per_move": self.budget.seconds,
             "step_limit": self.step_limit,
         }

@@ -165,9 +165,11 @@ def _scores(agent: SearchAgent, env: FortyThievesEnv, obs: np.ndarray, game: int
 
 
 HALVING = SearchBudget(samples=3, horizon=300, allocation="halving")
+SOLVE = SearchBudget(samples=3, horizon=300, method="solve", nodes=300)
+"""Hindsight optimisation (issue 25): each sampled child solved with 300 nodes, halving."""
 
 
-@pytest.mark.parametrize("budget", [SMALL, HALVING], ids=["uniform", "halving"])
+@pytest.mark.parametrize("budget", [SMALL, HALVING, SOLVE], ids=["uniform", "halving", "solve"])
 @pytest.mark.parametrize("variant", ["NumberTen", "RankAndFile", "Indian", "LittleForty"])
 def test_the_choice_does_not_change_when_the_unseen_cards_are_re_dealt(
     variant: str, budget: SearchBudget
@@ -203,9 +205,12 @@ def test_the_choice_does_not_change_when_the_unseen_cards_are_re_dealt(
     assert differed > 10
 
 
+@pytest.mark.parametrize("budget", [SMALL, SOLVE], ids=["rollouts", "solve"])
 @pytest.mark.parametrize("variant", ["LittleForty", "RankAndFile"])
-def test_scores_are_minus_inf_exactly_where_illegal_and_the_choice_is_legal(variant: str) -> None:
-    agent = SearchAgent(1, SMALL)
+def test_scores_are_minus_inf_exactly_where_illegal_and_the_choice_is_legal(
+    variant: str, budget: SearchBudget
+) -> None:
+    agent = SearchAgent(1, budget)
     spec = VARIANTS[variant]
     agent.start_games(spec, np.array([7]))
     seen = 0
@@ -218,11 +223,20 @@ def test_scores_are_minus_inf_exactly_where_illegal_and_the_choice_is_legal(vari
     assert seen > 30
 
 
-def test_play_is_reproducible_and_independent_of_the_batch_size() -> None:
+@pytest.mark.parametrize(
+    ("budget", "variant"),
+    [
+        (SearchBudget(samples=2, horizon=200), "LittleForty"),
+        (SearchBudget(samples=2, horizon=200, method="solve", nodes=100), "Indian"),
+    ],
+    ids=["rollouts", "solve"],
+)
+def test_play_is_reproducible_and_independent_of_the_batch_size(
+    budget: SearchBudget, variant: str
+) -> None:
     seeds = [int(s) for s in seeds_for_test(3)]
-    budget = SearchBudget(samples=2, horizon=200)
     runs = [
-        play_deals(SearchAgent(5, budget), "FortyThieves/LittleForty-v0", seeds, size)
+        play_deals(SearchAgent(5, budget), f"FortyThieves/{variant}-v0", seeds, size)
         for size in (1, 3, 3)
     ]
     assert runs[0] == runs[1] == runs[2]
