@@ -7,7 +7,8 @@ Usage::
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
                           [--baselines [random] [greedy] [search]] [--stochastic] [--seed S]
                           [--search-samples K] [--search-allocation {uniform,halving}]
-                          [--search-horizon H]
+                          [--search-horizon H] [--search-method {rollouts,solve}]
+                          [--search-budget SECONDS] [--search-nodes N]
                           [--no-progress] [--save-games DIR] [--solver-results FILE]
                           [--allow-cycles] [--env-version N] [--ray] [--address ADDRESS]
     fortythieves plot RUN [RUN ...] [--out PNG]
@@ -16,7 +17,8 @@ Usage::
                        [--results JSONL] [--json PATH] [--no-progress] [--ray]
                        [--address ADDRESS]
     fortythieves play VARIANT [--seed N] [--pysol-deal N] [--max-steps N]
-                      [--max-steps-without-progress K] [--hint-model RUN_OR_ZIP] [--save FILE]
+                      [--max-steps-without-progress K] [--hint-model RUN_OR_ZIP]
+                      [--hint {greedy,search}] [--save FILE]
     fortythieves sweep CONFIG --seeds K [--grid 'KEY.SUB=[V1, V2]' ...] [--set KEY.SUB=VALUE ...]
                        [--runs-root DIR] [--cpus-per-trial N] [--address ADDRESS]
     fortythieves sweep --resume SWEEP_DIR [--address ADDRESS]
@@ -27,7 +29,11 @@ model, or ``search``, is played beside the ``random`` and ``greedy`` baselines o
 deals unless ``--baselines`` says otherwise; ``random`` or ``greedy`` plays alone unless
 ``--baselines`` names agents to play beside it. ``search`` is the sampling search agent of
 :mod:`agents.search`; ``--search-samples``, ``--search-allocation`` and ``--search-horizon``
-set its per-move budget.
+set its per-move budget; ``--search-method solve`` solves each sampled position with the
+solver (hindsight optimisation, ``--search-nodes`` nodes per sample), and
+``--search-budget SECONDS`` gives it a time budget per move instead of a sample count
+(both imply ``solve``; the budget is turned into samples at a fixed node rate, so the
+moves do not depend on the machine, and is recorded in the report's ``settings``).
 ``solve`` runs the clairvoyant solver on the same test deals (see :mod:`agents.solve`) and
 appends each deal's result to ``--results JSONL`` (default ``runs/solver/<variant>.jsonl``:
 the shipped ``results/solver/<variant>.jsonl`` is written only when named).
@@ -96,6 +102,14 @@ DEFAULT_SAMPLES = 16
 checks that they agree)."""
 ALLOCATIONS = ("uniform", "halving")
 """``agents.search.ALLOCATIONS``, restated for the same reason."""
+METHODS = ("rollouts", "solve")
+"""``agents.search.METHODS``, restated for the same reason."""
+DEFAULT_NODES = 1_000
+"""``agents.search.DEFAULT_NODES``, restated for the same reason."""
+SEARCH_NODES_MAX = 10**9
+"""``agents.search.MAX_NODES_PER_SAMPLE``, restated for the same reason."""
+SEARCH_SECONDS_MAX = 3600.0
+"""``agents.search.MAX_SECONDS``, restated for the same reason."""
 _MODEL_NAMES = ("best_model.zip", "final_model.zip", "interrupted_model.zip")
 
 
@@ -146,6 +160,19 @@ def _seconds(text: str) -> float:
         value = float("nan")
     if not (value > 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return value
+
+
+def _search_seconds(text: str) -> float:
+    """An argparse ``type=``: seconds per move of the search, a number in (0, 3600]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= SEARCH_SECONDS_MAX:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds in (0, {SEARCH_SECONDS_MAX:g}], got {text!r}"
+        )
     return value
 
 
@@ -282,6 +309,30 @@ def build_parser() -> argparse.ArgumentParser:
         type=_int_in(1, SEARCH_HORIZON_MAX),
         default=None,
         help="search: most moves of one rollout (default: the variant's step limit)",
+    )
+    ev.add_argument(
+        "--search-method",
+        choices=METHODS,
+        default=None,
+        help="search: value a candidate by greedy rollouts (rollouts, the default) or by "
+        "solving each sampled position with the solver (solve: hindsight optimisation)",
+    )
+    ev.add_argument(
+        "--search-budget",
+        metavar="SECONDS",
+        type=_search_seconds,
+        default=None,
+        help="search: seconds per move (implies --search-method solve; turned into samples at "
+        "a fixed rate of nodes per second, so the moves do not depend on the machine); not "
+        "with --search-samples",
+    )
+    ev.add_argument(
+        "--search-nodes",
+        metavar="N",
+        type=_int_in(1, SEARCH_NODES_MAX),
+        default=None,
+        help=f"search: node cap of one sample's solve (implies --search-method solve; default "
+        f"{DEFAULT_NODES})",
     )
     ev.add_argument(
         "--save-games",
@@ -517,6 +568,13 @@ def _add_play_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
         help="end the game after K moves in a row without progress (default: never)",
     )
     pl.add_argument(
+        "--hint",
+        choices=("greedy", "search"),
+        default=None,
+        help="who gives hints: greedy (the default) or search (the search agent solving "
+        "sampled deals, about half a second per hint); not with --hint-model",
+    )
+    pl.add_argument(
         "--hint-model",
         metavar="RUN_OR_ZIP",
         help="hints from this trained model (run folder or .zip) instead of greedy",
@@ -631,6 +689,45 @@ def _make_agent(make: Callable[..., Any], name: str, seed: int, budget: Any) -> 
     return make(name, seed, budget) if name == "search" else make(name, seed)
 
 
+def _search_budget(args: argparse.Namespace) -> Any:
+    """The :class:`agents.search.SearchBudget` of ``evaluate``'s search options.
+
+    Raises:
+        ConfigError: ``--search-budget`` with ``--search-samples``, or ``--search-budget``
+            or ``--search-nodes`` with ``--search-method rollouts``.
+    """
+    from .search import SearchBudget
+
+    method = args.search_method
+    solving = [
+        name
+        for name, value in (
+            ("--search-budget", args.search_budget),
+            ("--search-nodes", args.search_nodes),
+        )
+        if value is not None
+    ]
+    if method == "rollouts" and solving:
+        raise ConfigError(
+            f"argument {solving[0]}: only with --search-method solve (rollouts take "
+            "--search-samples, --search-allocation and --search-horizon)"
+        )
+    if args.search_budget is not None and args.search_samples is not None:
+        raise ConfigError(
+            "argument --search-budget: not with --search-samples (the budget sets the samples)"
+        )
+    if method is None:
+        method = "solve" if solving else "rollouts"
+    return SearchBudget(
+        samples=args.search_samples or DEFAULT_SAMPLES,
+        horizon=args.search_horizon,
+        allocation=args.search_allocation,
+        method=method,
+        nodes=args.search_nodes or DEFAULT_NODES,
+        seconds=args.search_budget,
+    )
+
+
 def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from .baselines import AGENT_NAMES, make_baseline
     from .evaluation import evaluate_agents, load_model_agent, render_table
@@ -642,18 +739,21 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
         alone = args.agent in ("random", "greedy")
         args.baselines = [] if alone else ["random", "greedy"]
     uses_search = args.agent == "search" or "search" in args.baselines
+    options = (
+        args.search_samples,
+        args.search_horizon,
+        args.search_allocation,
+        args.search_method,
+        args.search_budget,
+        args.search_nodes,
+    )
     if uses_search:
-        from .search import SearchBudget
-
-        budget = SearchBudget(
-            samples=args.search_samples or DEFAULT_SAMPLES,
-            horizon=args.search_horizon,
-            allocation=args.search_allocation or "uniform",
-        )
-    elif (args.search_samples, args.search_horizon, args.search_allocation) != (None,) * 3:
+        budget = _search_budget(args)
+    elif options != (None,) * len(options):
         raise ConfigError(
-            "--search-samples, --search-allocation and --search-horizon are options of the "
-            "search agent, which this evaluation does not play"
+            "--search-samples, --search-allocation, --search-horizon, --search-method, "
+            "--search-budget and --search-nodes are options of the search agent, which this "
+            "evaluation does not play"
         )
     if args.agent in AGENT_NAMES:
         if args.variant is None:
@@ -973,6 +1073,12 @@ def _play(args: argparse.Namespace) -> int:
 
     hinter: HintAgent = GreedyAgent()
     version = LATEST_VERSION
+    if args.hint is not None and args.hint_model is not None:
+        raise ConfigError("argument --hint: not with --hint-model")
+    if args.hint == "search":
+        from .search import SearchHint
+
+        hinter = SearchHint()
     if args.hint_model is not None:
         try:
             model_path = resolve_model_path(Path(args.hint_model))

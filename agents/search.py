@@ -120,6 +120,7 @@ __all__ = [
     "NODES_PER_SECOND",
     "SearchAgent",
     "SearchBudget",
+    "SearchHint",
     "greedy_rollout",
     "halving_schedule",
     "scores_for_view",
@@ -864,6 +865,57 @@ class SearchAgent:
             "allocation": self.budget.allocation,
             "method": self.budget.method,
             "nodes_per_sample": self.budget.nodes if self.budget.method == "solve" else None,
-            "seconds_per_move": self.budget.seconds,
+            "budget_seconds_per_move": self.budget.seconds,
             "step_limit": self.step_limit,
         }
+
+
+HINT_BUDGET = SearchBudget(method="solve", seconds=0.5)
+"""The budget of ``fortythieves play --hint search``: hindsight optimisation with half a
+second's nodes per move (:data:`NODES_PER_SECOND`)."""
+
+
+class SearchHint:
+    """The search agent as the hint of ``fortythieves play --hint search`` (the
+    ``act(obs, env)`` of :class:`agents.play.HintAgent`).
+
+    It reads the environment's :meth:`~fortythieves_env.FortyThievesEnv.player_view` (what
+    the player sees and remembers; never a hidden card) and the ``TimeLimit`` wrapper's step
+    count (the steps left cut the solves), and answers the best move of
+    :func:`scores_for_view` with the samples seeded by ``(seed, 0, digest of the view)``:
+    the same view, steps left and seed give the same hint. Unlike :class:`SearchAgent` it
+    keeps no history (the person may take moves back), so it has no no-return rule.
+
+    Args:
+        seed: seeds the samples (an integer >= 0).
+        budget: the per-move budget (default :data:`HINT_BUDGET`).
+
+    Raises:
+        ValueError: ``seed`` is not an integer >= 0.
+    """
+
+    def __init__(self, seed: int = 0, budget: SearchBudget | None = None) -> None:
+        self.name = "search"
+        self.seed = checked_int("search hint: seed", seed, 0)
+        self.budget = budget if budget is not None else HINT_BUDGET
+
+    def act(self, obs: np.ndarray, env: Any) -> int:
+        """The search's move in ``env``'s position (``obs`` is not read: the view is).
+
+        Raises:
+            ValueError: the position has no legal move.
+        """
+        base = env.unwrapped
+        spec = base.variant
+        view = base.player_view()
+        mask = base.action_masks()
+        if not mask.any():
+            raise ValueError("search hint: no legal move")
+        elapsed = getattr(env, "_elapsed_steps", None)
+        limit = getattr(env, "_max_episode_steps", None)
+        left = None
+        if isinstance(elapsed, int) and isinstance(limit, int) and limit > elapsed:
+            left = limit - elapsed
+        rng = np.random.default_rng([self.seed, 0, *view_digest(view)])
+        scores = scores_for_view(spec, view, self.budget, rng, mask, left)
+        return int(np.argmax(scores))

@@ -1,0 +1,165 @@
+"""The search agent's solving setting (issue 25): hindsight optimisation over sampled deals,
+its budget, its command-line options and ``play --hint search``. The contract tests it
+shares with the rollout setting (legal moves only, the player's view only, reproducible
+across batch sizes) are in ``tests/test_agents_search.py`` (budget ``SOLVE``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_play import play_cli
+
+from agents.cli import main
+from agents.play import Game
+from agents.search import (
+    DEFAULT_NODES,
+    HINT_BUDGET,
+    MAX_SAMPLES,
+    METHODS,
+    NODES_PER_SECOND,
+    SearchAgent,
+    SearchBudget,
+    SearchHint,
+    scores_for_view,
+    view_digest,
+)
+from fortythieves_env import FortyThievesEnv
+
+
+# ---------------------------------------------------------------------- the budget
+def test_a_solving_budget_defaults_to_halving_and_a_rollout_budget_to_uniform() -> None:
+    assert SearchBudget().allocation == "uniform" and SearchBudget().method == "rollouts"
+    solving = SearchBudget(method="solve")
+    assert solving.allocation == "halving" and solving.nodes == DEFAULT_NODES
+    assert SearchBudget(method="solve", allocation="uniform").allocation == "uniform"
+    assert SearchBudget() == SearchBudget(allocation="uniform")
+
+
+def test_seconds_become_samples_at_the_fixed_node_rate() -> None:
+    """``seconds x NODES_PER_SECOND`` nodes per move, shared by the candidates."""
+    budget = SearchBudget(method="solve", seconds=1.0, nodes=1_000)
+    assert NODES_PER_SECOND == 1_000_000
+    assert budget.samples_for(10) == 100
+    assert budget.samples_for(3) == 333
+    assert SearchBudget(method="solve", seconds=0.001).samples_for(40) == 1  # at least one
+    assert SearchBudget(method="solve", seconds=3600, nodes=1).samples_for(2) == MAX_SAMPLES
+    assert SearchBudget(method="solve", samples=7).samples_for(10) == 7  # no seconds: samples
+    assert HINT_BUDGET.method == "solve" and HINT_BUDGET.seconds == 0.5
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"method": "plan"}, "method must be one of rollouts, solve, got 'plan'"),
+        ({"method": "solve", "nodes": 0}, r"nodes must be an integer 1\.\.\d+, got 0"),
+        ({"method": "solve", "seconds": 0}, r"seconds must be a number in \(0, 3600\.0\]"),
+        ({"method": "solve", "seconds": 4000}, r"seconds must be a number in \(0, 3600\.0\]"),
+        ({"method": "solve", "seconds": True}, r"seconds must be a number"),
+        ({"method": "solve", "seconds": "1"}, r"seconds must be a number"),
+        ({"seconds": 1.0}, "seconds needs method='solve'"),
+    ],
+)
+def test_a_bad_solving_budget_is_refused_by_name(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=rf"search budget: {message}"):
+        SearchBudget(**kwargs)
+
+
+def test_the_agent_describes_its_solving_budget() -> None:
+    agent = SearchAgent(0, SearchBudget(method="solve", seconds=0.25, nodes=500))
+    described = agent.description()
+    assert described["method"] == "solve" and described["nodes_per_sample"] == 500
+    assert described["budget_seconds_per_move"] == 0.25
+    assert described["allocation"] == "halving"
+    assert SearchAgent(0).description()["nodes_per_sample"] is None
+    assert set(METHODS) == {"rollouts", "solve"}
+
+
+# ---------------------------------------------------------------------- scores
+def test_solving_scores_rank_the_candidates_below_samples() -> None:
+    """The searched candidates get distinct ranks in (0, samples); the others 0; the
+    choice is legal; equal generators give equal scores."""
+    env = FortyThievesEnv("RankAndFile")
+    env.reset(seed=3)
+    view, spec = env.player_view(), env.variant
+    budget = SearchBudget(method="solve", samples=4, nodes=200)
+    scores = scores_for_view(spec, view, budget, np.random.default_rng(1), env.action_masks())
+    legal = env.action_masks() == 1
+    assert np.array_equal(np.isfinite(scores), legal)
+    searched = scores[scores > 0]
+    assert searched.size >= 5 and searched.max() < budget.samples
+    assert len(set(searched.tolist())) == searched.size  # ranks: no two alike
+    again = scores_for_view(spec, view, budget, np.random.default_rng(1), env.action_masks())
+    assert np.array_equal(scores, again)
+
+
+# ---------------------------------------------------------------------- evaluate
+def test_evaluate_search_with_a_time_budget_records_it(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    argv = ["evaluate", "search", "--variant", "LittleForty", "--episodes", "1"]
+    argv += ["--search-budget", "0.002", "--search-nodes", "100", "--search-horizon", "60"]
+    assert main([*argv, "--baselines", "--json", str(out), "--no-progress"]) == 0
+    settings = json.loads(out.read_text())["results"]["search"]["settings"]
+    assert settings["method"] == "solve" and settings["budget_seconds_per_move"] == 0.002
+    assert settings["nodes_per_sample"] == 100 and settings["allocation"] == "halving"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--search-budget", "0"], r"argument --search-budget: must be a number of seconds in (0, 3600]"),
+        (["--search-budget", "x"], "argument --search-budget: must be a number of seconds in"),
+        (["--search-budget", "4000"], "argument --search-budget: must be a number of seconds in"),
+        (["--search-nodes", "0"], "argument --search-nodes: must be an integer in 1..1000000000"),
+        (["--search-method", "plan"], "argument --search-method: invalid choice: 'plan' (choose from 'rollouts', 'solve')"),
+        (["--search-budget", "1", "--search-samples", "4"], "argument --search-budget: not with --search-samples"),
+        (["--search-method", "rollouts", "--search-nodes", "5"], "argument --search-nodes: only with --search-method solve"),
+        (["--search-method", "rollouts", "--search-budget", "1"], "argument --search-budget: only with --search-method solve"),
+    ],
+)  # fmt: skip
+def test_evaluate_refuses_bad_solving_options_in_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["evaluate", "search", "--variant", "NumberTen", *argv]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err, err
+
+
+def test_solving_options_need_the_search_agent(capsys: pytest.CaptureFixture[str]) -> None:
+    for option in (["--search-budget", "1"], ["--search-nodes", "9"], ["--search-method", "solve"]):
+        assert main(["evaluate", "greedy", "--variant", "NumberTen", *option]) == 2
+        assert "options of the search agent" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- play --hint search
+def test_play_hint_search_gives_the_search_agents_move(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = Game("NumberTen", seed=3)
+    hinter = SearchHint(budget=SearchBudget(method="solve", samples=2, nodes=200))
+    expected = hinter.act(game.obs, game.env)
+    assert expected == hinter.act(game.obs, game.env)  # the same view: the same hint
+    view = game.view()
+    rng = np.random.default_rng([0, 0, *view_digest(view)])
+    direct = scores_for_view(game.base.variant, view, hinter.budget, rng, None, 1000)
+    assert expected == int(np.argmax(direct))
+    # the command's hint (its default budget, HINT_BUDGET)
+    default = SearchHint().act(game.obs, game.env)
+    name = game.base.action_to_move(default)
+    code, out, _ = play_cli(
+        ["NumberTen", "--seed", "3", "--hint", "search"], ["h"], monkeypatch, capsys
+    )
+    assert code == 0
+    assert f"hint (search): {name} (move " in out
+
+
+def test_play_hint_search_and_a_hint_model_are_refused_together(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = play_cli(
+        ["NumberTen", "--hint", "search", "--hint-model", "x.zip"], ["q"], monkeypatch, capsys
+    )
+    assert code == 2 and out == ""
+    assert err.strip() == "fortythieves play: error: argument --hint: not with --hint-model"
