@@ -163,3 +163,25 @@ def test_play_hint_search_and_a_hint_model_are_refused_together(
     )
     assert code == 2 and out == ""
     assert err.strip() == "fortythieves play: error: argument --hint: not with --hint-model"
+
+
+# ---------------------------------------------------------------------- --ray
+def test_deals_split_as_evaluate_ray_splits_them_give_the_whole_results() -> None:
+    """What each ``evaluate --ray`` task does: deals ``[a, b)`` played by a copy of the
+    agent sent through pickle (``ray.put``), as deals ``a..`` (``first_game=a``)."""
+    import pickle
+
+    from agents.distributed import play_parts
+    from agents.evaluation import play_deals
+    from agents.seeds import seeds_for_test
+
+    seeds = [int(s) for s in seeds_for_test(4)]
+    budget = SearchBudget(method="solve", samples=2, nodes=100, horizon=200)
+    env_id = "FortyThieves/Indian-v0"
+    whole = play_deals(SearchAgent(5, budget), env_id, seeds)
+    parts = []
+    for a, b in play_parts(4, 2):
+        agent = pickle.loads(pickle.dumps(SearchAgent(5, budget)))
+        parts += play_deals(agent, env_id, seeds[a:b], first_game=a)
+    assert parts == whole
+    assert len({r.length for r in whole}) > 1
