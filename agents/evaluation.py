@@ -301,10 +301,27 @@ class ModelAgent:
         return sampled_scores(masks, u, chosen, log_probs)
 
 
+MAX_DATA_BYTES = 16 * 2**20
+"""Largest ``data`` entry of a model zip read (a model's is about 30 KB)."""
+
+
 def _model_data(path: str | Path) -> dict[str, Any]:
+    """A model zip's ``data`` entry, parsed as plain JSON (its pickles are left as text).
+
+    Raises:
+        ModelMismatchError: ``path`` is not an SB3 model zip, or its ``data`` is over
+            :data:`MAX_DATA_BYTES` or nested deeper than ``MAX_JSON_NESTING``.
+    """
+    from fortythieves_env._checks import MAX_JSON_NESTING, json_depth
+
     try:
         with zipfile.ZipFile(path) as archive:
-            data = json.loads(archive.read("data").decode("utf-8"))
+            if archive.getinfo("data").file_size > MAX_DATA_BYTES:
+                raise ValueError(f"its data entry is over {MAX_DATA_BYTES} bytes")
+            text = archive.read("data").decode("utf-8")
+            if json_depth(text) > MAX_JSON_NESTING:
+                raise ValueError(f"its data nests deeper than {MAX_JSON_NESTING} levels")
+            data = json.loads(text)
     except (OSError, KeyError, zipfile.BadZipFile, ValueError) as exc:
         raise ModelMismatchError(f"{path}: not a saved SB3 model ({exc})") from None
     return data if isinstance(data, dict) else {}
@@ -320,21 +337,6 @@ def model_variant(path: str | Path) -> str | None:
     """
     value = _model_data(path).get("fortythieves_variant")
     return value if isinstance(value, str) else None
-
-
-class _NoOptimizer:
-    """Stands in for the policy's optimizer in a model loaded only to act.
-
-    Building a torch optimizer imports ``torch._dynamo``, which takes as long as importing
-    torch itself (about 1-4 s, more on a busy machine); a model that only plays needs no
-    optimizer. The saved optimizer state is read and ignored.
-    """
-
-    def __init__(self, params: Any, **kwargs: Any) -> None:
-        del params, kwargs
-
-    def load_state_dict(self, state: Any, strict: bool = True) -> None:
-        del state, strict
 
 
 def model_env_id(path: str | Path) -> str | None:
@@ -355,13 +357,16 @@ def model_env_id(path: str | Path) -> str | None:
     return f"{NAMESPACE}/{variant}-v0" if isinstance(variant, str) else None
 
 
-def load_maskable_ppo(path: str | Path, *, for_inference: bool = False, **kwargs: Any) -> Any:
+def load_maskable_ppo(path: str | Path, **kwargs: Any) -> Any:
     """``MaskablePPO.load(path, **kwargs)``, any failure to read the file turned into one error.
 
+    SB3's own loader, which unpickles the zip's ``data`` (cloudpickle): only for the user's
+    own files, to continue training (``train --resume``). A model to evaluate or to give
+    hints is loaded from weights and plain metadata by :func:`load_model_agent`
+    (:mod:`agents.model_zip`), which runs no code from the zip.
+
     The zip is checked first (every member's CRC), then loaded; a damaged ``policy.pth``
-    inside an intact zip, a missing member or a zip of another algorithm fail here. With
-    ``for_inference=True`` the policy gets no optimizer (:class:`_NoOptimizer`): faster to
-    load, and the model can act but not be trained further.
+    inside an intact zip, a missing member or a zip of another algorithm fail here.
 
     Raises:
         ModelMismatchError: the file is missing, not a zip, damaged, or not a MaskablePPO
@@ -378,14 +383,6 @@ def load_maskable_ppo(path: str | Path, *, for_inference: bool = False, **kwargs
     except ConfigError as exc:
         raise ModelMismatchError(str(exc)) from None
     try:
-        if for_inference:
-            from stable_baselines3.common.save_util import load_from_zip_file
-
-            data, _, _ = load_from_zip_file(path, load_data=True, device="cpu")
-            assert data is not None
-            policy_kwargs = {**data.get("policy_kwargs", {}), "optimizer_class": _NoOptimizer}
-            custom = {**kwargs.pop("custom_objects", {}), "policy_kwargs": policy_kwargs}
-            return MaskablePPO.load(path, custom_objects=custom, **kwargs)
         return MaskablePPO.load(path, **kwargs)
     except Exception as exc:  # torch, pickle, zip and SB3 errors alike: the file is unusable
         cause = " ".join(str(exc).split())[:300]
@@ -403,6 +400,10 @@ def load_model_agent(
 ) -> tuple[ModelAgent, str]:
     """Load a MaskablePPO zip for evaluation and check that it fits ``variant``.
 
+    The zip may come from anyone: its policy is rebuilt from its weights and plain JSON
+    metadata by :func:`agents.model_zip.load_inference_model`, which never unpickles the
+    zip's ``data`` and refuses a zip that would need it; no code from the zip runs.
+
     Args:
         path: the model ``.zip``.
         variant: the variant to evaluate on; None means the one saved with the model.
@@ -415,16 +416,17 @@ def load_model_agent(
         ``(agent, variant)``.
 
     Raises:
-        ModelMismatchError: the file is missing or damaged (see :func:`load_maskable_ppo`),
-            the model was trained for another variant (both are named), or for another
-            version of the variant's id (both ids are named: ``FortyThieves/LittleForty-v0``
-            against ``-v1``), has no saved variant and none was given, or its
-            observation/action spaces differ from the variant's environment.
+        ModelMismatchError: the file is missing or damaged, the model was trained for
+            another variant (both are named), or for another version of the variant's id
+            (both ids are named: ``FortyThieves/LittleForty-v0`` against ``-v1``), has no
+            saved variant and none was given, its observation/action spaces differ from the
+            variant's environment, or it needs more than weights and plain JSON to rebuild
+            (what it needs is named; see :mod:`agents.model_zip`).
     """
     from .envs import env_id_for, register_saved_variant
 
-    register_saved_variant(path)  # a custom variant the model records becomes known
     saved = model_variant(path)
+    register_saved_variant(path)  # a custom variant the model records becomes known
     if variant is None and saved is None:
         raise ModelMismatchError(f"{path}: the model records no variant; pass --variant")
     if variant is not None and saved is not None and variant != saved:
@@ -444,15 +446,15 @@ def load_model_agent(
             f"(another observation version; pass --env-version {made_for.rpartition('-v')[2]} "
             "to play the version it was made for)"
         )
+    from .model_zip import load_inference_model
+
     env = gym.make(wanted)
-    model = load_maskable_ppo(path, device="cpu", for_inference=True)
-    for space in ("observation_space", "action_space"):
-        mine, theirs = getattr(model, space), getattr(env, space)
-        if mine != theirs:
-            raise ModelMismatchError(
-                f"{path}: the model's {space} {mine} does not match variant {chosen!r}'s {theirs}"
-            )
-    env.close()
+    try:
+        model = load_inference_model(
+            path, env.observation_space, env.action_space, env_name=f"variant {chosen!r}"
+        )
+    finally:
+        env.close()
     name = "ppo" if deterministic else "ppo-sampled"
     agent = ModelAgent(model, name, deterministic, seed)
     agent.path = str(path)

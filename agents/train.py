@@ -1245,16 +1245,16 @@ def _final_evaluation(
     ``final_evaluation.json``, so the evaluation is never older than the run's record
     (``results/training/full_run.py`` re-runs an evaluation older than ``run.json``)."""
     began = time.perf_counter()
-    from .evaluation import ModelAgent, baseline_agents, evaluate_agents, render_table
+    from .evaluation import baseline_agents, evaluate_agents, load_model_agent, render_table
     from .solve import test_deal_verdicts
 
     best = run / "models" / "best_model.zip"
     chosen = best if best.is_file() else model_path
     try:
-        ppo = load_maskable_ppo(chosen, device="cpu", for_inference=True)
-        ppo_agent = ModelAgent(ppo, "ppo", config.eval.deterministic, config.seed)
-        if not config.eval.deterministic:
-            ppo_agent.name = "ppo-sampled"
+        # loaded as `fortythieves evaluate` loads it (weights and plain metadata)
+        ppo_agent, _ = load_model_agent(
+            chosen, config.env.variant, config.eval.deterministic, config.seed
+        )
         agents = [ppo_agent, *baseline_agents(config.eval.baselines, config.seed)]
         # the solver's verdicts, when results/solver/<variant>.jsonl covers the test deals:
         # the table then shows each agent's wins among the deals proved winnable, as
