@@ -44,7 +44,10 @@ def test_seconds_become_samples_at_the_fixed_node_rate() -> None:
     assert NODES_PER_SECOND == 1_000_000
     assert budget.samples_for(10) == 100
     assert budget.samples_for(3) == 333
-    assert SearchBudget(method="solve", seconds=0.001).samples_for(40) == 1  # at least one
+    assert budget.nodes_for(10) == 1_000  # the cap: enough for 100 samples of 1,000 nodes
+    small = SearchBudget(method="solve", seconds=0.001)  # 1,000 nodes for the move
+    assert small.samples_for(40) == 1 and small.nodes_for(40) == 25  # one sample each
+    assert SearchBudget(method="solve", seconds=1e-9).nodes_for(3) == 1
     assert SearchBudget(method="solve", seconds=3600, nodes=1).samples_for(2) == MAX_SAMPLES
     assert SearchBudget(method="solve", samples=7).samples_for(10) == 7  # no seconds: samples
     assert HINT_BUDGET.method == "solve" and HINT_BUDGET.seconds == 0.5
