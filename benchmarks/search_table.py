@@ -3,8 +3,9 @@
 Reads every ``results/search/<Variant>-<deals>[-k<samples>[h]].json`` (written by
 ``fortythieves evaluate search --variant V --episodes N --json ...``, see
 ``results/search/run_eval.sh``) and prints one Markdown row per report, in the registry's
-order: the deals, the search budget (samples per move), the search agent's, greedy's and
-random's wins with 95% Wilson intervals, the search agent's wins among the deals the
+order: the deals, the search budget (samples per move; for the solving setting of issue 25,
+``solve`` with its seconds per move or samples, and nodes per sample), the search agent's,
+greedy's and random's wins with 95% Wilson intervals, the search agent's wins among the deals the
 clairvoyant solver proved winnable (the ceiling, when the report has it), mean foundation
 cards, and the seconds per move the search cost (when the report timed it). With
 ``--readme`` it writes the table between ``<!-- search-table:start -->`` and
@@ -68,7 +69,15 @@ def row(report: dict[str, Any]) -> str:
     proved = "-" if ceiling is None else ceiling_cell(ceiling)
     count, default, allocation = _budget(report)
     samples = f"{count} (default)" if default else str(count)
-    if allocation != "uniform":
+    settings = search.get("settings", {})
+    if settings.get("method") == "solve":  # the solving setting (issue 25): its budget
+        nodes = settings.get("nodes_per_sample")
+        seconds = settings.get("budget_seconds_per_move")
+        samples = f"solve {seconds:g} s" if seconds is not None else f"solve {count}"
+        samples += f" ({nodes:,} nodes)"
+        if allocation != "halving":
+            samples += f" ({allocation})"
+    elif allocation != "uniform":
         samples += f" ({allocation})"
     timing = report.get("timing", {}).get("search")
     per_move = "-" if timing is None else f"{timing['seconds_per_move']:.3f}"
@@ -93,10 +102,13 @@ def table_for(results_dir: str | Path) -> str:
         try:
             report = json.loads(path.read_text(encoding="utf-8"))
             count, _, allocation = _budget(report)
+            settings = report["results"]["search"].get("settings", {})
             key = (
                 order.get(report["variant"], len(order)),
                 report["episodes"],
+                settings.get("method", "rollouts") == "solve",
                 allocation != "uniform",
+                settings.get("budget_seconds_per_move") or 0.0,
                 count,
             )
             reports.append((key, row(report)))

@@ -3,8 +3,11 @@
 # on the first N test deals of each variant, with the solver's verdicts of
 # results/solver/<variant>.jsonl (wins among the solver-proved wins) and the time per move.
 #   [SAMPLES=K] [ALLOCATION=halving] results/search/run_eval.sh [N] [VARIANT ...]
+#   BUDGET=SECONDS [NODES=N] results/search/run_eval.sh [N] [VARIANT ...]
 # (default: 50 deals, the variants below). Reports go to results/search/<variant>-<N>.json
 # (16 samples, uniform), <variant>-<N>-k<K>.json (K samples) or <variant>-<N>-k<K>h.json (halving).
+# BUDGET (issue 25) plays the solving setting instead (--search-budget SECONDS per move, NODES
+# nodes per sample, default 1000): <variant>-<N>-s<SECONDS>.json (-s<SECONDS>-n<NODES>.json).
 # A variant whose report (the file name above) exists is skipped, so the script
 # continues where it stopped. FORTYTHIEVES picks the command (default: .venv/bin/fortythieves).
 set -euo pipefail
@@ -21,14 +24,23 @@ samples=${SAMPLES:-16}
 allocation=${ALLOCATION:-uniform}
 case "$allocation" in uniform|halving) ;; *) echo "ALLOCATION must be uniform or halving, got '$allocation'" >&2; exit 2;; esac
 suffix=""
-if [ "$allocation" = halving ]; then suffix="-k${samples}h"
-elif [ "$samples" != 16 ]; then suffix="-k$samples"; fi
+budget=${BUDGET:-}
+nodes=${NODES:-1000}
+if [ -n "$budget" ]; then
+  suffix="-s$budget"
+  if [ "$nodes" != 1000 ]; then suffix="$suffix-n$nodes"; fi
+  options=(--search-budget "$budget" --search-nodes "$nodes")
+else
+  if [ "$allocation" = halving ]; then suffix="-k${samples}h"
+  elif [ "$samples" != 16 ]; then suffix="-k$samples"; fi
+  options=(--search-samples "$samples" --search-allocation "$allocation")
+fi
 for v in "${variants[@]}"; do
   out=results/search/$v-$n$suffix.json
   if [ -f "$out" ]; then echo "$v: $out exists, skipped"; continue; fi
   echo "$v: $(date -Is) start"
-  COLUMNS=160 $cmd evaluate search --variant "$v" --episodes "$n" --search-samples "$samples" \
-    --search-allocation "$allocation" --no-progress --json "$out.part"
+  COLUMNS=160 $cmd evaluate search --variant "$v" --episodes "$n" "${options[@]}" \
+    --no-progress --json "$out.part"
   mv "$out.part" "$out"
   echo "$v: $(date -Is) done -> $out"
 done
