@@ -145,13 +145,23 @@ def plot(report: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     variants = list(dict.fromkeys(p["variant"] for p in report["points"]))
+    caps = sorted({p["nodes_per_sample"] for p in report["points"] if p["agent"] == "search"})
+    lines = [(v, n) for v in variants for n in caps]
     fig, (ax, cost) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for k, variant in enumerate(variants):
+    for k, (variant, cap) in enumerate(lines):
         colour = f"C{k}"
         points = sorted(
-            (p for p in report["points"] if p["variant"] == variant and p["agent"] == "search"),
+            (
+                p
+                for p in report["points"]
+                if p["variant"] == variant
+                and p["agent"] == "search"
+                and p["nodes_per_sample"] == cap
+            ),
             key=lambda p: p["budget_seconds"],
         )
+        if len(caps) > 1:
+            variant = f"{variant}, {cap:,} nodes"
         x = [p["budget_seconds"] for p in points]
         if points:
             ax.plot(x, [100 * p["win_rate"] for p in points], "o-", color=colour,
@@ -165,9 +175,9 @@ def plot(report: dict[str, Any], path: Path) -> None:
                         label=f"{variant}: wins (% of solver-proved wins)")  # fmt: skip
             cost.plot(x, [p["seconds_per_move"] for p in points], "o-", color=colour, label=variant)
         for p in report["points"]:
-            if p["variant"] == variant and p["agent"] == "greedy":
+            if p["variant"] == variant.split(",")[0] and p["agent"] == "greedy" and cap == caps[0]:
                 ax.axhline(100 * p["win_rate"], color=colour, ls="--", lw=1,
-                           label=f"{variant}: greedy")  # fmt: skip
+                           label=f"{variant.split(',')[0]}: greedy")  # fmt: skip
     ax.set_xscale("log")
     ax.set_xlabel("budget (seconds per move, at the fixed node rate)")
     ax.set_ylabel("%")
