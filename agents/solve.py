@@ -569,49 +569,90 @@ def render_table(report: dict[str, Any]) -> Any:
 def markdown_table(paths: Iterable[str | Path]) -> str:
     """The README's winnability table from saved results files (generated, never typed).
 
-    One row per variant and node budget found (the current
-    :data:`~fortythieves_env.solver.SOLVER_VERSION` only, test deals only, the last line of
-    each key), built-in variants in their registry order, then budgets in increasing order.
+    One row per variant, solver version and node budget found (test deals only, the last
+    line of each key), built-in variants in their registry order, then versions and budgets
+    in increasing order; ``decided`` is won plus proved lost.
 
     Raises:
         SolverResultsError: a file is not a results file.
     """
     from fortythieves_env import VARIANTS
-    from fortythieves_env.solver import SOLVER_VERSION
 
     latest: dict[Key, dict[str, Any]] = {}
     for path in sorted(Path(p) for p in paths):
         latest.update(latest_records(read_records(path)[0]))
-    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
     for (variant, seed, budget, version), record in latest.items():
-        if version == SOLVER_VERSION and seed >= TEST_START:
-            groups.setdefault((variant, budget), []).append(record)
+        if seed >= TEST_START:
+            groups.setdefault((variant, version, budget), []).append(record)
     if not groups:
         return _NO_RESULTS
     order = {name: i for i, name in enumerate(VARIANTS)}
     lines = [
-        "| variant | deals | node budget | seconds cap | won [95% CI] | proved lost [95% CI] "
-        "| unknown [95% CI] | winnable | mean nodes | mean s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| variant | solver | deals | node budget | seconds cap | won [95% CI] "
+        "| proved lost [95% CI] | unknown [95% CI] | decided | winnable | mean nodes | mean s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
 
     def pct(s: dict[str, Any]) -> str:
         lo, hi = s["ci95"]
         return f"{100 * s['share']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
 
-    for variant, budget in sorted(groups, key=lambda k: (order.get(k[0], len(order)), k)):
-        records = sorted(groups[variant, budget], key=lambda r: r["seed"])
+    for variant, version, budget in sorted(groups, key=lambda k: (order.get(k[0], len(order)), k)):
+        records = sorted(groups[variant, version, budget], key=lambda r: r["seed"])
         s = summarize(records)
         caps = sorted({r["seconds_cap"] for r in records}, key=lambda c: (c is None, c or 0))
         lo, hi = s["winnable_ci95"]
+        decided = s["won"]["share"] + s["lost"]["share"]
         lines.append(
-            f"| {variant} | {s['deals']} | {budget:,} "
+            f"| {variant} | v{version} | {s['deals']} | {budget:,} "
             f"| {', '.join('none' if c is None else f'{c:g} s' for c in caps)} "
             f"| {pct(s['won'])} | {pct(s['lost'])} | {pct(s['unknown'])} "
-            f"| {100 * lo:.1f}%..{100 * hi:.1f}% | {s['mean_nodes']:,.0f} "
-            f"| {s['mean_seconds']:.2f} |"
+            f"| {100 * decided:.1f}% | {100 * lo:.1f}%..{100 * hi:.1f}% "
+            f"| {s['mean_nodes']:,.0f} | {s['mean_seconds']:.2f} |"
         )
     return "\n".join(lines)
+
+
+def verdict_changes(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """How the verdicts on each deal moved between solver versions (issue 24's check: a
+    verdict may only go from unknown to won or lost).
+
+    For every ``(variant, seed)`` with records of more than one version: ``contradictions``
+    lists the deals with both a ``won`` and a ``lost`` record (must stay empty: a won line
+    replays, a lost proof is exhaustive; the step limit is the variant's in every shipped
+    record); ``decided_then_unknown`` the deals an older version decided and the newest
+    left unknown at its budget (allowed: :func:`solver_verdicts` keeps the older verdict);
+    ``newly_decided`` the deals only the newest version decided.
+
+    Returns:
+        A dict of those three lists of ``[variant, seed]`` pairs and ``compared`` (int).
+    """
+    by_deal: dict[tuple[str, int], dict[int, set[str]]] = {}
+    for r in records:
+        by_deal.setdefault((r["variant"], r["seed"]), {}).setdefault(
+            r["solver_version"], set()
+        ).add(r["status"])
+    out: dict[str, Any] = {
+        "compared": 0,
+        "contradictions": [],
+        "decided_then_unknown": [],
+        "newly_decided": [],
+    }
+    for deal, versions in sorted(by_deal.items()):
+        every = set().union(*versions.values())
+        if {"won", "lost"} <= every:
+            out["contradictions"].append(list(deal))
+        if len(versions) < 2:
+            continue
+        out["compared"] += 1
+        newest = versions[max(versions)] - {"unknown"}
+        older = set().union(*(v for k, v in versions.items() if k != max(versions))) - {"unknown"}
+        if older and not newest:
+            out["decided_then_unknown"].append(list(deal))
+        if newest and not older:
+            out["newly_decided"].append(list(deal))
+    return out
 
 
 def default_workers() -> int:

@@ -18,7 +18,10 @@ The report (``--json``) records the machine's load (1-minute average) before and
 Usage::
 
     python benchmarks/solver_speed.py --old a2f767b --variants FortyThieves,Streets,Maria \\
-        --deals 5 --nodes 5000000 --seconds 10 --json results/benchmarks/solver_speed.json
+        --deals 5 --nodes 5000000 --seconds 10 --profile \\
+        --json results/benchmarks/solver_speed.json
+    python benchmarks/solver_speed.py --from-json results/benchmarks/solver_speed.json \\
+        --doc docs/solver_design.md
 """
 
 from __future__ import annotations
@@ -180,6 +183,59 @@ def profile(variant: str, positions: int = 80) -> dict[str, float]:
     return out
 
 
+START = "<!-- solver-speed:start -->"
+END = "<!-- solver-speed:end -->"
+
+
+def render(report: dict[str, Any]) -> str:
+    """The Markdown tables of a saved report: throughput and deals decided per core-hour
+    per variant, old against new; then the profile, if measured."""
+    settings = report["settings"]
+    load = report["load_1min"]
+    lines = [
+        f"Old = solver v{_version(report, 'old')} (revision {settings['old']}), new = "
+        f"v{_version(report, 'new')}; {settings['deals']} test deals per variant, each solved "
+        f"by both in turn in fresh processes (CPU time, compilation excluded); load (1-minute "
+        f"average) {load['before']:.1f} before, {load['after']:.1f} after. Throughput: the "
+        f"search alone at {settings['nodes']:,} nodes; decided: the whole solver with "
+        f"{settings['seconds']:g} s per deal.",
+        "",
+        "| variant | nodes per CPU-s, old | new | new/old per deal: median (min-max) "
+        "| decided, old | new | decided per core-hour, old | new |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for variant, entry in report["variants"].items():
+        s = entry["summary"]
+        old, new = s["old"], s["new"]
+        lines.append(
+            f"| {variant} | {old['nodes_per_cpu_second_median'] / 1e6:.2f}M "
+            f"| {new['nodes_per_cpu_second_median'] / 1e6:.2f}M "
+            f"| {s['ratio_median']:.2f}x ({s['ratio_min']:.2f}-{s['ratio_max']:.2f}) "
+            f"| {old['decided']}/{old['deals']} | {new['decided']}/{new['deals']} "
+            f"| {old['decided_per_core_hour']:.0f} | {new['decided_per_core_hour']:.0f} |"
+        )
+    profile = report.get("profile_ns_per_call")
+    if profile:
+        names = list(next(iter(profile.values())))
+        lines += [
+            "",
+            "Where a node's time goes (new solver): ns per call, each kernel alone in a "
+            "compiled loop over positions met in random play.",
+            "",
+            "| kernel | " + " | ".join(profile) + " |",
+            "|---|" + "---|" * len(profile),
+        ]
+        for name in names:
+            cells = " | ".join(f"{profile[v][name]:.0f}" for v in profile)
+            lines.append(f"| {name} | {cells} |")
+    return "\n".join(lines)
+
+
+def _version(report: dict[str, Any], which: str) -> int:
+    first = next(iter(report["variants"].values()))
+    return int(first["summary"][which]["version"])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--old", default="a2f767b", help="git revision of the old solver")
@@ -189,7 +245,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=10.0, help="CPU-s cap per deal")
     parser.add_argument("--profile", action="store_true", help="also time each kernel")
     parser.add_argument("--json", help="write the report here")
+    parser.add_argument("--from-json", help="render a saved report instead of measuring")
+    parser.add_argument("--doc", help="write the tables into this file between markers")
     args = parser.parse_args(argv)
+    if args.from_json:
+        text = render(json.loads(Path(args.from_json).read_text(encoding="utf-8")))
+        if args.doc:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from bench_report import replace_between
+
+            doc = Path(args.doc)
+            doc.write_text(replace_between(doc.read_text("utf-8"), text, START, END), "utf-8")
+            print(f"tables written to {doc}")
+        else:
+            print(text)
+        return 0
     variants = args.variants.split(",")
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
@@ -247,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
                          "cores": os.cpu_count(), "python": platform.python_version()}  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(render(report))
     return 0
 
 

@@ -29,6 +29,7 @@ from agents.solve import (
     read_records,
     run_deals,
     summarize,
+    verdict_changes,
 )
 from fortythieves_env import env_id
 
@@ -426,6 +427,48 @@ def test_readme_winnability_table_is_generated_from_the_saved_results() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     table = winnability_table.table_for(ROOT / "results" / "solver")
     assert f"{winnability_table.START}\n{table}\n{winnability_table.END}" in readme
+
+
+def _rec(variant: str, seed: int, version: int, status: str) -> dict[str, Any]:
+    return {"variant": variant, "seed": seed, "solver_version": version, "status": status}
+
+
+def test_verdict_changes_between_versions() -> None:
+    """A deal with a won and a lost record is a contradiction (whatever the versions); a
+    deal an older version decided and the newest left unknown, and one only the newest
+    decided, are listed apart; deals with one version are not compared."""
+    records = [
+        _rec("Maria", 1, 2, "won"),
+        _rec("Maria", 1, 3, "won"),
+        _rec("Maria", 2, 2, "unknown"),
+        _rec("Maria", 2, 3, "lost"),
+        _rec("Maria", 3, 2, "won"),
+        _rec("Maria", 3, 3, "unknown"),
+        _rec("Maria", 4, 2, "won"),
+        _rec("Maria", 4, 3, "lost"),
+        _rec("Maria", 5, 3, "unknown"),
+    ]
+    assert verdict_changes(records) == {
+        "compared": 4,
+        "contradictions": [["Maria", 4]],
+        "decided_then_unknown": [["Maria", 3]],
+        "newly_decided": [["Maria", 2]],
+    }
+
+
+def test_shipped_verdicts_never_contradict_across_solver_versions() -> None:
+    """Over every shipped record: no deal is both won and lost (a won line replays, a lost
+    proof is exhaustive), and solver version 3 ran on the first 200 test deals of the
+    three hard variants beside version 2's records of the same deals."""
+    records = []
+    for path in sorted((ROOT / "results" / "solver").glob("*.jsonl")):
+        records += read_records(path)[0]
+    changes = verdict_changes(records)
+    assert changes["contradictions"] == []
+    for variant in ("FortyThieves", "Streets", "Maria"):
+        v3 = {r["seed"] for r in records if r["variant"] == variant and r["solver_version"] == 3}
+        assert set(range(TEST_START, TEST_START + 200)) <= v3
+    assert changes["compared"] >= 600
 
 
 # ---------------------------------------------------------------------- evaluate --solver-results
