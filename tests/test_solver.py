@@ -550,3 +550,400 @@ def test_keys_made_by_the_move_equal_keys_made_from_scratch(variant: str) -> Non
             assert (key2[0], key2[1]) == (key[0], key[1])
             _fast.apply(st, tb, int(legal[rng.integers(n)]))
     assert checked > 500 and len(keys_seen) > 300
+
+
+# ---------------------------------------------------------------------- the closed set, checked
+# Version 3's closed set (``_search``): records that say "no line wins within b steps" or
+# "no line wins at all" (INF), pieces settled by lowlinks, re-searches, a table that may fill,
+# a piece list that may grow and a search that pauses between chunks of nodes. The tests
+# below read the final table of a ``lost`` search and check every record against the
+# distances to a win of the whole reachable graph (an exhaustive reference, every legal move),
+# and check that pausing, growing and a full table change nothing they should not.
+def reach_graph(
+    spec: VariantSpec, pos: dict[str, Any], cap: int = 30_000
+) -> tuple[list[GameState], list[int | None]]:
+    """Every position reachable from ``pos`` by legal moves (column order forgotten; none
+    beyond a won one) and, for each, the fewest moves that win from it (``None``: no line
+    wins at all), by a breadth-first search back from the won positions."""
+    rules = rules_for(spec)
+    start = rules.from_position(pos)
+    index = {canonical(start): 0}
+    states, succ = [start], [[]]
+    todo = deque([0])
+    while todo:
+        i = todo.popleft()
+        if rules.is_won(states[i]):
+            continue
+        for a in rules.legal_actions(states[i]):
+            child = states[i].copy()
+            rules.apply(child, a)
+            j = index.setdefault(canonical(child), len(states))
+            if j == len(states):
+                states.append(child)
+                succ.append([])
+                todo.append(j)
+                if len(states) > cap:
+                    raise RuntimeError("position too big for the reference search")
+            succ[i].append(j)
+    pred: list[list[int]] = [[] for _ in states]
+    for i, js in enumerate(succ):
+        for j in js:
+            pred[j].append(i)
+    dist: list[int | None] = [0 if rules.is_won(s) else None for s in states]
+    todo = deque(i for i, d in enumerate(dist) if d == 0)
+    while todo:
+        j = todo.popleft()
+        for i in pred[j]:
+            if dist[i] is None:
+                dist[i] = dist[j] + 1  # type: ignore[operator]
+                todo.append(i)
+    return states, dist
+
+
+def new_search(
+    spec: VariantSpec, pos: dict[str, Any], limit: int, rule_set: tuple[str, ...], nodes: int
+) -> Any:
+    """The depth-first pass alone (``solve(..., rollouts=False)``'s), ready to run."""
+    from fortythieves_env import solver as sv
+
+    tables = _fast.tables_for(spec)
+    root = tables.pack(rules_for(spec).from_position(pos))
+    flags = sum(
+        bit for name, bit in zip(RULES, (sv._USE_F, sv._USE_W, sv._USE_E), strict=True)
+        if name in rule_set
+    )  # fmt: skip
+    return sv._Search(tables, root, limit, flags, sv.build_code(spec), nodes, 0)
+
+
+def run_search(search: Any, nodes: int, step: int | None = None) -> int:
+    """Run ``search`` to its end or ``nodes``: in one call, or in calls of ``step`` nodes."""
+    from fortythieves_env import solver as sv
+
+    if step is None:
+        return search.run(nodes)
+    while True:
+        status = search.run(min(nodes, search.nodes + step))
+        if status != sv.RUNNING or search.nodes >= nodes:
+            return status
+
+
+def position_keys(spec: VariantSpec, states: list[GameState]) -> list[tuple[int, int]]:
+    """The closed set's two keys of each position (made from scratch)."""
+    tables = _fast.tables_for(spec)
+    z = key_tables_for(tables)
+    raw = np.zeros((spec.n_columns, 2), np.uint64)
+    key = np.zeros(2, np.uint64)
+    keys = []
+    for state in states:
+        _full_keys(tables.pack(state), tables.table, *z, raw, key)
+        k1, k2 = int(key[0]), int(key[1])
+        keys.append((k1, k2 if k1 or k2 else 1))
+    return keys
+
+
+def check_records(
+    search: Any,
+    keys: list[tuple[int, int]],
+    dist: list[int | None],
+    finished: bool = True,
+) -> dict[str, int]:
+    """Every record of a finished (``lost``) search is settled, belongs to a reachable
+    position (``keys``: :func:`position_keys` of the reachable graph) and is true:
+    ``INF`` only where no line wins at all, a bound ``b`` only where no line wins within
+    ``b`` moves. Returns how many records of each kind were met.
+
+    ``finished=False`` (a search that won or was paused): every record belongs to a
+    reachable position and every ``INF`` record is settled and true (an ``INF`` record
+    leans only on ``INF`` records and on its own piece, all settled with it, so it is true
+    at any time; a finite one may still lean on positions on the stack)."""
+    from fortythieves_env import solver as sv
+
+    rec = search.rec
+    mask = rec.shape[0] - 1
+    kinds = {"inf": 0, "finite": 0}
+    for (k1, k2), d in zip(keys, dist, strict=True):
+        slot = k1 & mask
+        while int(rec[slot, 0]) != 0 or int(rec[slot, 1]) != 0:
+            if (int(rec[slot, 0]), int(rec[slot, 1])) == (k1, k2):
+                meta = int(rec[slot, 2])
+                bound, kind = meta & 0xFFFFFFFF, (meta >> 32) & 0xFF
+                if bound == sv.INF:
+                    kinds["inf"] += 1
+                    assert kind == sv.FINAL, (slot, kind)
+                    assert d is None, f"INF record, but a line of {d} moves wins"
+                elif not finished:
+                    kinds["finite"] += 1
+                else:
+                    assert kind == sv.FINAL, (slot, kind)
+                    kinds["finite"] += 1
+                    assert d is None or d > bound, f"bound {bound}, but {d} moves win"
+                break
+            slot = (slot + 1) & mask
+    # every stored record was met: none belongs to a position that cannot be reached
+    assert kinds["inf"] + kinds["finite"] == search.proof()["positions"]
+    return kinds
+
+
+def cycle_position() -> dict[str, Any]:
+    """Forty Thieves, 4 cards off plus JH in the stock: QD can go from one KD to its twin and
+    back, cards can go to an empty column and back; the fewest moves that win: 7 (draw, JH,
+    QH, QD, KD, KD, KH up)."""
+    return position("FortyThieves", [["KH", "KD"], ["KD", "QD"], ["QH"]], stock=["JH"])
+
+
+@pytest.mark.parametrize("variant", ["FortyThieves", "LittleForty", "NumberTen", "Maria"])
+def test_every_record_of_a_lost_search_is_true(variant: str) -> None:
+    """Random end positions (their whole reachable graph known): at every step limit below
+    the shortest win (rules none and all; at ``D - 1`` every rule set) the search ends
+    ``lost`` and its final table holds only settled records of reachable positions, each
+    true against the graph's distances to a win: no ``INF`` where a line wins, no bound
+    ``b`` where a line of ``b`` moves or fewer wins. Re-searches happen (positions met
+    first with fewer steps left, then again with more)."""
+    from fortythieves_env import solver as sv
+
+    spec = VARIANTS[variant]
+    rules = rules_for(spec)
+    rng = np.random.default_rng(sum(map(ord, variant)) + 24)
+    re_searched = checked = positions = 0
+    while positions < 2:
+        pos = end_position(spec, rng, int(rng.integers(6, 10)))
+        try:
+            state = rules.from_position(pos)
+        except InvalidPositionError:
+            continue
+        if not rules.legal_actions(state):
+            continue
+        try:
+            states, dist = reach_graph(spec, pos, cap=15_000)
+            keys = position_keys(spec, states)
+        except RuntimeError:
+            continue
+        best = dist[0]
+        if best is None or best < 5:
+            continue
+        positions += 1
+        runs = [(limit, r) for limit in range(1, best) for r in [(), RULES]]
+        runs += [(best - 1, r) for r in RULE_SETS if r not in ((), RULES)]
+        for limit, rule_set in runs:
+            search = new_search(spec, pos, limit, rule_set, 10**7)
+            assert run_search(search, 10**7) == sv.LOST, (pos, limit, rule_set)
+            assert search.proof()["no_win_at_all"] is False  # a line wins, beyond the limit
+            check_records(search, keys, dist)
+            re_searched += search.proof()["re_searched"]
+            checked += 1
+    assert checked >= 10 and re_searched > 0
+
+
+def test_cycles_lost_below_the_shortest_win_won_at_it_and_at_the_default() -> None:
+    """A position with reversible moves (a card between twin hosts, cards to an empty column
+    and back; rules none keep every cycle): with every rule set and the search alone,
+    ``lost`` at ``D - 1`` (the limit bit: not "no win at all"; every record true), ``won``
+    at ``D`` with a line of exactly ``D`` moves and at the default limit; every line
+    replays. Without rules the ``lost`` search re-searches positions (met first deep in a
+    cycle, with fewer steps left than the win from them needs)."""
+    from fortythieves_env import solver as sv
+
+    spec = VARIANTS["FortyThieves"]
+    pos = cycle_position()
+    states, dist = reach_graph(spec, pos)
+    keys = position_keys(spec, states)
+    best = shortest_win(spec, pos)
+    assert best == dist[0] == 7
+    for rule_set in RULE_SETS:
+        lost = solve(pos, step_limit=best - 1, rules=rule_set, rollouts=False)
+        assert lost.status == "lost" and lost.proof is not None
+        assert lost.proof["no_win_at_all"] is False
+        if rule_set == ():
+            assert lost.proof["re_searched"] > 0
+        search = new_search(spec, pos, best - 1, rule_set, 10**7)
+        assert run_search(search, 10**7) == sv.LOST
+        assert search.nodes == lost.nodes and search.proof() == lost.proof
+        check_records(search, keys, dist)
+        for limit in (best, spec.max_episode_steps):
+            for rollouts in (False, True):
+                won = solve(pos, step_limit=limit, rules=rule_set, rollouts=rollouts)
+                assert won.status == "won", (rule_set, limit, rollouts)
+                assert best <= len(won.moves) <= limit
+                replay_in_gym(spec, pos, won.moves)
+        assert len(solve(pos, step_limit=best, rules=rule_set, rollouts=False).moves) == best
+
+
+def _chunk_cases() -> list[tuple[str, dict[str, Any], int, tuple[str, ...], int]]:
+    """(variant, position, step limit, rules, node budget): lost, won, unknown searches."""
+    env = gym.make(env_id("NumberTen"))
+    env.reset(seed=2)
+    deal = env.unwrapped.get_state()
+    env.close()
+    cases = [
+        ("FortyThieves", cycle_position(), limit, rule_set, 10**6)
+        for limit in (6, 7, 1000)
+        for rule_set in [(), RULES]
+    ]
+    return [*cases, ("NumberTen", deal, 1000, RULES, 3000), ("NumberTen", deal, 1000, (), 2000)]
+
+
+def test_the_search_is_the_same_whatever_the_chunking() -> None:
+    """A search run in one call, or paused every 1, 2, 7 or 100 nodes and resumed, ends in
+    the same state: status, node count, line, the whole control array and the whole closed
+    set (the pause keeps everything in the arrays); and ``solve`` (the search alone) gives
+    that status, node count and line."""
+    from fortythieves_env import solver as sv
+
+    answer = {sv.WON: "won", sv.LOST: "lost", sv.RUNNING: "unknown"}
+    for variant, pos, limit, rule_set, nodes in _chunk_cases():
+        spec = VARIANTS[variant]
+        whole = new_search(spec, pos, limit, rule_set, nodes)
+        status = run_search(whole, nodes)
+        for step in (1, 2, 7, 100):
+            part = new_search(spec, pos, limit, rule_set, nodes)
+            assert run_search(part, nodes, step) == status, (variant, limit, rule_set, step)
+            assert part.nodes == whole.nodes and part.line() == whole.line()
+            assert np.array_equal(part.ctl, whole.ctl)
+            assert np.array_equal(part.rec, whole.rec)
+        result = solve(pos, nodes=nodes, step_limit=limit, rules=rule_set, rollouts=False)
+        codec = rules_for(spec).codec
+        line = tuple(codec.to_move(a) for a in whole.line()) if status == sv.WON else ()
+        assert (result.status, result.nodes, result.moves) == (answer[status], whole.nodes, line)
+
+
+def test_a_piece_list_grown_from_one_entry_gives_the_same_search() -> None:
+    """The piece list (provisional records waiting for their piece's root) starting with
+    room for one entry: the search returns ``GROW`` whenever it is full, is given a larger
+    one and goes on; the end state equals the search with the usual list (status, nodes,
+    line, control array, closed set), and the list did grow."""
+    grown = 0
+    for variant, pos, limit, rule_set, nodes in _chunk_cases():
+        spec = VARIANTS[variant]
+        usual = new_search(spec, pos, limit, rule_set, nodes)
+        status = run_search(usual, nodes)
+        small = new_search(spec, pos, limit, rule_set, nodes)
+        small.piece = np.zeros(1, dtype=np.int64)
+        assert run_search(small, nodes, 5) == status
+        assert small.nodes == usual.nodes and small.line() == usual.line()
+        assert np.array_equal(small.ctl, usual.ctl)
+        assert np.array_equal(small.rec, usual.rec)
+        grown += small.piece.shape[0] > 1
+    assert grown >= 2
+
+
+def test_a_full_closed_set_counts_positions_not_stored_as_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A closed set of 2, 32 and 64 records (``MAX_TABLE_BITS`` patched; 3/4 of it used):
+    positions that find no room are searched unstored and count as cut. The buried
+    predecessors position (no line wins at all) is still ``lost`` but no longer "no win at
+    all" (its one child was not stored); the cycle position and random end positions keep
+    their verdicts against the breadth-first reference at ``D - 1`` and ``D``, and each
+    ``lost`` table (full) holds only true records."""
+    from fortythieves_env import solver as sv
+
+    monkeypatch.setattr(sv, "MAX_TABLE_BITS", 1)
+    result = solve(lost_position(), rollouts=False)
+    assert (result.status, result.nodes) == ("lost", 2)
+    assert result.proof == {
+        "positions": 1,
+        "re_searched": 0,
+        "not_stored": 1,
+        "deepest": 1,
+        "no_win_at_all": False,
+    }
+    spec = VARIANTS["FortyThieves"]
+    cases = [(cycle_position(), (("F",), ("W",), ("E",), RULES), 5)]
+    rng = np.random.default_rng(2024)
+    while len(cases) < 3:
+        pos = end_position(spec, rng, int(rng.integers(6, 9)))
+        best = shortest_win(spec, pos)
+        if best is not None and best >= 5:
+            cases.append((pos, (("F",), RULES), 6))
+    dropped = 0
+    for pos, rule_sets, bits in cases:
+        monkeypatch.setattr(sv, "MAX_TABLE_BITS", bits)
+        states, dist = reach_graph(spec, pos)
+        keys = position_keys(spec, states)
+        best = dist[0]
+        assert best is not None
+        for rule_set in rule_sets:
+            lost = solve(pos, step_limit=best - 1, rules=rule_set, rollouts=False, nodes=10**8)
+            assert lost.status == "lost" and lost.proof is not None, (pos, rule_set)
+            assert lost.proof["positions"] <= (3 << bits) // 4
+            assert lost.proof["no_win_at_all"] is False
+            dropped += lost.proof["not_stored"]
+            search = new_search(spec, pos, best - 1, rule_set, 10**8)
+            assert search.rec.shape[0] == 1 << bits
+            assert run_search(search, 10**8) == sv.LOST
+            check_records(search, keys, dist)
+            won = solve(pos, step_limit=best, rules=rule_set, rollouts=False, nodes=10**8)
+            assert won.status == "won" and len(won.moves) == best
+            replay_in_gym(spec, pos, won.moves)
+    assert dropped > 0
+
+
+@pytest.mark.parametrize("rollouts", [False, True])
+def test_one_and_two_moves_from_the_win_at_step_limits_0_1_2(rollouts: bool) -> None:
+    """103 cards up, KS left: on the waste or a column it wins in 1 move (the won child is
+    seen as the foundation move from 103 cards), from the stock in 2 (draw, then up).
+    Step limit 0: ``lost`` at once (1 node); 1: ``won`` from the waste or a column, ``lost``
+    from the stock (the limit bit: not "no win at all"); 2 and the default: ``won``."""
+    spec = VARIANTS["FortyThieves"]
+    cases = [
+        (position("FortyThieves", [], waste=["KS"]), ("w>f",)),
+        (position("FortyThieves", [["KS"]]), ("t0>f",)),
+        (position("FortyThieves", [], stock=["KS"]), ("draw", "w>f")),
+    ]
+    for pos, line in cases:
+        assert shortest_win(spec, pos) == len(line)
+        for rule_set in RULE_SETS:
+            none = solve(pos, step_limit=0, rules=rule_set, rollouts=rollouts)
+            assert (none.status, none.nodes, none.proof) == ("lost", 1, None)
+            for limit in (1, 2, spec.max_episode_steps):
+                result = solve(pos, step_limit=limit, rules=rule_set, rollouts=rollouts)
+                if limit < len(line):
+                    assert (result.status, result.moves) == ("lost", ())
+                    assert result.proof == {
+                        "positions": 1,
+                        "re_searched": 0,
+                        "not_stored": 0,
+                        "deepest": 0,
+                        "no_win_at_all": False,
+                    }
+                    assert result.nodes == (5 if rollouts else 2)
+                else:
+                    assert (result.status, result.moves) == ("won", line)
+                    assert result.nodes == len(line) + 1
+                    assert result.found_by == ("rollouts" if rollouts else "search")
+
+
+@pytest.mark.parametrize("variant", ["FortyThieves", "Indian", "LittleForty", "Streets"])
+def test_no_record_says_no_win_at_all_where_a_line_wins(variant: str) -> None:
+    """At the default step limit (the limit seldom bites: pieces settle by lowlinks alone)
+    and at small node budgets (paused searches), with rules none and all: whatever the
+    search's end (``won`` or paused), every ``INF`` record in its closed set is settled and
+    true against the whole reachable graph. These positions can always still win, so an
+    ``INF`` record here would be a wrong one: a piece settled before the position it leans
+    on (lowlink or cut not carried up, a stale piece joined)."""
+    spec = VARIANTS[variant]
+    rules = rules_for(spec)
+    rng = np.random.default_rng(sum(map(ord, variant)) + 25)
+    cases = [cycle_position()] if variant == "FortyThieves" else []
+    while len(cases) < 4:
+        pos = end_position(spec, rng, int(rng.integers(6, 10)))
+        try:
+            state = rules.from_position(pos)
+        except InvalidPositionError:
+            continue
+        if rules.legal_actions(state):
+            cases.append(pos)
+    checked = 0
+    for pos in cases:
+        try:
+            states, dist = reach_graph(spec, pos, cap=15_000)
+            keys = position_keys(spec, states)
+        except RuntimeError:
+            continue
+        for rule_set in [(), RULES]:
+            for nodes in (30, 300, 10**6):
+                search = new_search(spec, pos, spec.max_episode_steps, rule_set, nodes)
+                run_search(search, nodes)
+                check_records(search, keys, dist, finished=False)
+                checked += 1
+    assert checked >= 12
