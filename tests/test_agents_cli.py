@@ -186,7 +186,8 @@ def test_damaged_policy_inside_intact_zip(
     bad = tmp_path / "bad_policy.zip"
     _damage_member(model_zip, bad, "policy.pth", b"not a torch file")
     assert main(["evaluate", str(bad), "--episodes", "1"]) == 2
-    one_error_line(capsys, str(bad), "cannot load the model")
+    # evaluate reads weights only (agents.model_zip): the line names the damaged member
+    one_error_line(capsys, str(bad), "policy.pth is not plain weights")
     run = tmp_path / "run"
     assert main(["train", STREETS, "--resume", str(bad), "--run-dir", str(run)]) == 2
     one_error_line(capsys, "--resume", str(bad), "cannot load the model")

@@ -400,15 +400,27 @@ def test_markdown_table_rows_per_variant_and_budget(little_forty_run: Path, tmp_
     winnability_table = benchmark_module("winnability_table")
     table = winnability_table.table_for(sample)
     lines = table.splitlines()
-    assert lines[0].startswith("| variant | deals | node budget |")
-    # the registry's order (LittleForty comes before Streets), the other version and the
-    # training seed left out
-    assert [line.split("|")[1].strip() for line in lines[2:]] == ["LittleForty", "Streets"]
+    assert lines[0].startswith("| variant | solver | deals | node budget | seconds cap |")
+    assert lines[0].endswith("| decided | winnable | mean nodes | mean s |")
+    # the registry's order (LittleForty comes before Streets), then solver version; the
+    # other version is a row of its own; the training seed left out
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in lines[2:]]
+    assert [(r[0], r[1], r[2]) for r in rows] == [
+        ("LittleForty", f"v{SOLVER_VERSION}", "3"),
+        ("Streets", f"v{SOLVER_VERSION}", "3"),
+        ("Streets", f"v{SOLVER_VERSION + 1}", "1"),
+    ]
     won = sum(r["status"] == "won" for r in lf)
+    lost = sum(r["status"] == "lost" for r in lf)
     lo, hi = wilson_interval(won, 3)
-    assert f"| LittleForty | 3 | {NODES:,} | none | {100 * won / 3:.1f}% " in lines[2]
-    assert f"[{100 * lo:.1f}, {100 * hi:.1f}]" in lines[2]
-    assert lines[3].startswith("| Streets | 3 | 100 | none | 33.3% ")
+    assert rows[0][3:6] == [f"{NODES:,}", "none", f"{100 * won / 3:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"]
+    assert rows[0][8] == f"{100 * (won + lost) / 3:.1f}%"
+    # Streets v3: one won, one lost, one unknown of 3 deals -> 66.7% decided
+    assert rows[1][3:5] == ["100", "none"]
+    assert rows[1][5].startswith("33.3% ") and rows[1][6].startswith("33.3% ")
+    assert rows[1][7].startswith("33.3% ") and rows[1][8] == "66.7%"
+    # the newer version's single lost record
+    assert rows[2][6].startswith("100.0% ") and rows[2][8] == "100.0%"
     assert table == markdown_table(sorted(sample.glob("*.jsonl")))
     # into a README between the markers
     readme = f"a\n{winnability_table.START}\nold\n{winnability_table.END}\nb\n"
