@@ -2,25 +2,29 @@
 
 For each variant and each budget (seconds per move), the search agent with
 ``SearchBudget(method="solve", seconds=B, nodes=N)`` (hindsight optimisation, see
-:func:`agents.search.solve_scores`) plays the first ``--deals`` test deals (the deals of
-``fortythieves evaluate``, with its no-cycling rule); greedy plays them too, once per
-variant. Each point records the wins (with a Wilson 95% interval), the wins among the
-deals the solver proved winnable (``results/solver/<variant>.jsonl``, when it covers the
-deals), the mean foundation cards, and the cost: wall and CPU seconds per move played
-(``time.perf_counter`` / ``time.process_time`` of this process, so on one core) with the
-machine's load (1-minute average) before and after. The budget is turned into a node
-count at a fixed rate (:data:`agents.search.NODES_PER_SECOND`), so the games do not depend
-on the machine; the seconds really spent do, and are what the curve's second panel shows.
+:func:`agents.search.solve_scores`) plays the first test deals (the deals of
+``fortythieves evaluate``, with its no-cycling rule): ``--deals`` of them, or the count
+given with the budget (``--budgets 0.01,0.1,1:10,10:2``: 10 deals at 1 s, 2 at 10 s, since
+a 10 s budget costs about an hour per deal of Number Ten on one core). Greedy plays
+``--deals`` of them too. Each point records the wins (with a Wilson 95% interval), the wins
+among the deals the solver proved winnable (``results/solver/<variant>.jsonl``), the mean
+foundation cards, and the cost: wall and CPU seconds per move played (``time.perf_counter``
+/ ``time.process_time`` of this process, so on one core) with the machine's load (1-minute
+average) at the start of each deal. The budget is turned into a node count at a fixed rate
+(:data:`agents.search.NODES_PER_SECOND`), so the games do not depend on the machine; the
+seconds really spent do, and are what the curve's second panel shows.
 
-The JSON (``--json``) is written after every point and read back at the start: points
-already in it (same variant, budget, deals, nodes and seed) are not played again, so an
-interrupted run continues where it stopped. ``--png`` draws the curve from the JSON
-(``--plot-only`` draws without playing).
+Each deal is played alone as deal ``i`` of the list (the agent's choices equal those of
+the whole list at once) and kept in the JSON (``--json``, rewritten after every deal,
+atomically): a run cut at any time continues with the next deal, and a point asked for more
+deals later is extended, not replayed. The points are filled cheapest first (greedy, then
+the budgets in the order given, every variant at each). ``--png`` draws the curve from the
+JSON (``--plot-only`` draws without playing).
 
-Usage (the issue's curve: 100 deals of Number Ten and Forty Thieves at 0.01 to 10 s)::
+Usage (issue 25's curve: Number Ten and Forty Thieves at 0.01 to 10 s)::
 
     python benchmarks/search_budget_curve.py --variants NumberTen,FortyThieves \\
-        --deals 100 --budgets 0.01,0.1,1,10 \\
+        --deals 100 --budgets 0.01,0.1,1:10,10:2 \\
         --json results/search/budget_curve/curve.json \\
         --png results/search/budget_curve/curve.png
 
@@ -34,6 +38,7 @@ import argparse
 import json
 import os
 import time
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +49,8 @@ from agents.evaluation import EpisodeResult, ceiling_summary, play_deals, wilson
 from agents.search import DEFAULT_NODES, NODES_PER_SECOND, SearchAgent, SearchBudget
 from agents.seeds import seeds_for_test
 from agents.solve import test_deal_verdicts
+
+EPISODE_FIELDS = [f.name for f in fields(EpisodeResult)]
 
 
 def summarise(results: list[EpisodeResult], verdicts: dict[int, str] | None) -> dict[str, Any]:
@@ -67,72 +74,112 @@ def summarise(results: list[EpisodeResult], verdicts: dict[int, str] | None) -> 
     return out
 
 
-def play_point(
-    variant: str, budget: SearchBudget | None, deals: int, seed: int
-) -> tuple[list[EpisodeResult], dict[str, float]]:
-    """Play the deals with the search agent of ``budget`` (None: greedy); the cost."""
+def play_deal(variant: str, budget: SearchBudget | None, index: int, seed: int) -> dict[str, Any]:
+    """Play test deal ``index`` alone with the search agent of ``budget`` (None: greedy),
+    as deal ``index`` of a longer list (``play_deals(first_game=index)``: the agent's
+    choices are those of the whole list played at once); its result and its cost."""
     agent = make_baseline("greedy") if budget is None else SearchAgent(seed, budget)
-    seeds = [int(s) for s in seeds_for_test(deals)]
+    deal = int(seeds_for_test(index + 1)[index])
     load = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
-    results = play_deals(agent, f"FortyThieves/{variant}-v0", seeds)
+    (result,) = play_deals(agent, f"FortyThieves/{variant}-v0", [deal], first_game=index)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    moves = max(1, sum(r.length for r in results))
-    cost = {
-        "seconds": wall,
-        "cpu_seconds": cpu,
-        "seconds_per_move": wall / moves,
-        "cpu_seconds_per_move": cpu / moves,
-        "load_before": load,
-        "load_after": os.getloadavg()[0],
-    }
-    return results, cost
+    return {**asdict(result), "seconds": wall, "cpu_seconds": cpu, "load": load}
 
 
 def key(point: dict[str, Any]) -> tuple[Any, ...]:
-    """What makes two points the same measurement."""
-    return (point["variant"], point["agent"], point["budget_seconds"], point["deals"],
+    """What makes two points the same measurement (their deals are the first test deals,
+    as many as were played)."""
+    return (point["variant"], point["agent"], point["budget_seconds"],
             point["nodes_per_sample"], point["seed"])  # fmt: skip
 
 
+def parse_budgets(text: str, deals: int) -> list[tuple[float, int]]:
+    """``"0.01,0.1,1:20,10:2"`` -> ``[(0.01, deals), (0.1, deals), (1.0, 20), (10.0, 2)]``:
+    seconds per move, each with its own number of deals after a colon (default ``deals``).
+
+    Raises:
+        ValueError: an entry is not ``SECONDS`` or ``SECONDS:DEALS`` with positive numbers.
+    """
+    out = []
+    for item in text.split(","):
+        seconds, _, count = item.partition(":")
+        try:
+            b, n = float(seconds), int(count) if count else deals
+        except ValueError:
+            b, n = 0.0, 0
+        if not (b > 0 and n > 0):
+            raise ValueError(
+                f"--budgets: {item!r} is not SECONDS or SECONDS:DEALS (positive numbers)"
+            )
+        out.append((b, n))
+    return out
+
+
+def summarise_point(point: dict[str, Any], solver_results: str | None) -> None:
+    """Recompute a point's summary and cost from its per-deal ``games`` (in place)."""
+    games = point["games"]
+    results = [EpisodeResult(**{f: g[f] for f in EPISODE_FIELDS}) for g in games]
+    verdicts = test_deal_verdicts(point["variant"], len(games), solver_results)
+    point.update(summarise(results, verdicts))
+    moves = max(1, point["moves"])
+    wall = sum(g["seconds"] for g in games)
+    cpu = sum(g["cpu_seconds"] for g in games)
+    loads = [g["load"] for g in games]
+    point.update(
+        {
+            "seconds": wall,
+            "cpu_seconds": cpu,
+            "seconds_per_move": wall / moves,
+            "cpu_seconds_per_move": cpu / moves,
+            "load_min": min(loads),
+            "load_max": max(loads),
+        }
+    )
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    """Play every missing point, saving the JSON after each; return the report."""
+    """Play every missing deal of every point, saving the JSON after each deal; return the
+    report. Points are filled in order of cost (greedy, then the budgets as given), each up
+    to its number of deals; a point already holding more deals keeps them."""
+    budgets = parse_budgets(args.budgets, args.deals)
     report: dict[str, Any] = {"points": []}
     if args.json and args.json.is_file():
         report = json.loads(args.json.read_text())
-    done = {key(p) for p in report["points"]}
+    points = {key(p): p for p in report["points"]}
     report["nodes_per_second"] = NODES_PER_SECOND
     report["cpus"] = os.cpu_count()
-    for variant in args.variants.split(","):
-        verdicts = test_deal_verdicts(variant, args.deals, args.solver_results)
-        todo: list[tuple[str, float | None]] = [("greedy", None)]
-        todo += [("search", float(b)) for b in args.budgets.split(",")]
-        for agent, seconds in todo:
+    todo: list[tuple[str, float | None, int]] = [("greedy", None, args.deals)]
+    todo += [("search", b, n) for b, n in budgets]
+    for agent, seconds, deals in todo:  # the cheap points of every variant first
+        for variant in args.variants.split(","):
             nodes = args.nodes if agent == "search" else None
             point = {"variant": variant, "agent": agent, "budget_seconds": seconds,
-                     "deals": args.deals, "nodes_per_sample": nodes, "seed": args.seed}  # fmt: skip
-            if key(point) in done:
-                print(f"{variant} {agent} {seconds}: in the report, skipped", flush=True)
-                continue
+                     "nodes_per_sample": nodes, "seed": args.seed, "games": []}  # fmt: skip
+            point = points.setdefault(key(point), point)
+            if point not in report["points"]:
+                report["points"].append(point)
             budget = None
             if seconds is not None:
                 budget = SearchBudget(method="solve", seconds=seconds, nodes=args.nodes)
-            results, cost = play_point(variant, budget, args.deals, args.seed)
-            point.update(summarise(results, verdicts))
-            point.update(cost)
-            report["points"].append(point)
-            done.add(key(point))
+            for index in range(len(point["games"]), deals):
+                point["games"].append(play_deal(variant, budget, index, args.seed))
+                summarise_point(point, args.solver_results)
+                if args.json:
+                    args.json.parent.mkdir(parents=True, exist_ok=True)
+                    tmp = args.json.with_suffix(".part")
+                    tmp.write_text(json.dumps(report, indent=1) + "\n")
+                    tmp.replace(args.json)  # a cut run never leaves half a file
+            if not point["games"]:
+                continue
             proved = f"{point.get('wins_among_proved', '-')}/{point.get('solver_proved_won', '-')}"
             print(
                 f"{variant} {agent} {seconds}: {point['wins']}/{point['deals']} won, proved "
                 f"{proved}, {point['mean_foundation_cards']:.1f} cards, "
-                f"{cost['seconds_per_move']:.4f} s/move "
-                f"(load {cost['load_before']:.2f}-{cost['load_after']:.2f})",
+                f"{point['seconds_per_move']:.4f} s/move "
+                f"(load {point['load_min']:.2f}-{point['load_max']:.2f})",
                 flush=True,
             )
-            if args.json:
-                args.json.parent.mkdir(parents=True, exist_ok=True)
-                args.json.write_text(json.dumps(report, indent=2) + "\n")
     return report
 
 
@@ -169,6 +216,10 @@ def plot(report: dict[str, Any], path: Path) -> None:
             lo = [100 * p["win_rate_ci95"][0] for p in points]
             hi = [100 * p["win_rate_ci95"][1] for p in points]
             ax.fill_between(x, lo, hi, color=colour, alpha=0.12)
+            for p in points:  # each point's number of deals
+                ax.annotate(f"n={p['deals']}", (p["budget_seconds"], 100 * p["win_rate"]),
+                            textcoords="offset points", xytext=(4, 4), fontsize=6,
+                            color=colour)  # fmt: skip
             shares = [p.get("share_of_proved") for p in points]
             if all(s is not None for s in shares):
                 ax.plot(x, [100 * s for s in shares], "s:", color=colour,
@@ -202,7 +253,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", default="NumberTen,FortyThieves")
     parser.add_argument("--deals", type=int, default=100)
-    parser.add_argument("--budgets", default="0.01,0.1,1,10", help="seconds per move")
+    parser.add_argument(
+        "--budgets",
+        default="0.01,0.1,1,10",
+        help="seconds per move, each as SECONDS or SECONDS:DEALS (its own number of deals)",
+    )
     parser.add_argument("--nodes", type=int, default=DEFAULT_NODES, help="nodes per sample")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--solver-results", default=None, help="default: the shipped file")
@@ -215,6 +270,10 @@ def main() -> None:
             parser.error("--plot-only needs --json and --png")
         report = json.loads(args.json.read_text())
     else:
+        try:
+            parse_budgets(args.budgets, args.deals)
+        except ValueError as exc:
+            parser.error(str(exc))
         report = run(args)
     if args.png:
         plot(report, args.png)
