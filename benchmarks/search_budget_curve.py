@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from agents.baselines import make_baseline
+from agents.envs import env_id_for
 from agents.evaluation import EpisodeResult, ceiling_summary, play_deals, wilson_interval
 from agents.search import DEFAULT_NODES, NODES_PER_SECOND, SearchAgent, SearchBudget
 from agents.seeds import seeds_for_test
@@ -82,7 +83,7 @@ def play_deal(variant: str, budget: SearchBudget | None, index: int, seed: int) 
     deal = int(seeds_for_test(index + 1)[index])
     load = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
-    (result,) = play_deals(agent, f"FortyThieves/{variant}-v0", [deal], first_game=index)
+    (result,) = play_deals(agent, env_id_for(variant), [deal], first_game=index)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return {**asdict(result), "seconds": wall, "cpu_seconds": cpu, "load": load}
 

@@ -1,0 +1,57 @@
+"""benchmarks/search_budget_curve.py (issue 25's curve): budgets with their own deal
+counts, and a run cut after any deal that continues to the same games as one that was not
+cut (each deal is kept in the JSON as it ends)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.benchmark_modules import benchmark_module
+
+curve = benchmark_module("search_budget_curve")
+GAME_FIELDS = ("seed", "won", "foundation_cards", "length", "truncated", "stuck")
+
+
+def args_for(path: Path, budgets: str, deals: int) -> argparse.Namespace:
+    return argparse.Namespace(
+        variants="LittleForty", deals=deals, budgets=budgets, nodes=200, seed=3,
+        solver_results=None, json=path,
+    )  # fmt: skip
+
+
+def test_budgets_take_their_own_deal_counts_and_refuse_bad_entries() -> None:
+    assert curve.parse_budgets("0.01,0.1,1:20,10:2", 100) == [
+        (0.01, 100), (0.1, 100), (1.0, 20), (10.0, 2)
+    ]  # fmt: skip
+    for bad in ("0", "x", "1:0", "1:-2", "-1", "1:y", ""):
+        with pytest.raises(ValueError, match="SECONDS or SECONDS:DEALS"):
+            curve.parse_budgets(bad, 10)
+
+
+def games_of(report: dict) -> dict[tuple, list[tuple]]:
+    return {
+        (p["agent"], p["budget_seconds"]): [tuple(g[f] for f in GAME_FIELDS) for g in p["games"]]
+        for p in report["points"]
+    }
+
+
+def test_a_cut_run_continues_to_the_games_of_an_uncut_one(tmp_path: Path) -> None:
+    whole = curve.run(args_for(tmp_path / "whole.json", "0.0005:3", 3))
+    assert [len(p["games"]) for p in whole["points"]] == [3, 3]  # greedy, then the search
+    # the same, cut after the first search deal (a smaller count), then asked for all 3
+    cut_path = tmp_path / "cut.json"
+    curve.run(args_for(cut_path, "0.0005:1", 3))
+    saved = json.loads(cut_path.read_text())
+    assert [len(p["games"]) for p in saved["points"]] == [3, 1]
+    resumed = curve.run(args_for(cut_path, "0.0005:3", 3))
+    assert games_of(resumed) == games_of(whole)
+    search = resumed["points"][1]
+    assert search["deals"] == 3 and search["wins"] == sum(g[1] for g in games_of(whole)[
+        ("search", 0.0005)])  # fmt: skip
+    # the saved file is the report (rewritten after every deal), no leftover part file
+    assert games_of(json.loads(cut_path.read_text())) == games_of(whole)
+    assert not cut_path.with_suffix(".part").exists()
