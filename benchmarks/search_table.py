@@ -5,10 +5,11 @@ Reads every ``results/search/<Variant>-<deals>[-k<samples>[h]].json`` (written b
 ``results/search/run_eval.sh``) and prints one Markdown row per report, in the registry's
 order: the deals, the search budget (samples per move; for the solving setting of issue 25,
 ``solve`` with its seconds per move or samples, and nodes per sample), the search agent's,
-greedy's and random's wins with 95% Wilson intervals, the search agent's wins among the deals the
-clairvoyant solver proved winnable (the ceiling, when the report has it), mean foundation
-cards, and the seconds per move the search cost (when the report timed it). With
-``--readme`` it writes the table between ``<!-- search-table:start -->`` and
+the shipped PPO model's (``results/search/ppo/``, ``results/search/run_ppo.sh``; ``-`` when
+not saved), greedy's and random's wins with 95% Wilson intervals, the search agent's wins
+among the deals the clairvoyant solver proved winnable (the ceiling, when the report has
+it), mean foundation cards, and the seconds per move the search cost (when the report
+timed it). With ``--readme`` it writes the table between ``<!-- search-table:start -->`` and
 ``<!-- search-table:end -->``, so the table is generated, never typed.
 
 Usage::
@@ -38,8 +39,8 @@ END = "<!-- search-table:end -->"
 RESULTS_DIR = Path(__file__).resolve().parents[1] / "results" / "search"
 HEADER = (
     "| variant | test deals | samples per move | search wins [95% CI] | search wins / "
-    "solver-proved wins | greedy wins [95% CI] | random wins [95% CI] | search cards | "
-    "greedy cards | s per move |\n|---|---|---|---|---|---|---|---|---|---|"
+    "solver-proved wins | PPO wins [95% CI] | greedy wins [95% CI] | random wins [95% CI] | "
+    "search cards | greedy cards | s per move |\n|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -57,8 +58,23 @@ def _budget(report: dict[str, Any]) -> tuple[int, bool, str]:
     return (DEFAULT_SAMPLES, True, allocation) if samples is None else (samples, False, allocation)
 
 
-def row(report: dict[str, Any]) -> str:
-    """The table row of one saved report.
+def ppo_summary(results_dir: str | Path, variant: str, episodes: int) -> dict[str, Any] | None:
+    """The shipped PPO model's results on the same deals: ``<results_dir>/ppo/<variant>-<N>.json``
+    (``results/search/run_ppo.sh``), or None when it is not saved."""
+    path = Path(results_dir) / "ppo" / f"{variant}-{episodes}.json"
+    if not path.is_file():
+        return None
+    report = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        if report["episodes"] == episodes and report["variant"] == variant:
+            return report["results"]["ppo"]
+    except (KeyError, TypeError):
+        pass
+    raise ValueError(f"{path}: not a PPO report of {episodes} deals of {variant}")
+
+
+def row(report: dict[str, Any], ppo: dict[str, Any] | None = None) -> str:
+    """The table row of one saved report (``ppo``: the PPO model's results on its deals).
 
     Raises:
         KeyError: the report has no ``search`` agent.
@@ -83,7 +99,8 @@ def row(report: dict[str, Any]) -> str:
     per_move = "-" if timing is None else f"{timing['seconds_per_move']:.3f}"
     return (
         f"| {report['variant']} | {report['episodes']} | {samples} | {wins_cell(search)} | "
-        f"{proved} | {wins_cell(results.get('greedy'))} | {wins_cell(results.get('random'))} | "
+        f"{proved} | {wins_cell(ppo)} | {wins_cell(results.get('greedy'))} | "
+        f"{wins_cell(results.get('random'))} | "
         f"{_cards(search)} | {_cards(results.get('greedy'))} | {per_move} |"
     )
 
@@ -111,9 +128,10 @@ def table_for(results_dir: str | Path) -> str:
                 settings.get("budget_seconds_per_move") or 0.0,
                 count,
             )
-            reports.append((key, row(report)))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}: not a search evaluation report ({exc!r})") from None
+        ppo = ppo_summary(results_dir, report["variant"], report["episodes"])
+        reports.append((key, row(report, ppo)))
     if not reports:
         return "No search evaluations saved yet."
     return "\n".join([HEADER, *(line for _, line in sorted(reports))])

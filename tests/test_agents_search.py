@@ -633,18 +633,28 @@ def test_the_search_table_renders_each_saved_report(tmp_path: Path) -> None:
     (tmp_path / "Streets-4.json").write_text(json.dumps(streets))
     (tmp_path / "Streets-4-k4h.json").write_text(json.dumps(halving))
     (tmp_path / "Maria-2.json").write_text(json.dumps(maria))
+    # the shipped PPO model on the same 4 Streets deals (results/search/run_ppo.sh)
+    (tmp_path / "ppo").mkdir()
+    ppo = {"variant": "Streets", "episodes": 4, "results": {"ppo": summary(2, 4, 50.0)}}
+    (tmp_path / "ppo" / "Streets-4.json").write_text(json.dumps(ppo))
     lines = search_table.table_for(tmp_path).splitlines()
     assert lines[0].startswith("| variant | test deals | samples per move |")
     # the registry's order, then uniform before halving at equal deals
     assert [line.split("|")[1].strip() for line in lines[2:]] == ["Maria", "Streets", "Streets"]
     assert lines[4].startswith("| Streets | 4 | 4 (halving) | 25.0% ")
     lo, hi = wilson_interval(1, 4)
+    plo, phi = wilson_interval(2, 4)
     assert lines[3] == (
         f"| Streets | 4 | 8 | 25.0% [{100 * lo:.1f}, {100 * hi:.1f}] | 1 / 2 (50%) | "
-        "0.0% [0.0, 49.0] | - | 40.2 | 21.0 | 0.007 |"
+        f"50.0% [{100 * plo:.1f}, {100 * phi:.1f}] | 0.0% [0.0, 49.0] | - | 40.2 | 21.0 | 0.007 |"
     )
     assert lines[2].startswith("| Maria | 2 | 16 (default) | 0.0% ")
-    assert lines[2].endswith("| - | - | - | 30.0 | - | - |")
+    assert lines[2].endswith("| - | - | - | - | 30.0 | - | - |")  # no PPO report for Maria
+    # a PPO report of other deals is refused, naming it
+    (tmp_path / "ppo" / "Maria-2.json").write_text(json.dumps({**ppo, "episodes": 3}))
+    with pytest.raises(ValueError, match=r"ppo/Maria-2\.json: not a PPO report of 2 deals of Maria"):
+        search_table.table_for(tmp_path)
+    (tmp_path / "ppo" / "Maria-2.json").unlink()
     (tmp_path / "Bad-1.json").write_text("[1]")
     with pytest.raises(ValueError, match=r"Bad-1\.json: not a search evaluation report"):
         search_table.table_for(tmp_path)
