@@ -16,7 +16,7 @@ from .engine import GameState, IllegalMoveError, InvalidPositionError, Rules
 from .env import FortyThievesEnv
 from .observation import ObservationLayout
 from .registration import EnvFactory, VariantId, env_id, register_all, register_variant
-from .variants import VARIANTS, Build, VariantSpec, get_variant
+from .variants import RULES_VERSION, VARIANTS, Build, VariantSpec, get_variant
 
 if TYPE_CHECKING:
     from .vector import FortyThievesVectorEnv
@@ -26,6 +26,7 @@ ENV_IDS: list[str] = register_all()
 
 __all__ = [
     "ENV_IDS",
+    "RULES_VERSION",
     "VARIANTS",
     "Build",
     "EnvFactory",

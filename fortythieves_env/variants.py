@@ -181,6 +181,62 @@ VARIANTS: dict[str, VariantSpec] = {
 """The nine variants of ``RULES.md``, keyed by id."""
 
 
+RULES_VERSION = 1
+"""The version of the rules this package plays, recorded in everything made by playing
+them: solver records, model zips, game records and evaluation reports.
+
+**Bump it** (by one) with any change of a rule kernel or of the rule table that can change
+a legal move, its effect, the reward, or when an episode ends: the move generators and
+moves (:mod:`.engine`, :mod:`._fast`), the build rule's table, the action encoding
+(:mod:`.actions`), the deal, the reward and the episode end (:mod:`.env`, the vector env's
+step), the rule fields of a variant in :data:`VARIANTS` (every field but ``name`` and
+``pysol_id``). Then ``evaluate`` refuses a model made under the old rules, ignores solver
+records made under them for the solver's ceiling (with a warning naming both versions),
+``solve`` solves such deals again, and ``replay`` refuses such game records.
+
+**The check.** ``tests/test_rules_version.py`` computes :func:`._rules_digest.rules_digest`
+(the rule sources, without comments and docstrings, and the rule tables, listed in
+:mod:`._rules_digest`) and compares it with :data:`RULES_DIGEST`; when they differ it fails
+with ``rules changed: bump RULES_VERSION and update RULES_DIGEST``. A change that leaves
+every game as it was (a refactor, a faster kernel, a new variant: the old ones keep their
+rules) updates :data:`RULES_DIGEST` only. A new rule function belongs in
+:data:`._rules_digest.RULE_SOURCES`.
+
+Files written before the version was recorded (no ``rules_version``) were made under
+version 1 (:func:`recorded_rules_version`).
+"""
+
+RULES_DIGEST = "41ea3efefd70a63515e95b26f35ed70393e2a96bbc41ae93585f905a762c42a2"
+"""The :func:`._rules_digest.rules_digest` of the rules of :data:`RULES_VERSION` (see
+there): the test that compares them makes a change of the rules without a new version hard
+to miss."""
+
+
+def recorded_rules_version(value: object) -> int:
+    """The rules version a saved file records: its ``rules_version`` field's ``value``, or
+    1 when the field is missing (``value`` None): every file written before the version was
+    recorded (the solver records, models and game records shipped until then) was made under
+    rules version 1.
+
+    Raises:
+        ValueError: ``value`` is neither None nor a positive integer (the message names it).
+    """
+    if value is None:
+        return 1
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"rules_version must be a positive integer, got {value!r}")
+    return value
+
+
+def rules_version_mismatch(version: int) -> str:
+    """``""`` if ``version`` is :data:`RULES_VERSION`, else the reason a file made under it
+    is refused or ignored, naming both versions: ``"made under rules version 2, not the
+    current rules version 1"`` (callers put the file's name first)."""
+    if version == RULES_VERSION:
+        return ""
+    return f"made under rules version {version}, not the current rules version {RULES_VERSION}"
+
+
 CUSTOM_VARIANTS: dict[str, VariantSpec] = {}
 """Variants added with :func:`fortythieves_env.register_variant`, keyed by id."""
 
