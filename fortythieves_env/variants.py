@@ -228,13 +228,18 @@ def recorded_rules_version(value: object) -> int:
     return value
 
 
-def rules_version_mismatch(version: int) -> str:
-    """``""`` if ``version`` is :data:`RULES_VERSION`, else the reason a file made under it
-    is refused or ignored, naming both versions: ``"made under rules version 2, not the
-    current rules version 1"`` (callers put the file's name first)."""
-    if version == RULES_VERSION:
+def rules_version_mismatch(*versions: int) -> str:
+    """``""`` if every one of ``versions`` is :data:`RULES_VERSION`, else the reason a file
+    made under the others is refused or ignored, naming them and the current version:
+    ``"made under rules version 2, not the current rules version 1"`` (callers put the
+    file's name first)."""
+    other = sorted({v for v in versions if v != RULES_VERSION})
+    if not other:
         return ""
-    return f"made under rules version {version}, not the current rules version {RULES_VERSION}"
+    return (
+        f"made under rules version {', '.join(map(str, other))}, not the current rules "
+        f"version {RULES_VERSION}"
+    )
 
 
 CUSTOM_VARIANTS: dict[str, VariantSpec] = {}

@@ -205,6 +205,6 @@ def test_a_missing_rules_version_is_version_1() -> None:
 def test_a_mismatch_names_both_versions() -> None:
     assert rules_version_mismatch(RULES_VERSION) == ""
     other = RULES_VERSION + 1
-    assert rules_version_mismatch(other) == (
+    assert rules_version_mismatch(RULES_VERSION, other) == (
         f"made under rules version {other}, not the current rules version {RULES_VERSION}"
     )
