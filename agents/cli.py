@@ -843,6 +843,7 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         SolverResultsError,
         default_results_path,
         default_workers,
+        foreign_rules_note,
         make_report,
         read_records,
         render_table,
@@ -857,9 +858,12 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     path = Path(args.results) if args.results else default_results_path(args.variant)
     check_writable_file(path, "argument --results:")
     try:
-        read_records(path)  # a damaged file is refused before any work
+        records = read_records(path)[0]  # a damaged file is refused before any work
     except SolverResultsError as exc:
         raise ConfigError(f"argument --results: {exc}") from None
+    note = foreign_rules_note(path, records, args.variant)
+    if note:  # records of other rules do not count as done
+        print(f"fortythieves solve: {note}", file=sys.stderr)
     if args.address is not None and not args.ray:
         raise ConfigError("argument --address: only with --ray")
     workers = args.workers if args.workers is not None else default_workers()

@@ -23,6 +23,9 @@ key                 value
 ``nodes_budget``    the node budget ``K`` (int): the figure of record, deterministic
 ``seconds_cap``     the wall-clock cap ``--budget`` (float seconds, or null: none)
 ``solver_version``  :data:`fortythieves_env.solver.SOLVER_VERSION` (int)
+``rules_version``   :data:`fortythieves_env.RULES_VERSION` (int), the rules the deal was
+                    dealt and played under; a record without it (written before it was
+                    recorded, as the shipped records until then) is read as rules version 1
 ``step_limit``      the most moves a winning line may have (int)
 ``rules``           the pruning rules used, e.g. ``"FWE"`` (str)
 ``status``          ``"won"``, ``"lost"`` (proved: no line wins within the step limit) or
@@ -41,11 +44,18 @@ key                 value
 ==================  ===========================================================================
 
 **Keys and re-runs.** A deal's result is keyed by ``(variant, seed, nodes_budget,
-solver_version)``; the last line of a key in the file is its result. A re-run skips the
-deals whose key is present, so a long run continues across sessions; another budget or a
-newer solver writes new lines beside the old ones. One exception, because a result cut by
-the seconds cap depends on the machine: a deal stopped by ``seconds`` is solved again when
-the new cap is larger (or absent), and its new line replaces the old one.
+solver_version, rules_version)``; the last line of a key in the file is its result. A re-run
+skips the deals whose key is present, so a long run continues across sessions; another
+budget, a newer solver or other rules (a deal solved under another
+:data:`~fortythieves_env.RULES_VERSION` is solved again) write new lines beside the old ones.
+One exception, because a result cut by the seconds cap depends on the machine: a deal
+stopped by ``seconds`` is solved again when the new cap is larger (or absent), and its new
+line replaces the old one.
+
+**Other rules.** Only records of the current rules count: :func:`solver_verdicts` (the
+solver's ceiling of ``evaluate`` and ``train``) refuses a file whose only results for some
+deal were made under other rules (the message names both versions), the winnability table
+and :func:`verdict_changes` leave them out.
 
 **Report** (:func:`summarize`): won, proved lost and unknown counts and shares of the ``N``
 deals, each with a 95% Wilson interval, the unknowns by what stopped them, and the share of
@@ -66,6 +76,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch
+
 from .evaluation import wilson_interval
 from .seeds import TEST_START, seeds_for_test
 
@@ -76,6 +88,8 @@ __all__ = [
     "SolveRun",
     "SolverResultsError",
     "default_results_path",
+    "foreign_rules",
+    "foreign_rules_note",
     "latest_records",
     "markdown_table",
     "read_records",
@@ -110,7 +124,8 @@ _FIELDS: dict[str, tuple[type, ...]] = {
 """The fields a saved line must have, with their JSON types (others are kept, unread)."""
 _NO_RESULTS = "_No solver results saved yet._"
 
-Key = tuple[str, int, int, int]
+Key = tuple[str, int, int, int, int]
+"""``(variant, seed, nodes_budget, solver_version, rules_version)``."""
 MapUnordered = Callable[
     [Callable[[tuple[str, int, int, float | None]], dict[str, Any]], list[Any]],
     Iterator[dict[str, Any]],
@@ -151,7 +166,7 @@ def solve_deal(variant: str, seed: int, nodes: int, seconds: float | None) -> di
     """
     import gymnasium as gym
 
-    from fortythieves_env import env_id
+    from fortythieves_env import RULES_VERSION, env_id
     from fortythieves_env.solver import SOLVER_VERSION, solve
 
     env = _ENVS.get(variant)
@@ -167,6 +182,7 @@ def solve_deal(variant: str, seed: int, nodes: int, seconds: float | None) -> di
         "nodes_budget": nodes,
         "seconds_cap": seconds,
         "solver_version": SOLVER_VERSION,
+        "rules_version": RULES_VERSION,
         "step_limit": result.step_limit,
         "rules": "".join(result.rules),
         "status": result.status,
@@ -195,7 +211,8 @@ def read_records(path: str | Path) -> tuple[list[dict[str, Any]], bool]:
     """The records of a results file, in file order; a missing file has none.
 
     A last line without its newline that is not valid JSON (a run killed while writing it)
-    is left out (and cut off by the next :func:`run_deals`). Returns
+    is left out (and cut off by the next :func:`run_deals`). A record without
+    ``rules_version`` gets ``rules_version`` 1 (module docstring). Returns
     ``(records, ends_cleanly)``; ``ends_cleanly`` is False when the file does not end with a
     newline.
 
@@ -238,16 +255,52 @@ def _checked_record(record: object, path: Path, number: int) -> dict[str, Any]:
             raise SolverResultsError(f"{where}: {name!r} has the wrong type: {value!r}")
     if record["status"] not in STATUSES:
         raise SolverResultsError(f"{where}: unknown status {record['status']!r}")
+    try:
+        record["rules_version"] = recorded_rules_version(record.get("rules_version"))
+    except ValueError as exc:
+        raise SolverResultsError(f"{where}: {exc}") from None
     return record
 
 
 def _key(record: dict[str, Any]) -> Key:
-    return (record["variant"], record["seed"], record["nodes_budget"], record["solver_version"])
+    return (
+        record["variant"],
+        record["seed"],
+        record["nodes_budget"],
+        record["solver_version"],
+        record["rules_version"],
+    )
 
 
 def latest_records(records: Iterable[dict[str, Any]]) -> dict[Key, dict[str, Any]]:
-    """The last record of each key ``(variant, seed, nodes_budget, solver_version)``."""
+    """The last record of each key ``(variant, seed, nodes_budget, solver_version,
+    rules_version)`` (records as :func:`read_records` returns them)."""
     return {_key(r): r for r in records}
+
+
+def foreign_rules(records: Iterable[dict[str, Any]], variant: str) -> dict[int, int]:
+    """The records of ``variant`` made under other rules than the current
+    :data:`~fortythieves_env.RULES_VERSION`: rules version -> number of records."""
+    from fortythieves_env import RULES_VERSION
+
+    counts = Counter(
+        r["rules_version"]
+        for r in records
+        if r["variant"] == variant and r["rules_version"] != RULES_VERSION
+    )
+    return dict(sorted(counts.items()))
+
+
+def foreign_rules_note(path: str | Path, records: Iterable[dict[str, Any]], variant: str) -> str:
+    """``""``, or the one line ``solve`` prints when ``path`` holds records of ``variant``
+    made under other rules, which it does not count as done: it names both versions."""
+    other = foreign_rules(records, variant)
+    if not other:
+        return ""
+    return (
+        f"{path}: {sum(other.values())} {variant} record(s) {rules_version_mismatch(*other)}: "
+        "their deals are solved again"
+    )
 
 
 def _is_done(record: dict[str, Any] | None, seconds: float | None) -> bool:
@@ -278,18 +331,38 @@ def solver_verdicts(path: str | Path, variant: str, seeds: Iterable[int]) -> dic
     """The solver's verdict on each deal of ``seeds``, from a results file, or None when
     the file lacks a record of ``variant`` for some seed (or does not exist).
 
-    Every record of the deal counts, whatever its node budget or solver version: a ``won``
-    line was replayed to a win, a ``lost`` was an exhaustive search, so neither expires.
-    A deal is ``"won"`` if any record says so, else ``"lost"`` if any says so, else
-    ``"unknown"`` (a budget ran out every time).
+    Every record of the deal made under the current rules
+    (:data:`~fortythieves_env.RULES_VERSION`) counts, whatever its node budget or solver
+    version: a ``won`` line was replayed to a win, a ``lost`` was an exhaustive search, so
+    neither expires. A deal is ``"won"`` if any record says so, else ``"lost"`` if any says
+    so, else ``"unknown"`` (a budget ran out every time). Records made under other rules are
+    not used.
 
     Raises:
-        SolverResultsError: the file cannot be read or is not a results file.
+        SolverResultsError: the file cannot be read or is not a results file; or the only
+            records of some deal were made under other rules (the message names both rules
+            versions and how many deals).
     """
+    from fortythieves_env import RULES_VERSION
+
+    seeds = list(seeds)
     found: dict[int, set[str]] = {}
+    other: dict[int, set[int]] = {}
     for record in read_records(path)[0]:
-        if record["variant"] == variant:
+        if record["variant"] != variant:
+            continue
+        if record["rules_version"] == RULES_VERSION:
             found.setdefault(record["seed"], set()).add(record["status"])
+        else:
+            other.setdefault(record["seed"], set()).add(record["rules_version"])
+    stale = [s for s in seeds if s not in found and s in other]
+    if stale:
+        raise SolverResultsError(
+            f"{path}: the {variant} results of {len(stale)} of the {len(seeds)} deals were "
+            f"{rules_version_mismatch(*set().union(*(other[s] for s in stale)))} "
+            f"(`fortythieves solve {variant} --deals {len(seeds)} --nodes K --results {path}` "
+            "solves them again)"
+        )
     out: dict[int, str] = {}
     for seed in seeds:
         statuses = found.get(seed)
@@ -355,7 +428,8 @@ def run_deals(
     map_unordered: MapUnordered | None = None,
 ) -> SolveRun:
     """Solve the first ``deals`` test deals not yet in the results file, appending each
-    result as it finishes.
+    result as it finishes (a deal is in the file when it has a record of this budget,
+    solver version and rules version: module docstring, Keys and re-runs).
 
     Args:
         variant: a built-in variant id.
@@ -389,7 +463,7 @@ def run_deals(
 
     from tqdm import tqdm
 
-    from fortythieves_env import env_id
+    from fortythieves_env import RULES_VERSION, env_id
     from fortythieves_env.solver import SOLVER_VERSION
 
     env_id(variant)  # ValueError for an unknown variant, before any work
@@ -401,9 +475,8 @@ def run_deals(
     records, ends_cleanly = read_records(path)
     latest = latest_records(records)
     seeds = seeds_for_test(deals)
-    todo = [
-        s for s in seeds if not _is_done(latest.get((variant, s, nodes, SOLVER_VERSION)), seconds)
-    ]
+    key = (nodes, SOLVER_VERSION, RULES_VERSION)
+    todo = [s for s in seeds if not _is_done(latest.get((variant, s, *key)), seconds)]
     path.parent.mkdir(parents=True, exist_ok=True)
     tasks = [(variant, s, nodes, seconds) for s in todo]
     counts: Counter[str] = Counter()
@@ -452,7 +525,7 @@ def run_deals(
         if pool is not None:
             pool.close()
             pool.join()
-    return SolveRun([latest[(variant, s, nodes, SOLVER_VERSION)] for s in seeds], saved)
+    return SolveRun([latest[(variant, s, *key)] for s in seeds], saved)
 
 
 # ---------------------------------------------------------------------- reports
@@ -498,7 +571,7 @@ def make_report(
     workers: int,
 ) -> dict[str, Any]:
     """The JSON-ready report of a finished :func:`run_deals` call."""
-    from fortythieves_env import env_id
+    from fortythieves_env import RULES_VERSION, env_id
     from fortythieves_env.solver import SOLVER_VERSION
 
     deals = len(run.records)
@@ -511,6 +584,7 @@ def make_report(
         "nodes_budget": nodes,
         "seconds_cap": seconds,
         "solver_version": SOLVER_VERSION,
+        "rules_version": RULES_VERSION,
         "step_limit": first.get("step_limit"),
         "rules": first.get("rules"),
         "clairvoyant": True,
@@ -570,20 +644,21 @@ def markdown_table(paths: Iterable[str | Path]) -> str:
     """The README's winnability table from saved results files (generated, never typed).
 
     One row per variant, solver version and node budget found (test deals only, the last
-    line of each key), built-in variants in their registry order, then versions and budgets
-    in increasing order; ``decided`` is won plus proved lost.
+    line of each key, records of the current rules only:
+    :data:`~fortythieves_env.RULES_VERSION`), built-in variants in their registry order, then
+    versions and budgets in increasing order; ``decided`` is won plus proved lost.
 
     Raises:
         SolverResultsError: a file is not a results file.
     """
-    from fortythieves_env import VARIANTS
+    from fortythieves_env import RULES_VERSION, VARIANTS
 
     latest: dict[Key, dict[str, Any]] = {}
     for path in sorted(Path(p) for p in paths):
         latest.update(latest_records(read_records(path)[0]))
     groups: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
-    for (variant, seed, budget, version), record in latest.items():
-        if seed >= TEST_START:
+    for (variant, seed, budget, version, rules), record in latest.items():
+        if seed >= TEST_START and rules == RULES_VERSION:
             groups.setdefault((variant, version, budget), []).append(record)
     if not groups:
         return _NO_RESULTS
@@ -616,7 +691,8 @@ def markdown_table(paths: Iterable[str | Path]) -> str:
 
 def verdict_changes(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """How the verdicts on each deal moved between solver versions (issue 24's check: a
-    verdict may only go from unknown to won or lost).
+    verdict may only go from unknown to won or lost), among the records of the current rules
+    (:data:`~fortythieves_env.RULES_VERSION`; other rules may well decide a deal otherwise).
 
     For every ``(variant, seed)`` with records of more than one version: ``contradictions``
     lists the deals with both a ``won`` and a ``lost`` record (must stay empty: a won line
@@ -628,8 +704,12 @@ def verdict_changes(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
     Returns:
         A dict of those three lists of ``[variant, seed]`` pairs and ``compared`` (int).
     """
+    from fortythieves_env import RULES_VERSION
+
     by_deal: dict[tuple[str, int], dict[int, set[str]]] = {}
     for r in records:
+        if recorded_rules_version(r.get("rules_version")) != RULES_VERSION:
+            continue
         by_deal.setdefault((r["variant"], r["seed"]), {}).setdefault(
             r["solver_version"], set()
         ).add(r["status"])

@@ -22,16 +22,17 @@ import fortythieves_env.backends as backends_module
 from agents.cli import main
 from agents.evaluation import render_table as render_evaluation
 from agents.evaluation import wilson_interval
-from agents.seeds import TEST_START
+from agents.seeds import TEST_START, seeds_for_test
 from agents.solve import (
     SolverResultsError,
     markdown_table,
     read_records,
     run_deals,
+    solver_verdicts,
     summarize,
     verdict_changes,
 )
-from fortythieves_env import env_id
+from fortythieves_env import RULES_VERSION, env_id
 
 pytestmark = pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba is not installed")
 
@@ -44,6 +45,7 @@ RECORD_KEYS = {
     "nodes_budget",
     "seconds_cap",
     "solver_version",
+    "rules_version",
     "step_limit",
     "rules",
     "status",
@@ -215,6 +217,7 @@ def test_each_line_is_the_solvers_answer_for_the_test_deal(little_forty_run: Pat
         assert record["nodes_budget"] == NODES
         assert record["seconds_cap"] is None
         assert record["solver_version"] == SOLVER_VERSION
+        assert record["rules_version"] == RULES_VERSION
         assert record["step_limit"] == 1500 == expected.step_limit
         assert record["rules"] == "FWE"
         assert record["status"] == expected.status
@@ -239,6 +242,7 @@ def test_the_json_report_counts_the_deals_with_wilson_intervals(little_forty_run
     assert report["deals"] == 3 and report["nodes_budget"] == NODES
     assert report["seeds"]["first"] == TEST_START and report["clairvoyant"] is True
     assert report["solved_now"] == 3
+    assert report["rules_version"] == RULES_VERSION
     for status in ("won", "lost", "unknown"):
         count = sum(r["status"] == status for r in records)
         assert report[status]["count"] == count
@@ -413,7 +417,11 @@ def test_markdown_table_rows_per_variant_and_budget(little_forty_run: Path, tmp_
     won = sum(r["status"] == "won" for r in lf)
     lost = sum(r["status"] == "lost" for r in lf)
     lo, hi = wilson_interval(won, 3)
-    assert rows[0][3:6] == [f"{NODES:,}", "none", f"{100 * won / 3:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"]
+    assert rows[0][3:6] == [
+        f"{NODES:,}",
+        "none",
+        f"{100 * won / 3:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]",
+    ]
     assert rows[0][8] == f"{100 * (won + lost) / 3:.1f}%"
     # Streets v3: one won, one lost, one unknown of 3 deals -> 66.7% decided
     assert rows[1][3:5] == ["100", "none"]
@@ -588,6 +596,125 @@ def test_evaluate_refuses_a_given_file_that_misses_deals_and_skips_a_default_one
     assert "solver_ceiling" not in json.loads(out.read_text())["results"]["greedy"]
     assert main([*base[:-1], str(deals), "--json", str(out)]) == 0  # covered: used
     assert "solver_ceiling" in json.loads(out.read_text())["results"]["greedy"]
+
+
+# ---------------------------------------------------------------------- other rules
+OTHER_RULES = RULES_VERSION + 1
+BOTH_VERSIONS = (
+    f"made under rules version {OTHER_RULES}, not the current rules version {RULES_VERSION}"
+)
+
+
+def with_rules(records: list[dict[str, Any]], version: int | None) -> str:
+    """The records as a results file, made under rules ``version`` (None: no field, as
+    the records written before the rules version was recorded)."""
+    out = []
+    for r in records:
+        r = {k: v for k, v in r.items() if k != "rules_version"}
+        if version is not None:
+            r["rules_version"] = version
+        out.append(json.dumps(r) + "\n")
+    return "".join(out)
+
+
+def test_a_record_without_rules_version_is_rules_version_1(
+    little_forty_run: Path, tmp_path: Path
+) -> None:
+    """The records written before the field (every shipped one until then) are version 1:
+    read as such, counted as done by a re-run and used for the ceiling."""
+    path = tmp_path / "old.jsonl"
+    path.write_text(with_rules(lines_of(little_forty_run), None), encoding="utf-8")
+    assert "rules_version" not in lines_of(path)[0]
+    assert {r["rules_version"] for r in read_records(path)[0]} == {1}
+    if RULES_VERSION == 1:
+        assert run_deals("LittleForty", 3, NODES, results_path=path).solved == 0
+        assert solver_verdicts(path, "LittleForty", seeds_for_test(3)) is not None
+    shipped = read_records(ROOT / "results" / "solver" / "Streets.jsonl")[0]
+    assert shipped and {r["rules_version"] for r in shipped} == {1}
+    path.write_text(with_rules(lines_of(little_forty_run)[:1], 0), encoding="utf-8")
+    with pytest.raises(SolverResultsError, match="line 1: rules_version must be a positive"):
+        read_records(path)
+
+
+def test_solve_solves_again_the_deals_solved_under_other_rules(
+    little_forty_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A deal in the file under other rules is not done: ``solve`` says so in one line
+    naming both versions, solves it again and appends the new record beside the old."""
+    path = tmp_path / "r.jsonl"
+    old = with_rules(lines_of(little_forty_run), OTHER_RULES)
+    path.write_text(old, encoding="utf-8")
+    argv = ["solve", "LittleForty", "--deals", "2", "--nodes", str(NODES), "--workers", "1"]
+    assert main([*argv, "--results", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "2 solved now, 0 already there" in captured.out
+    assert captured.err.strip() == (
+        f"fortythieves solve: {path}: 3 LittleForty record(s) {BOTH_VERSIONS}: their deals "
+        "are solved again"
+    )
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(old)
+    new = lines_of(path)[3:]
+    assert [(r["seed"], r["rules_version"]) for r in new] == [
+        (TEST_START, RULES_VERSION),
+        (TEST_START + 1, RULES_VERSION),
+    ]
+    assert [without_time(r) for r in new] == [
+        without_time(r) for r in lines_of(little_forty_run)[:2]
+    ]
+    assert main([*argv, "--results", str(path)]) == 0  # done now under these rules
+    assert "0 solved now, 2 already there" in capsys.readouterr().out
+
+
+def test_the_ceiling_uses_only_records_of_the_current_rules(
+    little_forty_run: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Records of other rules are not the solver's verdicts on these games: a given file
+    whose only records of a deal are such is refused (exit 2, one line naming both
+    versions); the default file is skipped with one line; a deal that also has a record of
+    the current rules uses that one. The winnability table and verdict_changes leave them
+    out."""
+    records = lines_of(little_forty_run)
+    given = tmp_path / "given.jsonl"
+    given.write_text(with_rules(records, OTHER_RULES), encoding="utf-8")
+    with pytest.raises(SolverResultsError, match=f"3 of the 3 deals were {BOTH_VERSIONS}"):
+        solver_verdicts(given, "LittleForty", seeds_for_test(3))
+    base = ["evaluate", "greedy", "--variant", "LittleForty", "--episodes", "3", "--no-progress"]
+    assert main([*base, "--solver-results", str(given)]) == 2
+    line = one_error_line_of(capsys, "evaluate")
+    assert f"argument --solver-results: {given}: the LittleForty results of 3 of" in line
+    assert BOTH_VERSIONS in line
+    default = tmp_path / "results" / "solver" / "LittleForty.jsonl"
+    default.parent.mkdir(parents=True)
+    default.write_text(given.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "r.json"
+    assert main([*base, "--json", str(out)]) == 0
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fortythieves evaluate: solver results not used: ")
+    assert BOTH_VERSIONS in err and err.count("\n") == 0
+    report = json.loads(out.read_text())
+    assert "solver_ceiling" not in report["results"]["greedy"]
+    # with the current rules' records beside them, those are used (and the old ones not)
+    mixed = with_rules(records, RULES_VERSION) + with_rules(
+        [{**r, "status": "lost"} for r in records], OTHER_RULES
+    )
+    given.write_text(mixed, encoding="utf-8")
+    verdicts = solver_verdicts(given, "LittleForty", seeds_for_test(3))
+    assert verdicts == {r["seed"]: r["status"] for r in records}
+    assert verdict_changes(read_records(given)[0])["contradictions"] == []
+    table = markdown_table([given])
+    assert table.count("| LittleForty |") == 1 and "| 3 |" in table
+
+
+def one_error_line_of(capsys: pytest.CaptureFixture[str], command: str) -> str:
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"fortythieves {command}: error: "), err
+    return lines[0]
 
 
 # ---------------------------------------------------------------------- the first solve's compile
