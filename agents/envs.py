@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ENV_ID_ATTR",
     "EPISODE_INFO_KEYS",
+    "RULES_VERSION_ATTR",
     "VARIANT_SPEC_ATTR",
     "BatchedVecEnv",
     "VecMasksFromInfo",
@@ -84,6 +85,10 @@ ENV_ID_ATTR = "fortythieves_env_id"
 """Attribute of a saved model: the env id it was made for (``FortyThieves/LittleForty-v1``).
 A model saved before the attribute existed was made for its variant's ``-v0`` id."""
 
+RULES_VERSION_ATTR = "fortythieves_rules_version"
+"""Attribute of a saved model: the :data:`fortythieves_env.RULES_VERSION` it was trained
+under. A model saved before the attribute existed was trained under rules version 1."""
+
 
 def register_config_variant(env_config: EnvConfig) -> str:
     """Register ``env.custom_variant`` (if any) in this process; return the env id.
@@ -108,14 +113,17 @@ def _register(spec: VariantSpec, where: str) -> None:
 
 
 def tag_model(model: Any, env_config: EnvConfig) -> None:
-    """Record the variant id, the env id and, for a custom variant, its spec on ``model``
-    before saving.
+    """Record the variant id, the env id, the rules version and, for a custom variant, its
+    spec on ``model`` before saving.
 
-    Sets :data:`VARIANT_ATTR`, :data:`ENV_ID_ATTR` and :data:`VARIANT_SPEC_ATTR` (a dict of
-    plain values, saved in the zip's JSON ``data``); :func:`register_saved_variant` reads
-    the spec back.
+    Sets :data:`VARIANT_ATTR`, :data:`ENV_ID_ATTR`, :data:`RULES_VERSION_ATTR` and
+    :data:`VARIANT_SPEC_ATTR` (a dict of plain values), all saved as plain values in the
+    zip's JSON ``data``; :func:`register_saved_variant` reads the spec back.
     """
+    from fortythieves_env import RULES_VERSION
+
     setattr(model, VARIANT_ATTR, env_config.variant)
+    setattr(model, RULES_VERSION_ATTR, RULES_VERSION)
     setattr(model, VARIANT_SPEC_ATTR, env_config.custom_variant)
     setattr(model, ENV_ID_ATTR, str(env_id_for(env_config.variant)))
 

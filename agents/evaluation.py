@@ -80,10 +80,12 @@ __all__ = [
     "agent_description",
     "baseline_agents",
     "ceiling_summary",
+    "check_model_rules",
     "evaluate_agents",
     "load_maskable_ppo",
     "load_model_agent",
     "model_env_id",
+    "model_rules_version",
     "model_variant",
     "play_deals",
     "play_episode",
@@ -339,6 +341,52 @@ def model_variant(path: str | Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def model_rules_version(path: str | Path) -> int:
+    """The rules version a model zip was trained under (attribute
+    ``fortythieves_rules_version``); 1 for a model saved before that attribute existed
+    (every model until then was trained under rules version 1).
+
+    Raises:
+        ModelMismatchError: ``path`` is not an SB3 model zip, or the recorded version is
+            not a positive integer.
+    """
+    return _rules_version(path, _model_data(path))
+
+
+def _rules_version(path: str | Path, data: dict[str, Any]) -> int:
+    """:func:`model_rules_version` of a zip's parsed ``data``."""
+    from fortythieves_env.variants import recorded_rules_version
+
+    value = data.get("fortythieves_rules_version")
+    try:
+        return recorded_rules_version(value)
+    except ValueError:
+        raise ModelMismatchError(
+            f"{path}: fortythieves_rules_version must be a positive integer, got {value!r}"
+        ) from None
+
+
+def check_model_rules(path: str | Path, data: dict[str, Any] | None = None) -> None:
+    """Refuse a model zip trained under other rules than the current
+    :data:`fortythieves_env.RULES_VERSION` (its ``data`` is read unless given).
+
+    Raises:
+        ModelMismatchError: the model was trained under other rules (one line naming both
+            rules versions: ``model.zip: the model was made under rules version 2, not the
+            current rules version 1; train it again under these rules``), or
+            :func:`model_rules_version` fails.
+    """
+    from fortythieves_env.variants import rules_version_mismatch
+
+    mismatch = rules_version_mismatch(
+        _rules_version(path, _model_data(path) if data is None else data)
+    )
+    if mismatch:
+        raise ModelMismatchError(
+            f"{path}: the model was {mismatch}; train it again under these rules"
+        )
+
+
 def model_env_id(path: str | Path) -> str | None:
     """The env id a model zip was made for (attribute ``fortythieves_env_id``); for a model
     saved before that attribute existed, its variant's ``-v0`` id (the only version then);
@@ -419,9 +467,10 @@ def load_model_agent(
         ModelMismatchError: the file is missing or damaged, the model was trained for
             another variant (both are named), or for another version of the variant's id
             (both ids are named: ``FortyThieves/LittleForty-v0`` against ``-v1``), has no
-            saved variant and none was given, its observation/action spaces differ from the
-            variant's environment, or it needs more than weights and plain JSON to rebuild
-            (what it needs is named; see :mod:`agents.model_zip`).
+            saved variant and none was given, was trained under other rules (both rules
+            versions are named: :func:`check_model_rules`), its observation/action spaces
+            differ from the variant's environment, or it needs more than weights and plain
+            JSON to rebuild (what it needs is named; see :mod:`agents.model_zip`).
     """
     from .envs import env_id_for, register_saved_variant
 

@@ -24,7 +24,9 @@ the pickles and nothing else:
 - ``observation_space`` and ``action_space``: the type name, ``dtype``, ``_shape``,
   ``low``, ``high``, ``n``, ``start``, compared with the environment's spaces, which the
   model then uses (so they must be equal);
-- ``num_timesteps`` and the ``fortythieves_variant_spec`` of a custom variant (plain values).
+- ``num_timesteps`` and the ``fortythieves_variant_spec`` of a custom variant (plain values);
+- ``fortythieves_rules_version``: the :data:`fortythieves_env.RULES_VERSION` the model was
+  trained under (missing in a zip saved before it was recorded: rules version 1).
 
 From ``policy.pth``: ``torch.load(..., weights_only=True)``, a mapping of names to tensors
 (torch's restricted unpickler, which builds tensors and plain containers and refuses any
@@ -34,7 +36,9 @@ other object), loaded into the rebuilt policy with ``strict=True``.
 ``pytorch_variables.pth``, ``system_info.txt``.
 
 **Refused** (:class:`~agents.evaluation.ModelMismatchError`, one line naming the path and
-what the zip needs): a policy class not in :data:`POLICY_CLASSES` (``model.zip: policy_class
+what the zip needs): a model trained under other rules (``model.zip: the model was made
+under rules version 2, not the current rules version 1; train it again under these rules``),
+a policy class not in :data:`POLICY_CLASSES` (``model.zip: policy_class
 evil.Policy is not one this package builds; refusing to unpickle it``), a ``policy_kwargs``
 key this module does not read or a value of the wrong kind, an activation or features
 extractor not in the tables, spaces that differ from the environment's or that the data
@@ -57,7 +61,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from .evaluation import ModelMismatchError, _model_data
+from .evaluation import ModelMismatchError, _model_data, check_model_rules
 
 __all__ = [
     "ACTIVATIONS",
@@ -440,8 +444,9 @@ def load_inference_model(
         device: the torch device.
 
     Raises:
-        ModelMismatchError: the file is missing, not a zip or damaged; its spaces differ
-            from the environment's; or it needs more than plain JSON and weights to
+        ModelMismatchError: the file is missing, not a zip or damaged; the model was trained
+            under other rules (both rules versions named); its spaces differ from the
+            environment's; or it needs more than plain JSON and weights to
             rebuild (the message names the path and what is needed, on one line).
     """
     from .config import ConfigError
@@ -453,6 +458,7 @@ def load_inference_model(
     except ConfigError as exc:
         raise ModelMismatchError(str(exc)) from None
     data = _model_data(path)
+    check_model_rules(path, data)  # first: other rules may change the spaces too
     for name, space in (("observation_space", observation_space), ("action_space", action_space)):
         if not _space_fits(data.get(name), space):
             raise ModelMismatchError(

@@ -29,8 +29,11 @@ curves). ``--resume`` never clones again (the checkpoint holds the cloned weight
 teacher games only when the imitation term is still on at the checkpoint's step.
 
 Every saved model carries the attribute ``fortythieves_variant`` (the variant id), so that
-evaluation can refuse a model trained for another variant, and ``fortythieves_variant_spec``
-(a custom variant's spec, else None), so that evaluation can play it (``agents.envs``).
+evaluation can refuse a model trained for another variant, ``fortythieves_rules_version``
+(:data:`fortythieves_env.RULES_VERSION`), so that evaluation and ``--resume`` refuse a model
+trained under other rules, and ``fortythieves_variant_spec`` (a custom variant's spec, else
+None), so that evaluation can play it (``agents.envs``). ``run.json`` records the
+``rules_version`` too.
 
 TensorBoard scalars beyond SB3's own: ``episodes/win_rate``, ``episodes/mean_foundation_cards``
 and ``episodes/mean_length`` over the last 100 training episodes (from ``Monitor``'s
@@ -54,6 +57,8 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
 
+from fortythieves_env import RULES_VERSION
+
 from .config import Config, ConfigError, dump_config
 from .envs import (
     env_id_for,
@@ -65,6 +70,7 @@ from .envs import (
 from .evaluation import (
     ModelMismatchError,
     _model_data,
+    check_model_rules,
     load_maskable_ppo,
     model_env_id,
     model_variant,
@@ -835,6 +841,10 @@ def train(
                 f"--resume {resume}: checkpoint trained for variant {saved!r}, "
                 f"but the config says {variant!r}"
             )
+        try:
+            check_model_rules(resume)
+        except ModelMismatchError as exc:
+            raise ConfigError(f"--resume {exc}; start a new run") from None
         made_for = model_env_id(resume)
         wanted = register_config_variant(config.env)
         if made_for is not None and made_for != wanted:
@@ -966,6 +976,7 @@ def _train(
         meta = {
             "variant": variant,
             "env_id": model.env.get_attr("spec", indices=[0])[0].id,
+            "rules_version": RULES_VERSION,
             "status": "running",
             "resumed_from": str(resume) if resume is not None else None,
             "started": datetime.now().isoformat(timespec="seconds"),

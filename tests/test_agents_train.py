@@ -21,9 +21,15 @@ import pytest
 from agents.cli import main
 from agents.config import load_config
 from agents.envs import make_training_vec_env
-from agents.evaluation import ModelMismatchError, load_model_agent, model_variant
+from agents.evaluation import (
+    ModelMismatchError,
+    load_model_agent,
+    model_rules_version,
+    model_variant,
+)
 from agents.train import build_model, policy_differences
 from configs import PLAIN
+from fortythieves_env import RULES_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 STREETS = ROOT / "configs" / "streets.yaml"
@@ -85,10 +91,13 @@ def test_run_folder_contents(smoke_run: Path) -> None:
     for name in ("final_model.zip", "best_model.zip"):
         assert (models / name).is_file()
         assert model_variant(models / name) == "Streets"
+        assert model_rules_version(models / name) == RULES_VERSION
     checkpoints = sorted((models / "checkpoints").glob("ckpt_*_steps.zip"))
     assert checkpoints and model_variant(checkpoints[0]) == "Streets"
+    assert model_rules_version(checkpoints[0]) == RULES_VERSION
     meta = json.loads((smoke_run / "run.json").read_text())
     assert meta["status"] == "completed"
+    assert meta["rules_version"] == RULES_VERSION
     assert meta["timesteps"] >= 256
     assert meta["steps_per_second"] > 0
     assert (smoke_run / "eval" / "evaluations.npz").is_file()

@@ -339,3 +339,64 @@ def test_the_accepted_names_are_the_classes_this_package_builds() -> None:
     assert (name(PlayerPolicy), name(MaskableActorCriticPolicy)) == POLICY_CLASSES
     assert (name(CardSlotsExtractor), name(FlattenExtractor)) == EXTRACTORS
     assert (name(torch.nn.ReLU), name(torch.nn.Tanh)) == ACTIVATIONS
+
+
+# ---------------------------------------------------------------------- the rules version
+def test_a_model_records_its_rules_version_and_one_without_is_version_1(
+    card_slots_zip: Path,
+) -> None:
+    """A model built by ``train`` records ``fortythieves_rules_version`` as plain JSON; a
+    zip saved before the field existed (the shipped models) was trained under version 1."""
+    from agents.evaluation import model_rules_version
+    from fortythieves_env import RULES_VERSION
+
+    with zipfile.ZipFile(card_slots_zip) as archive:
+        assert json.loads(archive.read("data"))["fortythieves_rules_version"] == RULES_VERSION
+    assert model_rules_version(card_slots_zip) == RULES_VERSION
+    with zipfile.ZipFile(SHIPPED) as archive:
+        assert "fortythieves_rules_version" not in json.loads(archive.read("data"))
+    assert model_rules_version(SHIPPED) == 1
+
+
+@pytest.mark.parametrize("recorded", ["other", "bad"])
+def test_a_model_of_other_rules_is_refused_in_one_line(
+    recorded: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``evaluate``, ``play --hint-model`` and ``train --resume`` refuse a model trained
+    under other rules, exit 2, one line naming both rules versions (and a recorded version
+    that is not one, naming it); nothing is unpickled, nothing is written."""
+    from fortythieves_env import RULES_VERSION
+
+    value: object = RULES_VERSION + 1 if recorded == "other" else "two"
+    marker = tmp_path / "marker"
+    planted = plant(
+        SHIPPED,
+        tmp_path / "planted.zip",
+        marker,
+        lambda data: data.update(fortythieves_rules_version=value),
+    )
+    if recorded == "other":
+        reason = (
+            f"{planted}: the model was made under rules version {RULES_VERSION + 1}, not the "
+            f"current rules version {RULES_VERSION}; train it again under these rules"
+        )
+    else:
+        reason = f"{planted}: fortythieves_rules_version must be a positive integer, got 'two'"
+    with pytest.raises(ModelMismatchError) as refused:
+        load_model_agent(planted)
+    assert str(refused.value) == reason
+    assert main(["evaluate", str(planted), "--episodes", "2", "--baselines"]) == 2
+    assert capsys.readouterr().err == f"fortythieves evaluate: error: {reason}\n"
+    assert play_cli(["Streets", "--hint-model", str(planted)], ["h"], monkeypatch) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and reason in err, err
+    run = tmp_path / "run"
+    argv = ["train", str(ROOT / "configs" / "streets.yaml"), "--resume", str(planted)]
+    assert main([*argv, "--run-dir", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fortythieves train: error: --resume ") and err.count("\n") == 1
+    assert reason in err
+    assert not run.exists() and not marker.exists()
