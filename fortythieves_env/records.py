@@ -6,12 +6,16 @@ anyone can replay it with this package (or any engine that reads the rule book's
 move notation) and check it. ``fortythieves evaluate --save-games DIR`` writes one per test
 deal and agent; ``fortythieves replay FILE`` shows one (text, ``--gif``, ``--html``).
 
-Format (``format_version`` 3; a JSON object, every field required):
+Format (``format_version`` 4; a JSON object, every field required):
 
-- ``format_version`` (int): 3 (version 2, without ``outcome.unfinished``, and version 1,
-  without ``outcome.stuck`` either, are still read, as false). A record of another version
-  is refused.
+- ``format_version`` (int): 4 (version 3, without ``rules_version``, read as rules version
+  1; version 2, without ``outcome.unfinished`` either, and version 1, without
+  ``outcome.stuck`` either, are still read, as false). A record of another version is
+  refused.
 - ``package_version`` (str): the ``fortythieves_env`` version that wrote it.
+- ``rules_version`` (int): the :data:`~fortythieves_env.RULES_VERSION` the game was played
+  under. A record made under other rules than this package's is read (and described) but
+  not replayed: :func:`verify` and the pictures refuse it, naming both versions.
 - ``variant`` (object): every :class:`~fortythieves_env.VariantSpec` field (``id``, ``name``,
   ``n_columns``, ``face_down``, ``face_up``, ``build`` as its string, ``sequence_moves``,
   ``deal_count``, ``redeals``, ``aces_on_foundations``, ``max_episode_steps``,
@@ -36,13 +40,14 @@ Format (``format_version`` 3; a JSON object, every field required):
   e.g. ``fortythieves play --save FILE`` then ``q``; neither terminated, truncated nor
   stuck: the record holds the moves played so far).
 
-Checks (:func:`verify`): the start is what the source deals (a seed always; a PySolFC number
-when ``pysol-cards`` is installed), every move is legal where it is played, the game does not
-end before the last move, and it ends after it exactly as ``outcome`` says (an unfinished
-game has not ended after it, a game that has not ended is marked stuck or unfinished); a
-stuck game has not ended, and every legal move after its last one leads to a player's view
-(:func:`~fortythieves_env.view.player_view`) seen earlier in the game. Any failure is a
-:class:`RecordError` with a one-line message naming the field or the move.
+Checks (:func:`verify`): the record was made under the current rules, the start is what the
+source deals (a seed always; a PySolFC number when ``pysol-cards`` is installed), every move
+is legal where it is played, the game does not end before the last move, and it ends after
+it exactly as ``outcome`` says (an unfinished game has not ended after it, a game that has
+not ended is marked stuck or unfinished); a stuck game has not ended, and every legal move
+after its last one leads to a player's view (:func:`~fortythieves_env.view.player_view`) seen
+earlier in the game. Any failure is a :class:`RecordError` with a one-line message naming the
+field or the move (or both rules versions).
 """
 
 from __future__ import annotations
@@ -59,7 +64,7 @@ import numpy as np
 from ._checks import MAX_JSON_NESTING, json_depth
 from ._checks import is_int as _is_int
 from .env import FortyThievesEnv
-from .variants import VariantSpec
+from .variants import RULES_VERSION, VariantSpec, recorded_rules_version, rules_version_mismatch
 
 __all__ = [
     "FORMAT_VERSION",
@@ -74,10 +79,12 @@ __all__ = [
     "write_html",
 ]
 
-FORMAT_VERSION = 3
-"""The version of the record format this module writes (it reads 1 and 2 too)."""
+FORMAT_VERSION = 4
+"""The version of the record format this module writes (it reads 1, 2 and 3 too)."""
 
-_READS = (1, 2, 3)
+_READS = (1, 2, 3, 4)
+_RULES_VERSION_FROM = 4
+"""The first format that records ``rules_version`` (older records: rules version 1)."""
 
 SourceKind = Literal["seed", "pysol_deal", "position"]
 _SOURCE_KINDS = ("seed", "pysol_deal", "position")
@@ -90,7 +97,7 @@ _OUTCOME_KEYS = (
     "stuck",
     "unfinished",
 )
-_OUTCOME_KEYS_OF = {1: _OUTCOME_KEYS[:5], 2: _OUTCOME_KEYS[:6], 3: _OUTCOME_KEYS}
+_OUTCOME_KEYS_OF = {1: _OUTCOME_KEYS[:5], 2: _OUTCOME_KEYS[:6], 3: _OUTCOME_KEYS, 4: _OUTCOME_KEYS}
 """The outcome keys of each format version (1: no ``stuck``; 2: no ``unfinished``)."""
 _OUTCOME_FLAGS = ("stuck", "unfinished")
 """Outcome keys that :func:`make_record` and an older record leave false when missing."""
@@ -114,14 +121,16 @@ class GameRecord:
     outcome: dict[str, Any]
     package_version: str = field(default_factory=lambda: _package_version())
     format_version: int = FORMAT_VERSION
+    rules_version: int = RULES_VERSION
 
     def to_json(self) -> dict[str, Any]:
         """The record as a JSON-ready dict (keys in the order of the format)."""
         spec = asdict(self.variant)
         spec["build"] = self.variant.build.value
-        return {
+        out: dict[str, Any] = {
             "format_version": self.format_version,
             "package_version": self.package_version,
+            "rules_version": self.rules_version,
             "variant": spec,
             "step_limit": self.step_limit,
             "max_steps_without_progress": self.max_steps_without_progress,
@@ -131,6 +140,9 @@ class GameRecord:
             "moves": list(self.moves),
             "outcome": dict(self.outcome),
         }
+        if self.format_version < _RULES_VERSION_FROM:  # as read: an older format has none
+            del out["rules_version"]
+        return out
 
     def save(self, path: str | Path) -> None:
         """Write the record as JSON (its folder created if missing). Raises ``OSError``."""
@@ -144,11 +156,15 @@ class GameRecord:
 
         Raises:
             RecordError: a field is missing, of the wrong type, or unknown; another
-                ``format_version``; a variant spec that is not playable.
+                ``format_version``; a variant spec that is not playable. (A record made
+                under other rules is read: :func:`verify` refuses it.)
         """
         if not isinstance(data, Mapping):
             raise RecordError(f"a game record is a JSON object, got {type(data).__name__}")
         names = [f.name for f in fields(cls)]
+        version = data.get("format_version")
+        if _is_int(version) and version < _RULES_VERSION_FROM:
+            names.remove("rules_version")  # formats 1 to 3: rules version 1
         missing = [n for n in names if n not in data]
         unknown = sorted(set(data) - set(names))
         if missing or unknown:
@@ -210,6 +226,14 @@ class GameRecord:
         outcome = {**dict.fromkeys(_OUTCOME_FLAGS, False), **outcome}
         if not isinstance(data["package_version"], str):
             raise RecordError("game record field package_version: must be a string")
+        rules_version = recorded_rules_version(None)  # formats 1 to 3
+        if "rules_version" in data:
+            value = data["rules_version"]
+            if not _is_int(value) or value < 1:
+                raise RecordError(
+                    f"game record field rules_version: must be a positive integer, got {value!r}"
+                )
+            rules_version = int(value)
         return cls(
             variant=spec,
             step_limit=_int_or_none(data["step_limit"]),
@@ -221,6 +245,7 @@ class GameRecord:
             outcome=dict(outcome),
             package_version=data["package_version"],
             format_version=int(data["format_version"]),
+            rules_version=rules_version,
         )
 
 
@@ -318,6 +343,10 @@ def _replay(record: GameRecord, render_mode: str | None = None) -> Iterator[Fort
     """The environment at the start and after each move (the same object each time);
     checks everything listed in the module docstring, raising :class:`RecordError`."""
     from .engine import InvalidPositionError
+
+    mismatch = rules_version_mismatch(record.rules_version)
+    if mismatch:
+        raise RecordError(f"the record was {mismatch}: it does not replay under these rules")
 
     env = FortyThievesEnv(
         record.variant,

@@ -510,7 +510,7 @@ def test_quitting_early_saves_an_unfinished_record_that_replay_shows(
     game.play(game.parse("d"))
     cards = game.view().foundation_cards
     data = json.loads(save.read_text())
-    assert data["format_version"] == 3 and data["moves"] == ["draw", "draw"]
+    assert data["format_version"] == 4 and data["moves"] == ["draw", "draw"]
     assert data["outcome"] == {
         "won": False,
         "foundation_cards": cards,

@@ -14,7 +14,7 @@ from agents.baselines import legal_actions, make_baseline
 from agents.cli import main
 from agents.evaluation import ModelAgent, evaluate_agents, play_deals, play_episode
 from agents.seeds import TEST_START, seeds_for_test
-from fortythieves_env import FortyThievesEnv, VariantSpec, __version__
+from fortythieves_env import RULES_VERSION, FortyThievesEnv, VariantSpec, __version__
 from fortythieves_env.records import (
     FORMAT_VERSION,
     GameRecord,
@@ -174,11 +174,11 @@ def test_a_format_2_record_reads_as_finished_and_an_unfinished_one_needs_format_
     """Format 3 adds ``outcome.unfinished`` (a game the player stopped, ``play --save``):
     a format-2 record (without it) still reads, as finished; the key is required in 3."""
     path, good = _a_record(tmp_path)
-    assert good["format_version"] == FORMAT_VERSION == 3
+    assert good["format_version"] == FORMAT_VERSION == 4
     assert good["outcome"]["unfinished"] is False
     old = json.loads(json.dumps(good))
     old["format_version"] = 2
-    del old["outcome"]["unfinished"]
+    del old["outcome"]["unfinished"], old["rules_version"]
     path.write_text(json.dumps(old))
     assert verify(load_record(path))["unfinished"] is False
     data = json.loads(json.dumps(good))
@@ -188,6 +188,50 @@ def test_a_format_2_record_reads_as_finished_and_an_unfinished_one_needs_format_
     )
     old["outcome"]["unfinished"] = False  # a format-2 record has no such key
     assert "must have exactly the keys" in _refused(tmp_path, old, capsys)
+
+
+def test_a_record_carries_its_rules_version_and_one_of_other_rules_is_not_replayed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Format 4 records ``rules_version``; a format-3 record (without it) was made under
+    rules version 1 and replays as such; a record of other rules is read but not replayed
+    (``replay``: one line naming both versions); the field is required in format 4 and
+    refused in the older formats."""
+    path, good = _a_record(tmp_path)
+    assert list(good)[:3] == ["format_version", "package_version", "rules_version"]
+    assert good["rules_version"] == RULES_VERSION == load_record(path).rules_version
+    old = json.loads(json.dumps(good))
+    old["format_version"] = 3
+    del old["rules_version"]
+    path.write_text(json.dumps(old))
+    record = load_record(path)
+    assert record.rules_version == 1 and record.to_json() == old  # written back as read
+    if RULES_VERSION == 1:
+        assert verify(record) == good["outcome"]
+    other = json.loads(json.dumps(good))
+    other["rules_version"] = RULES_VERSION + 1
+    assert load_record(_saved(tmp_path, other)).rules_version == RULES_VERSION + 1
+    assert _refused(tmp_path, other, capsys) == (
+        f"the record was made under rules version {RULES_VERSION + 1}, not the current rules "
+        f"version {RULES_VERSION}: it does not replay under these rules"
+    )
+    for bad in (0, "1", None, True):
+        data = {**good, "rules_version": bad}
+        assert f"rules_version: must be a positive integer, got {bad!r}" in _refused(
+            tmp_path, data, capsys
+        )
+    data = dict(good)
+    del data["rules_version"]
+    assert "missing field(s) rules_version" in _refused(tmp_path, data, capsys)
+    assert "unknown field(s) rules_version" in _refused(
+        tmp_path, {**old, "rules_version": 1}, capsys
+    )
+
+
+def _saved(tmp_path: Path, data: dict) -> Path:
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps(data))
+    return path
 
 
 def test_a_position_record_of_a_custom_variant_replays(tmp_path: Path) -> None:
