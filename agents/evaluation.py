@@ -936,11 +936,13 @@ def evaluate_agents(
             Off by default, so that a report is the same however and wherever it is played.
 
     Returns:
-        A JSON-ready dict: ``variant``, ``env_id``, ``episodes``, ``seeds`` (the first seed
-        and the count), ``results`` (agent name -> :func:`summarize` dict, plus
-        ``solver_ceiling`` with ``solver`` and ``per_episode`` rows if asked, and
-        ``settings``, the agent's budget and seed, for an agent that has a ``description()``,
-        such as the search agent), and ``timing`` if asked.
+        A JSON-ready dict: ``variant``, ``env_id``, ``rules_version``
+        (:data:`fortythieves_env.RULES_VERSION`, the rules the games were played under),
+        ``no_cycling``, ``episodes``, ``seeds`` (the first seed and the count), ``results``
+        (agent name -> :func:`summarize` dict, plus ``solver_ceiling`` with ``solver`` and
+        ``per_episode`` rows if asked, and ``settings``, the agent's budget and seed, for an
+        agent that has a ``description()``, such as the search agent), and ``timing`` if
+        asked.
 
     Raises:
         ValueError: ``episodes`` < 1, or ``batch_size`` < 1, or ``solver`` lacks a deal.
@@ -949,6 +951,8 @@ def evaluate_agents(
             caller says how to re-run.
     """
     from tqdm import tqdm
+
+    from fortythieves_env import RULES_VERSION
 
     from .envs import env_id_for
 
@@ -965,6 +969,7 @@ def evaluate_agents(
     out: dict[str, Any] = {
         "variant": variant,
         "env_id": env_id,
+        "rules_version": RULES_VERSION,
         "no_cycling": not allow_cycles,
         "episodes": episodes,
         "seeds": {"first": TEST_START, "count": episodes, "rule": "2_000_000_000 + i"},

@@ -85,6 +85,7 @@ def test_evaluate_command_json(tmp_path: Path, capsys: pytest.CaptureFixture[str
     report = json.loads(out.read_text())
     assert report["variant"] == "Lucas"
     assert report["env_id"] == fortythieves_env.env_id("Lucas")
+    assert report["rules_version"] == fortythieves_env.RULES_VERSION
     assert report["episodes"] == 3
     assert report["seeds"]["first"] == TEST_START
     s = report["results"]["greedy"]
