@@ -468,6 +468,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         options: dict[str, Any] | None = None,
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Deal new games (all, or ``options["reset_mask"]``'s), see Starting State.
+        Nothing changes when ``reset`` raises.
 
         Returns:
             ``(obs, info)``: ``obs`` ``uint8`` of shape ``(N, size)`` (every game's row, the
@@ -481,7 +482,6 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 ``state`` list of the wrong length.
             InvalidPositionError: ``options["state"]`` holds an invalid position, or one
                 with no move to play (the message names the game).
-            Nothing changes when ``reset`` raises.
         """
         seeds = self._seeds_for(seed)
         options = checked_options(options, ("state", "reset_mask"))
@@ -513,6 +513,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play one action in every game (see Episode End for the games that are reset).
+        Nothing moves when ``step`` raises.
 
         Args:
             actions: integers, shape ``(N,)``: ``actions[i]`` for game i.
@@ -526,7 +527,6 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 (of a game not being reset) is outside ``range(n)``.
             IllegalMoveError: an illegal action with ``illegal_action="raise"``.
             RuntimeError: ``step`` before ``reset``.
-            Nothing moves when ``step`` raises.
         """
         acts = actions if type(actions) is np.ndarray else np.asarray(actions)
         if acts.dtype != np.int64:
