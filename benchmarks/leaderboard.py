@@ -1,0 +1,374 @@
+"""The benchmark's leaderboard, the test deals' solver labels and the README's results table,
+rendered from saved evaluation reports (generated, never typed).
+
+A report is the JSON that ``fortythieves evaluate --json`` writes (and ``train`` saves as
+``final_evaluation.json``; :func:`agents.evaluation.evaluate_agents` returns the same dict).
+Read by default: the shipped runs' final evaluations (``results/training/<Variant>/``), the
+search agent's reports (``results/search/*.json`` and ``results/search/ppo/*.json``) and the
+reports in ``results/leaderboard/*.json`` (yours: see ``docs/protocol.md``); ``--reports``
+adds more.
+
+One leaderboard row per variant, agent and number of deals (an agent's row from a second
+report of the same deals is left out): wins with a 95% Wilson interval (wins per deal), the
+normalized score (wins among the deals the clairvoyant solver proved winnable, from the
+report's per-deal rows and ``results/solver/<Variant>.jsonl`` when it has them, else its
+``solver_ceiling``), mean foundation cards and the report's file.
+
+Usage::
+
+    python benchmarks/leaderboard.py                        # print the leaderboard
+    python benchmarks/leaderboard.py --reports my-agent.json
+    python benchmarks/leaderboard.py --write README.md docs/protocol.md docs/index.md
+
+``--write`` replaces, in each file, the text between the markers it has:
+``<!-- leaderboard:start -->``, ``<!-- solver-labels:start -->`` and
+``<!-- summary-table:start -->`` (each with its ``:end`` line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
+from bench_report import replace_between
+from results_table import cards_cell, wins_cell
+
+from agents.evaluation import EpisodeResult, ceiling_cell, ceiling_summary
+from agents.seeds import seeds_for_test
+from agents.solve import read_records, solver_verdicts
+from fortythieves_env import VARIANTS
+
+ROOT = Path(__file__).resolve().parents[1]
+TRAINING_DIR = ROOT / "results" / "training"
+SEARCH_DIR = ROOT / "results" / "search"
+LEADERBOARD_DIR = ROOT / "results" / "leaderboard"
+SOLVER_DIR = ROOT / "results" / "solver"
+PROTOCOL_DEALS = 200
+"""The protocol's deal set: the first 200 test deals, every one labelled at the solver's
+largest budget run on all variants."""
+
+MARKERS = {
+    "leaderboard": ("<!-- leaderboard:start -->", "<!-- leaderboard:end -->"),
+    "solver-labels": ("<!-- solver-labels:start -->", "<!-- solver-labels:end -->"),
+    "summary-table": ("<!-- summary-table:start -->", "<!-- summary-table:end -->"),
+}
+
+
+class ReportError(ValueError):
+    """A file is not an evaluation report (the message names it and the cause)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One agent's results in one report."""
+
+    variant: str
+    agent: str
+    deals: int
+    summary: dict[str, Any]
+    ceiling: dict[str, Any] | None
+    source: str
+
+
+def default_reports(root: Path = ROOT) -> list[Path]:
+    """The saved reports the leaderboard reads by default (see the module docstring)."""
+    paths = [
+        root / "results" / "training" / v / "final_evaluation.json"
+        for v in VARIANTS
+        if (root / "results" / "training" / v / "final_evaluation.json").is_file()
+    ]
+    for folder in ("search", "search/ppo", "leaderboard"):
+        paths += sorted((root / "results" / folder).glob("*.json"))
+    return paths
+
+
+def read_report(path: Path) -> dict[str, Any]:
+    """An evaluation report, checked for the keys the tables read.
+
+    Raises:
+        ReportError: the file cannot be read or lacks ``variant``, ``episodes`` or
+            ``results`` (agent name -> summary with ``win_rate``).
+    """
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+        variant, episodes, results = report["variant"], report["episodes"], report["results"]
+        if not isinstance(variant, str) or not isinstance(episodes, int):
+            raise TypeError("variant or episodes of the wrong type")
+        for summary in results.values():
+            summary["win_rate"], summary["mean_foundation_cards"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ReportError(f"{path}: not an evaluation report ({exc!r})") from None
+    return report
+
+
+def agent_label(name: str, summary: dict[str, Any], path: Path) -> str:
+    """How a row names its agent: the search agent with its budget, the shipped PPO runs as
+    such, any other agent by the name in its report."""
+    settings = summary.get("settings", {})
+    if name == "search":
+        if settings.get("method") == "solve":
+            seconds = settings.get("budget_seconds_per_move")
+            budget = f"{seconds:g} s" if seconds is not None else f"{settings.get('samples')}"
+            return f"search (solve {budget} per move)"
+        samples = settings.get("samples", 16)
+        allocation = settings.get("allocation", "uniform")
+        extra = "" if allocation == "uniform" else f", {allocation}"
+        return f"search ({samples} samples{extra})"
+    shipped = path.name == "final_evaluation.json" or path.parent.name == "ppo"
+    if name == "ppo" and shipped:
+        return "PPO (shipped config)"
+    return name
+
+
+def _ceiling(variant: str, summary: dict[str, Any], solver_dir: Path) -> dict[str, Any] | None:
+    rows = summary.get("per_episode")
+    path = solver_dir / f"{variant}.jsonl"
+    if rows and path.is_file():
+        results = [EpisodeResult(**row) for row in rows]
+        verdicts = solver_verdicts(path, variant, [r.seed for r in results])
+        if verdicts is not None:
+            return ceiling_summary(results, verdicts)
+    return summary.get("solver_ceiling")
+
+
+def rows_of(paths: Iterable[Path], solver_dir: Path = SOLVER_DIR, root: Path = ROOT) -> list[Row]:
+    """Every agent of every report, in the leaderboard's order: variants in the registry's
+    order, then the protocol's deal count first, then more deals before fewer, then wins
+    among solver-proved wins, wins and foundation cards, best first. An agent that two
+    reports show on the same deals keeps its first row (the one with a normalized score if
+    only one has it).
+
+    Raises:
+        ReportError: a file is not an evaluation report.
+    """
+    found: dict[tuple[str, str, int], Row] = {}
+    for path in paths:
+        path = Path(path)
+        report = read_report(path)
+        try:
+            source = str(path.resolve().relative_to(root))
+        except ValueError:
+            source = path.name
+        for name, summary in report["results"].items():
+            variant = report["variant"]
+            row = Row(
+                variant=variant,
+                agent=agent_label(name, summary, path),
+                deals=report["episodes"],
+                summary=summary,
+                ceiling=_ceiling(variant, summary, solver_dir),
+                source=source,
+            )
+            key = (row.variant, row.agent, row.deals)
+            if key not in found or (found[key].ceiling is None and row.ceiling is not None):
+                found[key] = row
+    order = {name: i for i, name in enumerate(VARIANTS)}
+
+    def rank(row: Row) -> tuple[Any, ...]:
+        share = row.ceiling["share_of_proved"] if row.ceiling else -1.0
+        return (
+            order.get(row.variant, len(order)),
+            row.variant,
+            row.deals != PROTOCOL_DEALS,
+            -row.deals,
+            -share,
+            -row.summary["win_rate"],
+            -row.summary["mean_foundation_cards"],
+            row.agent,
+        )
+
+    return sorted(found.values(), key=rank)
+
+
+def leaderboard_table(rows: Sequence[Row], variant_column: bool = True) -> str:
+    """The leaderboard in Markdown, one line per :class:`Row` (without the variant column
+    for a page of one variant)."""
+    if not rows:
+        return "_No evaluation reports saved yet._"
+    head = "| variant " if variant_column else ""
+    lines = [
+        f"{head}| agent | test deals | wins [95% CI] | wins / solver-proved wins "
+        "| foundation cards [95% CI] | report |",
+        "|---" * (7 if variant_column else 6) + "|",
+    ]
+    for row in rows:
+        proved = "-" if row.ceiling is None else ceiling_cell(row.ceiling)
+        first = f"| {row.variant} " if variant_column else ""
+        lines.append(
+            f"{first}| {row.agent} | {row.deals} | {wins_cell(row.summary)} "
+            f"| {proved} | {cards_cell(row.summary)} | `{row.source}` |"
+        )
+    return "\n".join(lines)
+
+
+def _labels(variant: str, deals: int, solver_dir: Path) -> dict[str, Any] | None:
+    path = solver_dir / f"{variant}.jsonl"
+    if not path.is_file():
+        return None
+    seeds = seeds_for_test(deals)
+    verdicts = solver_verdicts(path, variant, seeds)
+    if verdicts is None:
+        return None
+    wanted = set(seeds)
+    used = Counter(
+        (r.get("rules_version", 1), r["solver_version"], r["nodes_budget"])
+        for r in read_records(path)[0]
+        if r["variant"] == variant and r["seed"] in wanted
+    )
+    return {"counts": Counter(verdicts.values()), "used": used}
+
+
+def labels_table(solver_dir: Path = SOLVER_DIR, deal_counts: Sequence[int] = (200, 1000)) -> str:
+    """The solver's label of the first N test deals of every variant (N in
+    ``deal_counts``): a deal is ``won`` if any saved record won it, else ``lost`` if any
+    proved it lost, else ``unknown`` (:func:`agents.solve.solver_verdicts`); and the solver
+    versions, rules versions and node budgets of the records read (deals per version and
+    budget; a record written before the rules version was recorded counts as rules v1)."""
+    lines = [
+        "| variant | test deals | won | lost | unknown | rules | solver records read "
+        "(version, node budget: deals) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for variant in VARIANTS:
+        for deals in deal_counts:
+            labels = _labels(variant, deals, solver_dir)
+            if labels is None:
+                continue
+            counts, used = labels["counts"], labels["used"]
+            rules = ", ".join(f"v{r}" for r in sorted({rules for rules, _, _ in used}))
+            read = "; ".join(
+                f"v{version}, {budget:,}: {n}" for (_, version, budget), n in sorted(used.items())
+            )
+            lines.append(
+                f"| {variant} | {deals} | {counts['won']} | {counts['lost']} "
+                f"| {counts['unknown']} | {rules} | {read} |"
+            )
+    return "\n".join(lines)
+
+
+def _short(summary: dict[str, Any] | None) -> str:
+    if summary is None:
+        return "-"
+    return f"{100 * summary['win_rate']:.1f}% ({summary['mean_foundation_cards']:.1f})"
+
+
+def _search_report(variant: str, search_dir: Path) -> dict[str, Any] | None:
+    """The search agent's report at its default budget with the most deals (a file
+    ``<Variant>-<N>.json``), or None."""
+    best: tuple[int, dict[str, Any]] | None = None
+    for path in search_dir.glob(f"{variant}-*.json"):
+        deals = path.stem.removeprefix(f"{variant}-")
+        if deals.isdigit() and (best is None or int(deals) > best[0]):
+            best = (int(deals), read_report(path))
+    return None if best is None else best[1]
+
+
+def summary_table(
+    training_dir: Path = TRAINING_DIR,
+    search_dir: Path = SEARCH_DIR,
+    solver_dir: Path = SOLVER_DIR,
+) -> str:
+    """The README's one results table: per variant, the wins (and mean foundation cards)
+    of random, greedy and the shipped PPO run (its final evaluation), of the search agent
+    (its default budget), and the solver's ceiling on the protocol's deals (the share proved
+    winnable .. that plus the undecided share). A caption line says the deals of each."""
+    lines = [
+        "| variant | random | greedy | PPO | search | solver ceiling |",
+        "|---|---|---|---|---|---|",
+    ]
+    deals: dict[str, Counter[int]] = {k: Counter() for k in ("ppo", "search")}
+    for variant in VARIANTS:
+        path = training_dir / variant / "final_evaluation.json"
+        final = read_report(path)["results"] if path.is_file() else {}
+        if path.is_file():
+            deals["ppo"][read_report(path)["episodes"]] += 1
+        search = _search_report(variant, search_dir)
+        if search is not None:
+            deals["search"][search["episodes"]] += 1
+        labels = _labels(variant, PROTOCOL_DEALS, solver_dir)
+        ceiling = "-"
+        if labels is not None:
+            counts = labels["counts"]
+            won = 100 * counts["won"] / PROTOCOL_DEALS
+            most = 100 * (counts["won"] + counts["unknown"]) / PROTOCOL_DEALS
+            ceiling = f"{won:.1f}%..{most:.1f}%"
+        search_cell = "-" if search is None else _short(search["results"].get("search"))
+        if search is not None and search["episodes"] != PROTOCOL_DEALS:
+            search_cell += f" [{search['episodes']} deals]"
+        lines.append(
+            f"| {variant} | {_short(final.get('random'))} | {_short(final.get('greedy'))} "
+            f"| {_short(final.get('ppo'))} | {search_cell} | {ceiling} |"
+        )
+
+    def usual(counter: Counter[int]) -> str:
+        return f"{counter.most_common(1)[0][0]:,}" if counter else "no"
+
+    caption = (
+        f"Wins on the test deals, mean foundation cards (of 104) in brackets. Random, greedy "
+        f"and PPO: the shipped runs' final evaluations ({usual(deals['ppo'])} deals); search: "
+        f"the search agent at 16 samples per move ({usual(deals['search'])} deals, else as "
+        f"marked); solver ceiling: the share of the first {PROTOCOL_DEALS} deals the "
+        "clairvoyant solver proved winnable .. that plus the share it left undecided."
+    )
+    return "\n".join([*lines, "", caption])
+
+
+def render(name: str, reports: Sequence[Path]) -> str:
+    """The text between ``name``'s markers (a key of :data:`MARKERS`)."""
+    if name == "leaderboard":
+        return leaderboard_table(rows_of(reports))
+    if name == "solver-labels":
+        return labels_table()
+    return summary_table()
+
+
+def write(paths: Sequence[Path], reports: Sequence[Path]) -> None:
+    """Replace the text between every pair of :data:`MARKERS` each file has.
+
+    Raises:
+        ValueError: a file has none of the markers.
+    """
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        names = [name for name, (start, _) in MARKERS.items() if start in text]
+        if not names:
+            raise ValueError(f"{path}: none of the markers {[s for s, _ in MARKERS.values()]}")
+        for name in names:
+            start, end = MARKERS[name]
+            text = replace_between(text, render(name, reports), start, end)
+        path.write_text(text, encoding="utf-8")
+        print(f"written: {path} ({', '.join(names)})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reports", nargs="+", default=[], help="more evaluation reports")
+    parser.add_argument("--write", nargs="+", default=[], help="files to write the tables into")
+    parser.add_argument("--summary", action="store_true", help="print the README's table")
+    parser.add_argument("--labels", action="store_true", help="print the solver labels table")
+    args = parser.parse_args(argv)
+    reports = [*default_reports(), *map(Path, args.reports)]
+    try:
+        if args.write:
+            write([Path(p) for p in args.write], reports)
+        elif args.summary:
+            print(summary_table())
+        elif args.labels:
+            print(labels_table())
+        else:
+            print(leaderboard_table(rows_of(reports)))
+    except ValueError as exc:  # ReportError, SolverResultsError, missing markers
+        print(f"leaderboard: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
