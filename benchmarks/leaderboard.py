@@ -311,7 +311,7 @@ def summary_table(
         return f"{counter.most_common(1)[0][0]:,}" if counter else "no"
 
     caption = (
-        f"Wins on the test deals, mean foundation cards (of 104) in brackets. Random, greedy "
+        f"Wins on the test deals, mean foundation cards (of 104) in parentheses. Random, greedy "
         f"and PPO: the shipped runs' final evaluations ({usual(deals['ppo'])} deals); search: "
         f"the search agent at 16 samples per move ({usual(deals['search'])} deals, else as "
         f"marked); solver ceiling: the share of the first {PROTOCOL_DEALS} deals the "
