@@ -22,7 +22,8 @@ Usage::
 
     python benchmarks/ray_speedup.py --json results/benchmarks/ray_speedup.json
     python benchmarks/ray_speedup.py --table results/benchmarks/ray_speedup.json
-    python benchmarks/ray_speedup.py --table results/benchmarks/ray_speedup.json --readme README.md
+    python benchmarks/ray_speedup.py --table results/benchmarks/ray_speedup.json \\
+        --readme docs/ray.md
 """
 
 from __future__ import annotations
@@ -163,7 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, default=200_000, help="solve: nodes per deal")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--readme", help="with --table: write the table into this README")
+    parser.add_argument(
+        "--readme", help="with --table: write the table into this file (docs/ray.md)"
+    )
     add_report_options(parser)
     args = parser.parse_args(argv)
     if args.table:

@@ -1,4 +1,4 @@
-"""The README's results tables, rendered from the saved runs (never typed).
+"""The results tables of the documentation, rendered from the saved runs (never typed).
 
 The main table has one row per registered variant (:data:`fortythieves_env.VARIANTS`, in its
 order), read from ``results/training/<Variant>/`` (``results/training/run_variant.sh``
@@ -18,18 +18,18 @@ per setting (``results/training/ablation/<Variant>/<setting>/``).
 The reproducibility table (issue 9.6) reads ``results/training/reproducibility/*.json``
 (``check.py`` there: the same config and seed trained twice side by side).
 
-With ``--readme`` both tables (and the reproducibility table, where the README has its
-``<!-- reproducibility-table:start -->`` / ``:end`` markers) are written into the README
-between the lines
-``<!-- results-table:start -->`` / ``<!-- results-table:end -->`` and
-``<!-- ablation-table:start -->`` / ``<!-- ablation-table:end -->``; without it the main table
-(or with ``--ablation`` the ablation table) is printed.
+With ``--readme FILE ...`` each table is written into each file that has its markers:
+``<!-- results-table:start -->`` / ``<!-- results-table:end -->``,
+``<!-- ablation-table:start -->`` / ``:end``, ``<!-- reproducibility-table:start -->`` /
+``:end`` and ``<!-- quick-start-figures:start -->`` / ``:end`` (the documentation site has
+them in ``docs/results.md`` and ``docs/getting-started.md``); without it the main table (or
+with ``--ablation`` the ablation table) is printed.
 
 Usage::
 
     python benchmarks/results_table.py
     python benchmarks/results_table.py --ablation
-    python benchmarks/results_table.py --readme README.md
+    python benchmarks/results_table.py --readme docs/results.md docs/getting-started.md
 """
 
 from __future__ import annotations
@@ -431,6 +431,43 @@ def quick_start_figures(path: Path = QUICK_START_CHECK) -> str:
         raise ResultsError(f"{path}: not a reproducibility report ({exc!r})") from None
 
 
+def link_base(path: Path) -> Path:
+    """The folder that links in ``path`` are relative to, as its reader resolves them: the
+    file's folder, except for a page of the documentation site (``docs/``), where the saved
+    runs appear at their repository paths from the site's root (``scripts/mkdocs_hooks.py``
+    adds them), so a page ``docs/x.md`` links as if it were at the repository's root."""
+    path = path.resolve()
+    docs = ROOT / "docs"
+    if path.is_relative_to(docs):
+        return ROOT / path.parent.relative_to(docs)
+    return path.parent
+
+
+def write_tables(path: Path, results_dir: Path, settings: Path) -> None:
+    """Write into ``path`` every table whose markers it has (results, ablation,
+    reproducibility, quick-start figures).
+
+    Raises:
+        ValueError: ``path`` has none of the markers, or a pair is out of order.
+        OSError: it cannot be read or written.
+    """
+    base = link_base(path)
+    text = path.read_text(encoding="utf-8")
+    tables = {
+        (START, END): lambda: results_table(results_dir, base),
+        (ABLATION_START, ABLATION_END): lambda: ablation_table(results_dir, settings, base),
+        (REPRO_START, REPRO_END): reproducibility_table,
+        (QUICK_START, QUICK_END): quick_start_figures,
+    }
+    found = [markers for markers in tables if markers[0] in text]
+    if not found:
+        raise ValueError(f"{path}: none of the results tables' markers")
+    for start, end in found:
+        text = replace_between(text, tables[start, end](), start, end)
+    path.write_text(text, encoding="utf-8")
+    print(f"tables written to {path}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument(
@@ -438,23 +475,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--settings", default=str(SETTINGS), help="the ablation settings YAML")
     parser.add_argument("--ablation", action="store_true", help="print the ablation table")
-    parser.add_argument("--readme", help="write both tables into this README (between markers)")
+    parser.add_argument(
+        "--readme",
+        nargs="+",
+        metavar="FILE",
+        help="write the tables into these files (a README or docs pages), each between the "
+        "markers it has",
+    )
     args = parser.parse_args(argv)
     results_dir, settings = Path(args.results_dir), Path(args.settings)
     try:
         if args.readme:
-            path = Path(args.readme)
-            base = path.resolve().parent
-            text = path.read_text(encoding="utf-8")
-            text = replace_between(text, results_table(results_dir, base), START, END)
-            table = ablation_table(results_dir, settings, base)
-            text = replace_between(text, table, ABLATION_START, ABLATION_END)
-            if REPRO_START in text:  # optional: a README may leave this table out
-                text = replace_between(text, reproducibility_table(), REPRO_START, REPRO_END)
-            if QUICK_START in text:
-                text = replace_between(text, quick_start_figures(), QUICK_START, QUICK_END)
-            path.write_text(text, encoding="utf-8")
-            print(f"tables written to {path}")
+            for name in args.readme:
+                write_tables(Path(name), results_dir, settings)
         elif args.ablation:
             print(ablation_table(results_dir, settings, Path.cwd()))
         else:

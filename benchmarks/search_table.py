@@ -1,4 +1,4 @@
-"""The README's search-agent table, rendered from the saved evaluation reports.
+"""The search-agent table of the docs, rendered from the saved evaluation reports.
 
 Reads every ``results/search/<Variant>-<deals>[-k<samples>[h]].json`` (written by
 ``fortythieves evaluate search --variant V --episodes N --json ...``, see
@@ -15,7 +15,7 @@ timed it). With ``--readme`` it writes the table between ``<!-- search-table:sta
 Usage::
 
     python benchmarks/search_table.py
-    python benchmarks/search_table.py --results-dir results/search --readme README.md
+    python benchmarks/search_table.py --results-dir results/search --readme docs/solver.md
 """
 
 from __future__ import annotations
@@ -140,7 +140,9 @@ def table_for(results_dir: str | Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results-dir", default=str(RESULTS_DIR), help="the reports' folder")
-    parser.add_argument("--readme", help="write the table into this README (between markers)")
+    parser.add_argument(
+        "--readme", help="write the table into this file (docs/solver.md, between markers)"
+    )
     args = parser.parse_args(argv)
     try:
         table = table_for(args.results_dir)

@@ -1,15 +1,15 @@
-"""The README's winnability table, rendered from the saved per-deal solver results.
+"""The winnability table of the docs, rendered from the saved per-deal solver results.
 
 Reads every ``*.jsonl`` in the results folder (``fortythieves solve`` writes
 ``results/solver/<variant>.jsonl``) and prints one Markdown row per variant and node budget
-(:func:`agents.solve.markdown_table`). With ``--readme`` it writes the table into the README
-between the lines ``<!-- winnability-table:start -->`` and ``<!-- winnability-table:end -->``,
-so the table is generated, never typed.
+(:func:`agents.solve.markdown_table`). With ``--readme FILE`` it writes the table into that
+file (the docs' ``docs/solver.md``) between the lines ``<!-- winnability-table:start -->``
+and ``<!-- winnability-table:end -->``, so the table is generated, never typed.
 
 Usage::
 
     python benchmarks/winnability_table.py
-    python benchmarks/winnability_table.py --results-dir results/solver --readme README.md
+    python benchmarks/winnability_table.py --results-dir results/solver --readme docs/solver.md
 """
 
 from __future__ import annotations
@@ -44,7 +44,9 @@ def replace_table(readme: str, table: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results-dir", default=str(RESULTS_DIR), help="the JSONL folder")
-    parser.add_argument("--readme", help="write the table into this README (between markers)")
+    parser.add_argument(
+        "--readme", help="write the table into this file (docs/solver.md, between markers)"
+    )
     args = parser.parse_args(argv)
     table = table_for(args.results_dir)
     if args.readme:

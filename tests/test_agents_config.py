@@ -40,7 +40,7 @@ def test_variant_file_loads_and_names_its_variant(path: Path) -> None:
     config = load_config(path)
     assert isinstance(config, Config)
     assert config.env.variant.lower() == path.stem
-    # a full run of the shipped recipe (README, Results); the quick start sets a smaller budget
+    # a full run of the shipped recipe (docs/results.md); the quick start sets a smaller budget
     assert config.train.total_timesteps >= 500_000
     assert config.policy.network == "player" and config.train.teacher == "greedy"
     assert config.train.no_cycling and config.train.vec_env == "batched"

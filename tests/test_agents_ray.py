@@ -569,7 +569,7 @@ def test_solve_on_ray_gives_the_local_records(local_ray: Any, tmp_path: Path) ->
     assert [r["seed"] for r in on_ray] == [2_000_000_000, 2_000_000_001, 2_000_000_002]
 
 
-# ---------------------------------------------------------------------- the README's figures
+# ---------------------------------------------------------------- the docs' figures (ray.md)
 def _speedup_module() -> Any:
     ray_speedup = benchmark_module("ray_speedup")
     return ray_speedup
@@ -592,9 +592,9 @@ def test_speedup_table_divides_one_worker_by_two() -> None:
     assert "--episodes 100 --ray" in table[2] and "--deals 4 --nodes 1000 --ray" in table[3]
 
 
-def test_readme_speedup_table_is_the_saved_report_or_says_it_is_missing() -> None:
+def test_docs_speedup_table_is_the_saved_report_or_says_it_is_missing() -> None:
     module = _speedup_module()
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "ray.md").read_text(encoding="utf-8")
     block = readme.split(module.START + "\n")[1].split("\n" + module.END)[0]
     saved = ROOT / "results" / "benchmarks" / "ray_speedup.json"
     if saved.is_file():

@@ -3,7 +3,7 @@
 Two runs of the shipped recipe (``player`` network, greedy teacher, no-cycling rule in
 training, batched env), cut down to a few hundred steps, must produce the same weights and
 the same final evaluation. The measured check at the quick start's budget (500 test deals)
-is ``results/training/reproducibility/`` (README, Results).
+is ``results/training/reproducibility/`` (``docs/results.md``, Reproducibility).
 """
 
 from __future__ import annotations

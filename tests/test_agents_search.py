@@ -600,7 +600,7 @@ def test_evaluate_search_refuses_bad_options(
     assert message in capsys.readouterr().err
 
 
-# ------------------------------------------------------------------ the README's search table
+# ---------------------------------------------------- the docs' search table (solver.md)
 def _search_table_module() -> Any:
     search_table = benchmark_module("search_table")
     return search_table
@@ -660,9 +660,9 @@ def test_the_search_table_renders_each_saved_report(tmp_path: Path) -> None:
         search_table.table_for(tmp_path)
 
 
-def test_readme_search_table_is_generated_from_the_saved_reports() -> None:
+def test_docs_search_table_is_generated_from_the_saved_reports() -> None:
     search_table = _search_table_module()
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "solver.md").read_text(encoding="utf-8")
     table = search_table.table_for(ROOT / "results" / "search")
     assert table.count("\n") >= 3  # rows for the saved reports
     assert f"{search_table.START}\n{table}\n{search_table.END}" in readme

@@ -442,9 +442,9 @@ def test_markdown_table_rows_per_variant_and_budget(little_forty_run: Path, tmp_
         winnability_table.table_for(sample)
 
 
-def test_readme_winnability_table_is_generated_from_the_saved_results() -> None:
+def test_docs_winnability_table_is_generated_from_the_saved_results() -> None:
     winnability_table = benchmark_module("winnability_table")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "solver.md").read_text(encoding="utf-8")
     table = winnability_table.table_for(ROOT / "results" / "solver")
     assert f"{winnability_table.START}\n{table}\n{winnability_table.END}" in readme
 

@@ -1,6 +1,6 @@
 """``terminated`` and ``truncated`` on the same step (issue 7.9).
 
-Decision (documented in ``FortyThievesEnv``'s Episode End and the README): Gymnasium's
+Decision (documented in ``FortyThievesEnv``'s Episode End and the environment page of the docs): Gymnasium's
 ``TimeLimit`` stays in charge of the step limit, so a game that ends by itself on the step
 that reaches the limit returns both ``terminated=True`` and ``truncated=True``. The
 environment's own no-progress truncation is never set on a terminating step.

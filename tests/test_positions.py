@@ -218,7 +218,7 @@ def _steps_to_truncation(env: gym.Env | gym.vector.VectorEnv, vector: bool = Fal
 
 
 def test_a_refused_reset_through_gym_make_restarts_time_limits_count() -> None:
-    """As the README says: the env changes nothing, but Gymnasium's ``TimeLimit`` zeroes
+    """As the docs say (the environment page): the env changes nothing, but Gymnasium's ``TimeLimit`` zeroes
     its count before it calls the env's ``reset``, so the old game goes on with the limit
     counted afresh. The batched env keeps its own count."""
     env = gym.make("FortyThieves/Streets-v0", max_episode_steps=6)

@@ -1,4 +1,7 @@
-"""The README's commands are the ones CI runs, and its tables match the code."""
+"""The README's commands are the ones CI runs, and the README and the documentation site
+(``docs/``) run as they are shown: every Python block runs, every ``fortythieves`` command
+parses (the training ones run on a tiny budget), and their tables match the code and the
+saved reports. ``tests/test_docs.py`` builds the site."""
 
 from __future__ import annotations
 
@@ -23,6 +26,20 @@ from fortythieves_env import VARIANTS, FortyThievesEnv
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = ROOT / "docs"
+PAGES: dict[str, str] = {
+    "README.md": README,
+    **{
+        path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(DOCS.rglob("*.md"))
+    },
+}
+"""Every page a reader sees: the README and the documentation site's Markdown."""
+
+
+def page(name: str) -> str:
+    """The text of ``docs/<name>``."""
+    return PAGES[f"docs/{name}"]
 
 
 def _bash_blocks(text: str) -> list[str]:
@@ -35,6 +52,18 @@ def test_ci_runs_the_readme_test_command() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert test_command in ci.splitlines()
     assert "pip install torch==2.13.0" in test_command  # the CPU build comes first
+    assert '".[test,video,plots,pysol,ray,docs]"' in test_command  # the docs' tests run too
+    # the getting-started page shows the same command
+    assert test_command in _bash_blocks(page("getting-started.md"))
+
+
+def test_readme_is_short_and_says_cpu_torch_before_the_commands() -> None:
+    """At most 250 lines; the CPU-only note comes before the first install command."""
+    assert len(README.splitlines()) <= 250
+    note = README.index("--index-url https://download.pytorch.org/whl/cpu")
+    assert note < README.index("```bash")
+    for target in re.findall(r"\]\(((?:docs/)[^)#]+)", README):  # links into the docs exist
+        assert (ROOT / target).is_file(), target
 
 
 def test_quick_start_trains_a_real_variant() -> None:
@@ -44,7 +73,8 @@ def test_quick_start_trains_a_real_variant() -> None:
 
 
 def test_variants_table_matches_the_specs() -> None:
-    rows = [line.split("|")[1:-1] for line in README.splitlines() if line.startswith("| ")]
+    text = page("variants/index.md")
+    rows = [line.split("|")[1:-1] for line in text.splitlines() if line.startswith("| ")]
     # the variants table is the one with 11 columns (variant names head other tables too)
     table = {
         r[0].strip(): [c.strip() for c in r]
@@ -72,7 +102,7 @@ def test_rule_book_copy_matches_the_shared_one() -> None:
         assert ours == shared.read_text(encoding="utf-8")
 
 
-# --------------------------------------------------------------------------- runnable README
+# ------------------------------------------------------------------ runnable README and docs
 # Every Python block runs as written; every ``fortythieves`` command line parses with the real
 # parser (its config loads), and the training and evaluation commands run on a tiny budget.
 
@@ -100,21 +130,48 @@ TINY = [
 ]
 
 
+def _page_blocks(lang: str) -> list[tuple[str, str]]:
+    """``(page, body)`` of every ``lang`` block of every page, in page order."""
+    return [
+        (name, body)
+        for name, text in PAGES.items()
+        for tag, body in _FENCE.findall(text)
+        if tag == lang
+    ]
+
+
 def _blocks(lang: str) -> list[str]:
-    return [body for tag, body in _FENCE.findall(README) if tag == lang]
+    return [body for _, body in _page_blocks(lang)]
 
 
 def _shown_commands() -> list[str]:
-    """Every ``fortythieves COMMAND ARGS`` line in code blocks and inline code, as shown (a
-    bare command name, an error message ``fortythieves evaluate: ...`` and ``...`` are not)."""
-    spans = [body for _, body in _FENCE.findall(README)]
-    spans += re.findall(r"`([^`\n]+)`", _FENCE.sub("", README))
-    out = []
-    for span in spans:
-        # an indented line continues the line before it (a wrapped usage line)
-        for line in re.sub(r"\n[ \t]+", " ", span).splitlines():
-            out += [m.group(0).strip() for m in _COMMAND.finditer(line)]
-    return out
+    """Every ``fortythieves COMMAND ARGS`` line in code blocks and inline code of every page,
+    as shown, each once (a bare command name, an error message ``fortythieves evaluate:
+    ...`` and ``...`` are not)."""
+    out: dict[str, None] = {}
+    for text in PAGES.values():
+        spans = [body for _, body in _FENCE.findall(text)]
+        spans += re.findall(r"`([^`\n]+)`", _FENCE.sub("", text))
+        for span in spans:
+            # an indented line continues the line before it (a wrapped usage line)
+            for line in re.sub(r"\n[ \t]+", " ", span).splitlines():
+                out.update((m.group(0).strip(), None) for m in _COMMAND.finditer(line))
+    return list(out)
+
+
+def _run_block(block: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run a Python block as a reader in a clone would: from a folder that has the
+    repository's saved ``results/`` (read only: the blocks read the solver's labels there)."""
+    if not (cwd / "results").exists():
+        (cwd / "results").symlink_to(ROOT / "results", target_is_directory=True)
+    return subprocess.run(
+        [sys.executable, "-c", block],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 def test_readme_shows_commands_and_python() -> None:
@@ -124,18 +181,16 @@ def test_readme_shows_commands_and_python() -> None:
     assert _blocks("python") and _blocks("pycon")
 
 
-@pytest.mark.parametrize("index", range(len(_blocks("python"))))
-def test_readme_python_block_runs(index: int, tmp_path: Path) -> None:
-    block = _blocks("python")[index]
-    done = subprocess.run(
-        [sys.executable, "-c", block],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert done.returncode == 0, f"README python block {index} failed:\n{block}\n{done.stderr}"
+_PYTHON = _page_blocks("python")
+
+
+@pytest.mark.parametrize(
+    "index", range(len(_PYTHON)), ids=[f"{name}-{i}" for i, (name, _) in enumerate(_PYTHON)]
+)
+def test_python_block_runs(index: int, tmp_path: Path) -> None:
+    name, block = _PYTHON[index]
+    done = _run_block(block, tmp_path)
+    assert done.returncode == 0, f"{name}: python block failed:\n{block}\n{done.stderr}"
 
 
 _ID_COMMENT = re.compile(r'^(\w+) = gym\.make\(.*\)\s+# as "(FortyThieves/[\w-]+)"', flags=re.M)
@@ -154,14 +209,7 @@ def test_readme_id_comments_name_the_id_the_call_makes(tmp_path: Path) -> None:
         for match in reversed(found):  # print each id right after its line
             at = block[: match.end()].count("\n")
             lines.insert(at + 1, f"print({match.group(1)}.spec.id)")
-        done = subprocess.run(
-            [sys.executable, "-c", "\n".join(lines)],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
+        done = _run_block("\n".join(lines), tmp_path)
         assert done.returncode == 0, done.stderr
         assert done.stdout.splitlines() == [m.group(2) for m in found]
         checked += len(found)
@@ -171,8 +219,8 @@ def test_readme_id_comments_name_the_id_the_call_makes(tmp_path: Path) -> None:
 def test_readme_pycon_blocks_give_the_output_shown() -> None:
     parser = doctest.DocTestParser()
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-    for index, block in enumerate(_blocks("pycon")):
-        test = parser.get_doctest(block, {}, f"README pycon block {index}", "README.md", 0)
+    for index, (name, block) in enumerate(_page_blocks("pycon")):
+        test = parser.get_doctest(block, {}, f"{name} pycon block {index}", name, 0)
         runner = doctest.DocTestRunner(optionflags=flags)
         out: list[str] = []
         runner.run(test, out=out.append)
@@ -195,7 +243,7 @@ def test_readme_synopsis_lines_name_real_options() -> None:
         real = {s for a in sub._actions for s in a.option_strings if s.startswith("--")}
         real.discard("--help")
         shown = set().union(*(_synopsis_options(c) for c in synopses if c.split()[1] == name))
-        assert shown == real, f"fortythieves {name}: README synopsis {shown} != parser {real}"
+        assert shown == real, f"fortythieves {name}: the docs' synopsis {shown} != parser {real}"
 
 
 def _runnable(command: str, run_dir: Path) -> list[str] | None:
@@ -268,10 +316,10 @@ def test_readme_commands_parse_and_run(
 
 
 def test_training_under_load_table_is_generated_from_the_saved_report() -> None:
-    """The README's torch-threads table is the one the benchmark renders from its JSON."""
+    """The docs' torch-threads table is the one the benchmark renders from its JSON."""
     train_under_load = benchmark_module("train_under_load")
     report = json.loads((ROOT / "results" / "benchmarks" / "train_under_load.json").read_text())
-    assert train_under_load.markdown_table(report) in README
+    assert train_under_load.markdown_table(report) in page("performance.md")
     best = max(report["worst_case"], key=lambda t: report["worst_case"][t])
     defaults = load_config(ROOT / "configs" / "streets.yaml")
     assert defaults.train.torch_threads == int(best) == report["best_torch_threads"]
@@ -281,7 +329,7 @@ def test_vector_throughput_table_is_generated_from_the_saved_report() -> None:
     vector_throughput = benchmark_module("vector_throughput")
     report = json.loads((ROOT / "results" / "benchmarks" / "vector_throughput.json").read_text())
     assert [row["variant"] for row in report["rows"]] == list(VARIANTS)
-    assert vector_throughput.markdown_table(report) in README
+    assert vector_throughput.markdown_table(report) in page("performance.md")
 
 
 def test_env_throughput_table_is_generated_from_the_saved_report() -> None:
@@ -289,16 +337,16 @@ def test_env_throughput_table_is_generated_from_the_saved_report() -> None:
     report = json.loads((ROOT / "results" / "benchmarks" / "env_throughput.json").read_text())
     assert [row["variant"] for row in report["rows"]] == list(VARIANTS)
     assert report["openspiel"] > 0
-    assert env_throughput.markdown_table(report) in README
+    assert env_throughput.markdown_table(report) in page("performance.md")
 
 
 def test_training_pilot_table_is_generated_from_the_saved_comparison() -> None:
-    """The README's batched-vs-dummy training table is the one compare_runs renders, and the
+    """The docs' batched-vs-dummy training table is the one compare_runs renders, and the
     shipped defaults are the setting that the rule chose."""
     compare_runs = benchmark_module("compare_runs")
     path = ROOT / "results" / "training" / "vec_env_pilot" / "summary.json"
     report = json.loads(path.read_text())
-    assert compare_runs.markdown_table(report) in README
+    assert compare_runs.markdown_table(report) in page("performance.md")
     defaults = load_config(ROOT / "configs" / "streets.yaml")
     chosen = [r for r in report["runs"] if r["config"]["train.vec_env"] == "batched"]
     assert chosen and all(r["config"]["ppo.batch_size"] == defaults.ppo.batch_size for r in chosen)
@@ -306,7 +354,7 @@ def test_training_pilot_table_is_generated_from_the_saved_comparison() -> None:
     # the second pilot chose the smaller layer and 32 x 64 rollouts: the shipped defaults
     path = ROOT / "results" / "training" / "vec_env_pilot" / "smaller.json"
     report = json.loads(path.read_text())
-    assert compare_runs.markdown_table(report) in README
+    assert compare_runs.markdown_table(report) in page("performance.md")
     chosen = [r for r in report["runs"] if r["config"]["train.n_envs"] == 32]
     assert chosen and all(
         r["config"]["train.n_envs"] == defaults.train.n_envs
@@ -316,8 +364,15 @@ def test_training_pilot_table_is_generated_from_the_saved_comparison() -> None:
     )
 
 
-@pytest.mark.parametrize("script", ["train_speedup", "evaluate_speedup", "network_speed"])
-def test_speedup_tables_are_generated_from_the_saved_reports(script: str) -> None:
+@pytest.mark.parametrize(
+    ("script", "where"),
+    [
+        ("train_speedup", "performance.md"),
+        ("evaluate_speedup", "performance.md"),
+        ("network_speed", "results.md"),
+    ],
+)
+def test_speedup_tables_are_generated_from_the_saved_reports(script: str, where: str) -> None:
     module = benchmark_module(script)
     report = json.loads((ROOT / "results" / "benchmarks" / f"{script}.json").read_text())
-    assert module.markdown_table(report) in README
+    assert module.markdown_table(report) in page(where)

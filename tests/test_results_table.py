@@ -1,4 +1,4 @@
-"""The results tooling: the full-run runner (``results/training/full_run.py``) and the README's
+"""The results tooling: the full-run runner (``results/training/full_run.py``) and the docs'
 results tables (``benchmarks/results_table.py``)."""
 
 from __future__ import annotations
@@ -242,7 +242,7 @@ def test_ablation_table(results: Path, tmp_path: Path) -> None:
         results_table.ablation_table(results, settings)
 
 
-# -------------------------------------------------------------------------------- README
+# ------------------------------------------------------------------- the docs and README
 def test_readme_option_writes_both_tables(results: Path, tmp_path: Path) -> None:
     settings = tmp_path / "settings.yaml"
     settings.write_text("variants: [Streets]\nsettings: {no-shaping: [train.shaping=null]}\n")
@@ -259,15 +259,29 @@ def test_readme_option_writes_both_tables(results: Path, tmp_path: Path) -> None
         f"# x\n{rt.START}\n{main}\n{rt.END}\ntext\n"
         f"{rt.ABLATION_START}\n{ablation}\n{rt.ABLATION_END}\nend\n"
     )
+    # each file gets the tables whose markers it has (the docs keep them on two pages)
     readme.write_text(f"# x\n{rt.START}\nold\n{rt.END}\n")  # no ablation markers
+    assert rt.main(args) == 0
+    assert readme.read_text() == f"# x\n{rt.START}\n{main}\n{rt.END}\n"
+    readme.write_text("# x, no markers\n")
     assert rt.main(args) == 2
-    assert "ablation-table" not in readme.read_text()  # nothing written
+    assert readme.read_text() == "# x, no markers\n"  # nothing written
 
 
-def test_readme_results_tables_are_generated_from_the_saved_results() -> None:
-    """The README's tables are what the script renders from the committed results (after new
-    results: ``python benchmarks/results_table.py --readme README.md``)."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_links_in_docs_pages_are_relative_to_the_site_root() -> None:
+    """A docs page links to the saved runs as the site serves them (at their repository
+    paths from the docs root: ``scripts/mkdocs_hooks.py``); a README links from its folder."""
+    rt = results_table
+    assert rt.link_base(ROOT / "docs" / "results.md") == ROOT
+    assert rt.link_base(ROOT / "docs" / "variants" / "Streets.md") == ROOT / "variants"
+    assert rt.link_base(ROOT / "README.md") == ROOT
+
+
+def test_docs_results_tables_are_generated_from_the_saved_results() -> None:
+    """The docs' tables are what the script renders from the committed results (after new
+    results: ``python benchmarks/results_table.py --readme docs/results.md
+    docs/getting-started.md``)."""
+    readme = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
     rt = results_table
     main = rt.results_table(rt.RESULTS_DIR, ROOT)
     ablation = rt.ablation_table(rt.RESULTS_DIR, rt.SETTINGS, ROOT)
@@ -276,7 +290,8 @@ def test_readme_results_tables_are_generated_from_the_saved_results() -> None:
     repro = rt.reproducibility_table()
     assert f"{rt.REPRO_START}\n{repro}\n{rt.REPRO_END}" in readme
     quick = rt.quick_start_figures()
-    assert f"{rt.QUICK_START}\n{quick}\n{rt.QUICK_END}" in readme
+    getting_started = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    assert f"{rt.QUICK_START}\n{quick}\n{rt.QUICK_END}" in getting_started
 
 
 def test_quick_start_figures_give_a_range_over_the_runs(

@@ -1,0 +1,311 @@
+"""The documentation site (``docs/``, ``mkdocs.yml``): it builds with warnings as errors, its
+pages render in a headless browser, and its generated pages and tables are what their
+scripts make from the saved results.
+
+``tests/test_readme.py`` runs the pages' code blocks and checks the tables moved there from
+the README. With ``DOCS_SCREENSHOTS=DIR`` the browser test keeps its screenshots in DIR, for
+a person to look at.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from benchmark_modules import benchmark_module
+
+from agents.cli import main
+from agents.config import Config
+from fortythieves_env import VARIANTS
+from fortythieves_env.render import frame_size
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+
+def _keys(model: type, prefix: str = "") -> list[str]:
+    """Every leaf key of a pydantic config model, dotted."""
+    out = []
+    for name, field in model.model_fields.items():  # type: ignore[attr-defined]
+        sub = field.annotation
+        if isinstance(sub, type) and hasattr(sub, "model_fields"):
+            out += _keys(sub, f"{prefix}{name}.")
+        else:
+            out.append(f"{prefix}{name}")
+    return out
+
+
+# ------------------------------------------------------------------------ the built site
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built by ``mkdocs build --strict`` (every warning an error)."""
+    pytest.importorskip("mkdocs", reason="the docs extra is not installed")
+    pytest.importorskip("material", reason="the docs extra is not installed")
+    pytest.importorskip("mkdocstrings_handlers.python", reason="the docs extra is not installed")
+    out = tmp_path_factory.mktemp("site")
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stderr[-4000:]}"
+    return out
+
+
+def test_the_site_builds_with_warnings_as_errors(site: Path) -> None:
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "strict: true" in config
+    pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
+    for name in pages:  # every page is built (mkdocs warns, so fails, on one left out of nav)
+        folder = name.removesuffix(".md").removesuffix("index").strip("/")
+        assert (site / folder / "index.html").is_file(), name
+    # the learning curves are served at their repository paths (scripts/mkdocs_hooks.py)
+    for variant in VARIANTS:
+        assert (site / "results" / "training" / variant / "learning_curves.png").is_file()
+
+
+def test_api_reference_is_built_from_the_docstrings(site: Path) -> None:
+    html = (site / "api" / "env" / "index.html").read_text(encoding="utf-8")
+    assert 'id="fortythieves_env.env.FortyThievesEnv"' in html
+    assert "Action Space" in html  # a heading of FortyThievesEnv's docstring
+    html = (site / "api" / "agents" / "index.html").read_text(encoding="utf-8")
+    assert 'id="agents.baselines.BatchAgent"' in html
+
+
+def test_every_config_key_is_on_the_training_page(site: Path) -> None:
+    """The training page includes ``configs/README.md``'s table of every key, which
+    ``tests/test_agents_config.py`` keeps equal to the pydantic models and defaults.yaml."""
+    html = (site / "training" / "index.html").read_text(encoding="utf-8")
+    for key in _keys(Config):
+        assert f"<code>{key}</code>" in html, key
+
+
+def test_the_rule_book_and_changelog_pages_include_their_files(site: Path) -> None:
+    html = (site / "rules" / "index.html").read_text(encoding="utf-8")
+    assert "Position and move notation" in html
+    html = (site / "changelog" / "index.html").read_text(encoding="utf-8")
+    first = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8").splitlines()[0].lstrip("# ")
+    assert first in html
+
+
+# ------------------------------------------------------------------ headless Chromium
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        if found := shutil.which(name):
+            return found
+    return None
+
+
+@pytest.fixture(scope="module")
+def served(site: Path) -> Iterator[str]:
+    """The built site served over HTTP on a free local port (as ``mkdocs serve`` would)."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _browser(chromium: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",  # as root (CI runs as root)
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--no-first-run",
+            "--virtual-time-budget=3000",
+            "--window-size=1280,1000",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+PAGES_TO_OPEN = [
+    ("", "fortythieves", "Results at a glance"),
+    ("variants/Streets/", "Streets - fortythieves", "Winnability"),
+    ("api/env/", "fortythieves_env - fortythieves", "FortyThievesEnv"),
+    ("protocol/", "Benchmark protocol - fortythieves", "Adding your agent"),
+]
+
+
+@pytest.mark.parametrize(("path", "title", "text"), PAGES_TO_OPEN)
+def test_pages_render_in_headless_chromium(
+    served: str, path: str, title: str, text: str, tmp_path: Path
+) -> None:
+    """Each page loads with its title, the site's navigation and its own content, its
+    pictures are served, and its screenshot is not blank."""
+    chromium = _chromium()
+    if chromium is None:
+        pytest.skip("no chromium on this machine (apt-get install chromium)")
+    from PIL import Image
+
+    url = f"{served}/{path}"
+    dom = _browser(chromium, "--dump-dom", url)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    html = dom.stdout
+    assert f"<title>{title}</title>" in html
+    assert 'class="md-nav' in html  # the navigation, with the site's sections
+    assert re.search(r">\s*Benchmark protocol\s*<", html) and re.search(
+        r">\s*API reference\s*<", html
+    )
+    assert text in html
+    for src in re.findall(r'<img [^>]*src="([^"]+)"', html):  # every picture is there
+        with urllib.request.urlopen(urllib.request.urljoin(url, src)) as answer:
+            assert answer.status == 200 and answer.read(8) == b"\x89PNG\r\n\x1a\n", src
+    folder = Path(os.environ.get("DOCS_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    shot = folder / f"{path.strip('/').replace('/', '-') or 'home'}.png"
+    done = _browser(chromium, f"--screenshot={shot}", url)
+    assert done.returncode == 0 and shot.is_file(), done.stderr[-2000:]
+    image = Image.open(shot).convert("RGB")
+    assert image.size == (1280, 1000)
+    colours = image.getcolors(maxcolors=1 << 20) or []
+    assert len(colours) > 50  # text, the header's colour, pictures: not a blank page
+    white = max((count for count, rgb in colours if rgb == (255, 255, 255)), default=0)
+    assert white < 0.97 * image.size[0] * image.size[1]
+
+
+# ---------------------------------------------------------------- generated pages and tables
+def test_variant_pages_are_generated_from_the_registry_and_results() -> None:
+    """``docs/variants/<id>.md`` is what ``benchmarks/variant_pages.py`` renders (after new
+    results: ``python benchmarks/variant_pages.py``), with its picture beside it."""
+    from PIL import Image
+
+    pages = benchmark_module("variant_pages")
+    for variant in VARIANTS:
+        text = (DOCS / "variants" / f"{variant}.md").read_text(encoding="utf-8")
+        assert text == pages.page(variant), f"docs/variants/{variant}.md is out of date"
+        with Image.open(DOCS / "variants" / f"{variant}.png") as picture:
+            assert picture.size[::-1] == frame_size(variant)
+    assert pages.main(["--check"]) == 0
+
+
+def test_variant_page_spells_out_each_rule_of_the_spec() -> None:
+    pages = benchmark_module("variant_pages")
+    lucas = pages.page("Lucas")
+    assert "The 8 Aces start on the foundations" in lucas
+    assert "57 of the 96 cards form the stock" in lucas
+    little = pages.page("LittleForty")
+    assert "A `draw` deals 3 cards" in little and "3 redeals" in little
+    assert "`23` .. `1192`" in little  # 3 + 2*10 .. 3 + 2*10 + 10*9*13 - 1
+    assert "Little Forty deals three cards at a time" in little  # the rule book's note
+    streets = pages.page("Streets")
+    assert "of the other colour" in streets and "One card moves at a time" in streets
+
+
+def _between(text: str, start: str, end: str) -> str:
+    return text.split(start + "\n", 1)[1].split("\n" + end, 1)[0]
+
+
+def test_leaderboard_labels_and_summary_are_generated_from_the_saved_reports() -> None:
+    """README.md, docs/index.md and docs/protocol.md hold what ``python
+    benchmarks/leaderboard.py --write README.md docs/index.md docs/protocol.md`` writes."""
+    board = benchmark_module("leaderboard")
+    reports = board.default_reports()
+    for path, names in (
+        (ROOT / "README.md", ["summary-table"]),
+        (DOCS / "index.md", ["summary-table"]),
+        (DOCS / "protocol.md", ["leaderboard", "solver-labels"]),
+    ):
+        text = path.read_text(encoding="utf-8")
+        for name in names:
+            start, end = board.MARKERS[name]
+            assert _between(text, start, end) == board.render(name, reports), (path, name)
+
+
+def test_summary_table_has_every_agent_and_the_ceiling() -> None:
+    board = benchmark_module("leaderboard")
+    table = board.summary_table()
+    assert table.splitlines()[0] == "| variant | random | greedy | PPO | search | solver ceiling |"
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    assert [r.split("|")[1].strip() for r in rows[1:]] == list(VARIANTS)
+    lucas = next(r for r in rows if r.startswith("| Lucas |"))
+    assert lucas.endswith("| 99.5%..100.0% |")  # 199 of the first 200 deals proved winnable
+
+
+def test_leaderboard_refuses_a_file_that_is_not_a_report(tmp_path: Path) -> None:
+    board = benchmark_module("leaderboard")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"variant": "Lucas"}', encoding="utf-8")
+    with pytest.raises(board.ReportError, match=r"bad\.json: not an evaluation report"):
+        board.rows_of([bad])
+    assert board.main(["--reports", str(bad)]) == 2
+
+
+def test_report_example_is_what_evaluate_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``docs/report-example.json`` (shown on the protocol page) is what the command shown
+    above it writes, its wall time aside."""
+    protocol = (DOCS / "protocol.md").read_text(encoding="utf-8")
+    command = re.search(r"fortythieves (evaluate greedy [^\n`]*report-example\.json)", protocol)
+    assert command is not None
+    argv = command.group(1).split()
+    argv[argv.index("--json") + 1] = str(tmp_path / "report.json")
+    monkeypatch.chdir(ROOT)  # the solver's labels, results/solver/, as in a clone
+    assert main([*argv, "--no-progress"]) == 0
+    made = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    saved = json.loads((DOCS / "report-example.json").read_text(encoding="utf-8"))
+    made.pop("timing"), saved.pop("timing")
+    assert made == saved, "run the command on the protocol page again to refresh the example"
+    assert "solver_ceiling" in saved["results"]["greedy"]  # the normalized score is shown
+
+
+def test_the_protocol_example_agent_gets_a_leaderboard_row(tmp_path: Path) -> None:
+    """The protocol page's own agent plays, saves its report, and the leaderboard script
+    gives it a row with the normalized score beside the saved ones."""
+    protocol = (DOCS / "protocol.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", protocol, flags=re.S)
+    assert len(blocks) == 1 and "class FoundationFirst" in blocks[0]
+    (tmp_path / "results").symlink_to(ROOT / "results", target_is_directory=True)
+    done = subprocess.run(
+        [sys.executable, "-c", blocks[0]],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "'proved_won': 20" in done.stdout  # the first 20 Lucas deals are proved winnable
+    report = tmp_path / "Lucas-foundation-first.json"
+    board = benchmark_module("leaderboard")
+    rows = board.rows_of([*board.default_reports(), report])
+    mine = [r for r in rows if r.agent == "foundation-first"]
+    assert len(mine) == 1 and mine[0].deals == 20 and mine[0].ceiling is not None
+    assert mine[0].ceiling["proved_won"] == 20
+    table = board.leaderboard_table(rows)
+    assert "| Lucas | foundation-first | 20 |" in table
+    assert "`Lucas-foundation-first.json`" in table
+
+
+def test_serve_script_serves_the_site_strictly() -> None:
+    script = (ROOT / "scripts" / "serve_docs.sh").read_text(encoding="utf-8")
+    assert "serve --strict" in script
+    assert os.access(ROOT / "scripts" / "serve_docs.sh", os.X_OK)
