@@ -652,7 +652,9 @@ def test_the_search_table_renders_each_saved_report(tmp_path: Path) -> None:
     assert lines[2].endswith("| - | - | - | - | 30.0 | - | - |")  # no PPO report for Maria
     # a PPO report of other deals is refused, naming it
     (tmp_path / "ppo" / "Maria-2.json").write_text(json.dumps({**ppo, "episodes": 3}))
-    with pytest.raises(ValueError, match=r"ppo/Maria-2\.json: not a PPO report of 2 deals of Maria"):
+    with pytest.raises(
+        ValueError, match=r"ppo/Maria-2\.json: not a PPO report of 2 deals of Maria"
+    ):
         search_table.table_for(tmp_path)
     (tmp_path / "ppo" / "Maria-2.json").unlink()
     (tmp_path / "Bad-1.json").write_text("[1]")

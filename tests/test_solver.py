@@ -947,3 +947,61 @@ def test_no_record_says_no_win_at_all_where_a_line_wins(variant: str) -> None:
                 check_records(search, keys, dist, finished=False)
                 checked += 1
     assert checked >= 12
+
+
+TRAP = VariantSpec("Trap", "Trap", 3, 0, 4, "same_suit", False)
+"""Forty Thieves' rules on three columns: small enough for a whole reachable graph with
+positions from which no line wins (a dead region)."""
+
+
+def trap_position() -> dict[str, Any]:
+    """Eight cards off (a spade pile at 9, one at J, a heart pile at J); 10 moves win, and
+    21 reachable positions cannot win at all (a king on the queen it must follow, with no
+    empty column left to move it to), found by a random search over such positions."""
+
+    def pile(top: int, suit: str) -> list[str]:
+        return [RANKS[i] + suit for i in range(top)]
+
+    foundations = [pile(13, s) for s in "CCDD"] + [pile(11, "H"), pile(13, "H")]
+    foundations += [pile(9, "S"), pile(11, "S")]
+    return {
+        "variant": "Trap",
+        "tableau": [["KS", "KH", "JS"], ["TS", "QH", "QS", "QS"], []],
+        "face_down": [0, 0, 0],
+        "stock": ["KS"],
+        "waste": [],
+        "foundations": foundations,
+        "redeals_left": 0,
+    }
+
+
+def test_records_of_a_dead_region_say_no_win_at_all_and_are_true() -> None:
+    """A position whose reachable graph holds positions that cannot win at all (the other
+    record tests' positions can always still win, so they never need an ``INF`` record):
+    below the shortest win, with rules none and all, the lost search records every dead
+    position it reached as ``INF`` (at ``D - 1``: all 21 of the graph) and every record is
+    true; at the default limit the search wins and its ``INF`` records are true too; from a
+    dead position itself ``solve`` says lost with ``no_win_at_all`` (from the root, whose
+    lost searches met the limit, never)."""
+    from fortythieves_env import solver as sv
+
+    pos = trap_position()
+    states, dist = reach_graph(TRAP, pos)
+    keys = position_keys(TRAP, states)
+    dead = [i for i, d in enumerate(dist) if d is None]
+    assert dist[0] == 10 and len(dead) == 21 and len(states) == 236
+    for rule_set in [(), RULES]:
+        for limit in range(1, dist[0]):
+            search = new_search(TRAP, pos, limit, rule_set, 10**7)
+            assert run_search(search, 10**7) == sv.LOST
+            assert search.proof()["no_win_at_all"] is False  # the root wins, beyond the limit
+            kinds = check_records(search, keys, dist)
+            if limit == dist[0] - 1:
+                assert kinds["inf"] == len(dead), (rule_set, kinds)
+        search = new_search(TRAP, pos, TRAP.max_episode_steps, rule_set, 10**7)
+        assert run_search(search, 10**7) == sv.WON
+        assert check_records(search, keys, dist, finished=False)["inf"] > 0
+    for i in dead:
+        result = solve(states[i], TRAP, rollouts=False)
+        assert result.status == "lost" and result.proof is not None
+        assert result.proof["no_win_at_all"] is True, i
