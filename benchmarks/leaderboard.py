@@ -44,6 +44,7 @@ from agents.evaluation import EpisodeResult, ceiling_cell, ceiling_summary
 from agents.seeds import seeds_for_test
 from agents.solve import read_records, solver_verdicts
 from fortythieves_env import VARIANTS
+from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAINING_DIR = ROOT / "results" / "training"
@@ -94,17 +95,38 @@ def read_report(path: Path) -> dict[str, Any]:
 
     Raises:
         ReportError: the file cannot be read or lacks ``variant``, ``episodes`` or
-            ``results`` (agent name -> summary with ``win_rate``).
+            ``results`` (agent name -> summary with ``win_rate``); an agent's per-deal rows
+            (``per_episode``) are not one readable row per deal; or the report was made
+            under other rules than the current :data:`fortythieves_env.RULES_VERSION`
+            (``rules_version``, missing in reports written before it: version 1; both
+            versions are named): its games are not these rules' games.
     """
     try:
         report = json.loads(path.read_text(encoding="utf-8"))
         variant, episodes, results = report["variant"], report["episodes"], report["results"]
-        if not isinstance(variant, str) or not isinstance(episodes, int):
+        if (
+            not isinstance(variant, str)
+            or not isinstance(episodes, int)
+            or isinstance(episodes, bool)
+        ):
             raise TypeError("variant or episodes of the wrong type")
-        for summary in results.values():
+        for name, summary in results.items():
             summary["win_rate"], summary["mean_foundation_cards"]
+            rows = summary.get("per_episode")
+            if rows is not None:
+                if len(rows) != episodes:
+                    raise ReportError(
+                        f"{path}: {name} has {len(rows)} per-deal rows for {episodes} deals"
+                    )
+                [EpisodeResult(**row) for row in rows]
+        rules = recorded_rules_version(report.get("rules_version"))
+    except ReportError:
+        raise
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ReportError(f"{path}: not an evaluation report ({exc!r})") from None
+    mismatch = rules_version_mismatch(rules)
+    if mismatch:
+        raise ReportError(f"{path}: {mismatch}; evaluate again under these rules")
     return report
 
 
