@@ -50,6 +50,8 @@ from agents.evaluation import EpisodeResult, ceiling_summary, play_deals, wilson
 from agents.search import DEFAULT_NODES, NODES_PER_SECOND, SearchAgent, SearchBudget
 from agents.seeds import seeds_for_test
 from agents.solve import test_deal_verdicts
+from fortythieves_env import RULES_VERSION
+from fortythieves_env.solver import SOLVER_VERSION
 
 EPISODE_FIELDS = [f.name for f in fields(EpisodeResult)]
 
@@ -117,6 +119,36 @@ def parse_budgets(text: str, deals: int) -> list[tuple[float, int]]:
     return out
 
 
+def search_budgets(args: argparse.Namespace) -> list[tuple[SearchBudget, int]]:
+    """The search budget of each ``--budgets`` entry with its number of deals, all checked
+    before any deal is played (a budget the search refuses, such as more seconds than
+    :data:`agents.search.MAX_SECONDS`, or a bad ``--nodes``, would stop the run only after
+    the cheaper points).
+
+    Raises:
+        ValueError: a bad entry or a budget the search refuses (the message starts
+            ``--budgets:``).
+    """
+    out = []
+    for seconds, deals in parse_budgets(args.budgets, args.deals):
+        try:
+            out.append((SearchBudget(method="solve", seconds=seconds, nodes=args.nodes), deals))
+        except ValueError as exc:
+            raise ValueError(f"--budgets: {seconds:g} s with --nodes {args.nodes}: {exc}") from None
+    return out
+
+
+MEASURE = {
+    "nodes_per_second": NODES_PER_SECOND,
+    "solver_version": SOLVER_VERSION,
+    "rules_version": RULES_VERSION,
+}
+"""What the games of a saved JSON were played with, beside each point's key: the rate that
+turns a budget into nodes, the solver's version and the rules. A JSON that records another
+value is not extended (a JSON written before ``solver_version`` and ``rules_version`` were
+recorded is taken as of the current ones)."""
+
+
 def summarise_point(point: dict[str, Any], solver_results: str | None) -> None:
     """Recompute a point's summary and cost from its per-deal ``games`` (in place)."""
     games = point["games"]
@@ -143,16 +175,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     """Play every missing deal of every point, saving the JSON after each deal; return the
     report. Points are filled in order of cost (greedy, then the budgets as given), each up
     to its number of deals; a point already holding more deals keeps them."""
-    budgets = parse_budgets(args.budgets, args.deals)
+    budgets = search_budgets(args)
     report: dict[str, Any] = {"points": []}
     if args.json and args.json.is_file():
         report = json.loads(args.json.read_text())
+        for field, value in MEASURE.items():
+            if report.get(field, value) != value:
+                raise ValueError(
+                    f"{args.json}: its games were played with {field} {report[field]}, not "
+                    f"{value}: they cannot be extended here (use another --json)"
+                )
     points = {key(p): p for p in report["points"]}
-    report["nodes_per_second"] = NODES_PER_SECOND
+    report.update(MEASURE)
     report["cpus"] = os.cpu_count()
-    todo: list[tuple[str, float | None, int]] = [("greedy", None, args.deals)]
+    todo: list[tuple[str, SearchBudget | None, int]] = [("greedy", None, args.deals)]
     todo += [("search", b, n) for b, n in budgets]
-    for agent, seconds, deals in todo:  # the cheap points of every variant first
+    for agent, budget, deals in todo:  # the cheap points of every variant first
+        seconds = None if budget is None else budget.seconds
         for variant in args.variants.split(","):
             nodes = args.nodes if agent == "search" else None
             point = {"variant": variant, "agent": agent, "budget_seconds": seconds,
@@ -160,9 +199,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             point = points.setdefault(key(point), point)
             if point not in report["points"]:
                 report["points"].append(point)
-            budget = None
-            if seconds is not None:
-                budget = SearchBudget(method="solve", seconds=seconds, nodes=args.nodes)
             for index in range(len(point["games"]), deals):
                 point["games"].append(play_deal(variant, budget, index, args.seed))
                 summarise_point(point, args.solver_results)
@@ -272,7 +308,7 @@ def main() -> None:
         report = json.loads(args.json.read_text())
     else:
         try:
-            parse_budgets(args.budgets, args.deals)
+            search_budgets(args)
         except ValueError as exc:
             parser.error(str(exc))
         report = run(args)

@@ -55,3 +55,36 @@ def test_a_cut_run_continues_to_the_games_of_an_uncut_one(tmp_path: Path) -> Non
     # the saved file is the report (rewritten after every deal), no leftover part file
     assert games_of(json.loads(cut_path.read_text())) == games_of(whole)
     assert not cut_path.with_suffix(".part").exists()
+
+
+def test_a_budget_the_search_refuses_is_refused_before_any_deal(tmp_path: Path) -> None:
+    """A budget over the search's limit (or a bad node cap) stops the run before the cheap
+    points are played, not after them."""
+    path = tmp_path / "c.json"
+    for budgets, nodes in (("0.0005,5000", 200), ("inf", 200), ("0.0005", 0)):
+        args = args_for(path, budgets, 1)
+        args.nodes = nodes
+        with pytest.raises(ValueError, match="--budgets"):
+            curve.run(args)
+        assert not path.exists()
+
+
+def test_a_json_of_another_node_rate_or_solver_is_not_extended(tmp_path: Path) -> None:
+    """Its points' games were played at other node counts (or by another search): extending
+    them would mix two measurements in one point."""
+    path = tmp_path / "c.json"
+    curve.run(args_for(path, "0.0005:1", 1))
+    report = json.loads(path.read_text())
+    assert report["nodes_per_second"] == curve.NODES_PER_SECOND
+    assert report["solver_version"] == curve.SOLVER_VERSION
+    for field, other in (
+        ("nodes_per_second", curve.NODES_PER_SECOND * 2),
+        ("solver_version", curve.SOLVER_VERSION - 1),
+        ("rules_version", curve.RULES_VERSION + 1),
+    ):
+        path.write_text(json.dumps({**report, field: other}))
+        with pytest.raises(ValueError, match=f"{field} {other}, not {report[field]}"):
+            curve.run(args_for(path, "0.0005:2", 2))
+    legacy = {k: v for k, v in report.items() if k not in ("solver_version", "rules_version")}
+    path.write_text(json.dumps(legacy))  # written before they were recorded: extended
+    assert [len(p["games"]) for p in curve.run(args_for(path, "0.0005:2", 2))["points"]] == [2, 2]
