@@ -861,7 +861,11 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         records = read_records(path)[0]  # a damaged file is refused before any work
     except SolverResultsError as exc:
         raise ConfigError(f"argument --results: {exc}") from None
-    note = foreign_rules_note(path, records, args.variant)
+    from .seeds import seeds_for_test
+
+    note = foreign_rules_note(
+        path, records, args.variant, seeds_for_test(args.deals), args.nodes
+    )
     if note:  # records of other rules do not count as done
         print(f"fortythieves solve: {note}", file=sys.stderr)
     if args.address is not None and not args.ray:

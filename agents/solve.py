@@ -291,9 +291,35 @@ def foreign_rules(records: Iterable[dict[str, Any]], variant: str) -> dict[int, 
     return dict(sorted(counts.items()))
 
 
-def foreign_rules_note(path: str | Path, records: Iterable[dict[str, Any]], variant: str) -> str:
+def foreign_rules_note(
+    path: str | Path,
+    records: Iterable[dict[str, Any]],
+    variant: str,
+    seeds: Iterable[int] | None = None,
+    nodes: int | None = None,
+) -> str:
     """``""``, or the one line ``solve`` prints when ``path`` holds records of ``variant``
-    made under other rules, which it does not count as done: it names both versions."""
+    made under other rules, which it does not count as done: it names both versions.
+
+    With ``seeds`` and ``nodes`` (the run's deals and node budget), only the records that
+    make the run solve a deal again count: of those deals, at that budget and the current
+    solver version, of a deal with no record of the current rules there (so a re-run, or
+    a run of other deals or another budget, prints nothing)."""
+    from fortythieves_env import RULES_VERSION
+    from fortythieves_env.solver import SOLVER_VERSION
+
+    records = list(records)
+    if seeds is not None and nodes is not None:
+        wanted = set(seeds)
+        here = [
+            r
+            for r in records
+            if r["seed"] in wanted
+            and r["nodes_budget"] == nodes
+            and r["solver_version"] == SOLVER_VERSION
+        ]
+        done = {r["seed"] for r in here if r["rules_version"] == RULES_VERSION}
+        records = [r for r in here if r["seed"] not in done]
     other = foreign_rules(records, variant)
     if not other:
         return ""

@@ -648,8 +648,8 @@ def test_solve_solves_again_the_deals_solved_under_other_rules(
     assert main([*argv, "--results", str(path)]) == 0
     captured = capsys.readouterr()
     assert "2 solved now, 0 already there" in captured.out
-    assert captured.err.strip() == (
-        f"fortythieves solve: {path}: 3 LittleForty record(s) {BOTH_VERSIONS}: their deals "
+    assert captured.err.strip() == (  # the 2 deals asked for, not the file's 3 records
+        f"fortythieves solve: {path}: 2 LittleForty record(s) {BOTH_VERSIONS}: their deals "
         "are solved again"
     )
     text = path.read_text(encoding="utf-8")
@@ -663,7 +663,12 @@ def test_solve_solves_again_the_deals_solved_under_other_rules(
         without_time(r) for r in lines_of(little_forty_run)[:2]
     ]
     assert main([*argv, "--results", str(path)]) == 0  # done now under these rules
-    assert "0 solved now, 2 already there" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "0 solved now, 2 already there" in captured.out
+    assert captured.err == ""  # nothing is solved again: no note
+    other_budget = [*argv[:-3], str(NODES + 1), "--workers", "1"]
+    assert main([*other_budget, "--results", str(path)]) == 0  # other records, other key
+    assert "2 solved now" in (captured := capsys.readouterr()).out and captured.err == ""
 
 
 def test_the_ceiling_uses_only_records_of_the_current_rules(
