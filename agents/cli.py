@@ -863,9 +863,7 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         raise ConfigError(f"argument --results: {exc}") from None
     from .seeds import seeds_for_test
 
-    note = foreign_rules_note(
-        path, records, args.variant, seeds_for_test(args.deals), args.nodes
-    )
+    note = foreign_rules_note(path, records, args.variant, seeds_for_test(args.deals), args.nodes)
     if note:  # records of other rules do not count as done
         print(f"fortythieves solve: {note}", file=sys.stderr)
     if args.address is not None and not args.ray:
