@@ -64,13 +64,14 @@ def ppo_summary(results_dir: str | Path, variant: str, episodes: int) -> dict[st
     path = Path(results_dir) / "ppo" / f"{variant}-{episodes}.json"
     if not path.is_file():
         return None
-    report = json.loads(path.read_text(encoding="utf-8"))
     try:
+        report = json.loads(path.read_text(encoding="utf-8"))
         if report["episodes"] == episodes and report["variant"] == variant:
             return report["results"]["ppo"]
-    except (KeyError, TypeError):
-        pass
-    raise ValueError(f"{path}: not a PPO report of {episodes} deals of {variant}")
+        cause = ""
+    except (KeyError, TypeError, ValueError) as exc:  # ValueError: not JSON (cut mid-write)
+        cause = f" ({exc!r})"
+    raise ValueError(f"{path}: not a PPO report of {episodes} deals of {variant}{cause}")
 
 
 def row(report: dict[str, Any], ppo: dict[str, Any] | None = None) -> str:

@@ -66,3 +66,15 @@ def test_per_deal_rows_must_cover_the_deals_and_be_readable(tmp_path: Path) -> N
     with pytest.raises(board.ReportError, match=r"r\.json: not an evaluation report"):
         board.rows_of([saved(tmp_path, report)])
     assert board.main(["--reports", str(tmp_path / "r.json")]) == 2
+
+
+def test_search_table_names_a_cut_ppo_report(tmp_path: Path) -> None:
+    """A PPO report cut mid-write is refused naming the file (it gave only the JSON
+    parser's position)."""
+    search_table = benchmark_module("search_table")
+    search = ROOT / "results" / "search" / "Lucas-200.json"
+    (tmp_path / "Lucas-200.json").write_text(search.read_text(encoding="utf-8"))
+    (tmp_path / "ppo").mkdir()
+    (tmp_path / "ppo" / "Lucas-200.json").write_text(PPO.read_text(encoding="utf-8")[:500])
+    with pytest.raises(ValueError, match=r"ppo/Lucas-200\.json: not a PPO report"):
+        search_table.table_for(tmp_path)
