@@ -1061,7 +1061,10 @@ def _replay(args: argparse.Namespace) -> int:
             elif args.delay:
                 time.sleep(args.delay)
     except RecordError as exc:
-        raise ConfigError(str(exc)) from None
+        message = str(exc)  # every refusal names the record's file
+        if not message.startswith(str(args.file)):
+            message = f"{args.file}: {message}"
+        raise ConfigError(message) from None
     except OSError as exc:
         raise ConfigError(f"cannot write: {exc}") from None
     print(describe(record))

@@ -128,7 +128,7 @@ def _refused(tmp_path: Path, data: dict, capsys: pytest.CaptureFixture[str]) -> 
     capsys.readouterr()
     assert main(["replay", str(bad), "--all"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("fortythieves replay: error: ")
+    assert err.count("\n") == 1 and err.startswith(f"fortythieves replay: error: {bad}")
     assert str(caught.value) in err
     return str(caught.value)
 
