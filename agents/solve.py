@@ -13,7 +13,7 @@ the training runs), one object per deal, written and flushed as each deal finish
 interrupted run loses only the deals in flight. The results this repository ships are in
 ``results/solver/<variant>.jsonl``: ``evaluate`` and ``train`` read them by default for the
 solver's ceiling (:func:`test_deal_verdicts`), and ``solve`` writes there only when
-``--results`` names the file (``results/solver/run.sh`` does):
+``--results`` names the file (``scripts/solver/run.sh`` does):
 
 ==================  ===========================================================================
 key                 value

@@ -1254,7 +1254,7 @@ def _final_evaluation(
 
     ``run.json`` gets ``final_evaluation_seconds`` and is written *before*
     ``final_evaluation.json``, so the evaluation is never older than the run's record
-    (``results/training/full_run.py`` re-runs an evaluation older than ``run.json``)."""
+    (``scripts/training/full_run.py`` re-runs an evaluation older than ``run.json``)."""
     began = time.perf_counter()
     from .evaluation import baseline_agents, evaluate_agents, load_model_agent, render_table
     from .solve import test_deal_verdicts

@@ -1,7 +1,7 @@
 """The results tables of the documentation, rendered from the saved runs (never typed).
 
 The main table has one row per registered variant (:data:`fortythieves_env.VARIANTS`, in its
-order), read from ``results/training/<Variant>/`` (``results/training/run_variant.sh``
+order), read from ``results/training/<Variant>/`` (``scripts/training/run_variant.sh``
 fills it): ``final_evaluation.json`` (PPO, greedy and random on the same test deals: mean
 foundation cards with a 95% interval, win rate with a 95% Wilson interval), ``run.json``
 (training steps), ``sessions.jsonl`` (wall time: the sum over the runner's sessions, final
@@ -356,7 +356,7 @@ def ablation_table(
 
 def reproducibility_table(folder: Path = REPRO_DIR) -> str:
     """The reproducibility table: per saved check (``folder/*.json``, written by
-    ``results/training/reproducibility/check.py``) and agent, every run's mean foundation
+    ``scripts/training/reproducibility/check.py``) and agent, every run's mean foundation
     cards on the same test deals with the CPU kernels torch used (the CPU's own, or those of
     another instruction set), their range, and whether the runs on the CPU's own kernels
     gave identical figures.

@@ -2,10 +2,10 @@
 
 Reads every ``results/search/<Variant>-<deals>[-k<samples>[h]].json`` (written by
 ``fortythieves evaluate search --variant V --episodes N --json ...``, see
-``results/search/run_eval.sh``) and prints one Markdown row per report, in the registry's
+``scripts/search/run_eval.sh``) and prints one Markdown row per report, in the registry's
 order: the deals, the search budget (samples per move; for the solving setting of issue 25,
 ``solve`` with its seconds per move or samples, and nodes per sample), the search agent's,
-the shipped PPO model's (``results/search/ppo/``, ``results/search/run_ppo.sh``; ``-`` when
+the shipped PPO model's (``results/search/ppo/``, ``scripts/search/run_ppo.sh``; ``-`` when
 not saved), greedy's and random's wins with 95% Wilson intervals, the search agent's wins
 among the deals the clairvoyant solver proved winnable (the ceiling, when the report has
 it), mean foundation cards, and the seconds per move the search cost (when the report
@@ -60,7 +60,7 @@ def _budget(report: dict[str, Any]) -> tuple[int, bool, str]:
 
 def ppo_summary(results_dir: str | Path, variant: str, episodes: int) -> dict[str, Any] | None:
     """The shipped PPO model's results on the same deals: ``<results_dir>/ppo/<variant>-<N>.json``
-    (``results/search/run_ppo.sh``), or None when it is not saved."""
+    (``scripts/search/run_ppo.sh``), or None when it is not saved."""
     path = Path(results_dir) / "ppo" / f"{variant}-{episodes}.json"
     if not path.is_file():
         return None

@@ -569,12 +569,12 @@ def test_a_custom_variants_step_limit_is_bounded_too(base_dir: Path) -> None:
 def test_the_ablation_settings_refuse_a_setting_named_twice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The other YAML input, ``results/training/full_run.py``'s ablation settings, is read
+    """The other YAML input, ``scripts/training/full_run.py``'s ablation settings, is read
     by the same loader: a setting named twice would have been run once, silently."""
     import importlib.util
     import sys
 
-    path = CONFIGS.parent / "results" / "training" / "full_run.py"
+    path = CONFIGS.parent / "scripts" / "training" / "full_run.py"
     spec = importlib.util.spec_from_file_location("full_run_settings", path)
     assert spec is not None and spec.loader is not None
     full_run = importlib.util.module_from_spec(spec)

@@ -633,7 +633,7 @@ def test_the_search_table_renders_each_saved_report(tmp_path: Path) -> None:
     (tmp_path / "Streets-4.json").write_text(json.dumps(streets))
     (tmp_path / "Streets-4-k4h.json").write_text(json.dumps(halving))
     (tmp_path / "Maria-2.json").write_text(json.dumps(maria))
-    # the shipped PPO model on the same 4 Streets deals (results/search/run_ppo.sh)
+    # the shipped PPO model on the same 4 Streets deals (scripts/search/run_ppo.sh)
     (tmp_path / "ppo").mkdir()
     ppo = {"variant": "Streets", "episodes": 4, "results": {"ppo": summary(2, 4, 50.0)}}
     (tmp_path / "ppo" / "Streets-4.json").write_text(json.dumps(ppo))

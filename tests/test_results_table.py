@@ -1,4 +1,4 @@
-"""The results tooling: the full-run runner (``results/training/full_run.py``) and the docs'
+"""The results tooling: the full-run runner (``scripts/training/full_run.py``) and the docs'
 results tables (``benchmarks/results_table.py``)."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _module(name: str, path: Path) -> ModuleType:
 
 
 results_table = benchmark_module("results_table")
-full_run = _module("full_run", ROOT / "results" / "training" / "full_run.py")
+full_run = _module("full_run", ROOT / "scripts" / "training" / "full_run.py")
 
 
 # ---------------------------------------------------------------------------- synthetic runs
@@ -551,9 +551,9 @@ def test_sigterm_to_the_runner_stops_the_training_which_saves_its_model(tmp_path
     model is saved as interrupted_model.zip, the runner exits 130 and copies nothing."""
     root = tmp_path / "checkout"
     shutil.copytree(ROOT / "configs", root / "configs")
-    script = root / "results" / "training" / "full_run.py"
+    script = root / "scripts" / "training" / "full_run.py"
     script.parent.mkdir(parents=True)
-    shutil.copy(ROOT / "results" / "training" / "full_run.py", script)
+    shutil.copy(ROOT / "scripts" / "training" / "full_run.py", script)
     overrides = [
         "train.n_envs=2",
         "ppo.n_steps=32",

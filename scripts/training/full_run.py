@@ -1,8 +1,8 @@
 """Full training runs of the shipped configs, continued across sessions, and their results.
 
-``results/training/run_variant.sh VARIANT [--set KEY=VALUE ...]`` and
-``results/training/run_ablation.sh VARIANT SETTING [--set KEY=VALUE ...]`` call this script
-(``python results/training/full_run.py variant|ablation ...``). It runs from the checkout's
+``scripts/training/run_variant.sh VARIANT [--set KEY=VALUE ...]`` and
+``scripts/training/run_ablation.sh VARIANT SETTING [--set KEY=VALUE ...]`` call this script
+(``python scripts/training/full_run.py variant|ablation ...``). It runs from the checkout's
 root, with the checkout's code (``python -m agents.cli``, the ``fortythieves`` command of
 this checkout), and does one of these, again until the run is complete:
 

@@ -3,7 +3,7 @@
 # the network alone, no search) on the first N test deals, the deals of run_eval.sh, with
 # per-deal rows. Reports go to results/search/ppo/<variant>-<N>.json; a variant whose report
 # exists is skipped, so the script continues where it stopped.
-#   results/search/run_ppo.sh [N] [VARIANT ...]        (default: 200 deals, all nine)
+#   scripts/search/run_ppo.sh [N] [VARIANT ...]        (default: 200 deals, all nine)
 # FORTYTHIEVES picks the command (default: .venv/bin/fortythieves).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

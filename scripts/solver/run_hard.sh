@@ -1,5 +1,5 @@
 #!/bin/bash
-# the hard variants of results/solver/run.sh alone (same budget; continues where each JSONL stops)
+# the hard variants of scripts/solver/run.sh alone (same budget; continues where each JSONL stops)
 cd /work/main
 for v in Maria FortyThieves; do
   nice -n 10 .venv/bin/fortythieves solve $v --deals 1000 --nodes 2000000 --budget 30 --workers 1 --no-progress --results results/solver/$v.jsonl --json results/solver/$v-report.json > /work/solve/$v.log 2>&1

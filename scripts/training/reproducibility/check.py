@@ -1,6 +1,6 @@
 """Train the quick start several times with the same seed and compare the figures.
 
-    python results/training/reproducibility/check.py [--variant lucas] [--steps 100000]
+    python scripts/training/reproducibility/check.py [--variant lucas] [--steps 100000]
         [--set KEY=VALUE ...] [--kernels native native avx2 default]
 
 Runs ``fortythieves train configs/<variant>.yaml --set train.total_timesteps=STEPS

@@ -2,8 +2,8 @@
 # Issue 10.3/10.4: the search agent (SAMPLES per move, default 16) beside random and greedy
 # on the first N test deals of each variant, with the solver's verdicts of
 # results/solver/<variant>.jsonl (wins among the solver-proved wins) and the time per move.
-#   [SAMPLES=K] [ALLOCATION=halving] results/search/run_eval.sh [N] [VARIANT ...]
-#   BUDGET=SECONDS [NODES=N] results/search/run_eval.sh [N] [VARIANT ...]
+#   [SAMPLES=K] [ALLOCATION=halving] scripts/search/run_eval.sh [N] [VARIANT ...]
+#   BUDGET=SECONDS [NODES=N] scripts/search/run_eval.sh [N] [VARIANT ...]
 # (default: 50 deals, the variants below). Reports go to results/search/<variant>-<N>.json
 # (16 samples, uniform), <variant>-<N>-k<K>.json (K samples) or <variant>-<N>-k<K>h.json (halving).
 # BUDGET (issue 25) plays the solving setting instead (--search-budget SECONDS per move, NODES

@@ -1,6 +1,6 @@
 """Does a model shuttle cards in live positions? Rank and File, validation deals.
 
-    python results/training/probes/shuttling.py N MODEL.zip ... [--json OUT]
+    python scripts/training/probes/shuttling.py N MODEL.zip ... [--json OUT]
 
 Plays the first N validation deals (agents.seeds.seeds_for_validation) with greedy and each
 model (its most likely move, under the no-cycling rule, as the final evaluation plays), then

@@ -1,6 +1,6 @@
 """Score models (and greedy) on the first N validation deals, under the no-cycling rule.
 
-    python results/training/probes/score_on_validation.py ENV_ID N MODEL.zip ... [--json OUT]
+    python scripts/training/probes/score_on_validation.py ENV_ID N MODEL.zip ... [--json OUT]
 
 Validation deals (agents.seeds.seeds_for_validation), never the test deals: this is for
 choosing a recipe. Each model plays its most likely move (deterministic), as in training's

@@ -1,7 +1,7 @@
 """Greedy's Rank and File teacher games: their foundation cards, and how often greedy's best
 score is shared by several moves (ties it breaks by the lowest action index).
 
-    python results/training/probes/greedy_ties.py [KEY.SUB=VALUE ...]
+    python scripts/training/probes/greedy_ties.py [KEY.SUB=VALUE ...]
 
 e.g. ``teacher.no_cycling=true`` or ``env.max_steps_without_progress=null`` (config overrides
 of ``configs/rankandfile.yaml``). Prints the teacher games' summary, the share of moves whose
