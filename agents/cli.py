@@ -11,14 +11,16 @@ Usage::
                           [--search-budget SECONDS] [--search-nodes N]
                           [--no-progress] [--save-games DIR] [--solver-results FILE]
                           [--allow-cycles] [--env-version N] [--ray] [--address ADDRESS]
+                          [--variant-spec FILE]
     fortythieves plot RUN [RUN ...] [--out PNG]
     fortythieves replay FILE [--all] [--delay S] [--moves N] [--gif OUT] [--html OUT]
+                        [--variant-spec FILE]
     fortythieves solve VARIANT --deals N --nodes K [--budget SECONDS] [--workers W]
                        [--results JSONL] [--json PATH] [--no-progress] [--ray]
-                       [--address ADDRESS]
+                       [--address ADDRESS] [--variant-spec FILE]
     fortythieves play VARIANT [--seed N] [--pysol-deal N] [--max-steps N]
                       [--max-steps-without-progress K] [--hint-model RUN_OR_ZIP]
-                      [--hint {greedy,search}] [--save FILE]
+                      [--hint {greedy,search}] [--save FILE] [--variant-spec FILE]
     fortythieves sweep CONFIG --seeds K [--grid 'KEY.SUB=[V1, V2]' ...] [--set KEY.SUB=VALUE ...]
                        [--runs-root DIR] [--cpus-per-trial N] [--address ADDRESS]
     fortythieves sweep --resume SWEEP_DIR [--address ADDRESS]
@@ -47,6 +49,11 @@ agent, its wins among the deals the solver proved winnable ("wins / solver-prove
 only when the file has a record of every deal played: a default file that does not is
 skipped with one line on stderr; a FILE given explicitly is refused (exit 2, before any
 game is played).
+
+``--variant-spec FILE`` (``play``, ``solve``, ``evaluate``, ``replay``) registers a custom
+variant from a YAML file of ``VariantSpec`` fields (or a training config's
+``env.custom_variant``) before the arguments are read, so its id works as ``VARIANT`` or
+``--variant`` (:func:`agents.config.load_variant_spec`).
 
 Errors: every bad argument, configuration, file or model is refused before any training or
 evaluation starts, with one line on stderr naming the argument (or file) and no traceback,
@@ -152,6 +159,45 @@ def _variant(text: str) -> str:
     return text
 
 
+VARIANT_SPEC_HELP = (
+    "a custom variant: a YAML file of VariantSpec fields (or a training config with "
+    "env.custom_variant), registered before the other arguments are read, so that its id "
+    "works as a variant (repeatable)"
+)
+
+
+def _add_variant_spec(parser: argparse.ArgumentParser) -> None:
+    """``--variant-spec FILE`` (read by :func:`_register_variant_specs` before parsing)."""
+    parser.add_argument(
+        "--variant-spec", metavar="FILE", action="append", default=[], help=VARIANT_SPEC_HELP
+    )
+
+
+def _register_variant_specs(argv: Sequence[str]) -> None:
+    """Register the custom variant of every ``--variant-spec FILE`` in ``argv`` (before the
+    parser checks variant ids).
+
+    Raises:
+        ConfigError: ``argument --variant-spec: FILE: ...`` (the file's problem, one line),
+            or its id is already registered as another variant.
+    """
+    import fortythieves_env
+
+    from .config import load_variant_spec
+
+    pre = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    pre.add_argument("--variant-spec", action="append", default=[])
+    files = pre.parse_known_args(list(argv))[0].variant_spec
+    for file in files:
+        try:
+            fortythieves_env.register_variant(load_variant_spec(file))
+        except (ConfigError, ValueError) as exc:
+            text = str(exc)
+            if not text.startswith(file):
+                text = f"{file}: {text}"
+            raise ConfigError(f"argument --variant-spec: {text}") from None
+
+
 def _seconds(text: str) -> float:
     """An argparse ``type=``: a finite number of seconds > 0."""
     try:
@@ -242,6 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     ev = sub.add_parser("evaluate", help="evaluate a run, a model or a baseline on the test deals")
+    _add_variant_spec(ev)
     ev.add_argument(
         "agent", metavar="RUN_OR_MODEL", help="run folder, model .zip, random, greedy or search"
     )
@@ -380,6 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="winnability: the clairvoyant solver on the test deals (won / proved lost / unknown)",
     )
     so.add_argument("variant", metavar="VARIANT", type=_variant, help="variant id")
+    _add_variant_spec(so)
     so.add_argument(
         "--deals",
         type=_int_in(1, EPISODES_MAX),
@@ -509,6 +557,7 @@ def _add_replay_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore
         help="check a game record and show it move by move (text, --gif, --html)",
     )
     rp.add_argument("file", metavar="FILE", help="a game record written by evaluate --save-games")
+    _add_variant_spec(rp)
     rp.add_argument("--all", action="store_true", help="print every position at once (no waiting)")
     rp.add_argument(
         "--delay",
@@ -542,6 +591,7 @@ def _add_play_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
 
     pl = sub.add_parser("play", help="play a deal yourself in the terminal")
     pl.add_argument("variant", metavar="VARIANT", type=_variant, help="variant id")
+    _add_variant_spec(pl)
     deal = pl.add_mutually_exclusive_group()
     deal.add_argument(
         "--seed",
@@ -1146,6 +1196,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .evaluation import ModelMismatchError
 
     argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command in ("play", "solve", "evaluate", "replay"):
+        try:
+            _register_variant_specs(argv)
+        except ConfigError as exc:
+            print(f"fortythieves {command}: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # a usage error (already printed) or --help

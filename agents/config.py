@@ -919,3 +919,36 @@ def load_config(
 def dump_config(config: Config) -> str:
     """The resolved configuration as YAML text (loadable again by :func:`load_config`)."""
     return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False)
+
+
+def load_variant_spec(path: str | Path) -> VariantSpec:
+    """A custom variant from a YAML file of :class:`~fortythieves_env.VariantSpec` fields
+    (``--variant-spec FILE`` of ``play``, ``solve``, ``evaluate`` and ``replay``), checked as
+    ``env.custom_variant`` of a training config is.
+
+    The file is a mapping of the spec's fields (``id``, ``name``, ``n_columns``,
+    ``face_down``, ``face_up``, ``build``, ``sequence_moves``, and optionally ``deal_count``,
+    ``redeals``, ``aces_on_foundations``, ``max_episode_steps``, ``pysol_id``); or a training
+    config, whose ``env.custom_variant`` is used.
+
+    Raises:
+        ConfigError: one line naming the file: missing, unreadable, not YAML or not a
+            mapping, a key given twice, an unknown or missing field, a value the spec
+            refuses (naming the field and the allowed values), a built-in id, or a training
+            config without ``env.custom_variant``.
+    """
+    from fortythieves_env import VariantSpec as Spec
+
+    path = Path(path)
+    data = _read_yaml(path, None)
+    if "env" in data and "id" not in data:  # a training config: its custom variant
+        env = data["env"]
+        custom = env.get("custom_variant") if isinstance(env, dict) else None
+        if custom is None:
+            raise ConfigError(f"{path}: a training config without env.custom_variant")
+        data = custom
+    try:
+        fields = _variant_spec_fields(data)
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    return Spec(**fields)

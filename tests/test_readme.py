@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from benchmark_modules import benchmark_module
 
-from agents.cli import build_parser, main
+from agents.cli import _register_variant_specs, build_parser, main
 from agents.config import load_config
 from configs import PLAIN
 from fortythieves_env import VARIANTS, FortyThievesEnv
@@ -256,6 +256,19 @@ def _runnable(command: str, run_dir: Path) -> list[str] | None:
     return [str(run_dir) if w in _RUN_WORDS or w.startswith("runs/") else w for w in words]
 
 
+def _shown_file(name: str, folder: Path) -> Path:
+    """The file a page shows as a ``text`` block whose first line is ``# NAME``, written
+    into ``folder``."""
+    for text in PAGES.values():
+        for _, body in _FENCE.findall(text):
+            first, _, rest = body.partition("\n")
+            if first.strip() == f"# {name}":
+                path = folder / name
+                path.write_text(rest, encoding="utf-8")
+                return path
+    raise AssertionError(f"no page shows the file {name}")
+
+
 def test_readme_commands_parse_and_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -270,6 +283,10 @@ def test_readme_commands_parse_and_run(
     for command in sorted(commands, key=lambda c: not c.startswith("fortythieves train")):
         argv = _runnable(command, run_dir)
         assert argv is not None
+        if "--variant-spec" in argv:  # the file the docs show beside the command
+            name = argv[argv.index("--variant-spec") + 1]
+            argv[argv.index("--variant-spec") + 1] = str(_shown_file(name, tmp_path))
+            _register_variant_specs(argv)
         args = parser.parse_args(argv)
         if args.command == "train":
             load_config(args.config, args.overrides)  # the config as shown must load
