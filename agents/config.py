@@ -866,6 +866,29 @@ def _format_errors(
     return f"invalid configuration ({len(lines)} problems):\n  " + "\n  ".join(lines)
 
 
+def shipped_configs() -> dict[str, Path]:
+    """The configs shipped with the package, by name (``streets`` -> its ``streets.yaml``):
+    the package data ``agents.configs`` of an installed wheel, else the ``configs/`` folder
+    of this checkout."""
+    here = Path(__file__).resolve().parent
+    folder = here / "configs"  # an installed wheel: agents/configs/
+    if not folder.is_dir():
+        folder = here.parent / "configs"  # a checkout (editable install): the repository's
+    return {p.stem: p for p in sorted(folder.glob("*.yaml"))} if folder.is_dir() else {}
+
+
+def resolve_config_path(path: str | Path) -> Path:
+    """``path`` if it names a file, else the shipped config of that name (``streets`` or
+    ``streets.yaml``, any case: :func:`shipped_configs`), so that ``fortythieves train
+    streets`` works after ``pip install`` outside a checkout; else ``path`` unchanged (the
+    loader then says it is missing and names the shipped configs)."""
+    path = Path(path)
+    if path.exists() or path.parent != Path("."):
+        return path
+    name = path.name.lower().removesuffix(".yaml")
+    return shipped_configs().get(name, path)
+
+
 def load_config(
     path: str | Path,
     overrides: Sequence[str] = (),
@@ -874,7 +897,8 @@ def load_config(
     """Build and validate the configuration for ``path`` plus ``--set`` ``overrides``.
 
     Args:
-        path: a YAML config file; its ``base:`` chain is read first.
+        path: a YAML config file, or a shipped config's name (``streets``:
+            :func:`resolve_config_path`); its ``base:`` chain is read first.
         overrides: ``key.sub=value`` strings applied after the files, in order.
         assignments: ``(source, "key.sub", value)`` triples applied last, in order: values
             already parsed (e.g. one setting of ``fortythieves sweep --grid``); an error
@@ -893,7 +917,11 @@ def load_config(
     merged: dict[str, Any] = {}
     provenance: dict[tuple[str, ...], str] = {}
     sources: list[str] = []
-    for file, data in _file_chain(Path(path)):
+    resolved = resolve_config_path(path)
+    if not resolved.exists():
+        names = ", ".join(shipped_configs())
+        raise ConfigError(f"{resolved}: config file not found (nor a shipped config: {names})")
+    for file, data in _file_chain(resolved):
         sources.append(str(file))
         _merge(merged, data, str(file), provenance)
     layers = [(f"--set {text}", *parse_override(text)) for text in overrides]

@@ -11,3 +11,24 @@ from __future__ import annotations
 
 PLAIN = ["policy.network=card_slots", "train.teacher=null", "train.no_cycling=false"]
 """The stock network, no teacher, no no-cycling rule in training (any ``train.vec_env``)."""
+
+TINY = [
+    *PLAIN,
+    "train.total_timesteps=64",
+    "train.n_envs=1",
+    "train.vec_env=dummy",
+    "train.progress_bar=false",
+    "train.tensorboard=false",
+    "train.checkpoint_freq=0",
+    "ppo.n_steps=64",
+    "ppo.batch_size=32",
+    "ppo.n_epochs=1",
+    "policy.features_dim=16",
+    "policy.net_arch_pi=[16]",
+    "policy.net_arch_vf=[16]",
+    "env.max_episode_steps=40",
+    "eval.eval_freq=0",
+    "eval.final_episodes=1",
+]
+"""A training run of a few seconds (64 steps, tiny networks, one final deal): for the tests
+that run a shown command or an installed package end to end."""

@@ -21,7 +21,7 @@ from benchmark_modules import benchmark_module
 
 from agents.cli import _register_variant_specs, build_parser, main
 from agents.config import load_config
-from configs import PLAIN
+from configs import TINY
 from fortythieves_env import VARIANTS, FortyThievesEnv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,24 +110,6 @@ _FENCE = re.compile(r"```(\w*)\n(.*?)```", flags=re.S)
 _COMMAND = re.compile(r"(?:\.venv/bin/)?fortythieves \w+ (?!\.\.\.)[^`\n&|]+")
 _PLACEHOLDERS = {"configs/<variant>.yaml": "configs/streets.yaml"}
 _RUN_WORDS = {"RUN", "RUN_OR_MODEL"}
-TINY = [
-    *PLAIN,
-    "train.total_timesteps=64",
-    "train.n_envs=1",
-    "train.vec_env=dummy",
-    "train.progress_bar=false",
-    "train.tensorboard=false",
-    "train.checkpoint_freq=0",
-    "ppo.n_steps=64",
-    "ppo.batch_size=32",
-    "ppo.n_epochs=1",
-    "policy.features_dim=16",
-    "policy.net_arch_pi=[16]",
-    "policy.net_arch_vf=[16]",
-    "env.max_episode_steps=40",
-    "eval.eval_freq=0",
-    "eval.final_episodes=1",
-]
 
 
 def _page_blocks(lang: str) -> list[tuple[str, str]]:
