@@ -264,7 +264,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     tr = sub.add_parser("train", help="train MaskablePPO from a config file")
-    tr.add_argument("config", help="YAML config, e.g. configs/streets.yaml")
+    tr.add_argument(
+        "config",
+        help="a YAML config file (configs/streets.yaml) or a shipped config's name (streets)",
+    )
     tr.add_argument(
         "--set",
         dest="overrides",
