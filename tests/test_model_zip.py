@@ -221,11 +221,11 @@ def test_a_custom_variant_player_model_is_rebuilt_from_its_recorded_spec(tmp_pat
     from configs import PLAIN
 
     wide = (
-        "env.custom_variant={id: Wide, name: Wide Forty, n_columns: 12, face_down: 1, "
+        "env.custom_variant={id: WideZip, name: Wide Forty, n_columns: 12, face_down: 1, "
         "face_up: 3, build: alternate_colour, sequence_moves: true, redeals: 1}"
     )
     small = ["train.n_envs=1", "ppo.n_steps=16", "ppo.batch_size=16"]
-    overrides = [*PLAIN, *small, "policy.network=player", "env.variant=Wide", wide]
+    overrides = [*PLAIN, *small, "policy.network=player", "env.variant=WideZip", wide]
     config = load_config(ROOT / "configs" / "streets.yaml", overrides)
     env = make_training_vec_env(config)
     source = tmp_path / "wide.zip"

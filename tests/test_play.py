@@ -534,8 +534,8 @@ def test_quitting_early_saves_an_unfinished_record_that_replay_shows(
     save.write_text(json.dumps(data))
     assert main(["replay", str(save), "--all"]) == 2
     assert capsys.readouterr().err == (
-        "fortythieves replay: error: the game has not ended after the record's 2 moves (and is "
-        "not marked unfinished)\n"
+        f"fortythieves replay: error: {save}: the game has not ended after the record's 2 moves "
+        "(and is not marked unfinished)\n"
     )
     ended = Game("Streets", seed=3, max_steps=2)
     ended.play(ended.parse("d"))
@@ -546,8 +546,8 @@ def test_quitting_early_saves_an_unfinished_record_that_replay_shows(
     save.write_text(json.dumps(data))
     assert main(["replay", str(save), "--all"]) == 2
     assert capsys.readouterr().err == (
-        "fortythieves replay: error: the outcome differs from the replay: truncated False "
-        "(replay: True), unfinished True (replay: False)\n"
+        f"fortythieves replay: error: {save}: the outcome differs from the replay: truncated "
+        "False (replay: True), unfinished True (replay: False)\n"
     )
     code, _, _ = play_cli(
         ["Streets", "--seed", "3", "--save", str(save)], ["q"], monkeypatch, capsys
