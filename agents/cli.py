@@ -113,6 +113,8 @@ METHODS = ("rollouts", "solve")
 """``agents.search.METHODS``, restated for the same reason."""
 DEFAULT_NODES = 1_000
 """``agents.search.DEFAULT_NODES``, restated for the same reason."""
+DEFAULT_SECONDS = 0.1
+"""``agents.search.DEFAULT_SECONDS`` (the shipped budget per move), restated likewise."""
 SEARCH_NODES_MAX = 10**9
 """``agents.search.MAX_NODES_PER_SAMPLE``, restated for the same reason."""
 SEARCH_SECONDS_MAX = 3600.0
@@ -343,15 +345,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="K",
         type=_int_in(1, SEARCH_SAMPLES_MAX),
         default=None,
-        help=f"search: positions sampled per move (default {DEFAULT_SAMPLES})",
+        help=f"search: positions sampled per move; alone it plays the cheaper rollouts "
+        f"setting ({DEFAULT_SAMPLES} with --search-method rollouts; the default is "
+        f"--search-budget {DEFAULT_SECONDS})",
     )
     ev.add_argument(
         "--search-allocation",
         choices=ALLOCATIONS,
         default=None,
-        help="search: how a move's rollouts are spread over its candidates: uniform (samples "
-        "each, the default) or halving (sequential halving: the same rollouts, most on the "
-        "best candidates)",
+        help="search: how a move's rollouts or solves are spread over its candidates: uniform "
+        "(samples each; the rollouts' default) or halving (sequential halving: the same "
+        "number, most on the best candidates; the solving setting's default)",
     )
     ev.add_argument(
         "--search-horizon",
@@ -364,17 +368,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--search-method",
         choices=METHODS,
         default=None,
-        help="search: value a candidate by greedy rollouts (rollouts, the default) or by "
-        "solving each sampled position with the solver (solve: hindsight optimisation)",
+        help="search: value a candidate by solving each sampled position with the solver "
+        "(solve: hindsight optimisation, the default) or by greedy rollouts (rollouts: "
+        "cheaper, weaker)",
     )
     ev.add_argument(
         "--search-budget",
         metavar="SECONDS",
         type=_search_seconds,
         default=None,
-        help="search: seconds per move (implies --search-method solve; turned into samples at "
-        "a fixed rate of nodes per second, so the moves do not depend on the machine); not "
-        "with --search-samples",
+        help=f"search: seconds per move (implies --search-method solve; default "
+        f"{DEFAULT_SECONDS}; turned into samples at a fixed rate of nodes per second, so the "
+        "moves do not depend on the machine); not with --search-samples",
     )
     ev.add_argument(
         "--search-nodes",
@@ -388,7 +393,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--save-games",
         metavar="DIR",
         type=_checked(check_writable_dir),
-        help="write one game record (JSON) per agent and deal to DIR/<agent>/<variant>-<seed>.json",
+        help="write one game record (JSON) per agent and deal to "
+        "DIR/<agent>/<variant>-<seed>.json, as each game ends",
+    )
+    ev.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --save-games DIR: read the deals whose records an interrupted run of the "
+        "same command wrote there instead of playing them again (each record replayed and "
+        "checked); the report is the one an uninterrupted run writes",
     )
     ev.add_argument(
         "--allow-cycles",
@@ -769,22 +782,31 @@ def _search_budget(args: argparse.Namespace) -> Any:
         raise ConfigError(
             "argument --search-budget: not with --search-samples (the budget sets the samples)"
         )
-    if method is None:
-        method = "solve" if solving else "rollouts"
+    if method is None:  # the solving setting unless samples alone ask for rollouts
+        method = "rollouts" if args.search_samples is not None and not solving else "solve"
+    seconds = args.search_budget
+    if method == "solve" and seconds is None and args.search_samples is None:
+        seconds = DEFAULT_SECONDS  # the shipped default budget
     return SearchBudget(
         samples=args.search_samples or DEFAULT_SAMPLES,
         horizon=args.search_horizon,
         allocation=args.search_allocation,
         method=method,
         nodes=args.search_nodes or DEFAULT_NODES,
-        seconds=args.search_budget,
+        seconds=seconds,
     )
 
 
 def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from fortythieves_env.records import RecordError
+
     from .baselines import AGENT_NAMES, make_baseline
     from .evaluation import evaluate_agents, load_model_agent, render_table
 
+    if args.resume and not args.save_games:
+        raise ConfigError(
+            "--resume needs --save-games DIR: the folder of the interrupted run's game records"
+        )
     budget = None
     # beside a model or the search agent the baselines default to random and greedy; random
     # or greedy plays alone unless --baselines names some
@@ -845,18 +867,30 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 per_episode=args.per_episode,
                 progress=progress,
                 save_games=args.save_games,
+                resume=args.resume,
                 play=play,
                 solver=solver,
                 allow_cycles=args.allow_cycles,
                 env_version=args.env_version,
                 timing=True,
             )
+    except RecordError as exc:  # --resume and a record that is not this run's
+        raise ConfigError(f"--resume: {exc}") from None
     except KeyboardInterrupt:
-        print(
-            "fortythieves evaluate: interrupted, nothing written; re-run with: "
-            + shlex.join(["fortythieves", *argv]),
-            file=sys.stderr,
-        )
+        if args.save_games:
+            again = [*argv] if args.resume else [*argv, "--resume"]
+            print(
+                f"fortythieves evaluate: interrupted, no report written; the games that ended "
+                f"are saved in {args.save_games}; continue with: "
+                + shlex.join(["fortythieves", *again]),
+                file=sys.stderr,
+            )
+        else:
+            print(
+                "fortythieves evaluate: interrupted, nothing written; re-run with: "
+                + shlex.join(["fortythieves", *argv]),
+                file=sys.stderr,
+            )
         return EXIT_INTERRUPTED
     if model_path is not None:
         report["model"] = str(model_path)

@@ -213,6 +213,8 @@ def ray_play_deals(
     allow_cycles: bool = False,
     *,
     workers: int | None = None,
+    first_game: int = 0,
+    on_result: Callable[[int, Any, Any], object] | None = None,
 ) -> list[Any]:
     """:func:`agents.evaluation.play_deals` of ``seeds`` split across Ray tasks.
 
@@ -227,8 +229,10 @@ def ray_play_deals(
             repeated in each worker).
         seeds: the deal seeds, in deal order.
         on_done: called with the number of deals in each part that ends.
-        traces, allow_cycles: as in :func:`~agents.evaluation.play_deals`.
+        traces, allow_cycles, first_game: as in :func:`~agents.evaluation.play_deals`.
         workers: how many parts at least (default: :func:`cluster_cpus`).
+        on_result: as in :func:`~agents.evaluation.play_deals`, called for each deal of a
+            part when the part has ended.
 
     Returns:
         One :class:`~agents.evaluation.EpisodeResult` per seed, in the order of ``seeds``.
@@ -251,7 +255,9 @@ def ray_play_deals(
     agent_ref = ray.put(agent)
     record = traces is not None
     refs = {
-        task.remote(agent_ref, env_id, variant, list(seeds[a:b]), a, record, allow_cycles): (a, b)
+        task.remote(
+            agent_ref, env_id, variant, list(seeds[a:b]), first_game + a, record, allow_cycles
+        ): (a, b)
         for a, b in parts
     }
     results: list[Any] = [None] * len(seeds)
@@ -266,6 +272,9 @@ def ray_play_deals(
                 results[a:b] = part
                 if part_traces is not None:
                     played[a:b] = part_traces
+                if on_result is not None:
+                    for k in range(a, b):
+                        on_result(k, results[k], played[k])
                 if on_done is not None:
                     on_done(b - a)
     except BaseException:

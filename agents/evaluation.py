@@ -77,6 +77,7 @@ __all__ = [
     "GameTrace",
     "ModelAgent",
     "ModelMismatchError",
+    "OnResult",
     "agent_description",
     "baseline_agents",
     "ceiling_summary",
@@ -90,17 +91,23 @@ __all__ = [
     "play_deals",
     "play_episode",
     "render_table",
+    "resumed_results",
+    "save_record",
     "save_records",
     "single_torch_thread",
     "summarize",
     "wilson_interval",
 ]
 
-PlayDeals = Callable[
-    [Any, str, Sequence[int], Callable[[int], object], "list[GameTrace] | None", bool],
-    "list[EpisodeResult]",
-]
-"""What :func:`evaluate_agents` calls to play one agent's deals (its ``play`` argument)."""
+PlayDeals = Callable[..., "list[EpisodeResult]"]
+"""What :func:`evaluate_agents` calls to play one agent's deals (its ``play`` argument):
+``play(agent, env_id, seeds, on_done, traces, allow_cycles, first_game=a, on_result=f)``
+with the arguments of :func:`play_deals` (e.g. :func:`agents.distributed.ray_play_deals`)."""
+
+OnResult = Callable[[int, "EpisodeResult", "GameTrace | None"], object]
+"""Called as ``on_result(i, result, trace)`` when deal ``i`` (its index in ``seeds``) has
+ended: its :class:`EpisodeResult` and, when traces are recorded, its :class:`GameTrace`
+(else None). :func:`evaluate_agents` saves each game record here, as the game ends."""
 
 Z95 = 1.959963984540054
 """Two-sided 95% standard normal quantile."""
@@ -626,20 +633,28 @@ def _play_one_by_one(
     on_done: Callable[[int], object],
     traces: list[GameTrace] | None = None,
     allow_cycles: bool = False,
+    *,
+    first_game: int = 0,
+    on_result: OnResult | None = None,
 ) -> list[EpisodeResult]:
-    """:func:`play_episode` for each seed in turn (deal index ``i`` for ``seeds[i]``), on
-    one environment (``traces``: as in :func:`play_deals`)."""
+    """:func:`play_episode` for each seed in turn (deal index ``first_game + i`` for
+    ``seeds[i]``), on one environment (``traces``, ``on_result``: as in :func:`play_deals`)."""
     env = gym.make(env_id)
     results = []
     try:
         for i, seed in enumerate(seeds):
             played: list[int] | None = None if traces is None else []
-            results.append(
-                play_episode(env, agent, seed, played, game=i, allow_cycles=allow_cycles)
+            result = play_episode(
+                env, agent, seed, played, game=first_game + i, allow_cycles=allow_cycles
             )
+            results.append(result)
+            trace = None
             if traces is not None:
                 start = _start_of(env.unwrapped, seed)  # type: ignore[arg-type]
-                traces.append(GameTrace(start, np.array(played, dtype=np.int64)))
+                trace = GameTrace(start, np.array(played, dtype=np.int64))
+                traces.append(trace)
+            if on_result is not None:
+                on_result(i, result, trace)
             on_done(1)
     finally:
         env.close()
@@ -656,6 +671,7 @@ def play_deals(
     *,
     first_game: int = 0,
     allow_cycles: bool = False,
+    on_result: OnResult | None = None,
 ) -> list[EpisodeResult]:
     """Play deal ``i`` (``env.reset(seed=seeds[i])``) for every ``i``, many at once.
 
@@ -690,6 +706,8 @@ def play_deals(
             ``first_game + i``, so its per-deal generators make the choices they make when
             the whole list is played at once.
         allow_cycles: switch the no-cycling rule off (see above).
+        on_result: called as each game ends (:data:`OnResult`; ``i`` indexes ``seeds``),
+            with its trace when ``traces`` is given.
 
     Returns:
         One :class:`EpisodeResult` per seed, in the order of ``seeds`` (what
@@ -769,6 +787,14 @@ def play_deals(
                         )
                         if recording:
                             played[i] = trace[b, : lengths[b]].astype(np.int64)
+                        if on_result is not None:
+                            _report(
+                                on_result,
+                                i,
+                                results,
+                                starts if recording else None,
+                                played if recording else None,
+                            )
                     live[stuck_rows] = False
                     rows, chosen = rows[~stuck], chosen[~stuck]
             else:
@@ -812,6 +838,14 @@ def play_deals(
                 )
                 if recording:
                     played[i] = trace[b, : lengths[b]].astype(np.int64)
+                if on_result is not None:
+                    _report(
+                        on_result,
+                        i,
+                        results,
+                        starts if recording else None,
+                        played if recording else None,
+                    )
             if stuck_rows.size:
                 ended = np.union1d(ended, stuck_rows)
             if not ended.size:
@@ -847,6 +881,24 @@ def play_deals(
     if traces is not None:
         traces.extend(GameTrace(s, a) for s, a in zip(starts, played, strict=True))  # type: ignore[arg-type]
     return results  # type: ignore[return-value]
+
+
+def _report(
+    on_result: OnResult,
+    i: int,
+    results: Sequence[EpisodeResult | None],
+    starts: Sequence[dict[str, Any] | None] | None,
+    played: Sequence[np.ndarray | None] | None,
+) -> None:
+    """``on_result`` for deal ``i`` that has just ended (its trace if recorded)."""
+    result = results[i]
+    assert result is not None
+    trace = None
+    if starts is not None and played is not None:
+        start, actions = starts[i], played[i]
+        assert start is not None and actions is not None
+        trace = GameTrace(start, actions)
+    on_result(i, result, trace)
 
 
 def ceiling_summary(results: Sequence[EpisodeResult], solver: Mapping[int, str]) -> dict[str, Any]:
@@ -906,6 +958,7 @@ def evaluate_agents(
     allow_cycles: bool = False,
     env_version: int | None = None,
     timing: bool = False,
+    resume: bool = False,
 ) -> dict[str, Any]:
     """Play the first ``episodes`` test deals of ``variant`` with each agent.
 
@@ -919,8 +972,8 @@ def evaluate_agents(
         batch_size: games played at once (:func:`play_deals`); None: all the deals, up to
             :data:`MAX_BATCH`. The report does not depend on it.
         save_games: a folder: write one game record per agent and deal there,
-            ``<agent>/<variant>-<seed>.json`` (:mod:`fortythieves_env.records`), after each
-            agent's games.
+            ``<agent>/<variant>-<seed>.json`` (:mod:`fortythieves_env.records`), as each
+            game ends (so an interrupted evaluation keeps the games it finished).
         play: plays one agent's deals instead of this process, called as
             ``play(agent, env_id, seeds, on_done, traces, allow_cycles)`` and returning what
             :func:`play_deals` returns (e.g. :func:`agents.distributed.ray_play_deals`, which
@@ -934,6 +987,11 @@ def evaluate_agents(
         timing: add ``timing`` (agent name -> ``seconds`` of wall time playing its deals,
             ``moves`` in all and ``seconds_per_move``): what a budget cost on this machine.
             Off by default, so that a report is the same however and wherever it is played.
+        resume: with ``save_games``: the deals whose records are already in the folder (an
+            interrupted run's) are read from them (:func:`resumed_results`), not played
+            again; the others are played with the deal indices they have in the whole list,
+            so the report is the one an uninterrupted run writes (``timing`` counts the
+            deals played now and says how many were read: ``resumed_deals``).
 
     Returns:
         A JSON-ready dict: ``variant``, ``env_id``, ``rules_version``
@@ -945,7 +1003,10 @@ def evaluate_agents(
         asked.
 
     Raises:
-        ValueError: ``episodes`` < 1, or ``batch_size`` < 1, or ``solver`` lacks a deal.
+        ValueError: ``episodes`` < 1, or ``batch_size`` < 1, or ``solver`` lacks a deal,
+            or ``resume`` without ``save_games``.
+        fortythieves_env.records.RecordError: ``resume`` and a record in the folder that
+            is not this agent's game of its deal under these rules (one line, its path).
         TypeError: the rule is on and an agent has no ``action_scores``.
         KeyboardInterrupt: passed on as it comes (Ctrl-C); nothing is returned then, the
             caller says how to re-run.
@@ -960,6 +1021,8 @@ def evaluate_agents(
         raise ValueError(f"need at least one episode, got {episodes}")
     if batch_size is not None and batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
+    if resume and save_games is None:
+        raise ValueError("resume needs save_games: the folder of the earlier run's game records")
     seeds = seeds_for_test(episodes)
     if solver is not None and (missing := [s for s in seeds if s not in solver]):
         raise ValueError(
@@ -985,39 +1048,29 @@ def evaluate_agents(
     ) as bar:
         for agent in agents:
             bar.set_description(f"{variant} {agent.name}")
-            traces: list[GameTrace] | None = None if save_games is None else []
+            folder = None if save_games is None else Path(save_games)
+            resumed: dict[int, EpisodeResult] = {}
+            if resume and folder is not None:
+                resumed = resumed_results(folder, agent, env_id, seeds)
+                bar.update(len(resumed))
             start = time.perf_counter()
-            with single_torch_thread():
-                if play is not None:
-                    results = play(agent, env_id, seeds, bar.update, traces, allow_cycles)
-                elif isinstance(agent, BatchAgent):
-                    results = play_deals(
-                        agent,
-                        env_id,
-                        seeds,
-                        batch_size,
-                        bar.update,
-                        traces,
-                        allow_cycles=allow_cycles,
-                    )
-                else:  # an agent of the one-game protocol only
-                    results = _play_one_by_one(
-                        agent, env_id, seeds, bar.update, traces, allow_cycles
-                    )
+            results = _play_agent(
+                agent, env_id, seeds, resumed, folder, batch_size, play, bar.update, allow_cycles
+            )
             seconds = time.perf_counter() - start
-            if save_games is not None and traces is not None:
-                save_records(Path(save_games), agent, env_id, results, traces)
             summary = summarize(results)
             describe = getattr(agent, "description", None)
             if callable(describe):
                 summary["settings"] = describe()
-            if timing:
-                moves = sum(r.length for r in results)
+            if timing:  # of the deals played now (not those read from records)
+                moves = sum(r.length for i, r in enumerate(results) if i not in resumed)
                 out.setdefault("timing", {})[agent.name] = {
                     "seconds": round(seconds, 3),
                     "moves": moves,
                     "seconds_per_move": round(seconds / moves, 6) if moves else None,
                 }
+                if resume:
+                    out["timing"][agent.name]["resumed_deals"] = len(resumed)
             if solver is not None:
                 summary["solver_ceiling"] = ceiling_summary(results, solver)
             if per_episode:
@@ -1026,14 +1079,150 @@ def evaluate_agents(
     return out
 
 
+def _play_agent(
+    agent: Agent | BatchAgent,
+    env_id: str,
+    seeds: Sequence[int],
+    resumed: Mapping[int, EpisodeResult],
+    folder: Path | None,
+    batch_size: int | None,
+    play: PlayDeals | None,
+    on_done: Callable[[int], object],
+    allow_cycles: bool,
+) -> list[EpisodeResult]:
+    """One agent's results on ``seeds``: those in ``resumed`` (deal index -> result) as
+    they are, the others played (each run of consecutive deals in one call, with its deal
+    indices) and, with a ``folder``, saved as game records as each game ends."""
+    results: list[EpisodeResult | None] = [None] * len(seeds)
+    for i, result in resumed.items():
+        results[i] = result
+    todo = [i for i in range(len(seeds)) if i not in resumed]
+    runs = [  # [a, b): consecutive deals still to play
+        (group[0], group[-1] + 1)
+        for group in np.split(np.array(todo, dtype=np.int64), np.flatnonzero(np.diff(todo) > 1) + 1)
+        if group.size
+    ]
+    for a, b in runs:
+        traces: list[GameTrace] | None = None if folder is None else []
+
+        def save(i: int, result: EpisodeResult, trace: GameTrace | None) -> None:
+            if folder is not None and trace is not None:
+                save_record(folder, agent, env_id, result, trace)
+
+        part = list(seeds[a:b])
+        with single_torch_thread():
+            if play is not None:
+                got = play(
+                    agent, env_id, part, on_done, traces, allow_cycles, first_game=a, on_result=save
+                )
+            elif isinstance(agent, BatchAgent):
+                got = play_deals(
+                    agent,
+                    env_id,
+                    part,
+                    batch_size,
+                    on_done,
+                    traces,
+                    first_game=a,
+                    allow_cycles=allow_cycles,
+                    on_result=save,
+                )
+            else:  # an agent of the one-game protocol only
+                got = _play_one_by_one(
+                    agent, env_id, part, on_done, traces, allow_cycles, first_game=a, on_result=save
+                )
+        results[a:b] = got
+    return results  # type: ignore[return-value]
+
+
+def resumed_results(
+    folder: Path, agent: Agent | BatchAgent, env_id: str, seeds: Sequence[int]
+) -> dict[int, EpisodeResult]:
+    """The results of the deals whose game records ``folder/<agent>/<variant>-<seed>.json``
+    an earlier (interrupted) evaluation wrote: deal index -> result.
+
+    Each record is replayed (:func:`fortythieves_env.records.verify`: legal moves, the
+    outcome it states, these rules) and once more on ``env_id``'s registered game for the
+    return; it must be this agent's (:func:`agent_description`: name, model, seed,
+    settings), of this deal, with ``env_id``'s step limit and no-progress setting.
+
+    Raises:
+        fortythieves_env.records.RecordError: a record that does not pass (one line: its
+            path and what differs).
+    """
+    from fortythieves_env import get_variant
+    from fortythieves_env.records import RecordError, load_record, verify
+
+    spec_ = gym.spec(env_id)
+    variant = get_variant(spec_.kwargs["variant"])
+    who = json.loads(json.dumps(agent_description(agent)))
+    settings = {
+        "step_limit": spec_.max_episode_steps,
+        "max_steps_without_progress": spec_.kwargs.get("max_steps_without_progress"),
+    }
+    out: dict[int, EpisodeResult] = {}
+    for i, seed in enumerate(seeds):
+        path = folder / agent.name / f"{variant.id}-{seed}.json"
+        if not path.is_file():
+            continue
+        record = load_record(path)
+        recorded = {
+            "step_limit": record.step_limit,
+            "max_steps_without_progress": record.max_steps_without_progress,
+        }
+        try:
+            if record.agent != who:
+                raise RecordError(f"played by {record.agent}, not by {who}")
+            if record.source != {"kind": "seed", "value": seed} or record.variant != variant:
+                raise RecordError(f"not the game of {variant.id} deal seed {seed}")
+            if recorded != settings:
+                raise RecordError(f"made with {recorded}, not {env_id}'s {settings}")
+            outcome = verify(record)
+        except RecordError as exc:
+            raise RecordError(
+                f"{path}: cannot resume from it: {exc} (delete it, or evaluate into "
+                "another --save-games folder)"
+            ) from None
+        out[i] = EpisodeResult(
+            seed=seed,
+            won=bool(outcome["won"]),
+            foundation_cards=int(outcome["foundation_cards"]),
+            length=int(outcome["length"]),
+            ret=_replayed_return(env_id, seed, record.moves),
+            truncated=bool(outcome["truncated"]),
+            stuck=bool(outcome["stuck"]),
+        )
+    return out
+
+
+def _replayed_return(env_id: str, seed: int, moves: Sequence[str]) -> float:
+    """The sum of ``env_id``'s rewards over ``moves`` from deal ``seed`` (moves already
+    checked legal)."""
+    env = gym.make(env_id)
+    try:
+        env.reset(seed=seed)
+        base = env.unwrapped
+        total = 0.0
+        for move in moves:
+            _, reward, _, _, _ = env.step(base.move_to_action(move))  # type: ignore[attr-defined]
+            total += float(reward)
+    finally:
+        env.close()
+    return total
+
+
 def agent_description(agent: Agent | BatchAgent) -> dict[str, Any]:
     """What a game record says of the player: ``name``, and where they apply ``model`` (the
-    zip's path), ``deterministic`` and ``seed``."""
+    zip's path), ``deterministic``, ``seed`` and ``settings`` (the agent's
+    ``description()``, e.g. the search agent's budget)."""
     out: dict[str, Any] = {"name": agent.name}
     for key, attr in (("model", "path"), ("deterministic", "deterministic"), ("seed", "seed")):
         value = getattr(agent, attr, None)
         if value is not None:
             out[key] = value
+    describe = getattr(agent, "description", None)
+    if callable(describe):
+        out["settings"] = describe()
     return out
 
 
@@ -1050,35 +1239,54 @@ def save_records(
     Raises:
         OSError: a file cannot be written.
     """
+
+    return [
+        save_record(folder, agent, env_id, result, trace)
+        for result, trace in zip(results, traces, strict=True)
+    ]
+
+
+def save_record(
+    folder: Path,
+    agent: Agent | BatchAgent,
+    env_id: str,
+    result: EpisodeResult,
+    trace: GameTrace,
+) -> Path:
+    """Write one game record, ``folder/<agent>/<variant>-<seed>.json`` (a temporary file
+    renamed into place, so that an interruption never leaves half a record); return its
+    path.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
     from fortythieves_env import get_variant
     from fortythieves_env.records import make_record
 
     spec_ = gym.spec(env_id)
     variant = get_variant(spec_.kwargs["variant"])
-    who = agent_description(agent)
-    paths = []
-    for result, trace in zip(results, traces, strict=True):
-        record = make_record(
-            variant,
-            ("seed", result.seed),
-            who,
-            trace.start,
-            trace.actions,
-            {
-                "won": result.won,
-                "foundation_cards": result.foundation_cards,
-                "length": result.length,
-                "terminated": not (result.truncated or result.stuck),
-                "truncated": result.truncated,
-                "stuck": result.stuck,
-            },
-            step_limit=spec_.max_episode_steps,
-            max_steps_without_progress=spec_.kwargs.get("max_steps_without_progress"),
-        )
-        path = folder / agent.name / f"{variant.id}-{result.seed}.json"
-        record.save(path)
-        paths.append(path)
-    return paths
+    record = make_record(
+        variant,
+        ("seed", result.seed),
+        agent_description(agent),
+        trace.start,
+        trace.actions,
+        {
+            "won": result.won,
+            "foundation_cards": result.foundation_cards,
+            "length": result.length,
+            "terminated": not (result.truncated or result.stuck),
+            "truncated": result.truncated,
+            "stuck": result.stuck,
+        },
+        step_limit=spec_.max_episode_steps,
+        max_steps_without_progress=spec_.kwargs.get("max_steps_without_progress"),
+    )
+    path = folder / agent.name / f"{variant.id}-{result.seed}.json"
+    part = path.with_name(path.name + ".part")
+    record.save(part)
+    part.replace(path)
+    return path
 
 
 def baseline_agents(names: Sequence[str], seed: int = 0) -> list[Agent]:

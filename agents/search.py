@@ -112,8 +112,10 @@ from fortythieves_env.view import PlayerView, determinize, player_view, view_fro
 
 __all__ = [
     "ALLOCATIONS",
+    "DEFAULT_BUDGET",
     "DEFAULT_NODES",
     "DEFAULT_SAMPLES",
+    "DEFAULT_SECONDS",
     "DEFAULT_STALL",
     "MAX_SAMPLES",
     "METHODS",
@@ -144,6 +146,11 @@ MAX_NODES_PER_SAMPLE = 10**9
 """The largest node cap of one sample's solve."""
 MAX_SECONDS = 3600.0
 """The largest time budget per move (seconds)."""
+DEFAULT_SECONDS = 0.1
+"""The shipped budget per move (seconds) of the solving setting, the agent's default
+(:data:`DEFAULT_BUDGET`): at most 1 s per move on one core as issue 25 asks; measured over
+whole games (forced moves cost nothing) 0.05-0.07 s per move on the hard variants, load 2-4
+on 2 cores (``results/search/<variant>-200-s0.1.json``)."""
 NODES_PER_SECOND = 1_000_000
 """The fixed rate that turns a budget's seconds into nodes (:meth:`SearchBudget.samples_for`):
 the order of the solver's nodes per second on one core of the reference machine (2-core AMD
@@ -742,7 +749,9 @@ class SearchAgent:
     Args:
         seed: seeds the samples (with the deal index and the view); an integer >= 0 (a
             ``numpy.random.SeedSequence`` entropy word).
-        budget: the per-move budget (default :class:`SearchBudget`).
+        budget: the per-move budget (default :data:`DEFAULT_BUDGET`, the solving setting at
+            :data:`DEFAULT_SECONDS` per move; ``SearchBudget()`` is the cheaper rollouts
+            setting).
         step_limit: the episodes' step limit ``L`` (>= 1); None: the variant's
             ``max_episode_steps`` (what ``evaluate`` plays).
 
@@ -755,7 +764,7 @@ class SearchAgent:
     ) -> None:
         self.name = "search"
         self.seed = checked_int("search: seed", seed, 0)
-        self.budget = budget if budget is not None else SearchBudget()
+        self.budget = budget if budget is not None else DEFAULT_BUDGET
         self.step_limit = (
             None
             if step_limit is None
@@ -885,6 +894,10 @@ class SearchAgent:
             "step_limit": self.step_limit,
         }
 
+
+DEFAULT_BUDGET = SearchBudget(method="solve", seconds=DEFAULT_SECONDS)
+"""The search agent's default budget (``SearchAgent(seed)``, ``evaluate search`` without
+search options): hindsight optimisation at :data:`DEFAULT_SECONDS` per move."""
 
 HINT_BUDGET = SearchBudget(method="solve", seconds=0.5)
 """The budget of ``fortythieves play --hint search``: hindsight optimisation with half a

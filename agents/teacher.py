@@ -86,9 +86,10 @@ def _greedy_teacher(seed: int, search_samples: int | None = None) -> BatchAgent:
 
 
 def _search_teacher(seed: int, search_samples: int | None = None) -> BatchAgent:
-    from .search import SearchBudget
+    from .search import DEFAULT_SAMPLES, SearchBudget
 
-    budget = None if search_samples is None else SearchBudget(samples=search_samples)
+    # the rollouts setting (the teacher of the shipped configs), not the agent's default
+    budget = SearchBudget(samples=search_samples or DEFAULT_SAMPLES)
     return make_baseline("search", seed, budget)
 
 

@@ -12,10 +12,14 @@ import numpy as np
 import pytest
 from test_play import play_cli
 
+from agents import cli
 from agents.cli import main
 from agents.play import Game
 from agents.search import (
+    DEFAULT_BUDGET,
     DEFAULT_NODES,
+    DEFAULT_SAMPLES,
+    DEFAULT_SECONDS,
     HINT_BUDGET,
     MAX_SAMPLES,
     METHODS,
@@ -76,8 +80,41 @@ def test_the_agent_describes_its_solving_budget() -> None:
     assert described["method"] == "solve" and described["nodes_per_sample"] == 500
     assert described["budget_seconds_per_move"] == 0.25
     assert described["allocation"] == "halving"
-    assert SearchAgent(0).description()["nodes_per_sample"] is None
+    assert SearchAgent(0, SearchBudget()).description()["nodes_per_sample"] is None
     assert set(METHODS) == {"rollouts", "solve"}
+
+
+@pytest.mark.parametrize(
+    ("options", "method", "seconds", "samples", "nodes"),
+    [
+        ([], "solve", 0.1, DEFAULT_SAMPLES, DEFAULT_NODES),  # the shipped default
+        (["--search-nodes", "500"], "solve", 0.1, DEFAULT_SAMPLES, 500),
+        (["--search-budget", "1"], "solve", 1.0, DEFAULT_SAMPLES, DEFAULT_NODES),
+        (["--search-samples", "4"], "rollouts", None, 4, DEFAULT_NODES),  # the cheaper one
+        (["--search-method", "rollouts"], "rollouts", None, DEFAULT_SAMPLES, DEFAULT_NODES),
+        (["--search-method", "solve", "--search-samples", "8"], "solve", None, 8, DEFAULT_NODES),
+    ],
+)
+def test_the_default_search_is_the_solving_setting_at_the_shipped_budget(
+    options: list[str], method: str, seconds: float | None, samples: int, nodes: int
+) -> None:
+    args = cli.build_parser().parse_args(["evaluate", "search", "--variant", "Lucas", *options])
+    budget = cli._search_budget(args)
+    assert (budget.method, budget.seconds, budget.samples, budget.nodes) == (
+        method,
+        seconds,
+        samples,
+        nodes,
+    )
+    assert cli.DEFAULT_SECONDS == DEFAULT_SECONDS == DEFAULT_BUDGET.seconds == 0.1
+    assert (
+        SearchAgent(0).budget
+        == DEFAULT_BUDGET
+        == cli._search_budget(
+            cli.build_parser().parse_args(["evaluate", "search", "--variant", "Lucas"])
+        )
+    )
+    assert DEFAULT_BUDGET.method == "solve" and DEFAULT_BUDGET.allocation == "halving"
 
 
 # ---------------------------------------------------------------------- scores

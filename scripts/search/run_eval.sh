@@ -8,8 +8,9 @@
 # (16 samples, uniform), <variant>-<N>-k<K>.json (K samples) or <variant>-<N>-k<K>h.json (halving).
 # BUDGET (issue 25) plays the solving setting instead (--search-budget SECONDS per move, NODES
 # nodes per sample, default 1000): <variant>-<N>-s<SECONDS>.json (-s<SECONDS>-n<NODES>.json).
-# A variant whose report (the file name above) exists is skipped, so the script
-# continues where it stopped. FORTYTHIEVES picks the command (default: .venv/bin/fortythieves).
+# A variant whose report (the file name above) exists is skipped, and a variant stopped
+# half-way continues from the game records of its finished deals (runs/search-eval/), so the
+# script continues where it stopped. FORTYTHIEVES picks the command (default: .venv/bin/fortythieves).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 n=${1:-50}
@@ -39,8 +40,10 @@ for v in "${variants[@]}"; do
   out=results/search/$v-$n$suffix.json
   if [ -f "$out" ]; then echo "$v: $out exists, skipped"; continue; fi
   echo "$v: $(date -Is) start"
+  # every game's record is saved as it ends (runs/ is not in git): a stopped run continues
+  # from its last finished deal with --resume, and its report is the uninterrupted one
   COLUMNS=160 $cmd evaluate search --variant "$v" --episodes "$n" "${options[@]}" \
-    --no-progress --json "$out.part"
+    --no-progress --save-games "runs/search-eval/$v-$n$suffix" --resume --json "$out.part"
   mv "$out.part" "$out"
   echo "$v: $(date -Is) done -> $out"
 done
