@@ -1,13 +1,13 @@
 """Reference agents: ``random`` and ``greedy``.
 
-Every agent here, and the trained-model agent of :mod:`agents.evaluation`, follows the
+Every agent here, and the trained-model agent of :mod:`fortythieves_agents.evaluation`, follows the
 :class:`Agent` protocol: ``reset(env)`` at the start of each episode, then ``act(obs, env)``
 returning a legal action index. ``env`` is the (possibly wrapped) Gymnasium env; agents read
 the legal-action mask from ``env.unwrapped.action_masks()`` (``int8``, shape ``(n,)``).
 They also follow the :class:`BatchAgent` protocol, what ``evaluate`` plays with:
 ``act_batch(obs, masks, games)`` chooses for many games at once, and
 ``action_scores(obs, masks, games)`` ranks every move (the no-cycling rule of
-:mod:`agents.cycles` plays the best-ranked move that leads to a view not yet seen).
+:mod:`fortythieves_agents.cycles` plays the best-ranked move that leads to a view not yet seen).
 
 ``random``
     Uniform over the legal actions. In batches, game ``i`` draws from its own generator
@@ -81,7 +81,8 @@ class Agent(Protocol):
 
 @runtime_checkable
 class BatchAgent(Protocol):
-    """An agent that chooses for many games at once (what :func:`agents.evaluation.evaluate_agents`
+    """An agent that chooses for many games at once (what
+    :func:`fortythieves_agents.evaluation.evaluate_agents`
     plays with; every agent of this package is one).
 
     A *game* is a deal index ``i`` of the evaluation (its deal seed is
@@ -114,7 +115,7 @@ class BatchAgent(Protocol):
 
     def action_scores(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
         """The agent's ranking of every action in each row, for the no-cycling rule of
-        :mod:`agents.cycles` (which plays the best-ranked legal move to a new view).
+        :mod:`fortythieves_agents.cycles` (which plays the best-ranked legal move to a new view).
 
         Contract: ``float64``, shape ``(B, n)``; higher is better; ``-inf`` where the
         action is illegal; equal scores rank by the lower action index. The argmax of a row
@@ -485,7 +486,7 @@ BASELINES: dict[str, type[RandomAgent] | type[GreedyAgent]] = {
 
 AGENT_NAMES: tuple[str, ...] = (*BASELINES, "search")
 """Every agent :func:`make_baseline` builds by name: the baselines and the sampling
-search agent of :mod:`agents.search` (slow: about 0.05-0.2 s per move)."""
+search agent of :mod:`fortythieves_agents.search` (slow: about 0.05-0.2 s per move)."""
 
 
 def make_baseline(
@@ -496,7 +497,7 @@ def make_baseline(
     Args:
         name: ``random``, ``greedy`` or ``search``.
         seed: the agent's seed.
-        search: for ``search``, its :class:`agents.search.SearchBudget` (default: the
+        search: for ``search``, its :class:`fortythieves_agents.search.SearchBudget` (default: the
             default budget); ignored by the others.
 
     Raises:

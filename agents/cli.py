@@ -30,20 +30,22 @@ model ``.zip``, or ``random`` / ``greedy`` / ``search`` (then ``--variant`` is r
 model, or ``search``, is played beside the ``random`` and ``greedy`` baselines on the same
 deals unless ``--baselines`` says otherwise; ``random`` or ``greedy`` plays alone unless
 ``--baselines`` names agents to play beside it. ``search`` is the sampling search agent of
-:mod:`agents.search`; ``--search-samples``, ``--search-allocation`` and ``--search-horizon``
+:mod:`fortythieves_agents.search`; ``--search-samples``, ``--search-allocation`` and
+``--search-horizon``
 set its per-move budget; ``--search-method solve`` solves each sampled position with the
 solver (hindsight optimisation, ``--search-nodes`` nodes per sample), and
 ``--search-budget SECONDS`` gives it a time budget per move instead of a sample count
 (both imply ``solve``; the budget is turned into samples at a fixed node rate, so the
 moves do not depend on the machine, and is recorded in the report's ``settings``).
-``solve`` runs the clairvoyant solver on the same test deals (see :mod:`agents.solve`) and
+``solve`` runs the clairvoyant solver on the same test deals (see :mod:`fortythieves_agents.solve`)
+and
 appends each deal's result to ``--results JSONL`` (default ``runs/solver/<variant>.jsonl``:
 the shipped ``results/solver/<variant>.jsonl`` is written only when named).
 ``--ray`` plays (or solves) the deals as Ray tasks, on a local Ray
 or the cluster of ``--address`` / ``RAY_ADDRESS``, with the same report (see
-:mod:`agents.distributed`); ``sweep`` trains settings and seeds as Ray Tune trials (see
-:mod:`agents.sweep`). ``play`` lets a person play one deal at a prompt (see
-:mod:`agents.play`). ``evaluate`` reads the solver's per-deal results
+:mod:`fortythieves_agents.distributed`); ``sweep`` trains settings and seeds as Ray Tune trials (see
+:mod:`fortythieves_agents.sweep`). ``play`` lets a person play one deal at a prompt (see
+:mod:`fortythieves_agents.play`). ``evaluate`` reads the solver's per-deal results
 (``--solver-results FILE``, default ``results/solver/<variant>.jsonl``) and reports, for every
 agent, its wins among the deals the solver proved winnable ("wins / solver-proved wins"),
 only when the file has a record of every deal played: a default file that does not is
@@ -53,7 +55,7 @@ game is played).
 ``--variant-spec FILE`` (``play``, ``solve``, ``evaluate``, ``replay``) registers a custom
 variant from a YAML file of ``VariantSpec`` fields (or a training config's
 ``env.custom_variant``) before the arguments are read, so its id works as ``VARIANT`` or
-``--variant`` (:func:`agents.config.load_variant_spec`).
+``--variant`` (:func:`fortythieves_agents.config.load_variant_spec`).
 
 Errors: every bad argument, configuration, file or model is refused before any training or
 evaluation starts, with one line on stderr naming the argument (or file) and no traceback,
@@ -94,7 +96,7 @@ EXIT_INTERRUPTED = 130
 SEED_MAX = 2**32 - 1
 """Largest seed (numpy's legacy global seeding, which SB3 uses, takes 32 bits)."""
 EPISODES_MAX = 1_000_000_000
-"""Most test deals (the size of the test seed range, see :mod:`agents.seeds`)."""
+"""Most test deals (the size of the test seed range, see :mod:`fortythieves_agents.seeds`)."""
 NODES_MAX = 10**15
 """Largest node budget of ``solve``."""
 WORKERS_MAX = 1024
@@ -105,20 +107,21 @@ SEARCH_SAMPLES_MAX = 100_000
 SEARCH_HORIZON_MAX = 1_000_000
 """Longest rollout of the ``search`` agent."""
 DEFAULT_SAMPLES = 16
-"""``agents.search.DEFAULT_SAMPLES``, restated so ``--help`` imports no numba (a test
+"""``fortythieves_agents.search.DEFAULT_SAMPLES``, restated so ``--help`` imports no numba (a test
 checks that they agree)."""
 ALLOCATIONS = ("uniform", "halving")
-"""``agents.search.ALLOCATIONS``, restated for the same reason."""
+"""``fortythieves_agents.search.ALLOCATIONS``, restated for the same reason."""
 METHODS = ("rollouts", "solve")
-"""``agents.search.METHODS``, restated for the same reason."""
+"""``fortythieves_agents.search.METHODS``, restated for the same reason."""
 DEFAULT_NODES = 1_000
-"""``agents.search.DEFAULT_NODES``, restated for the same reason."""
+"""``fortythieves_agents.search.DEFAULT_NODES``, restated for the same reason."""
 DEFAULT_SECONDS = 0.1
-"""``agents.search.DEFAULT_SECONDS`` (the shipped budget per move), restated likewise."""
+"""``fortythieves_agents.search.DEFAULT_SECONDS`` (the shipped budget per move), restated
+likewise."""
 SEARCH_NODES_MAX = 10**9
-"""``agents.search.MAX_NODES_PER_SAMPLE``, restated for the same reason."""
+"""``fortythieves_agents.search.MAX_NODES_PER_SAMPLE``, restated for the same reason."""
 SEARCH_SECONDS_MAX = 3600.0
-"""``agents.search.MAX_SECONDS``, restated for the same reason."""
+"""``fortythieves_agents.search.MAX_SECONDS``, restated for the same reason."""
 _MODEL_NAMES = ("best_model.zip", "final_model.zip", "interrupted_model.zip")
 
 
@@ -225,7 +228,8 @@ def _search_seconds(text: str) -> float:
 
 
 def _checked(check: Callable[[str, str], None]) -> Callable[[str], str]:
-    """An argparse ``type=`` running a :mod:`agents.paths` check (the path is not named twice)."""
+    """An argparse ``type=`` running a :mod:`fortythieves_agents.paths` check (the path is not
+    named twice)."""
 
     def parse(text: str) -> str:
         if not text.strip():
@@ -241,7 +245,7 @@ def _checked(check: Callable[[str, str], None]) -> Callable[[str], str]:
 
 def _check_resume(path: str, what: str) -> None:
     """``--resume``: a readable model zip, or a run folder holding one
-    (:func:`agents.train.resume_checkpoint`)."""
+    (:func:`fortythieves_agents.train.resume_checkpoint`)."""
     from .train import resume_checkpoint
 
     check_readable_file(resume_checkpoint(path), what, zip_archive=True)
@@ -504,7 +508,7 @@ def _address(text: str) -> str:
 
 
 def _add_ray_arguments(parser: argparse.ArgumentParser, what: str) -> None:
-    """``--ray`` and ``--address`` (see :mod:`agents.distributed`)."""
+    """``--ray`` and ``--address`` (see :mod:`fortythieves_agents.distributed`)."""
     parser.add_argument("--ray", action="store_true", help=what)
     parser.add_argument(
         "--address",
@@ -514,7 +518,7 @@ def _add_ray_arguments(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def _add_sweep_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """The ``sweep`` subcommand (:mod:`agents.sweep`)."""
+    """The ``sweep`` subcommand (:mod:`fortythieves_agents.sweep`)."""
     sw = sub.add_parser(
         "sweep",
         help="train settings x seeds as Ray Tune trials; a table over seeds and the best config",
@@ -602,7 +606,7 @@ def _add_replay_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore
 
 
 def _add_play_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """The ``play`` subcommand (:mod:`agents.play`)."""
+    """The ``play`` subcommand (:mod:`fortythieves_agents.play`)."""
     from fortythieves_env.pysol import MAX_DEAL
 
     pl = sub.add_parser("play", help="play a deal yourself in the terminal")
@@ -756,7 +760,7 @@ def _make_agent(make: Callable[..., Any], name: str, seed: int, budget: Any) -> 
 
 
 def _search_budget(args: argparse.Namespace) -> Any:
-    """The :class:`agents.search.SearchBudget` of ``evaluate``'s search options.
+    """The :class:`fortythieves_agents.search.SearchBudget` of ``evaluate``'s search options.
 
     Raises:
         ConfigError: ``--search-budget`` with ``--search-samples``, or ``--search-budget``
@@ -907,7 +911,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _solver_verdicts(given: str | None, variant: str, episodes: int) -> dict[int, str] | None:
-    """:func:`agents.solve.test_deal_verdicts`, an explicitly given file's fault as a
+    """:func:`fortythieves_agents.solve.test_deal_verdicts`, an explicitly given file's fault as a
     :class:`ConfigError` naming ``--solver-results``."""
     from .solve import SolverResultsError, test_deal_verdicts
 

@@ -188,7 +188,8 @@ MAX_EPISODE_STEPS = 10**6
 ``env.custom_variant.max_episode_steps``.
 
 A thousand times the registered limits (1000; 1500 for Little Forty). An episode's steps
-bound the no-cycling sets (:class:`agents.cycles.SeenViews`: a ``uint64`` per view seen,
+bound the no-cycling sets (:class:`fortythieves_agents.cycles.SeenViews`: a ``uint64`` per view
+seen,
 the table at most half full, so at most 32 MiB per game at this bound) and, with
 :data:`MAX_REWARD`, the returns; a longer limit is no game anyone plays: the validation and
 the final evaluation play the registered limit, and 10**6 steps of one game take minutes."""
@@ -395,7 +396,8 @@ class EnvConfig(_Section):
 
 
 class ShapingConfig(_Section):
-    """Weights of the shaping potential (:mod:`agents.shaping`); 0 leaves a term out. Each is
+    """Weights of the shaping potential (:mod:`fortythieves_agents.shaping`); 0 leaves a term out.
+    Each is
     within ``-1000..1000`` (:data:`MAX_REWARD`)."""
 
     face_down: float = Field(
@@ -434,12 +436,14 @@ class TrainConfig(_Section):
     )
     teacher: str | None = Field(
         default=None,
-        description="an agent whose games the policy clones before PPO (agents.teacher); "
+        description="an agent whose games the policy clones before PPO "
+        "(fortythieves_agents.teacher); "
         "null: none",
     )
     no_cycling: bool = Field(
         default=False,
-        description="training games follow the agents' no-cycling rule (agents.cycles): "
+        description="training games follow the agents' no-cycling rule "
+        "(fortythieves_agents.cycles): "
         "moves back to a view seen in the episode are masked, a game with none ends as "
         "stuck; needs vec_env: batched",
     )
@@ -453,7 +457,7 @@ class TrainConfig(_Section):
         default=0,
         ge=0,
         description="PPO steps at the start during which only the critic learns (the actor "
-        "is frozen: agents.teacher.CriticWarmup); 0: off",
+        "is frozen: fortythieves_agents.teacher.CriticWarmup); 0: off",
     )
 
     @field_validator("device")
@@ -503,7 +507,7 @@ class TrainConfig(_Section):
 
 class TeacherConfig(_Section):
     """Behaviour cloning of ``train.teacher`` before PPO, and the optional imitation term
-    during PPO (:mod:`agents.teacher`). Unused while ``train.teacher`` is null."""
+    during PPO (:mod:`fortythieves_agents.teacher`). Unused while ``train.teacher`` is null."""
 
     games: int = Field(
         default=200, gt=0, description="teacher games on training deals (1 in 10 held out)"
@@ -523,7 +527,7 @@ class TeacherConfig(_Section):
     search_samples: int = Field(
         default=16,
         gt=0,
-        description="the search teacher's positions sampled per move (agents.search)",
+        description="the search teacher's positions sampled per move (fortythieves_agents.search)",
     )
     imitation_fraction: float = Field(
         default=0.5,
@@ -563,7 +567,7 @@ class PPOConfig(_Section):
 
 
 class PlayerNetConfig(_Section):
-    """Sizes of the ``player`` network (:class:`agents.policy.PlayerPolicy`)."""
+    """Sizes of the ``player`` network (:class:`fortythieves_agents.policy.PlayerPolicy`)."""
 
     card_dim: int = Field(default=16, gt=0, description="learnt card embedding width")
     column_dim: int = Field(default=64, gt=0, description="width of a column's encoding")
@@ -586,7 +590,8 @@ class PlayerNetConfig(_Section):
 
 class PolicyConfig(_Section):
     """Policy network: ``card_slots`` (card features extractor, then separate policy and value
-    MLPs) or ``player`` (shared column encoder and move scorer, :mod:`agents.policy`)."""
+    MLPs) or ``player`` (shared column encoder and move scorer,
+    :mod:`fortythieves_agents.policy`)."""
 
     network: Literal["card_slots", "player"] = Field(
         default="card_slots", description="which network: card_slots or player"
@@ -868,7 +873,8 @@ def _format_errors(
 
 def shipped_configs() -> dict[str, Path]:
     """The configs shipped with the package, by name (``streets`` -> its ``streets.yaml``):
-    the package data ``agents.configs`` of an installed wheel, else the ``configs/`` folder
+    the package data ``fortythieves_agents.configs`` of an installed wheel, else the ``configs/``
+    folder
     of this checkout."""
     here = Path(__file__).resolve().parent
     folder = here / "configs"  # an installed wheel: agents/configs/

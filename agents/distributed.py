@@ -3,19 +3,22 @@
 ``fortythieves evaluate ... --ray`` and ``fortythieves solve ... --ray`` run their deals as
 Ray tasks (one CPU each) on a local Ray started for the command, or on the cluster named by
 ``--address`` or the ``RAY_ADDRESS`` environment variable; ``fortythieves sweep``
-(:mod:`agents.sweep`) runs its trials on the same connection (:func:`connect`).
+(:mod:`fortythieves_agents.sweep`) runs its trials on the same connection (:func:`connect`).
 
 **Same answers.** ``evaluate --ray`` splits the test deals into contiguous parts, one Ray
-task each; part ``[a, b)`` is played by :func:`agents.evaluation.play_deals` with
+task each; part ``[a, b)`` is played by :func:`fortythieves_agents.evaluation.play_deals` with
 ``first_game=a``, so every agent's per-deal generators (``(seed, i)``, see
-:class:`agents.baselines.PerGameDraws`) make the choices they make when one process plays
+:class:`fortythieves_agents.baselines.PerGameDraws`) make the choices they make when one process
+plays
 every deal, and the report is the local one. ``solve --ray`` submits one task per deal
-(:func:`agents.solve.solve_deal`, the function the local pool runs) and appends each record
+(:func:`fortythieves_agents.solve.solve_deal`, the function the local pool runs) and appends each
+record
 as its task ends, so an interrupted run keeps every finished deal; the records differ from a
 local run's only in ``seconds`` (and a deal cut by ``--budget``, which depends on the
 machine).
 
-**Code on every node.** On a cluster, :func:`runtime_env` ships this package (``agents`` and
+**Code on every node.** On a cluster, :func:`runtime_env` ships this package
+(``fortythieves_agents`` and
 ``fortythieves_env``, from the submitting machine) to every worker through Ray's runtime
 environment (``py_modules``), so the workers run the code the command was started with; the
 dependencies (torch, stable-baselines3, numba...) must be installed on every node
@@ -24,10 +27,13 @@ dependencies (torch, stable-baselines3, numba...) must be installed on every nod
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import math
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -72,18 +78,33 @@ def require_ray() -> Any:
 
 def runtime_env() -> dict[str, Any]:
     """Ray's runtime environment for every job: this package's two folders as ``py_modules``
-    (uploaded by the driver, first on every worker's ``sys.path``)."""
+    (uploaded by the driver, first on every worker's ``sys.path``).
+
+    Ray names an uploaded module after its folder, so a checkout's ``agents/`` folder (which
+    installs as ``fortythieves_agents``) is copied, without caches, into a temporary folder
+    of that name first; an installed package is uploaded as it is.
+    """
     import fortythieves_env
 
     from . import __file__ as agents_init
 
     return {
         "py_modules": [
-            str(Path(agents_init).parent),
+            str(_shipped_folder(Path(agents_init).parent, str(__package__))),
             str(Path(fortythieves_env.__file__).parent),
         ],
         "env_vars": {"PYTHONUNBUFFERED": "1"},
     }
+
+
+@functools.cache
+def _shipped_folder(folder: Path, name: str) -> Path:
+    """``folder``, or (its name not ``name``) a copy named ``name`` made once per process."""
+    if folder.name == name:
+        return folder
+    copy = Path(tempfile.mkdtemp(prefix="fortythieves-ray-")) / name
+    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
 
 
 QUIET_LEVEL = logging.ERROR
@@ -182,7 +203,8 @@ def _play_part(
     record: bool,
     allow_cycles: bool,
 ) -> tuple[list[Any], list[Any] | None]:
-    """One ``evaluate --ray`` task: :func:`agents.evaluation.play_deals` of ``seeds`` as
+    """One ``evaluate --ray`` task: :func:`fortythieves_agents.evaluation.play_deals` of ``seeds``
+    as
     deals ``first..`` (a custom ``variant`` spec is registered in the worker first)."""
     import fortythieves_env
     from fortythieves_env import VariantSpec
@@ -216,26 +238,27 @@ def ray_play_deals(
     first_game: int = 0,
     on_result: Callable[[int, Any, Any], object] | None = None,
 ) -> list[Any]:
-    """:func:`agents.evaluation.play_deals` of ``seeds`` split across Ray tasks.
+    """:func:`fortythieves_agents.evaluation.play_deals` of ``seeds`` split across Ray tasks.
 
     The agent is sent to the workers as it is now (pickled once, ``ray.put``); each task
     plays one part of :func:`play_parts` (one CPU each) and its deals keep their indices in
     ``seeds``. Use it as ``evaluate_agents(..., play=ray_play_deals)``.
 
     Args:
-        agent: a :class:`agents.baselines.BatchAgent` (the one-game protocol is refused:
-            its choices depend on the order of the games).
+        agent: a :class:`fortythieves_agents.baselines.BatchAgent` (the one-game protocol is
+            refused: its choices depend on the order of the games).
         env_id: a registered ``FortyThieves/*`` id (a custom variant's registration is
             repeated in each worker).
         seeds: the deal seeds, in deal order.
         on_done: called with the number of deals in each part that ends.
-        traces, allow_cycles, first_game: as in :func:`~agents.evaluation.play_deals`.
+        traces, allow_cycles, first_game: as in :func:`~fortythieves_agents.evaluation.play_deals`.
         workers: how many parts at least (default: :func:`cluster_cpus`).
-        on_result: as in :func:`~agents.evaluation.play_deals`, called for each deal of a
-            part when the part has ended.
+        on_result: as in :func:`~fortythieves_agents.evaluation.play_deals`, called for each deal
+            of a part when the part has ended.
 
     Returns:
-        One :class:`~agents.evaluation.EpisodeResult` per seed, in the order of ``seeds``.
+        One :class:`~fortythieves_agents.evaluation.EpisodeResult` per seed, in the order of
+        ``seeds``.
 
     Raises:
         TypeError: the agent is not a ``BatchAgent``.

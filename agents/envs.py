@@ -1,7 +1,7 @@
 """Building the environments a run needs: training (vectorised), validation and test.
 
 Wrapping order, inside out: ``gymnasium.make(FortyThieves/<variant>-v0, **kwargs)``
-(with its ``TimeLimit``), then the deal-seed wrapper of :mod:`agents.seeds`, then SB3's
+(with its ``TimeLimit``), then the deal-seed wrapper of :mod:`fortythieves_agents.seeds`, then SB3's
 ``Monitor`` recording the episode return, length, ``foundation_cards`` and ``is_success``
 in ``info["episode"]``. ``action_masks`` is found through the wrappers by
 ``get_wrapper_attr``, as sb3_contrib does.
@@ -257,7 +257,8 @@ class _TrainingFactory:
     """Picklable maker of one training env; registers a custom variant in the worker.
 
     With ``shaping`` (the weights of ``train.shaping``) the env is wrapped in
-    :class:`agents.shaping.PotentialShaping` with discount ``gamma``, outside ``Monitor`` so
+    :class:`fortythieves_agents.shaping.PotentialShaping` with discount ``gamma``, outside
+    ``Monitor`` so
     the logged returns stay the game's own.
     """
 
@@ -286,7 +287,8 @@ class BatchedVecEnv(VecEnv):
     (``tests/test_agents_batched_vec_env.py`` compares them step by step):
 
     - deals: game ``i`` draws each deal seed from ``numpy.random.default_rng((seed, i))`` in
-      the training range, as :class:`~agents.seeds.TrainingDeals` of rank ``i`` does; a seed
+      the training range, as :class:`~fortythieves_agents.seeds.TrainingDeals` of rank ``i`` does;
+      a seed
       given through :meth:`seed` (SB3's ``VecEnv.seed``, e.g. ``MaskablePPO(seed=s)``)
       re-seeds those generators with ``(s + i, i)`` at the next :meth:`reset`, as it does
       for ``DummyVecEnv``;
@@ -306,7 +308,8 @@ class BatchedVecEnv(VecEnv):
 
     The no-progress truncation (``env.max_steps_without_progress``) and the step limit are
     the vector env's own, as in the single env. With ``shaping`` (the weights of
-    ``train.shaping``) each game's reward gets :class:`agents.shaping.PotentialShaping`'s
+    ``train.shaping``) each game's reward gets
+    :class:`fortythieves_agents.shaping.PotentialShaping`'s
     term with discount ``gamma`` and ``infos[i]["shaping"]`` holds it, as that wrapper does
     outside ``Monitor``: the returns in ``info["episode"]`` stay the game's own.
 
@@ -490,7 +493,8 @@ class BatchedVecEnv(VecEnv):
     def _no_cycling(
         self, obs: np.ndarray, dones: np.ndarray, masks: np.ndarray
     ) -> tuple[np.ndarray, list[int], np.ndarray, dict[str, Any]]:
-        """The agents' no-cycling rule in training (``train.no_cycling``, :mod:`agents.cycles`).
+        """The agents' no-cycling rule in training (``train.no_cycling``,
+        :mod:`fortythieves_agents.cycles`).
 
         Each game's set of views seen gets its new view (a game that ended starts a new set
         with its next deal's); ``masks`` (the legal moves, in place) loses every move back to
@@ -573,7 +577,7 @@ def make_training_vec_env(config: Config, start_method: str | None = None) -> Ve
     ``dummy`` and ``subproc`` are wrapped in :class:`VecMasksFromInfo`, so masks cost no
     extra round trip to the workers; ``batched`` is one :class:`BatchedVecEnv`. With
     ``train.shaping`` every game's rewards are shaped by
-    :class:`agents.shaping.PotentialShaping` with ``ppo.gamma``.
+    :class:`fortythieves_agents.shaping.PotentialShaping` with ``ppo.gamma``.
 
     Args:
         config: the run configuration.

@@ -1,7 +1,8 @@
 """Fair evaluation: every agent plays the same held-out test deals, with the action mask.
 
 :func:`evaluate_agents` plays, for each agent, one episode per seed of
-:func:`agents.seeds.seeds_for_test` (``2_000_000_000 + i``) on a fresh environment made with
+:func:`fortythieves_agents.seeds.seeds_for_test` (``2_000_000_000 + i``) on a fresh environment
+made with
 the variant's registered defaults (reward settings and step limit), so the results of
 different runs and agents are comparable. Trained models act deterministically by default
 (``predict(..., action_masks=mask, deterministic=True)``); with ``deterministic=False`` they
@@ -10,7 +11,7 @@ sample, deal ``i`` from a generator seeded ``(seed, i)`` (see :class:`ModelAgent
 Deals are played in batches (:func:`play_deals`): one
 :class:`~fortythieves_env.FortyThievesVectorEnv` holds up to ``batch_size`` games (default:
 all the deals at once, up to :data:`MAX_BATCH`), and each step asks the agent for the
-actions of every live game in one call (:meth:`~agents.baselines.BatchAgent.act_batch`:
+actions of every live game in one call (:meth:`~fortythieves_agents.baselines.BatchAgent.act_batch`:
 one policy forward pass, one compiled greedy call). A game that ends makes room for the
 next deal. Every random choice in deal ``i`` comes from a generator seeded ``(seed, i)``,
 so a report is the same whether the deals are played one by one, in batches of any size
@@ -29,7 +30,8 @@ Reported per agent (:func:`summarize`):
 - ``truncated`` (episodes the environment truncated: step limit), ``stuck`` and
   ``stuck_rate`` (episodes the no-cycling rule ended, below), counted apart.
 - with the solver's verdicts on the deals (``solver=``, from ``fortythieves solve``'s
-  results file: :func:`agents.solve.solver_verdicts`), ``solver_ceiling``: ``proved_won``
+  results file: :func:`fortythieves_agents.solve.solver_verdicts`), ``solver_ceiling``:
+  ``proved_won``
   (deals the clairvoyant solver won), ``wins_among_proved`` (the agent's wins among them),
   ``share_of_proved`` (their ratio; 0.0 when none was proved won) and
   ``wins_not_proved`` (the agent's wins on deals the solver left unknown or, which would be
@@ -37,7 +39,8 @@ Reported per agent (:func:`summarize`):
 
 **No cycling.** Every agent plays by a rule of the agents, not of the environment: it takes
 its best-ranked move that leads to a position not yet seen in the episode, hashed on the
-player's view (:mod:`agents.cycles`); when every legal move leads back to a view already
+player's view (:mod:`fortythieves_agents.cycles`); when every legal move leads back to a view
+already
 seen, the evaluation ends the episode as *stuck* (neither won nor truncated; its foundation
 cards count as they stand). Without it an agent that has nothing useful left to do shuttles
 a card between two columns until the step limit. It is on by default (``evaluate
@@ -102,7 +105,8 @@ __all__ = [
 PlayDeals = Callable[..., "list[EpisodeResult]"]
 """What :func:`evaluate_agents` calls to play one agent's deals (its ``play`` argument):
 ``play(agent, env_id, seeds, on_done, traces, allow_cycles, first_game=a, on_result=f)``
-with the arguments of :func:`play_deals` (e.g. :func:`agents.distributed.ray_play_deals`)."""
+with the arguments of :func:`play_deals` (e.g.
+:func:`fortythieves_agents.distributed.ray_play_deals`)."""
 
 OnResult = Callable[[int, "EpisodeResult", "GameTrace | None"], object]
 """Called as ``on_result(i, result, trace)`` when deal ``i`` (its index in ``seeds``) has
@@ -128,7 +132,7 @@ class EpisodeResult:
 
     ``truncated``: the environment truncated it (step limit or no-progress rule), not
     terminated. ``stuck``: the no-cycling rule ended it (every legal move led back to a
-    view seen in the episode; :mod:`agents.cycles`); neither terminated nor truncated.
+    view seen in the episode; :mod:`fortythieves_agents.cycles`); neither terminated nor truncated.
     """
 
     seed: int
@@ -229,7 +233,7 @@ class ModelAgent:
         only the legal moves (the others' logits are then 0: mask them). Only the actor runs
         (no value head, no distribution object): about 4x faster than ``model.predict`` per
         step. The one place the policy is read, for :meth:`act` and :meth:`act_batch` alike,
-        for either network (:func:`agents.policy.policy_logits`).
+        for either network (:func:`fortythieves_agents.policy.policy_logits`).
         """
         import torch
 
@@ -286,10 +290,11 @@ class ModelAgent:
         return np.argmax(cum > (u * cum[:, -1])[:, None], axis=1).astype(np.int64)
 
     def action_scores(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
-        """The ranking of :meth:`~agents.baselines.BatchAgent.action_scores`: the masked
+        """The ranking of :meth:`~fortythieves_agents.baselines.BatchAgent.action_scores`: the
+        masked
         logits (``float64``, ``-inf`` where illegal) when deterministic; when sampling, the
         move :meth:`act_batch` would draw first, then the others by the Gumbel-max trick on
-        the log-probabilities (:func:`agents.baselines.sampled_scores`, same draw).
+        the log-probabilities (:func:`fortythieves_agents.baselines.sampled_scores`, same draw).
 
         Returns:
             ``float64``, shape ``(B, n)``.
@@ -418,7 +423,7 @@ def load_maskable_ppo(path: str | Path, **kwargs: Any) -> Any:
     SB3's own loader, which unpickles the zip's ``data`` (cloudpickle): only for the user's
     own files, to continue training (``train --resume``). A model to evaluate or to give
     hints is loaded from weights and plain metadata by :func:`load_model_agent`
-    (:mod:`agents.model_zip`), which runs no code from the zip.
+    (:mod:`fortythieves_agents.model_zip`), which runs no code from the zip.
 
     The zip is checked first (every member's CRC), then loaded; a damaged ``policy.pth``
     inside an intact zip, a missing member or a zip of another algorithm fail here.
@@ -437,8 +442,11 @@ def load_maskable_ppo(path: str | Path, **kwargs: Any) -> Any:
         check_readable_file(path, "model", zip_archive=True)
     except ConfigError as exc:
         raise ModelMismatchError(str(exc)) from None
+    from .model_zip import custom_objects
+
+    objects = {**custom_objects(path), **kwargs.pop("custom_objects", {})}
     try:
-        return MaskablePPO.load(path, **kwargs)
+        return MaskablePPO.load(path, custom_objects=objects, **kwargs)
     except Exception as exc:  # torch, pickle, zip and SB3 errors alike: the file is unusable
         cause = " ".join(str(exc).split())[:300]
         raise ModelMismatchError(
@@ -456,7 +464,8 @@ def load_model_agent(
     """Load a MaskablePPO zip for evaluation and check that it fits ``variant``.
 
     The zip may come from anyone: its policy is rebuilt from its weights and plain JSON
-    metadata by :func:`agents.model_zip.load_inference_model`, which never unpickles the
+    metadata by :func:`fortythieves_agents.model_zip.load_inference_model`, which never unpickles
+    the
     zip's ``data`` and refuses a zip that would need it; no code from the zip runs.
 
     Args:
@@ -477,7 +486,7 @@ def load_model_agent(
             saved variant and none was given, was trained under other rules (both rules
             versions are named: :func:`check_model_rules`), its observation/action spaces
             differ from the variant's environment, or it needs more than weights and plain
-            JSON to rebuild (what it needs is named; see :mod:`agents.model_zip`).
+            JSON to rebuild (what it needs is named; see :mod:`fortythieves_agents.model_zip`).
     """
     from .envs import env_id_for, register_saved_variant
 
@@ -530,10 +539,10 @@ def play_episode(
     stuck under the no-cycling rule).
 
     With the rule (``allow_cycles=False``, the default) the agent ranks the moves
-    (:meth:`~agents.baselines.BatchAgent.action_scores` of a one-row batch, deal index
+    (:meth:`~fortythieves_agents.baselines.BatchAgent.action_scores` of a one-row batch, deal index
     ``game``, so its random draws are those of deal ``game`` in :func:`play_deals`) and
     plays the best-ranked one that leads to a view not seen in the episode
-    (:mod:`agents.cycles`); when there is none the episode ends as stuck. With
+    (:mod:`fortythieves_agents.cycles`); when there is none the episode ends as stuck. With
     ``allow_cycles=True`` the agent's own choice is played (:meth:`Agent.act`).
 
     ``actions``, if given, gets every action played appended (for a game record).
@@ -678,23 +687,25 @@ def play_deals(
     One :class:`~fortythieves_env.FortyThievesVectorEnv` of ``min(batch_size, len(seeds))``
     games (the registered game of ``env_id``: its rewards and step limit) is stepped until
     every deal has ended; each step gives the agent the observations and masks of the live
-    games in one :meth:`~agents.baselines.BatchAgent.act_batch` call (``games`` = their deal
+    games in one :meth:`~fortythieves_agents.baselines.BatchAgent.act_batch` call (``games`` =
+    their deal
     indices ``first_game + i``). A game that ends frees its slot for the next deal, in order. A slot
     with no deal left plays its first legal action and its results are ignored. A game
     with no legal move at all plays action 0, whatever the agent chose, and ends (as in
     :func:`play_episode`).
 
     With the no-cycling rule (``allow_cycles=False``, the default) each step asks
-    :meth:`~agents.baselines.BatchAgent.action_scores` instead and plays, per game, the
+    :meth:`~fortythieves_agents.baselines.BatchAgent.action_scores` instead and plays, per game, the
     best-ranked legal move that leads to a view not seen in its episode (one compiled call,
-    :class:`agents.cycles.SeenViews`); a game with none ends as stuck (its result says
+    :class:`fortythieves_agents.cycles.SeenViews`); a game with none ends as stuck (its result says
     ``stuck``). ``allow_cycles=True`` plays the agent's own choice (``act_batch``).
 
     Args:
         agent: the agent.
         env_id: a registered ``FortyThieves/*`` id.
         seeds: the deal seeds, ``seeds[i]`` for deal ``i``.
-        batch_size: games at once; None: all of them, up to :data:`MAX_BATCH`.
+        batch_size: games at once; None: the agent's ``batch_size`` attribute if it has one
+            (the search agent's is 1), else all of them, up to :data:`MAX_BATCH`.
         on_done: called with the number of deals that just ended (a progress bar's update).
         traces: if given (an empty list), filled with one :class:`GameTrace` per seed, in
             the order of ``seeds``: its starting position and actions, for a game record.
@@ -702,7 +713,7 @@ def play_deals(
             (its width doubles when a game outgrows it); the positions are read when a
             deal starts.
         first_game: the deal index of ``seeds[0]`` in a longer list split into parts
-            (:mod:`agents.distributed`): the agent sees deal ``i`` of this call as
+            (:mod:`fortythieves_agents.distributed`): the agent sees deal ``i`` of this call as
             ``first_game + i``, so its per-deal generators make the choices they make when
             the whole list is played at once.
         allow_cycles: switch the no-cycling rule off (see above).
@@ -724,7 +735,9 @@ def play_deals(
             "of the moves; play it with allow_cycles=True"
         )
     n = len(seeds)
-    slots = min(n, MAX_BATCH if batch_size is None else batch_size)
+    if batch_size is None:
+        batch_size = getattr(agent, "batch_size", None) or MAX_BATCH
+    slots = min(n, batch_size)
     results: list[EpisodeResult | None] = [None] * n
     if n == 0:
         return []
@@ -976,7 +989,8 @@ def evaluate_agents(
             game ends (so an interrupted evaluation keeps the games it finished).
         play: plays one agent's deals instead of this process, called as
             ``play(agent, env_id, seeds, on_done, traces, allow_cycles)`` and returning what
-            :func:`play_deals` returns (e.g. :func:`agents.distributed.ray_play_deals`, which
+            :func:`play_deals` returns (e.g.
+            :func:`fortythieves_agents.distributed.ray_play_deals`, which
             splits them across Ray workers); the report does not depend on it.
         solver: the clairvoyant solver's verdict on each deal (seed -> ``"won"``,
             ``"lost"`` or ``"unknown"``), every deal played included: each agent's summary
@@ -1290,7 +1304,7 @@ def save_record(
 
 
 def baseline_agents(names: Sequence[str], seed: int = 0) -> list[Agent]:
-    """Baseline agents by name (see :mod:`agents.baselines`)."""
+    """Baseline agents by name (see :mod:`fortythieves_agents.baselines`)."""
     return [make_baseline(name, seed) for name in names]
 
 

@@ -8,10 +8,11 @@ spaces, the schedules, the rollout buffer class. Unpickling calls whatever the p
 names, so opening a zip someone sent could run any code. :func:`load_inference_model`,
 which ``fortythieves evaluate`` (a model as ``RUN_OR_MODEL``), ``fortythieves play
 --hint-model`` and the final evaluation of ``train`` use (through
-:func:`agents.evaluation.load_model_agent`), reads weights and documented metadata only:
+:func:`fortythieves_agents.evaluation.load_model_agent`), reads weights and documented metadata
+only:
 
 **Read.** From ``data``, parsed with :func:`json.loads` (at most
-:data:`agents.evaluation.MAX_DATA_BYTES`, nested at most
+:data:`fortythieves_agents.evaluation.MAX_DATA_BYTES`, nested at most
 :data:`~fortythieves_env._checks.MAX_JSON_NESTING` levels), the plain JSON beside
 the pickles and nothing else:
 
@@ -35,7 +36,8 @@ other object), loaded into the rebuilt policy with ``strict=True``.
 **Never read.** ``":serialized:"`` fields, ``policy.optimizer.pth``,
 ``pytorch_variables.pth``, ``system_info.txt``.
 
-**Refused** (:class:`~agents.evaluation.ModelMismatchError`, one line naming the path and
+**Refused** (:class:`~fortythieves_agents.evaluation.ModelMismatchError`, one line naming the path
+and
 what the zip needs): a model trained under other rules (``model.zip: the model was made
 under rules version 2, not the current rules version 1; train it again under these rules``),
 a policy class not in :data:`POLICY_CLASSES` (``model.zip: policy_class
@@ -46,7 +48,8 @@ records only as a pickle, a ``policy.pth`` that is not plain weights or does not
 network the data describes.
 
 **Own checkpoints.** ``train --resume`` continues from a zip with SB3's own loader
-(:func:`agents.evaluation.load_maskable_ppo`), which unpickles: resuming needs the optimizer
+(:func:`fortythieves_agents.evaluation.load_maskable_ppo`), which unpickles: resuming needs the
+optimizer
 state and the schedules, and the files are the user's own run's.
 """
 
@@ -68,14 +71,16 @@ __all__ = [
     "EXTRACTORS",
     "PLAYER_KEYS",
     "POLICY_CLASSES",
+    "RENAMED",
     "STOCK_KEYS",
     "InferenceModel",
     "NoOptimizer",
+    "custom_objects",
     "load_inference_model",
 ]
 
 POLICY_CLASSES = (
-    "agents.policy.PlayerPolicy",
+    "fortythieves_agents.policy.PlayerPolicy",
     "sb3_contrib.common.maskable.policies.MaskableActorCriticPolicy",
 )
 """The policy classes a zip may name (``policy.network: player``, and SB3's ``"MlpPolicy"``
@@ -86,11 +91,19 @@ ACTIVATIONS = ("torch.nn.modules.activation.ReLU", "torch.nn.modules.activation.
 class in ``data``: ``"<class 'torch.nn.modules.activation.ReLU'>"``."""
 
 EXTRACTORS = (
-    "agents.features.CardSlotsExtractor",
+    "fortythieves_agents.features.CardSlotsExtractor",
     "stable_baselines3.common.torch_layers.FlattenExtractor",
 )
 """The ``features_extractor_class`` values read (the stock policy's; its default is
 ``FlattenExtractor``)."""
+
+RENAMED = {
+    "agents.policy.PlayerPolicy": POLICY_CLASSES[0],
+    "agents.features.CardSlotsExtractor": EXTRACTORS[0],
+}
+"""Class names of models saved before the package's import name was ``fortythieves_agents``
+(it was ``agents``, the OpenAI Agents SDK's name), read as today's (the shipped models
+up to version 0.x and any run made before the change)."""
 
 _CLASS_TEXT = re.compile(r"<class '([\w.]+)'>")
 _INIT_TEXT = re.compile(r"<function (\w+)\.__init__ at 0x[0-9a-fA-F]+>")
@@ -123,7 +136,7 @@ class NoOptimizer:
 class InferenceModel:
     """A policy rebuilt from a zip's weights and plain metadata, to act with.
 
-    What :class:`agents.evaluation.ModelAgent` and SB3-style callers read of a
+    What :class:`fortythieves_agents.evaluation.ModelAgent` and SB3-style callers read of a
     ``MaskablePPO``: ``policy`` (in evaluation mode, with a :class:`NoOptimizer`),
     ``observation_space`` and ``action_space`` (the environment's, which the zip's matched),
     ``num_timesteps`` (0 when the zip records none) and :meth:`predict`. It cannot be
@@ -165,7 +178,7 @@ class InferenceModel:
 def _class_name(value: object) -> str | None:
     """``"a.b.C"`` from SB3's text of a class (``"<class 'a.b.C'>"``), else None."""
     match = _CLASS_TEXT.fullmatch(value) if isinstance(value, str) else None
-    return match.group(1) if match else None
+    return RENAMED.get(match.group(1), match.group(1)) if match else None
 
 
 def _positive_int(key: str, value: object) -> int:
@@ -227,7 +240,7 @@ def _extractor(key: str, value: object) -> type[Any]:
 
 
 def _card_slots_kwargs(key: str, value: object) -> dict[str, Any]:
-    """``features_extractor_kwargs`` of :class:`agents.features.CardSlotsExtractor`."""
+    """``features_extractor_kwargs`` of :class:`fortythieves_agents.features.CardSlotsExtractor`."""
     readers: dict[str, Callable[[str, object], object]] = {
         "n_card_slots": _positive_int,
         "card_embedding_dim": _count,
@@ -273,7 +286,7 @@ PLAYER_KEYS: dict[str, Callable[[str, object], object]] = {
     "activation_fn": _activation,
     "ortho_init": _flag,
 }
-""":class:`agents.policy.PlayerPolicy`'s ``policy_kwargs`` keys read, and how."""
+""":class:`fortythieves_agents.policy.PlayerPolicy`'s ``policy_kwargs`` keys read, and how."""
 
 STOCK_KEYS: dict[str, Callable[[str, object], object]] = {
     "net_arch": _net_arch,
@@ -298,7 +311,8 @@ def _policy_class(entry: object) -> str:
             "policy_class has no plain module and class name (it would have to be "
             "unpickled); refusing to unpickle it"
         )
-    return f"{module}.{match.group(1)}"
+    name = f"{module}.{match.group(1)}"
+    return RENAMED.get(name, name)
 
 
 def _player_variant(value: object, data: dict[str, Any]) -> Any:
@@ -420,6 +434,30 @@ def _read_weights(path: Path) -> dict[str, Any]:
     ):
         raise _Refused("policy.pth is not a mapping of names to tensors")
     return state
+
+
+def custom_objects(path: str | Path) -> dict[str, Any]:
+    """``custom_objects`` for SB3's own loader (``train --resume``,
+    :func:`fortythieves_agents.evaluation.load_maskable_ppo`): ``policy_class`` and
+    ``policy_kwargs`` rebuilt from the zip's plain metadata, as :func:`load_inference_model`
+    reads them, so that a checkpoint saved under the old import name ``agents`` (or with the
+    OpenAI Agents SDK installed as ``agents``) loads; empty when the metadata is not one
+    this module reads (SB3 then unpickles them, as for any of the user's own files).
+    """
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from .policy import PlayerPolicy
+
+    try:
+        data = _model_data(Path(path))
+        name = _policy_class(data.get("policy_class"))
+        if name not in POLICY_CLASSES:
+            return {}
+        kwargs = _policy_kwargs(name, data)
+    except (_Refused, ModelMismatchError):
+        return {}
+    cls = PlayerPolicy if name == POLICY_CLASSES[0] else MaskableActorCriticPolicy
+    return {"policy_class": cls, "policy_kwargs": kwargs}
 
 
 def load_inference_model(

@@ -1,7 +1,8 @@
 """Checks that the files a command reads or writes are usable, before any long work starts.
 
 Each check only looks (``stat`` and ``os.access``): nothing is created or written, so a
-refused command leaves the disk as it was. A problem raises :class:`agents.config.ConfigError`
+refused command leaves the disk as it was. A problem raises
+:class:`fortythieves_agents.config.ConfigError`
 whose one-line message names the argument and the path, e.g.
 ``--json out/r.json/x.json: out/r.json is a file, not a folder``.
 

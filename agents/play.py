@@ -148,7 +148,7 @@ class MoveError(ValueError):
 
 
 class HintAgent(Protocol):
-    """What gives a hint: an agent of :mod:`agents.baselines` or a trained model."""
+    """What gives a hint: an agent of :mod:`fortythieves_agents.baselines` or a trained model."""
 
     name: str
 

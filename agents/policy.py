@@ -47,7 +47,8 @@ are masked by MaskablePPO's distribution, as with the stock policy. Without a ma
 tables are built once; ``forward`` has no Python loop over samples, columns or moves.
 
 :func:`policy_logits` gives the ``(B, A)`` logits of either network (this one or SB3's stock
-policy with :class:`agents.features.CardSlotsExtractor`); :class:`agents.evaluation.ModelAgent`
+policy with :class:`fortythieves_agents.features.CardSlotsExtractor`);
+:class:`fortythieves_agents.evaluation.ModelAgent`
 plays through it.
 """
 

@@ -746,6 +746,13 @@ class SearchAgent:
     (an env whose step limit is longer than the agent was told) the count says nothing, and
     the rollouts are cut only by the budget's horizon.
 
+    **One game at a time.** ``batch_size`` is 1: the search's work is per game (nothing is
+    shared between the games of a batch), so :func:`~fortythieves_agents.evaluation.play_deals`
+    plays its deals one after the other unless told otherwise. The choices are the same
+    (they depend on the deal index, not the batch), and a long evaluation ends its games
+    one by one: each game record is saved as it ends, and a stopped run loses at most the
+    game in play (``evaluate --save-games DIR --resume``).
+
     Args:
         seed: seeds the samples (with the deal index and the view); an integer >= 0 (a
             ``numpy.random.SeedSequence`` entropy word).
@@ -763,6 +770,7 @@ class SearchAgent:
         self, seed: int = 0, budget: SearchBudget | None = None, step_limit: int | None = None
     ) -> None:
         self.name = "search"
+        self.batch_size = 1  # games at once in evaluation (see the class docstring)
         self.seed = checked_int("search: seed", seed, 0)
         self.budget = budget if budget is not None else DEFAULT_BUDGET
         self.step_limit = (
@@ -906,7 +914,7 @@ second's nodes per move (:data:`NODES_PER_SECOND`)."""
 
 class SearchHint:
     """The search agent as the hint of ``fortythieves play --hint search`` (the
-    ``act(obs, env)`` of :class:`agents.play.HintAgent`).
+    ``act(obs, env)`` of :class:`fortythieves_agents.play.HintAgent`).
 
     It reads the environment's :meth:`~fortythieves_env.FortyThievesEnv.player_view` (what
     the player sees and remembers; never a hidden card) and the ``TimeLimit`` wrapper's step

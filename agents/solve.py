@@ -1,7 +1,8 @@
 """Winnability of a variant: the clairvoyant solver on the test deals, one saved line per deal.
 
 ``fortythieves solve VARIANT --deals N --nodes K`` runs :func:`fortythieves_env.solver.solve`
-on the first ``N`` test deals of :func:`agents.seeds.seeds_for_test` (``2_000_000_000 + i``,
+on the first ``N`` test deals of :func:`fortythieves_agents.seeds.seeds_for_test` (``2_000_000_000
++ i``,
 the deals ``evaluate`` plays), dealt as ``gymnasium.make(env_id(variant)).reset(seed=s)``
 and read with ``env.unwrapped.get_state()``, with the default step limit (the variant's
 ``max_episode_steps``) and every pruning rule. The solver sees every card (clairvoyant), so
@@ -471,7 +472,7 @@ def run_deals(
         on_saved: called with the number of deals saved by this call after each one.
         map_unordered: runs the deals instead of this process or its pool, called as
             ``map_unordered(solve_one, tasks)`` and yielding each task's record as it ends
-            (e.g. :func:`agents.distributed.ray_map_unordered` for ``solve --ray``;
+            (e.g. :func:`fortythieves_agents.distributed.ray_map_unordered` for ``solve --ray``;
             ``workers`` is then only reported). A generator is closed on an interrupt.
 
     Returns:

@@ -4,7 +4,7 @@
 the grid (the product of the ``--grid`` lists, in the order given; one setting without
 ``--grid``) with ``K`` seeds, ``seed``, ``seed + 1``, ..., ``seed + K - 1`` (``seed`` from the
 config: ``--seeds 1`` trains what ``fortythieves train CONFIG`` trains). Each trial is one
-ordinary training run (:func:`agents.train.train`) run as a Ray Tune trial with
+ordinary training run (:func:`fortythieves_agents.train.train`) run as a Ray Tune trial with
 ``--cpus-per-trial`` CPUs (also its ``train.torch_threads``) and no progress bar.
 
 **Score.** A trial's score is its best validation mean foundation cards: the highest, over
@@ -318,10 +318,10 @@ def train_or_continue(config: Config, run: Path, cut: Path, console: Any = None)
 
     Returns:
         ``"completed"``, ``"interrupted"`` or ``"evaluation_interrupted"`` (see
-        :class:`agents.train.TrainResult`).
+        :class:`fortythieves_agents.train.TrainResult`).
 
     Raises:
-        ConfigError: as :func:`agents.train.train` raises it.
+        ConfigError: as :func:`fortythieves_agents.train.train` raises it.
     """
     from .train import train
 
@@ -454,7 +454,8 @@ def run_sweep(
     argv: Sequence[str] = (),
     verbose: int = 1,
 ) -> dict[str, Any]:
-    """Run every trial of ``plan`` on the connected Ray (:func:`agents.distributed.connect`
+    """Run every trial of ``plan`` on the connected Ray
+    (:func:`fortythieves_agents.distributed.connect`
     first), then write ``summary.json`` and, when every trial finished,
     ``best_config.yaml``.
 
@@ -527,7 +528,7 @@ def read_request(sweep_dir: str | Path) -> dict[str, Any]:
 def resume_sweep(
     sweep_dir: str | Path, argv: Sequence[str] = (), verbose: int = 1
 ) -> dict[str, Any]:
-    """Continue a sweep cut short (:func:`agents.distributed.connect` first): finished
+    """Continue a sweep cut short (:func:`fortythieves_agents.distributed.connect` first): finished
     trials are kept, unfinished and failed ones run (from their run folder's latest
     checkpoint, see :func:`train_or_continue`); then as :func:`run_sweep`.
 

@@ -1,12 +1,14 @@
 """Start from a teacher: behaviour cloning before PPO and an optional imitation term during it.
 
-With ``train.teacher`` set (a name of :data:`TEACHERS`), :func:`agents.train.train` does,
+With ``train.teacher`` set (a name of :data:`TEACHERS`), :func:`fortythieves_agents.train.train`
+does,
 before the first PPO step of a new run (never on ``--resume``):
 
 1. **Teacher games** (:func:`collect_teacher_games`): the teacher plays ``teacher.games``
-   games in batches on a :class:`agents.envs.BatchedVecEnv`, the training env itself (its
+   games in batches on a :class:`fortythieves_agents.envs.BatchedVecEnv`, the training env itself
+   (its
    rewards, shaping, step limit and no-progress truncation), dealing training-range seeds
-   (:mod:`agents.seeds`; never a validation or test deal) from the generators
+   (:mod:`fortythieves_agents.seeds`; never a validation or test deal) from the generators
    ``numpy.random.default_rng((seed + 2**32, i))``, a stream PPO's own games
    (``(seed + i, i)``) never draw. Every step records the observation (``uint8``), the
    action mask (bit-packed) and the teacher's action; every game its discounted return from
@@ -26,7 +28,7 @@ before the first PPO step of a new run (never on ``--resume``):
    MaskablePPO samples from, for both networks). Illegal actions get probability 0 there, so
    the loss only ranks the legal moves. With ``teacher.ties: any`` the target is the set
    ``T`` of moves the teacher rates as high as its own (from
-   :meth:`~agents.baselines.BatchAgent.action_scores`) and the loss is
+   :meth:`~fortythieves_agents.baselines.BatchAgent.action_scores`) and the loss is
    ``-log sum_{a in T} pi(a | s)``: a teacher's tie-break by action index (greedy's: by
    column order, which the player network is built not to see) is then not a target; 46% of
    greedy's Rank and File moves are such ties. Every 10th game (number ``i % 10 == 9``; the last
@@ -47,8 +49,9 @@ During PPO, with ``teacher.imitation_coef > 0``, :class:`ImitationTerm` adds
 PPO minibatch's loss, ``coef_t`` falling linearly from ``imitation_coef`` at step 0 to 0 at
 ``imitation_fraction * train.total_timesteps`` (then the term costs nothing).
 
-A teacher is any :class:`agents.baselines.BatchAgent` that :data:`TEACHERS` can make by name;
-it sees only what the agents of :mod:`agents.baselines` see (observations and masks).
+A teacher is any :class:`fortythieves_agents.baselines.BatchAgent` that :data:`TEACHERS` can make
+by name;
+it sees only what the agents of :mod:`fortythieves_agents.baselines` see (observations and masks).
 """
 
 from __future__ import annotations
@@ -98,7 +101,8 @@ TEACHERS: dict[str, Callable[..., BatchAgent]] = {
     "search": _search_teacher,
 }
 """Teachers by name: ``factory(seed, search_samples)`` gives a fresh
-:class:`~agents.baselines.BatchAgent`. ``search`` is :class:`agents.search.SearchAgent` with
+:class:`~fortythieves_agents.baselines.BatchAgent`. ``search`` is
+:class:`fortythieves_agents.search.SearchAgent` with
 ``teacher.search_samples`` samples per move: a much stronger teacher than ``greedy``, and a
 slower one (about 0.05-0.1 s per move at 16 samples, so 200 games of 300 moves take
 roughly an hour on one core). ``random`` is left out on purpose: cloning uniform play

@@ -18,9 +18,10 @@ A run folder (default ``runs/<variant>-<YYYYmmdd-HHMMSS>``) holds::
     learning_curves.png      validation win rate and foundation cards against steps
                              (``fortythieves plot``; only with matplotlib installed)
     tensorboard/             TensorBoard logs (``tensorboard --logdir runs``)
-    final_evaluation.json    PPO vs baselines on the test deals (see agents.evaluation)
+    final_evaluation.json    PPO vs baselines on the test deals (see fortythieves_agents.evaluation)
 
-With ``train.teacher`` (:mod:`agents.teacher`) a new run first plays the teacher's games and
+With ``train.teacher`` (:mod:`fortythieves_agents.teacher`) a new run first plays the teacher's
+games and
 clones them, before anything is written to the run folder (Ctrl-C then leaves the folder as it
 was); ``run.json`` gets a ``teacher`` entry (the games, the cloning's loss and agreement with
 the teacher on held-out games before and after, its time, and ``validation_after_cloning``:
@@ -32,7 +33,7 @@ Every saved model carries the attribute ``fortythieves_variant`` (the variant id
 evaluation can refuse a model trained for another variant, ``fortythieves_rules_version``
 (:data:`fortythieves_env.RULES_VERSION`), so that evaluation and ``--resume`` refuse a model
 trained under other rules, and ``fortythieves_variant_spec`` (a custom variant's spec, else
-None), so that evaluation can play it (``agents.envs``). ``run.json`` records the
+None), so that evaluation can play it (``fortythieves_agents.envs``). ``run.json`` records the
 ``rules_version`` too.
 
 TensorBoard scalars beyond SB3's own: ``episodes/win_rate``, ``episodes/mean_foundation_cards``
@@ -139,12 +140,16 @@ class ValidationCallback(BaseCallback):
     ``best_model.zip`` has seen the model training ended with.
 
     Each validation plays the first ``n_eval_episodes`` validation seeds
-    (:func:`agents.seeds.seeds_for_validation`: the same deals every time) on the registered
+    (:func:`fortythieves_agents.seeds.seeds_for_validation`: the same deals every time) on the
+    registered
     game ``env_id`` (the rule book's rewards and step limit, no shaping and no no-progress
     truncation: the game the final evaluation plays) with the current policy
-    (:class:`agents.evaluation.ModelAgent`, ``deterministic`` and ``seed`` as in the final
-    evaluation) under the agents' no-cycling rule (:mod:`agents.cycles`), all deals in one
-    batch (:func:`agents.evaluation.play_deals`) and torch on one thread. So the learning
+    (:class:`fortythieves_agents.evaluation.ModelAgent`, ``deterministic`` and ``seed`` as in the
+    final
+    evaluation) under the agents' no-cycling rule (:mod:`fortythieves_agents.cycles`), all deals in
+    one
+    batch (:func:`fortythieves_agents.evaluation.play_deals`) and torch on one thread. So the
+    learning
     curves and the choice of ``best_model.zip`` measure what ``evaluate`` reports, not argmax
     play shuttling a card to the step limit.
 
@@ -448,8 +453,9 @@ def policy_for(config: Config, n_slots: int) -> tuple[Any, dict[str, Any]]:
     """``MaskablePPO``'s policy and ``policy_kwargs`` for ``config.policy``.
 
     ``policy.network`` chooses SB3's stock ``"MlpPolicy"`` over
-    :class:`agents.features.CardSlotsExtractor` with ``n_slots`` card slots (``card_slots``),
-    or :class:`agents.policy.PlayerPolicy` (``player``).
+    :class:`fortythieves_agents.features.CardSlotsExtractor` with ``n_slots`` card slots
+    (``card_slots``),
+    or :class:`fortythieves_agents.policy.PlayerPolicy` (``player``).
     """
     import torch
 
@@ -1152,11 +1158,13 @@ def _restore_validations(
 def _start_from_teacher(
     config: Config, model: Any, resume: Path | None, start_steps: int, run: Path, console: Any
 ) -> tuple[dict[str, Any] | None, Any]:
-    """Play the teacher's games and clone them (a new run), as :mod:`agents.teacher` says.
+    """Play the teacher's games and clone them (a new run), as :mod:`fortythieves_agents.teacher`
+    says.
 
     Returns:
         ``(meta, games)``: the ``teacher`` entry of ``run.json`` (None without a teacher) and
-        the :class:`~agents.teacher.TeacherGames` the imitation term replays (None when the
+        the :class:`~fortythieves_agents.teacher.TeacherGames` the imitation term replays (None
+        when the
         term is off, or has decayed to 0 at a resumed checkpoint's step).
     """
     name = config.train.teacher
@@ -1211,7 +1219,8 @@ def _earlier_teacher_meta(run: Path) -> dict[str, Any] | None:
 
 
 def _write_learning_curves(run: Path, console: Any) -> None:
-    """Write ``run/learning_curves.png`` (:mod:`agents.plot`), or say why not: no matplotlib
+    """Write ``run/learning_curves.png`` (:mod:`fortythieves_agents.plot`), or say why not: no
+    matplotlib
     (the ``plots`` extra), or no validation ran (``eval.eval_freq`` 0 or a short run)."""
     if importlib.util.find_spec("matplotlib") is None:
         console.print(

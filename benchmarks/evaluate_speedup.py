@@ -46,7 +46,7 @@ def timed_evaluate(
         command = [
             sys.executable,
             "-m",
-            "agents.cli",
+            "fortythieves_agents.cli",
             "evaluate",
             str(model),
             "--episodes",

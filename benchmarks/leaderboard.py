@@ -2,7 +2,8 @@
 rendered from saved evaluation reports (generated, never typed).
 
 A report is the JSON that ``fortythieves evaluate --json`` writes (and ``train`` saves as
-``final_evaluation.json``; :func:`agents.evaluation.evaluate_agents` returns the same dict).
+``final_evaluation.json``; :func:`fortythieves_agents.evaluation.evaluate_agents` returns the same
+dict).
 Read by default: the shipped runs' final evaluations (``results/training/<Variant>/``), the
 search agent's reports (``results/search/*.json`` and ``results/search/ppo/*.json``) and the
 reports in ``results/leaderboard/*.json`` (yours: see ``docs/protocol.md``); ``--reports``
@@ -38,11 +39,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
 from bench_report import replace_between
+from fortythieves_agents.cli import DEFAULT_NODES, DEFAULT_SECONDS
+from fortythieves_agents.evaluation import EpisodeResult, ceiling_cell, ceiling_summary
+from fortythieves_agents.seeds import seeds_for_test
+from fortythieves_agents.solve import read_records, solver_verdicts
 from results_table import cards_cell, wins_cell
 
-from agents.evaluation import EpisodeResult, ceiling_cell, ceiling_summary
-from agents.seeds import seeds_for_test
-from agents.solve import read_records, solver_verdicts
 from fortythieves_env import VARIANTS
 from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch
 
@@ -250,7 +252,8 @@ def _labels(variant: str, deals: int, solver_dir: Path) -> dict[str, Any] | None
 def labels_table(solver_dir: Path = SOLVER_DIR, deal_counts: Sequence[int] = (200, 1000)) -> str:
     """The solver's label of the first N test deals of every variant (N in
     ``deal_counts``): a deal is ``won`` if any saved record won it, else ``lost`` if any
-    proved it lost, else ``unknown`` (:func:`agents.solve.solver_verdicts`); and the solver
+    proved it lost, else ``unknown`` (:func:`fortythieves_agents.solve.solver_verdicts`); and the
+    solver
     versions, rules versions and node budgets of the records read (deals per version and
     budget; a record written before the rules version was recorded counts as rules v1)."""
     lines = [
@@ -281,14 +284,37 @@ def _short(summary: dict[str, Any] | None) -> str:
     return f"{100 * summary['win_rate']:.1f}% ({summary['mean_foundation_cards']:.1f})"
 
 
+def is_default_search(settings: dict[str, Any]) -> bool:
+    """The search agent's settings are its shipped default: the solving setting at
+    :data:`fortythieves_agents.cli.DEFAULT_SECONDS` per move, the default node cap."""
+    return (
+        settings.get("method") == "solve"
+        and settings.get("budget_seconds_per_move") == DEFAULT_SECONDS
+        and settings.get("nodes_per_sample") == DEFAULT_NODES
+        and settings.get("allocation") == "halving"
+    )
+
+
 def _search_report(variant: str, search_dir: Path) -> dict[str, Any] | None:
-    """The search agent's report at its default budget with the most deals (a file
-    ``<Variant>-<N>.json``), or None."""
-    best: tuple[int, dict[str, Any]] | None = None
+    """The search agent's report for the README: at its default budget if there is one
+    (:func:`is_default_search`), else at 16 samples of rollouts (the default before issue
+    25); the one with the most deals; or None."""
+    best: tuple[tuple[int, int], dict[str, Any]] | None = None
     for path in search_dir.glob(f"{variant}-*.json"):
-        deals = path.stem.removeprefix(f"{variant}-")
-        if deals.isdigit() and (best is None or int(deals) > best[0]):
-            best = (int(deals), read_report(path))
+        report = read_report(path)
+        search = report["results"].get("search")
+        if search is None:
+            continue
+        settings = search.get("settings", {})
+        rollouts16 = settings.get("method", "rollouts") == "rollouts" and (
+            settings.get("samples", 16),
+            settings.get("allocation", "uniform"),
+        ) == (16, "uniform")
+        if not (is_default_search(settings) or rollouts16):
+            continue
+        rank = (int(is_default_search(settings)), report["episodes"])
+        if best is None or rank > best[0]:
+            best = (rank, report)
     return None if best is None else best[1]
 
 
@@ -322,8 +348,15 @@ def summary_table(
             most = 100 * (counts["won"] + counts["unknown"]) / PROTOCOL_DEALS
             ceiling = f"{won:.1f}%..{most:.1f}%"
         search_cell = "-" if search is None else _short(search["results"].get("search"))
+        marks = []
         if search is not None and search["episodes"] != PROTOCOL_DEALS:
-            search_cell += f" [{search['episodes']} deals]"
+            marks.append(f"{search['episodes']} deals")
+        if search is not None and not is_default_search(
+            search["results"]["search"].get("settings", {})
+        ):
+            marks.append("16 samples of rollouts")
+        if marks:
+            search_cell += f" [{', '.join(marks)}]"
         lines.append(
             f"| {variant} | {_short(final.get('random'))} | {_short(final.get('greedy'))} "
             f"| {_short(final.get('ppo'))} | {search_cell} | {ceiling} |"
@@ -335,9 +368,10 @@ def summary_table(
     caption = (
         f"Wins on the test deals, mean foundation cards (of 104) in parentheses. Random, greedy "
         f"and PPO: the shipped runs' final evaluations ({usual(deals['ppo'])} deals); search: "
-        f"the search agent at 16 samples per move ({usual(deals['search'])} deals, else as "
-        f"marked); solver ceiling: the share of the first {PROTOCOL_DEALS} deals the "
-        "clairvoyant solver proved winnable .. that plus the share it left undecided."
+        f"the search agent at its default budget, solving sampled deals at {DEFAULT_SECONDS:g} s "
+        f"per move ({usual(deals['search'])} deals, else as marked); solver ceiling: the "
+        f"share of the first {PROTOCOL_DEALS} deals the clairvoyant solver proved winnable .. "
+        "that plus the share it left undecided."
     )
     return "\n".join([*lines, "", caption])
 

@@ -3,9 +3,12 @@
 Plays each deal one at a time with the search agent, with the no-cycling rule of the
 learning issue (issue 9, point 5): the agent's best move whose next view is new; when every
 legal move leads back to a view already met (every score below 0, see
-:mod:`agents.search`), the game is over and counts as lost ("stuck"). ``greedy`` plays the
-same deals through :func:`agents.evaluation.play_deals`. Seconds per move are wall-clock
-seconds of the search's :meth:`~agents.search.SearchAgent.action_scores` per move played
+:mod:`fortythieves_agents.search`), the game is over and counts as lost ("stuck"). ``greedy`` plays
+the
+same deals through :func:`fortythieves_agents.evaluation.play_deals`. Seconds per move are
+wall-clock
+seconds of the search's :meth:`~fortythieves_agents.search.SearchAgent.action_scores` per move
+played
 (one process, one core; the machine may be shared: see ``load`` in the output).
 
 Usage::
@@ -26,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from fortythieves_agents.baselines import make_baseline
+from fortythieves_agents.evaluation import play_deals
+from fortythieves_agents.search import ALLOCATIONS, SearchAgent, SearchBudget
+from fortythieves_agents.seeds import seeds_for_test
 
-from agents.baselines import make_baseline
-from agents.evaluation import play_deals
-from agents.search import ALLOCATIONS, SearchAgent, SearchBudget
-from agents.seeds import seeds_for_test
 from fortythieves_env import FortyThievesEnv
 
 

@@ -1,7 +1,8 @@
 """Small solves per second: :func:`~fortythieves_env.solver.solve` against a reused
 :class:`~fortythieves_env.solver.SolverContext` (issue 25, point 1).
 
-The search agent of :mod:`agents.search` solves hundreds of sampled positions per move with
+The search agent of :mod:`fortythieves_agents.search` solves hundreds of sampled positions per move
+with
 a small node cap. This script takes positions a player meets (greedy play of the first
 test deals, every ``--every`` moves), samples their hidden cards (the agent's
 :func:`~fortythieves_env.view.determinize`), and solves each sample with both, alternating
@@ -26,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from fortythieves_agents.baselines import make_baseline
+from fortythieves_agents.evaluation import GameTrace, play_deals
+from fortythieves_agents.seeds import seeds_for_test
 
-from agents.baselines import make_baseline
-from agents.evaluation import GameTrace, play_deals
-from agents.seeds import seeds_for_test
 from fortythieves_env import VARIANTS, FortyThievesEnv
 from fortythieves_env._fast import tables_for
 from fortythieves_env.solver import SolverContext, solve

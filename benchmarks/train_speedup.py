@@ -60,12 +60,11 @@ def profile(config: str, steps: int) -> dict[str, float]:
     masks and SB3's buffer), the PPO update and the rest (resets, logging), from cProfile's
     cumulative times (its overhead inflates Python code)."""
     import torch
+    from fortythieves_agents import envs
+    from fortythieves_agents.config import load_config
+    from fortythieves_agents.envs import make_training_vec_env
+    from fortythieves_agents.train import build_model
     from sb3_contrib.ppo_mask import ppo_mask
-
-    from agents import envs
-    from agents.config import load_config
-    from agents.envs import make_training_vec_env
-    from agents.train import build_model
 
     conf = load_config(ROOT / "configs" / config, ["train.tensorboard=false"])
     if conf.train.torch_threads:

@@ -5,7 +5,8 @@ twice: once plain, to measure steps per second, and once under ``cProfile``, to 
 share of the time spent stepping the environments: the vectorised env's ``step_wait`` and
 ``reset`` (everything below them: gymnasium's wrappers, ``Monitor``, the deal-seed wrapper,
 ``FortyThievesEnv.step`` with its observation and mask) plus the ``action_masks`` calls
-MaskablePPO makes (served from the step infos by :class:`agents.envs.VecMasksFromInfo`).
+MaskablePPO makes (served from the step infos by
+:class:`fortythieves_agents.envs.VecMasksFromInfo`).
 With ``train.vec_env=subproc`` this is the time spent waiting for the workers. The
 profile's own overhead inflates Python-heavy code, so the share it prints is an upper bound.
 
@@ -27,9 +28,9 @@ import pstats
 import time
 from pathlib import Path
 
-from agents.config import load_config
-from agents.envs import make_training_vec_env
-from agents.train import build_model
+from fortythieves_agents.config import load_config
+from fortythieves_agents.envs import make_training_vec_env
+from fortythieves_agents.train import build_model
 
 ROOT = Path(__file__).resolve().parent.parent
 

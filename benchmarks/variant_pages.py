@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
 import leaderboard
+from fortythieves_agents.solve import markdown_table
 
-from agents.solve import markdown_table
 from fortythieves_env import VARIANTS, FortyThievesEnv, VariantSpec, env_id
 from fortythieves_env.variants import Build
 

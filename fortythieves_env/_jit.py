@@ -1,6 +1,6 @@
 """The one ``njit`` of the project: :func:`kernel`, numba's on-disk cache made safe.
 
-Every compiled function of :mod:`fortythieves_env` and :mod:`agents` is decorated with
+Every compiled function of :mod:`fortythieves_env` and :mod:`fortythieves_agents` is decorated with
 :func:`kernel` (``@kernel`` or ``@kernel(inline="always")``) instead of
 ``numba.njit(cache=True)``. The compiled code is numba's, unchanged: the same dispatcher,
 the same options, the same machine code. What differs is the cache, which numba gets wrong
@@ -48,8 +48,8 @@ class NoCacheWarning(RuntimeWarning):
 
 
 _PACKAGE = "fortythieves_env"
-_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
-"""The folder that holds the ``fortythieves_env`` package."""
+_PACKAGE_DIR = Path(__file__).resolve().parent
+"""The ``fortythieves_env`` package's folder."""
 
 _IMPORT = re.compile(
     rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|(?:[^\n]*\\\n)*[^\n]*)"
@@ -164,10 +164,10 @@ def _closure(module: str, filename: str) -> tuple[tuple[str, Path], ...]:
     """``(module name, file)`` of the module and of every project module it imports,
     transitively, sorted by name."""
     path = Path(filename).resolve()
-    roots = {_PACKAGE: _PACKAGE_ROOT}
-    parts = module.split(".")
-    if module != "__main__" and parts[0] not in roots:
-        up = len(parts) if path.name == "__init__.py" else len(parts) - 1
+    roots = {_PACKAGE: _PACKAGE_DIR}  # top-level package -> its folder (whatever its name:
+    parts = module.split(".")  # the agents/ folder installs as fortythieves_agents)
+    up = len(parts) - 1 if path.name == "__init__.py" else len(parts) - 2
+    if module != "__main__" and parts[0] not in roots and up >= 0:
         roots[parts[0]] = path.parents[up]
     found = {module: path}
     todo = [(module, path)]
@@ -214,8 +214,11 @@ def _found(name: str, roots: dict[str, Path]) -> list[tuple[str, Path]]:
     root = roots.get(parts[0])
     if root is None or not all(p.isidentifier() for p in parts):
         return []
-    base = root.joinpath(*parts)
-    for file in (base.parent / f"{parts[-1]}.py", base / "__init__.py"):
+    base = root.joinpath(*parts[1:])
+    candidates = [base / "__init__.py"]
+    if len(parts) > 1:
+        candidates.insert(0, base.parent / f"{parts[-1]}.py")
+    for file in candidates:
         if file.is_file():
             return [(name, file)]
     return []

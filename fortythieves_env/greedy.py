@@ -3,7 +3,7 @@
 One score table, two readers: :func:`move_score` (pure Python, over a
 :class:`~fortythieves_env.view.PlayerView`: the reference the tests compare against) and
 :func:`greedy_score` (compiled, over a packed state array of :mod:`._fast`). Every user of
-the rule calls one of them: the ``greedy`` baseline of :mod:`agents.baselines` (its
+the rule calls one of them: the ``greedy`` baseline of :mod:`fortythieves_agents.baselines` (its
 observations are read into a state array by :func:`~._fast.observed_state`), the search
 agent's rollouts (:func:`rollout`, on sampled positions), and anyone else who needs a cheap
 player that sees only what a player sees.

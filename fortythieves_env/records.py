@@ -27,7 +27,9 @@ Format (``format_version`` 4; a JSON object, every field required):
   ``{"kind": "pysol_deal", "value": n}`` (PySolFC's game number) or
   ``{"kind": "position", "value": null}`` (``reset(options={"state": start})``).
 - ``agent`` (object): ``name`` (str) plus what else identifies the player (for a trained
-  model: ``model`` path, ``deterministic``, ``seed``; for the random baseline ``seed``).
+  model: ``model`` path, ``deterministic``, ``seed``; for the random baseline ``seed``; for
+  the search agent ``seed`` and ``settings``, its budget). ``evaluate --resume`` reads a
+  record only for the same player.
 - ``start`` (object): the starting position in the rule book's format (every card, the
   face-down ones and the stock's order included).
 - ``moves`` (list of str): the moves played, in the rule book's notation (``"t2>t0x3"``).
@@ -36,7 +38,8 @@ Format (``format_version`` 4; a JSON object, every field required):
   ``truncated`` (bool: ended by the step limit or the no-progress rule, not terminated),
   ``stuck`` (bool: the player's no-cycling rule ended it, neither terminated nor truncated:
   every legal move led back to a view of the player already seen in the game; see
-  :mod:`agents.cycles`), ``unfinished`` (bool: the player stopped before the game ended,
+  :mod:`fortythieves_agents.cycles`), ``unfinished`` (bool: the player stopped before the game
+  ended,
   e.g. ``fortythieves play --save FILE`` then ``q``; neither terminated, truncated nor
   stuck: the record holds the moves played so far).
 

@@ -1421,7 +1421,8 @@ class SolverContext:
     :func:`solve` allocates its stack (``step_limit x n_actions`` ``int32`` children, some
     5 MB in the variants with 1193 actions), its closed set and the rollout pass's tables
     at every call, and checks, packs and replays the position in Python. A caller that
-    solves hundreds of sampled positions per move (the search agent, :mod:`agents.search`)
+    solves hundreds of sampled positions per move (the search agent,
+    :mod:`fortythieves_agents.search`)
     builds one context and calls :meth:`run` on packed state arrays. :meth:`run` runs the
     same compiled passes with the same node counting, on arrays of the same sizes (the
     closed set is the first ``2**bits`` records of a kept array, ``bits`` as in

@@ -212,7 +212,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     continue from its seed, exactly as a single environment's autoresets do.
     ``reset(seed=None)`` continues each generator (or seeds it from the OS entropy the first
     time). :meth:`set_autoreset_seeds` chooses the seed of a game's next automatic reset
-    instead (a caller that draws its own deal seeds, as ``agents.envs.BatchedVecEnv``).
+    instead (a caller that draws its own deal seeds, as ``fortythieves_agents.envs.BatchedVecEnv``).
 
     ``reset(options=...)`` takes:
 

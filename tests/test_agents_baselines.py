@@ -8,11 +8,9 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-
-import fortythieves_env
-from agents.baselines import GreedyAgent, RandomAgent, make_baseline
-from agents.cli import main
-from agents.evaluation import (
+from fortythieves_agents.baselines import GreedyAgent, RandomAgent, make_baseline
+from fortythieves_agents.cli import main
+from fortythieves_agents.evaluation import (
     EpisodeResult,
     baseline_agents,
     evaluate_agents,
@@ -20,7 +18,9 @@ from agents.evaluation import (
     summarize,
     wilson_interval,
 )
-from agents.seeds import TEST_START
+from fortythieves_agents.seeds import TEST_START
+
+import fortythieves_env
 
 
 def test_wilson_interval() -> None:

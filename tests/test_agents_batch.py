@@ -9,9 +9,7 @@ from collections.abc import Iterator
 import gymnasium as gym
 import numpy as np
 import pytest
-from positions import shuffle_hidden
-
-from agents.baselines import (
+from fortythieves_agents.baselines import (
     GreedyAgent,
     RandomAgent,
     greedy_actions,
@@ -19,14 +17,16 @@ from agents.baselines import (
     move_score,
     pick_legal,
 )
-from agents.evaluation import (
+from fortythieves_agents.evaluation import (
     EpisodeResult,
     ModelAgent,
     evaluate_agents,
     play_deals,
     play_episode,
 )
-from agents.seeds import TEST_START, seeds_for_test
+from fortythieves_agents.seeds import TEST_START, seeds_for_test
+from positions import shuffle_hidden
+
 from fortythieves_env import VARIANTS, FortyThievesEnv, VariantSpec, register_variant
 
 ALL_VARIANTS = list(VARIANTS)

@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fortythieves_agents.config import load_config
+from fortythieves_agents.envs import BatchedVecEnv, make_training_vec_env, n_card_slots
+from fortythieves_agents.seeds import is_training_seed
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-from agents.config import load_config
-from agents.envs import BatchedVecEnv, make_training_vec_env, n_card_slots
-from agents.seeds import is_training_seed
 from configs import PLAIN
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,7 +111,7 @@ def test_masks_are_one_array_per_step_and_masking_is_supported() -> None:
 
 def test_maskable_ppo_learns_on_the_batched_env_with_validation(tmp_path: Path) -> None:
     """A short MaskablePPO run on ``batched`` with the validation callback, no warning."""
-    from agents.cli import main
+    from fortythieves_agents.cli import main
 
     run = tmp_path / "run"
     overrides = [*SMALL, "train.vec_env=batched", "env.max_episode_steps=40"]
@@ -130,7 +130,7 @@ def test_maskable_ppo_learns_on_the_batched_env_with_validation(tmp_path: Path) 
 
 
 def test_maskable_ppo_reads_monitor_records_from_the_batched_env() -> None:
-    from agents.train import build_model
+    from fortythieves_agents.train import build_model
 
     config = load_config(STREETS, [*SMALL, "train.vec_env=batched", "env.max_episode_steps=30"])
     env = make_training_vec_env(config)
@@ -152,8 +152,7 @@ def test_maskable_ppo_learns_exactly_the_same_on_batched_as_on_dummy() -> None:
     updates are the same, parameter for parameter (the 200k/500k comparison of issue 8
     then measures speed; learning can only differ through torch's own non-determinism)."""
     import torch
-
-    from agents.train import build_model
+    from fortythieves_agents.train import build_model
 
     params = []
     for vec_env in ("dummy", "batched"):
@@ -229,7 +228,7 @@ def test_training_with_the_no_cycling_rule_never_returns_to_a_view_and_ends_stuc
 
 
 def test_no_cycling_in_training_needs_the_batched_env() -> None:
-    from agents.config import ConfigError
+    from fortythieves_agents.config import ConfigError
 
     with pytest.raises(ConfigError, match=r"train\.no_cycling needs train\.vec_env: batched"):
         load_config(STREETS, [*SMALL, "train.vec_env=dummy", "train.no_cycling=true"])
@@ -240,7 +239,7 @@ def test_a_stall_ends_the_game_only_with_stall_ends_game() -> None:
     ended, not ``TimeLimit.truncated`` (so SB3 bootstraps nothing after it); a cut by the
     step limit stays a time-limit truncation. Without the option both are truncations. The
     same actions give the same games either way."""
-    from agents.config import ConfigError
+    from fortythieves_agents.config import ConfigError
 
     ends: dict[bool, list[tuple[int, int, bool]]] = {}
     for flag in (False, True):
@@ -282,7 +281,7 @@ def test_a_stall_ends_the_game_only_with_stall_ends_game() -> None:
 
 
 def test_maskable_ppo_trains_under_the_no_cycling_rule(tmp_path: Path) -> None:
-    from agents.train import build_model
+    from fortythieves_agents.train import build_model
 
     config = load_config(
         STREETS, [*SMALL, "train.vec_env=batched", "train.no_cycling=true", "seed=2"]

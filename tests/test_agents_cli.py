@@ -1,7 +1,7 @@
 """The command line's refusals: every bad argument, file or model is one stderr line naming
 it, exit code 2, before any work; evaluation progress and Ctrl-C.
 
-Everything runs in-process through ``agents.cli.main`` (fast); no test here trains.
+Everything runs in-process through ``fortythieves_agents.cli.main`` (fast); no test here trains.
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ import sys
 import zipfile
 from pathlib import Path
 
+import fortythieves_agents.cli as cli
+import fortythieves_agents.evaluation as evaluation
 import pytest
+from fortythieves_agents.cli import main
+from fortythieves_agents.config import load_config
+from fortythieves_agents.envs import make_training_vec_env
+from fortythieves_agents.train import build_model
 
-import agents.cli as cli
-import agents.evaluation as evaluation
-from agents.cli import main
-from agents.config import load_config
-from agents.envs import make_training_vec_env
-from agents.train import build_model
 from configs import PLAIN
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -132,7 +132,7 @@ def test_bad_value_is_one_line_naming_it_and_exit_2(
         raise AssertionError("work started before the arguments were checked")
 
     monkeypatch.setattr(evaluation, "evaluate_agents", no_work)
-    monkeypatch.setattr("agents.train.make_training_vec_env", no_work)
+    monkeypatch.setattr("fortythieves_agents.train.make_training_vec_env", no_work)
     values = {**paths, "model": str(model_zip)}
     argv = [arg.format(**values) for arg in argv]
     assert main(argv) == 2
@@ -150,7 +150,7 @@ def test_seed_error_reads_as_promised(capsys: pytest.CaptureFixture[str]) -> Non
 def test_good_numbers_in_yaml_like_forms_are_accepted(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import agents.baselines as baselines
+    import fortythieves_agents.baselines as baselines
 
     seen: dict[str, object] = {}
     real_make = baselines.make_baseline
@@ -186,7 +186,7 @@ def test_damaged_policy_inside_intact_zip(
     bad = tmp_path / "bad_policy.zip"
     _damage_member(model_zip, bad, "policy.pth", b"not a torch file")
     assert main(["evaluate", str(bad), "--episodes", "1"]) == 2
-    # evaluate reads weights only (agents.model_zip): the line names the damaged member
+    # evaluate reads weights only (fortythieves_agents.model_zip): the line names the damaged member
     one_error_line(capsys, str(bad), "policy.pth is not plain weights")
     run = tmp_path / "run"
     assert main(["train", STREETS, "--resume", str(bad), "--run-dir", str(run)]) == 2
@@ -256,7 +256,7 @@ def test_run_dir_that_cannot_be_filled_is_refused_before_writing(
     def no_work(*args: object, **kwargs: object) -> None:
         raise AssertionError("training started before the run folder was checked")
 
-    monkeypatch.setattr("agents.train.make_training_vec_env", no_work)
+    monkeypatch.setattr("fortythieves_agents.train.make_training_vec_env", no_work)
     run = tmp_path / "run"
     bad = {
         "run_is_file": run,
@@ -374,7 +374,7 @@ def one_error_line_interrupt(capsys: pytest.CaptureFixture[str]) -> str:
 
 
 def test_checks_create_nothing(tmp_path: Path) -> None:
-    from agents.paths import check_writable_dir, check_writable_file
+    from fortythieves_agents.paths import check_writable_dir, check_writable_file
 
     check_writable_dir(tmp_path / "a" / "b", "--run-dir")
     check_writable_file(tmp_path / "c" / "d.json", "--json")
@@ -392,8 +392,7 @@ def test_a_model_loaded_to_act_has_no_optimizer_and_acts_as_the_full_load(
     import gymnasium as gym
     import numpy as np
     import torch
-
-    from agents.evaluation import load_maskable_ppo, load_model_agent
+    from fortythieves_agents.evaluation import load_maskable_ppo, load_model_agent
 
     agent, variant = load_model_agent(model_zip)
     full = load_maskable_ppo(model_zip, device="cpu")
@@ -408,7 +407,7 @@ def test_a_model_loaded_to_act_has_no_optimizer_and_acts_as_the_full_load(
         slow = agent_full.logits(obs[None], masks)
     np.testing.assert_array_equal(np.asarray(fast), np.asarray(slow))
     code = (
-        "import sys; from agents.evaluation import load_model_agent; "
+        "import sys; from fortythieves_agents.evaluation import load_model_agent; "
         f"load_model_agent({str(model_zip)!r}); print('torch._dynamo' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -418,7 +417,7 @@ def test_a_model_loaded_to_act_has_no_optimizer_and_acts_as_the_full_load(
 def test_piped_output_is_wide_enough_for_the_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     """Piped (not a terminal) rich would cut tables to 80 columns ("foundat..."): the commands'
     console is PIPED_WIDTH wide then, unless COLUMNS says otherwise."""
-    from agents.cli import PIPED_WIDTH, _console
+    from fortythieves_agents.cli import PIPED_WIDTH, _console
 
     monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
     monkeypatch.delenv("COLUMNS", raising=False)

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from agents.cli import main
-from agents.config import Config, ConfigError, ConfigLoader, dump_config, load_config
+from fortythieves_agents.cli import main
+from fortythieves_agents.config import Config, ConfigError, ConfigLoader, dump_config, load_config
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 VARIANT_FILES = sorted(p for p in CONFIGS.glob("*.yaml") if p.name != "defaults.yaml")
@@ -429,8 +428,8 @@ def test_a_key_given_twice_is_refused_naming_it_its_file_and_both_lines(
     """Issue 23.10 (yaml/pyyaml#165): PyYAML keeps the last of two equal keys, so a config
     with two ``ppo:`` blocks trained without the first. Every YAML the package reads
     (config files, ``--set`` values, ``--grid`` lists) refuses a repeated key."""
-    from agents.config import parse_override
-    from agents.sweep import parse_grid
+    from fortythieves_agents.config import parse_override
+    from fortythieves_agents.sweep import parse_grid
 
     text = "base: defaults.yaml\nppo:\n  n_epochs: 2\neval:\n  eval_freq: 0\nppo:\n  gamma: 0.9\n"
     path = write(base_dir / "twice.yaml", text)
@@ -479,7 +478,7 @@ def test_yaml_nested_too_deep_is_refused_with_its_depth(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Issue 23.12: a config nested 2,000 levels deep raised RecursionError (a traceback);
-    agents.config.MAX_NESTING (32) is the limit."""
+    fortythieves_agents.config.MAX_NESTING (32) is the limit."""
     deep = "[" * 2000 + "]" * 2000
     path = write(base_dir / "deep.yaml", f"base: defaults.yaml\ntrain:\n  shaping: {deep}\n")
     message = (
@@ -530,7 +529,7 @@ def test_rewards_and_step_limits_out_of_range_are_refused_at_load(
 ) -> None:
     """Issue 23.12: ``env.reward_per_card=1e308`` trained into NaN logits (float32 overflow)
     and ``env.max_episode_steps=1e9`` died allocating 64 GiB; each is one line naming the
-    value and the range (agents.config.MAX_REWARD, MAX_EPISODE_STEPS), exit 2, no run folder."""
+    value and the range (fortythieves_agents.config.MAX_REWARD, MAX_EPISODE_STEPS), exit 2, no run folder."""
     message = f"invalid configuration: --set {override}: {message}"
     with pytest.raises(ConfigError) as error:  # first, so that no training starts without it
         load_config(CONFIGS / "streets.yaml", [override])

@@ -13,9 +13,8 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-
-from agents.baselines import GreedyAgent, RandomAgent, move_score, sampled_scores
-from agents.evaluation import (
+from fortythieves_agents.baselines import GreedyAgent, RandomAgent, move_score, sampled_scores
+from fortythieves_agents.evaluation import (
     EpisodeResult,
     GameTrace,
     evaluate_agents,
@@ -23,7 +22,8 @@ from agents.evaluation import (
     play_episode,
     render_table,
 )
-from agents.seeds import seeds_for_test
+from fortythieves_agents.seeds import seeds_for_test
+
 from fortythieves_env import FortyThievesEnv
 from fortythieves_env.records import RecordError, load_record, verify
 from fortythieves_env.view import player_view
@@ -218,7 +218,8 @@ def test_a_huge_step_limit_allocates_for_the_views_seen_and_the_sets_grow(
     (``--set env.max_episode_steps=1e9``) allocated 64 GiB for 4 games. They start with room
     for ``INITIAL_VIEWS`` views and double as they fill: a set that starts at 16 slots and
     grows chooses exactly as one that never grows."""
-    from agents.cycles import SeenViews
+    from fortythieves_agents.cycles import SeenViews
+
     from fortythieves_env import FortyThievesVectorEnv
 
     envs = FortyThievesVectorEnv("Streets", 4)

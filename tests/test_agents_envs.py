@@ -5,6 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
+from fortythieves_agents.envs import VecMasksFromInfo
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 from stable_baselines3.common.vec_env import (
     DummyVecEnv,
@@ -15,7 +16,6 @@ from stable_baselines3.common.vec_env import (
 )
 
 import fortythieves_env
-from agents.envs import VecMasksFromInfo
 
 
 def _factory(variant: str) -> object:

@@ -6,9 +6,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
+from fortythieves_agents.features import N_CODES, CardSlotsExtractor
 
 import fortythieves_env
-from agents.features import N_CODES, CardSlotsExtractor
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from agents.cli import main
-from agents.plot import load_curves
+from fortythieves_agents.cli import main
+from fortythieves_agents.plot import load_curves
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -1,4 +1,4 @@
-"""The ``player`` network (agents.policy.PlayerPolicy): shapes, masking, shared weights, saving."""
+"""The ``player`` network (fortythieves_agents.policy.PlayerPolicy): shapes, masking, shared weights, saving."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
+from fortythieves_agents.config import ConfigError, load_config
+from fortythieves_agents.envs import make_training_vec_env
+from fortythieves_agents.evaluation import load_model_agent, play_episode
+from fortythieves_agents.policy import PlayerPolicy, policy_logits
+from fortythieves_agents.train import build_model
 from sb3_contrib import MaskablePPO
 
 import fortythieves_env
-from agents.config import ConfigError, load_config
-from agents.envs import make_training_vec_env
-from agents.evaluation import load_model_agent, play_episode
-from agents.policy import PlayerPolicy, policy_logits
-from agents.train import build_model
 from configs import PLAIN
 from fortythieves_env.engine import COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION
 

@@ -23,13 +23,12 @@ from typing import Any
 import numpy as np
 import pytest
 from benchmark_modules import benchmark_module
-
-from agents.cli import main
-from agents.config import ConfigError, load_config
-from agents.distributed import play_parts
-from agents.seeds import seeds_for_test
-from agents.solve import solver_verdicts
-from agents.sweep import (
+from fortythieves_agents.cli import main
+from fortythieves_agents.config import ConfigError, load_config
+from fortythieves_agents.distributed import play_parts
+from fortythieves_agents.seeds import seeds_for_test
+from fortythieves_agents.solve import solver_verdicts
+from fortythieves_agents.sweep import (
     best_config,
     latest_checkpoint,
     parse_grid,
@@ -38,6 +37,7 @@ from agents.sweep import (
     t_quantile,
     train_or_continue,
 )
+
 from configs import PLAIN
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,8 +107,8 @@ def test_play_parts_cover_the_deals_in_order() -> None:
 def test_parts_played_apart_give_the_results_of_the_whole() -> None:
     """What each evaluate --ray task does: deals [a, b) played as deals a.. of the list
     (``first_game=a``) make the choices of the whole list played at once."""
-    from agents.baselines import make_baseline
-    from agents.evaluation import play_deals
+    from fortythieves_agents.baselines import make_baseline
+    from fortythieves_agents.evaluation import play_deals
 
     seeds = seeds_for_test(7)
     whole = play_deals(make_baseline("random", 5), "FortyThieves/Streets-v0", seeds)
@@ -354,7 +354,7 @@ def test_evaluate_and_solve_ask_for_a_quiet_ray(
     import logging
     from contextlib import contextmanager
 
-    import agents.distributed as distributed
+    import fortythieves_agents.distributed as distributed
 
     asked: list[bool] = []
 
@@ -382,6 +382,9 @@ def test_evaluate_and_solve_ask_for_a_quiet_ray(
         {"address": "x:1", "runtime_env": distributed.runtime_env(), **quiet},
         {"include_dashboard": False},
     ]
+    shipped = Path(distributed.runtime_env()["py_modules"][0])
+    assert shipped.name == "fortythieves_agents" and (shipped / "cli.py").is_file()
+    assert not (shipped / "__pycache__").exists() or shipped.parent.name != "fortythieves-ray"
 
 
 def test_evaluate_on_a_new_local_ray_prints_only_its_table(tmp_path: Path) -> None:
@@ -392,7 +395,7 @@ def test_evaluate_on_a_new_local_ray_prints_only_its_table(tmp_path: Path) -> No
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     argv = ["evaluate", "greedy", "--variant", "LittleForty", "--episodes", "2", "--ray"]
     done = subprocess.run(
-        [sys.executable, "-m", "agents.cli", *argv, "--no-progress"],
+        [sys.executable, "-m", "fortythieves_agents.cli", *argv, "--no-progress"],
         cwd=tmp_path,
         env={**env, "PYTHONPATH": str(ROOT)},
         capture_output=True,

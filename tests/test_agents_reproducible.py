@@ -11,9 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import torch
-
-from agents.config import load_config
-from agents.train import train
+from fortythieves_agents.config import load_config
+from fortythieves_agents.train import train
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = [

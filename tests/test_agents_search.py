@@ -12,14 +12,12 @@ from typing import Any
 import numpy as np
 import pytest
 from benchmark_modules import benchmark_module
-from positions import position, random_walk, shuffle_hidden
-
-from agents import cli
-from agents import search as search_module
-from agents.baselines import AGENT_NAMES, greedy_actions, make_baseline
-from agents.cli import main
-from agents.evaluation import play_deals, wilson_interval
-from agents.search import (
+from fortythieves_agents import cli
+from fortythieves_agents import search as search_module
+from fortythieves_agents.baselines import AGENT_NAMES, greedy_actions, make_baseline
+from fortythieves_agents.cli import main
+from fortythieves_agents.evaluation import play_deals, wilson_interval
+from fortythieves_agents.search import (
     ALLOCATIONS,
     DEFAULT_SAMPLES,
     MAX_SAMPLES,
@@ -30,7 +28,9 @@ from agents.search import (
     scores_for_view,
     view_digest,
 )
-from agents.seeds import seeds_for_test
+from fortythieves_agents.seeds import seeds_for_test
+from positions import position, random_walk, shuffle_hidden
+
 from fortythieves_env import VARIANTS, FortyThievesEnv, get_variant
 from fortythieves_env._fast import tables_for
 from fortythieves_env.greedy import greedy_pick

@@ -10,12 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_play import play_cli
-
-from agents import cli
-from agents.cli import main
-from agents.play import Game
-from agents.search import (
+from fortythieves_agents import cli
+from fortythieves_agents.cli import main
+from fortythieves_agents.play import Game
+from fortythieves_agents.search import (
     DEFAULT_BUDGET,
     DEFAULT_NODES,
     DEFAULT_SAMPLES,
@@ -30,6 +28,8 @@ from agents.search import (
     scores_for_view,
     view_digest,
 )
+from test_play import play_cli
+
 from fortythieves_env import FortyThievesEnv
 
 
@@ -211,9 +211,9 @@ def test_deals_split_as_evaluate_ray_splits_them_give_the_whole_results() -> Non
     agent sent through pickle (``ray.put``), as deals ``a..`` (``first_game=a``)."""
     import pickle
 
-    from agents.distributed import play_parts
-    from agents.evaluation import play_deals
-    from agents.seeds import seeds_for_test
+    from fortythieves_agents.distributed import play_parts
+    from fortythieves_agents.evaluation import play_deals
+    from fortythieves_agents.seeds import seeds_for_test
 
     seeds = [int(s) for s in seeds_for_test(4)]
     budget = SearchBudget(method="solve", samples=2, nodes=100, horizon=200)
@@ -255,8 +255,8 @@ def test_solving_wins_a_deal_that_greedy_rollouts_lose() -> None:
     with 2 samples of 300 nodes won 0 and 5). Measured: greedy rollouts with 4 and with 16
     samples per move lose it (42 and 31 foundation cards); the solving setting with 2 samples
     of 300 nodes per candidate wins it. All three are deterministic: real values asserted."""
-    from agents.evaluation import play_deals
-    from agents.seeds import seeds_for_test
+    from fortythieves_agents.evaluation import play_deals
+    from fortythieves_agents.seeds import seeds_for_test
 
     seed = [int(seeds_for_test(6)[5])]
     env_id = "FortyThieves/NumberTen-v0"

@@ -5,9 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
-
-import fortythieves_env
-from agents.seeds import (
+from fortythieves_agents.seeds import (
     TEST_START,
     TRAIN_RANGE,
     VALIDATION_START,
@@ -16,6 +14,8 @@ from agents.seeds import (
     seeds_for_test,
     seeds_for_validation,
 )
+
+import fortythieves_env
 
 ENV_ID = fortythieves_env.env_id("Streets")
 

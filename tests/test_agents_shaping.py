@@ -1,4 +1,4 @@
-"""Potential-based reward shaping (agents.shaping): the potential, the telescoping sum, config."""
+"""Potential-based reward shaping (fortythieves_agents.shaping): the potential, the telescoping sum, config."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+from fortythieves_agents.config import ConfigError, load_config
+from fortythieves_agents.envs import make_training_vec_env
+from fortythieves_agents.shaping import Potential, PotentialShaping
 from positions import position
 
 import fortythieves_env
-from agents.config import ConfigError, load_config
-from agents.envs import make_training_vec_env
-from agents.shaping import Potential, PotentialShaping
 from configs import PLAIN
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -165,7 +165,7 @@ def test_bad_shaping_settings_are_refused() -> None:
 
 def test_a_shaped_training_run_is_evaluated_on_the_unshaped_game(tmp_path: Path) -> None:
     """Training rewards carry the shaping terms; the final evaluation's returns do not."""
-    from agents.train import train
+    from fortythieves_agents.train import train
 
     config = load_config(
         ROOT / "configs" / "streets.yaml",

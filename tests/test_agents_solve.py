@@ -2,7 +2,7 @@
 kept across runs, the report and the README's winnability table.
 
 Small node budgets on Little Forty keep it fast; everything runs in-process through
-``agents.cli.main`` except the two-worker run (a ``multiprocessing`` pool).
+``fortythieves_agents.cli.main`` except the two-worker run (a ``multiprocessing`` pool).
 """
 
 from __future__ import annotations
@@ -12,18 +12,15 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import fortythieves_agents.solve as solve_module
 import gymnasium as gym
 import pytest
 from benchmark_modules import benchmark_module
-from rich.console import Console
-
-import agents.solve as solve_module
-import fortythieves_env.backends as backends_module
-from agents.cli import main
-from agents.evaluation import render_table as render_evaluation
-from agents.evaluation import wilson_interval
-from agents.seeds import TEST_START, seeds_for_test
-from agents.solve import (
+from fortythieves_agents.cli import main
+from fortythieves_agents.evaluation import render_table as render_evaluation
+from fortythieves_agents.evaluation import wilson_interval
+from fortythieves_agents.seeds import TEST_START, seeds_for_test
+from fortythieves_agents.solve import (
     SolverResultsError,
     markdown_table,
     read_records,
@@ -32,6 +29,9 @@ from agents.solve import (
     summarize,
     verdict_changes,
 )
+from rich.console import Console
+
+import fortythieves_env.backends as backends_module
 from fortythieves_env import RULES_VERSION, env_id
 
 pytestmark = pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba is not installed")
@@ -729,7 +729,7 @@ def test_solve_says_when_it_compiles_the_search_first(
     """With no numba cache index of the solver beside it, ``solve`` says on stderr that it
     compiles first (a fresh install was silent for about a minute); with one, it says
     nothing of it."""
-    import agents.cli as cli_module
+    import fortythieves_agents.cli as cli_module
 
     module = tmp_path / "solver.py"
     assert not cli_module._compiled_search_cached(module)

@@ -12,12 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-
-from agents.baselines import greedy_actions
-from agents.config import Config, ConfigError, load_config
-from agents.envs import make_training_vec_env
-from agents.seeds import is_training_seed
-from agents.teacher import (
+from fortythieves_agents.baselines import greedy_actions
+from fortythieves_agents.config import Config, ConfigError, load_config
+from fortythieves_agents.envs import make_training_vec_env
+from fortythieves_agents.seeds import is_training_seed
+from fortythieves_agents.teacher import (
     TEACHERS,
     ImitationTerm,
     TeacherGames,
@@ -27,7 +26,8 @@ from agents.teacher import (
     make_teacher,
     teacher_metrics,
 )
-from agents.train import build_model, train
+from fortythieves_agents.train import build_model, train
+
 from configs import PLAIN
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,7 +81,7 @@ def test_teacher_games_are_greedy_moves_on_training_deals(
     # returns: discounted training rewards; the last move's return is its own reward
     assert np.all(data.returns >= 0) and data.returns.max() > 0
     # the deals: BatchedVecEnv draws from default_rng((seed + 2**32, i)) in the training range
-    from agents.envs import BatchedVecEnv
+    from fortythieves_agents.envs import BatchedVecEnv
 
     env = BatchedVecEnv(config.env, 2, config.seed + 2**32)
     env.reset()
@@ -138,7 +138,8 @@ def test_only_the_kept_games_ask_the_teacher(games_100: tuple[Config, TeacherGam
 def _replay_views(config: Config, data: TeacherGames, game: int) -> list[int]:
     """The player's view hashes of teacher game ``game`` (its start, then after every move),
     replayed on a fresh env dealt the same training deal."""
-    from agents.envs import BatchedVecEnv
+    from fortythieves_agents.envs import BatchedVecEnv
+
     from fortythieves_env._fast import view_hash
 
     env = BatchedVecEnv(config.env, 1, config.seed + 2**32)  # game 0 is slot 0's first deal
@@ -209,7 +210,7 @@ def test_the_tied_loss_is_minus_log_of_the_sets_probability(
     plain cross-entropy; agreement counts the policy's most likely move if it is in ``T``."""
     from dataclasses import replace
 
-    from agents.teacher import _cross_entropy, _tensors
+    from fortythieves_agents.teacher import _cross_entropy, _tensors
 
     config, first = games_100
     data = collect_teacher_games(
@@ -270,7 +271,7 @@ def test_cloning_agrees_with_greedy_on_held_out_games(
     assert report["value_fitted"]
     assert report["after"]["value_mse"] < report["before"]["value_mse"]
     # the model plays its most likely legal move: the measured agreement is how it plays
-    from agents.evaluation import ModelAgent
+    from fortythieves_agents.evaluation import ModelAgent
 
     rows = np.flatnonzero(held_out(data))
     agent = ModelAgent(model)
@@ -400,7 +401,7 @@ def test_train_clones_then_validates_at_step_0_and_resume_does_not_clone(
     )
     assert (run / "models" / "teacher_model.zip").is_file()
 
-    import agents.teacher as teacher_module
+    import fortythieves_agents.teacher as teacher_module
 
     def no_cloning(*args: object, **kwargs: object) -> None:
         raise AssertionError("behaviour cloning on resume")
@@ -425,9 +426,8 @@ def test_train_clones_then_validates_at_step_0_and_resume_does_not_clone(
 def test_ctrl_c_during_cloning_writes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import fortythieves_agents.teacher as teacher_module
     from rich.console import Console
-
-    import agents.teacher as teacher_module
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
@@ -447,7 +447,7 @@ def test_ctrl_c_during_cloning_writes_nothing(
 def test_the_search_agent_can_teach() -> None:
     """Issue 10.5: ``train.teacher: search`` collects the search agent's games (its budget
     from ``teacher.search_samples``), and cloning runs on them as on greedy's."""
-    from agents.search import SearchAgent
+    from fortythieves_agents.search import SearchAgent
 
     config = small_config("train.teacher=search", "teacher.search_samples=2")
     assert config.train.teacher == "search" and config.teacher.search_samples == 2
@@ -483,9 +483,8 @@ def test_critic_warmup_trains_the_critic_and_holds_the_actor(tmp_path: Path, net
     """``train.critic_warmup``: during the first steps only the parameters the actor's
     distribution does not depend on change (the cloned actor is exactly the teacher model's);
     from the warm-up's end on the actor learns; without warm-up it learns from the start."""
+    from fortythieves_agents.teacher import actor_parameters
     from rich.console import Console
-
-    from agents.teacher import actor_parameters
 
     overrides = [
         f"policy.network={network}",

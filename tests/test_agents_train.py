@@ -17,17 +17,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from agents.cli import main
-from agents.config import load_config
-from agents.envs import make_training_vec_env
-from agents.evaluation import (
+from fortythieves_agents.cli import main
+from fortythieves_agents.config import load_config
+from fortythieves_agents.envs import make_training_vec_env
+from fortythieves_agents.evaluation import (
     ModelMismatchError,
     load_model_agent,
     model_rules_version,
     model_variant,
 )
-from agents.train import build_model, policy_differences
+from fortythieves_agents.train import build_model, policy_differences
+
 from configs import PLAIN
 from fortythieves_env import RULES_VERSION
 
@@ -49,7 +49,7 @@ SMALL = [
 
 def run_cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agents.cli", *args],
+        [sys.executable, "-m", "fortythieves_agents.cli", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -124,11 +124,10 @@ def test_validation_plays_the_final_evaluations_game_under_the_no_cycling_rule(
     registered game (its step limit, not env.max_episode_steps or the no-progress rule of
     training), the no-cycling rule, the model's deterministic choice; best_model.zip is the
     model of the best mean return."""
+    from fortythieves_agents.evaluation import ModelAgent, load_maskable_ppo, play_deals
+    from fortythieves_agents.seeds import seeds_for_validation
+    from fortythieves_agents.train import ValidationCallback
     from stable_baselines3.common.logger import configure
-
-    from agents.evaluation import ModelAgent, load_maskable_ppo, play_deals
-    from agents.seeds import seeds_for_validation
-    from agents.train import ValidationCallback
 
     config = load_config(STREETS, [*SMALL, "env.max_episode_steps=30"])
     env = make_training_vec_env(config)
@@ -175,9 +174,8 @@ def test_train_writes_learning_curves_or_says_why_not(smoke_run: Path) -> None:
 def test_no_matplotlib_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from fortythieves_agents import train as train_module
     from rich.console import Console
-
-    from agents import train as train_module
 
     monkeypatch.setattr(train_module.importlib.util, "find_spec", lambda name: None)
     train_module._write_learning_curves(tmp_path, Console(width=400))
@@ -203,8 +201,8 @@ def test_final_evaluation_reports_wins_among_the_solver_proved_wins(smoke_run: P
     """results/solver/Streets.jsonl covers the test deals, so train's final evaluation
     carries the solver column as ``fortythieves evaluate`` does: the proved-won deals
     counted from that file, each agent's wins among them."""
-    from agents.seeds import seeds_for_test
-    from agents.solve import solver_verdicts
+    from fortythieves_agents.seeds import seeds_for_test
+    from fortythieves_agents.solve import solver_verdicts
 
     report = json.loads((smoke_run / "final_evaluation.json").read_text())
     verdicts = solver_verdicts(
@@ -339,7 +337,7 @@ def test_subproc_vec_env_steps() -> None:
 def _start_long_training(run: Path, ignore_sigint: bool = False) -> subprocess.Popen[str]:
     """Start a long CLI training run; return once it is inside the block that saves on stop."""
     args = [
-        sys.executable, "-m", "agents.cli", "train", str(STREETS), "--run-dir", str(run),
+        sys.executable, "-m", "fortythieves_agents.cli", "train", str(STREETS), "--run-dir", str(run),
         *with_set([*SMALL, "train.total_timesteps=1e7", "eval.eval_freq=0"]),
     ]  # fmt: skip
     proc = subprocess.Popen(
@@ -597,9 +595,8 @@ def test_train_puts_back_signal_handlers_and_threads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import torch
+    from fortythieves_agents.train import train
     from sb3_contrib import MaskablePPO
-
-    from agents.train import train
 
     def mine(signum: int, frame: object) -> None:
         pass
@@ -654,7 +651,7 @@ def test_total_rounded_up_to_whole_rollouts_and_bar_shows_it(
 def test_ctrl_c_in_final_evaluation_keeps_model_and_prints_rerun(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import agents.evaluation as evaluation
+    import fortythieves_agents.evaluation as evaluation
 
     real = evaluation.evaluate_agents
 

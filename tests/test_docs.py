@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 from benchmark_modules import benchmark_module
+from fortythieves_agents.cli import main
+from fortythieves_agents.config import Config
 
-from agents.cli import main
-from agents.config import Config
 from fortythieves_env import VARIANTS
 from fortythieves_env.render import frame_size
 
@@ -83,7 +83,7 @@ def test_api_reference_is_built_from_the_docstrings(site: Path) -> None:
     assert 'id="fortythieves_env.env.FortyThievesEnv"' in html
     assert "Action Space" in html  # a heading of FortyThievesEnv's docstring
     html = (site / "api" / "agents" / "index.html").read_text(encoding="utf-8")
-    assert 'id="agents.baselines.BatchAgent"' in html
+    assert 'id="fortythieves_agents.baselines.BatchAgent"' in html
 
 
 def test_every_config_key_is_on_the_training_page(site: Path) -> None:
@@ -247,6 +247,19 @@ def test_summary_table_has_every_agent_and_the_ceiling() -> None:
     assert [r.split("|")[1].strip() for r in rows[1:]] == list(VARIANTS)
     lucas = next(r for r in rows if r.startswith("| Lucas |"))
     assert lucas.endswith("| 99.5%..100.0% |")  # 199 of the first 200 deals proved winnable
+    # the search column: the default budget's report where one is saved, else marked
+    for row in rows[1:]:
+        variant = row.split("|")[1].strip()
+        saved = [
+            json.loads(p.read_text(encoding="utf-8"))["results"]["search"].get("settings", {})
+            for p in (ROOT / "results" / "search").glob(f"{variant}-*.json")
+        ]
+        has_default = any(board.is_default_search(s) for s in saved)
+        assert ("16 samples of rollouts" in row) is not has_default, row
+    assert board.is_default_search(
+        {"method": "solve", "budget_seconds_per_move": 0.1, "nodes_per_sample": 1000,
+         "allocation": "halving"}
+    )  # fmt: skip
 
 
 def test_leaderboard_refuses_a_file_that_is_not_a_report(tmp_path: Path) -> None:

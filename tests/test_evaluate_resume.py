@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fortythieves_agents.baselines import make_baseline
+from fortythieves_agents.cli import main
+from fortythieves_agents.evaluation import evaluate_agents
+from fortythieves_agents.search import SearchBudget
+from fortythieves_agents.seeds import seeds_for_test
 
-from agents.baselines import make_baseline
-from agents.cli import main
-from agents.evaluation import evaluate_agents
-from agents.search import SearchBudget
-from agents.seeds import seeds_for_test
 from fortythieves_env.records import RecordError
 
 VARIANT = "LittleForty"
@@ -60,7 +60,7 @@ def test_records_of_ended_games_survive_an_interruption_and_resume_gives_the_sam
     folder = tmp_path / "cut"
     search = Interrupting(make_baseline("search", 3, SOLVE), at=3)
     with pytest.raises(KeyboardInterrupt):
-        evaluate_agents([search], VARIANT, 5, save_games=folder, batch_size=1)
+        evaluate_agents([search], VARIANT, 5, save_games=folder)  # its batch_size: 1
     seeds = seeds_for_test(5)
     kept = sorted(p.name for p in (folder / "search").iterdir())
     assert kept == sorted(f"{VARIANT}-{s}.json" for s in seeds[:3])  # deals 0-2 ended

@@ -34,9 +34,9 @@ KERNEL_MODULES = (
     "fortythieves_env.greedy",
     "fortythieves_env.solver",
     "fortythieves_env.vector",
-    "agents.search",
-    "agents.baselines",
-    "agents.cycles",
+    "fortythieves_agents.search",
+    "fortythieves_agents.baselines",
+    "fortythieves_agents.cycles",
 )
 
 # The edit of point 8, one change in each kernel family the entry points build in: the
@@ -69,7 +69,7 @@ import fortythieves_env
 from fortythieves_env import FortyThievesVectorEnv, GameState, get_variant, solver, greedy, vector
 from fortythieves_env._fast import H_NACT, tables_for
 from fortythieves_env.engine import rules_for
-from agents import baselines, cycles, search
+from fortythieves_agents import baselines, cycles, search
 
 assert fortythieves_env.__file__.startswith(sys.argv[1]), fortythieves_env.__file__
 spec = get_variant("FortyThieves")
@@ -169,12 +169,15 @@ ENTRY_POINTS = [
 
 
 def _copy_package(dest: Path, with_cache: bool) -> Path:
-    """``fortythieves_env`` and ``agents`` copied into ``dest``; with ``with_cache`` numba's
-    cache files beside them too (copied with their times: the copy starts as warm as the
-    checkout)."""
+    """``fortythieves_env`` and ``fortythieves_agents`` (the ``agents/`` folder) copied into
+    ``dest``; with ``with_cache`` numba's cache files beside them too (copied with their
+    times: the copy starts as warm as the checkout)."""
     ignore = None if with_cache else shutil.ignore_patterns("__pycache__")
-    for package in ("fortythieves_env", "agents"):
-        shutil.copytree(ROOT / package, dest / package, ignore=ignore)
+    for folder, package in (
+        ("fortythieves_env", "fortythieves_env"),
+        ("agents", "fortythieves_agents"),
+    ):
+        shutil.copytree(ROOT / folder, dest / package, ignore=ignore)
     return dest
 
 
@@ -242,7 +245,7 @@ def test_every_kernel_is_cached_under_the_sources_its_module_imports(name: str) 
     ]
     assert len(kernels) == Path(module.__file__).read_text().count("\n@kernel")
     files = {p.relative_to(ROOT).as_posix() for p in _jit.source_files(kernels[0].py_func)}
-    own = name.replace(".", "/") + ".py"
+    own = Path(module.__file__).resolve().relative_to(ROOT).as_posix()  # agents/ for ours
     assert {own, "fortythieves_env/_fast.py", "fortythieves_env/actions.py"} <= files
     assert "agents/config.py" not in files  # only what it imports
     if name == "fortythieves_env.vector":

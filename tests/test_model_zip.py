@@ -24,9 +24,13 @@ from typing import Any
 import gymnasium as gym
 import pytest
 import torch
-
-from agents.cli import main
-from agents.evaluation import ModelAgent, ModelMismatchError, load_maskable_ppo, load_model_agent
+from fortythieves_agents.cli import main
+from fortythieves_agents.evaluation import (
+    ModelAgent,
+    ModelMismatchError,
+    load_maskable_ppo,
+    load_model_agent,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "results" / "training" / "Streets" / "best_model.zip"
@@ -76,9 +80,10 @@ def plant(
 @pytest.fixture(scope="module")
 def card_slots_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An untrained ``card_slots`` Streets model (SB3's stock policy over CardSlotsExtractor)."""
-    from agents.config import load_config
-    from agents.envs import make_training_vec_env
-    from agents.train import build_model
+    from fortythieves_agents.config import load_config
+    from fortythieves_agents.envs import make_training_vec_env
+    from fortythieves_agents.train import build_model
+
     from configs import PLAIN
 
     overrides = [*PLAIN, "train.n_envs=1", "ppo.n_steps=16", "ppo.batch_size=16"]
@@ -135,7 +140,7 @@ def same_play(path: Path, reference: Path, env_version: int | None = None, steps
 
 
 def _env_id(path: Path) -> str:
-    from agents.evaluation import model_env_id
+    from fortythieves_agents.evaluation import model_env_id
 
     made_for = model_env_id(path)
     assert made_for is not None
@@ -215,9 +220,10 @@ def test_the_stock_policy_loads_from_plain_json_too(
 def test_a_custom_variant_player_model_is_rebuilt_from_its_recorded_spec(tmp_path: Path) -> None:
     """A ``player`` model of a custom variant names its variant by the plain spec the zip
     records (``fortythieves_variant_spec``); planted, it plays as SB3's loader plays it."""
-    from agents.config import load_config
-    from agents.envs import make_training_vec_env
-    from agents.train import build_model
+    from fortythieves_agents.config import load_config
+    from fortythieves_agents.envs import make_training_vec_env
+    from fortythieves_agents.train import build_model
+
     from configs import PLAIN
 
     wide = (
@@ -326,12 +332,11 @@ def test_weights_that_do_not_fit_the_described_network_are_refused(tmp_path: Pat
 
 def test_the_accepted_names_are_the_classes_this_package_builds() -> None:
     """The tables name real classes (a renamed module would otherwise refuse every zip)."""
+    from fortythieves_agents.features import CardSlotsExtractor
+    from fortythieves_agents.model_zip import ACTIVATIONS, EXTRACTORS, POLICY_CLASSES
+    from fortythieves_agents.policy import PlayerPolicy
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.torch_layers import FlattenExtractor
-
-    from agents.features import CardSlotsExtractor
-    from agents.model_zip import ACTIVATIONS, EXTRACTORS, POLICY_CLASSES
-    from agents.policy import PlayerPolicy
 
     def name(cls: type) -> str:
         return f"{cls.__module__}.{cls.__qualname__}"
@@ -347,7 +352,8 @@ def test_a_model_records_its_rules_version_and_one_without_is_version_1(
 ) -> None:
     """A model built by ``train`` records ``fortythieves_rules_version`` as plain JSON; a
     zip saved before the field existed (the shipped models) was trained under version 1."""
-    from agents.evaluation import model_rules_version
+    from fortythieves_agents.evaluation import model_rules_version
+
     from fortythieves_env import RULES_VERSION
 
     with zipfile.ZipFile(card_slots_zip) as archive:

@@ -237,11 +237,10 @@ def test_evaluate_refuses_a_model_made_for_the_other_version(
     """A Little Forty model records its env id; evaluate plays the newest id (-v1) unless
     told otherwise and refuses a model of the other version, naming both ids on one line.
     A model saved before the env id was recorded counts as -v0 (the only version then)."""
+    from fortythieves_agents.cli import main
+    from fortythieves_agents.evaluation import ModelMismatchError, load_model_agent, model_env_id
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
-
-    from agents.cli import main
-    from agents.evaluation import ModelMismatchError, load_model_agent, model_env_id
 
     for version in (0, 1):
         id_ = f"FortyThieves/LittleForty-v{version}"
@@ -286,11 +285,10 @@ def test_both_networks_take_the_v1_observation(network: str) -> None:
     """The shipped Little Forty config trains on -v1: the card-slot extractor one-hots the
     known-stock slots as card codes, the player network reads the v1 layout."""
     import torch
-
-    from agents.config import load_config
-    from agents.envs import make_training_vec_env, n_card_slots
-    from agents.evaluation import ModelAgent
-    from agents.train import build_model
+    from fortythieves_agents.config import load_config
+    from fortythieves_agents.envs import make_training_vec_env, n_card_slots
+    from fortythieves_agents.evaluation import ModelAgent
+    from fortythieves_agents.train import build_model
 
     root = Path(__file__).resolve().parents[1]
     overrides = [

@@ -1,6 +1,6 @@
 """``fortythieves play`` (agents/play.py): a person plays a deal at a prompt.
 
-Whole games are driven through standard input: in-process through ``agents.cli.main`` with
+Whole games are driven through standard input: in-process through ``fortythieves_agents.cli.main`` with
 ``sys.stdin`` replaced, and once in a real subprocess. The winning line comes from the
 clairvoyant solver (``fortythieves_env.solver.solve``) and the losing one from the greedy
 baseline, both worked out here, not written down.
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fortythieves_agents.baselines import GreedyAgent
+from fortythieves_agents.cli import main
+from fortythieves_agents.play import END_MESSAGES, Game, MoveError, describe_move, render_table, run
 from rich.console import Console
 
-from agents.baselines import GreedyAgent
-from agents.cli import main
-from agents.play import END_MESSAGES, Game, MoveError, describe_move, render_table, run
 from fortythieves_env import FortyThievesEnv
 from fortythieves_env.cards import CARD_NAMES, RED
 from fortythieves_env.records import load_record, verify
@@ -120,7 +120,7 @@ def test_a_whole_game_through_a_real_stdin(
     """The console script's path: a subprocess reading a pipe (echoed, no colour codes)."""
     variant, seed, moves = winning_line
     done = subprocess.run(
-        [sys.executable, "-m", "agents.cli", "play", variant, "--seed", str(seed)],
+        [sys.executable, "-m", "fortythieves_agents.cli", "play", variant, "--seed", str(seed)],
         input="\n".join(["u", "l", *moves, "q"]) + "\n",
         capture_output=True,
         text=True,
@@ -364,10 +364,11 @@ def test_hint_is_greedys_choice_and_is_not_played() -> None:
 def test_hint_from_a_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from agents.config import load_config
-    from agents.envs import make_training_vec_env
-    from agents.evaluation import load_model_agent
-    from agents.train import build_model
+    from fortythieves_agents.config import load_config
+    from fortythieves_agents.envs import make_training_vec_env
+    from fortythieves_agents.evaluation import load_model_agent
+    from fortythieves_agents.train import build_model
+
     from configs import PLAIN
 
     config = load_config(
@@ -398,10 +399,9 @@ def test_hint_from_a_model_made_for_little_forty_v0(
     """A model trained before observation version 1 gives hints from the -v0 observation
     (play has no --env-version; it was refused, naming an option play does not have)."""
     import gymnasium as gym
+    from fortythieves_agents.evaluation import load_model_agent
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
-
-    from agents.evaluation import load_model_agent
 
     id_ = "FortyThieves/LittleForty-v0"
     venv = DummyVecEnv([lambda: gym.make(id_)])

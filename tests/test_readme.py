@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 from benchmark_modules import benchmark_module
+from fortythieves_agents.cli import _register_variant_specs, build_parser, main
+from fortythieves_agents.config import load_config
 
-from agents.cli import _register_variant_specs, build_parser, main
-from agents.config import load_config
 from configs import TINY
 from fortythieves_env import VARIANTS, FortyThievesEnv
 
@@ -302,8 +302,8 @@ def test_readme_commands_parse_and_run(
             if "--save" in argv:
                 argv[argv.index("--save") + 1] = str(tmp_path / "played.json")
             if "--hint-model" in argv:  # RUN is the test's run: play its variant
-                from agents.cli import resolve_model_path
-                from agents.evaluation import model_variant
+                from fortythieves_agents.cli import resolve_model_path
+                from fortythieves_agents.evaluation import model_variant
 
                 model = resolve_model_path(Path(argv[argv.index("--hint-model") + 1]))
                 argv[1] = model_variant(model) or argv[1]

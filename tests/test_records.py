@@ -9,11 +9,11 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+from fortythieves_agents.baselines import legal_actions, make_baseline
+from fortythieves_agents.cli import main
+from fortythieves_agents.evaluation import ModelAgent, evaluate_agents, play_deals, play_episode
+from fortythieves_agents.seeds import TEST_START, seeds_for_test
 
-from agents.baselines import legal_actions, make_baseline
-from agents.cli import main
-from agents.evaluation import ModelAgent, evaluate_agents, play_deals, play_episode
-from agents.seeds import TEST_START, seeds_for_test
 from fortythieves_env import RULES_VERSION, FortyThievesEnv, VariantSpec, __version__
 from fortythieves_env.records import (
     FORMAT_VERSION,

@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from agents.cli import main
+from fortythieves_agents.cli import main
 
 SPEC = """\
 id: SpecFileForty

@@ -8,9 +8,9 @@ from collections import Counter
 import gymnasium as gym
 import numpy as np
 import pytest
+from fortythieves_agents.baselines import GreedyAgent
 from positions import shuffle_hidden
 
-from agents.baselines import GreedyAgent
 from fortythieves_env import FortyThievesEnv, VariantSpec, card_code, register_variant
 from fortythieves_env.view import PlayerView
 

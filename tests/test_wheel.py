@@ -13,6 +13,8 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from configs import TINY
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,8 +25,8 @@ def run_installed(code: str, target: Path, cwd: Path) -> subprocess.CompletedPro
     """``code`` in a fresh interpreter whose packages come from ``target`` first (the
     installed wheel), run from ``cwd`` (outside the checkout)."""
     prelude = (
-        f"import sys; sys.path.insert(0, {str(target)!r}); import agents, fortythieves_env; "
-        f"assert agents.__file__.startswith({str(target)!r}), agents.__file__; "
+        f"import sys; sys.path.insert(0, {str(target)!r}); import fortythieves_agents, fortythieves_env; "
+        f"assert fortythieves_agents.__file__.startswith({str(target)!r}), fortythieves_agents.__file__; "
         f"assert fortythieves_env.__file__.startswith({str(target)!r}); "
     )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -38,9 +40,11 @@ def run_installed(code: str, target: Path, cwd: Path) -> subprocess.CompletedPro
     )
 
 
-def test_the_wheel_built_from_the_sdist_runs_the_quick_start_outside_a_checkout(
-    tmp_path: Path,
-) -> None:
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist and, from it, the wheel built by ``python -m build``, checked, and the
+    wheel installed (no dependencies) into a folder: that folder."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     dist = tmp_path / "dist"
     build = subprocess.run(
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(ROOT)],
@@ -56,7 +60,8 @@ def test_the_wheel_built_from_the_sdist_runs_the_quick_start_outside_a_checkout(
     assert {f"configs/{name}" for name in CONFIGS} <= {n.partition("/")[2] for n in names}
     with zipfile.ZipFile(wheel) as archive:
         members = set(archive.namelist())
-    assert {f"agents/configs/{name}" for name in CONFIGS} <= members
+    assert {f"fortythieves_agents/configs/{name}" for name in CONFIGS} <= members
+    assert not any(m.startswith("agents/") for m in members)  # not the OpenAI Agents SDK's name
     assert "fortythieves_env/py.typed" in members
     target = tmp_path / "site"
     install = subprocess.run(
@@ -65,26 +70,61 @@ def test_the_wheel_built_from_the_sdist_runs_the_quick_start_outside_a_checkout(
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert install.returncode == 0, install.stderr[-2000:]
+    return target
+
+
+def test_the_wheel_built_from_the_sdist_runs_the_quick_start_outside_a_checkout(
+    installed: Path, tmp_path: Path
+) -> None:
+    target = installed
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     settings = [x for item in TINY for x in ("--set", item)]
     argv = ["train", "lucas", *settings, "--run-dir", "run"]
-    code = f"from agents.cli import main; sys.exit(main({argv!r}))"
+    code = f"from fortythieves_agents.cli import main; sys.exit(main({argv!r}))"
     trained = run_installed(code, target, elsewhere)
     assert trained.returncode == 0, trained.stdout[-2000:] + trained.stderr[-2000:]
     run = json.loads((elsewhere / "run" / "run.json").read_text())
     assert run["status"] == "completed"
     assert "variant: Lucas" in (elsewhere / "run" / "config.yaml").read_text()
     argv = ["evaluate", "run", "--episodes", "1", "--json", "report.json", "--no-progress"]
-    code = f"from agents.cli import main; sys.exit(main({argv!r}))"
+    code = f"from fortythieves_agents.cli import main; sys.exit(main({argv!r}))"
     evaluated = run_installed(code, target, elsewhere)
     assert evaluated.returncode == 0, evaluated.stderr[-2000:]
     report = json.loads((elsewhere / "report.json").read_text())
     assert list(report["results"]) == ["ppo", "random", "greedy"]
     # a name that is not shipped: one line naming the shipped ones
-    code = "from agents.cli import main; sys.exit(main(['train', 'nope']))"
+    code = "from fortythieves_agents.cli import main; sys.exit(main(['train', 'nope']))"
     refused = run_installed(code, target, elsewhere)
     assert refused.returncode == 2
     assert "nope: config file not found (nor a shipped config: defaults, fortythieves" in (
         refused.stderr
     )
+
+
+OPENAI_AGENTS = "openai-agents==0.24.0"
+"""The OpenAI Agents SDK, whose top-level package is ``agents`` (issue 28 point 4)."""
+
+
+def test_the_openai_agents_sdk_installs_beside_the_package(installed: Path, tmp_path: Path) -> None:
+    """``agents`` is the SDK's (with its dependencies, from the package index) and this
+    package is ``fortythieves_agents``: both import in one process and both work."""
+    sdk = tmp_path / "sdk"
+    got = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--target", str(sdk), OPENAI_AGENTS],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert got.returncode == 0, f"pip install {OPENAI_AGENTS}: " + got.stderr[-2000:]
+    code = (
+        f"sys.path.append({str(sdk)!r}); import agents; "  # after this venv's packages
+        f"assert agents.__file__.startswith({str(sdk)!r}), agents.__file__; "
+        "assert agents.Agent(name='a', instructions='b').name == 'a'; "
+        "from fortythieves_agents.cli import main; "
+        "code = main(['evaluate', 'greedy', '--variant', 'LittleForty', '--episodes', '2', "
+        "'--json', 'r.json', '--no-progress']); "
+        "import json; r = json.load(open('r.json')); "
+        "print(code, r['results']['greedy']['episodes'], agents.Runner.__name__)"
+    )
+    done = run_installed(code, installed, tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-3:] == ["0", "2", "Runner"]

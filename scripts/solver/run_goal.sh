@@ -6,6 +6,6 @@
 # Run from the repository root: bash scripts/solver/run_goal.sh
 set -e
 for v in FortyThieves Streets Maria; do
-  python -m agents.cli solve $v --deals 15 --nodes 200000000 --budget 300 --workers 1 \
+  python -m fortythieves_agents.cli solve $v --deals 15 --nodes 200000000 --budget 300 --workers 1 \
     --no-progress --results results/solver/goal/$v.jsonl --json results/solver/goal/$v-report.json
 done

@@ -5,6 +5,6 @@
 # Run from the repository root: bash scripts/solver/run_v3.sh
 set -e
 for v in FortyThieves Streets Maria Limited Indian NumberTen RankAndFile Lucas LittleForty; do
-  python -m agents.cli solve $v --deals 200 --nodes 20000000 --budget 120 --workers 2 --no-progress \
+  python -m fortythieves_agents.cli solve $v --deals 200 --nodes 20000000 --budget 120 --workers 2 --no-progress \
     --results results/solver/$v.jsonl --json results/solver/$v-report.json
 done

@@ -3,7 +3,8 @@
 ``scripts/training/run_variant.sh VARIANT [--set KEY=VALUE ...]`` and
 ``scripts/training/run_ablation.sh VARIANT SETTING [--set KEY=VALUE ...]`` call this script
 (``python scripts/training/full_run.py variant|ablation ...``). It runs from the checkout's
-root, with the checkout's code (``python -m agents.cli``, the ``fortythieves`` command of
+root, with the checkout's code (``python -m fortythieves_agents.cli``, the ``fortythieves`` command
+of
 this checkout), and does one of these, again until the run is complete:
 
 - no run yet: ``train configs/<variant>.yaml [--set ...] --run-dir RUN``;
@@ -16,7 +17,7 @@ this checkout), and does one of these, again until the run is complete:
 - trained but without a final evaluation of this run (it was interrupted or killed, or
   ``final_evaluation.json`` is older than ``run.json`` or has another number of deals): the
   ``evaluate`` command that plays the same evaluation
-  (:func:`agents.train.final_evaluation_command`);
+  (:func:`fortythieves_agents.train.final_evaluation_command`);
 - complete: copy what a reader needs into the results folder (:data:`COPIED`, and
   ``best_model.zip`` when it is smaller than :data:`MODEL_SIZE_LIMIT`: a ``player`` model is
   about 2.05 MB (1.96 MiB), a ``card_slots`` one about 10 MB).
@@ -64,7 +65,8 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's code
-from agents.config import Config, ConfigError, ConfigLoader, load_config
+from fortythieves_agents.config import Config, ConfigError, ConfigLoader, load_config
+
 from fortythieves_env import VARIANTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,7 +132,8 @@ def read_settings(path: Path = SETTINGS) -> dict[str, list[str]]:
 
     Raises:
         RunError: the file is missing or not YAML (read as configs are:
-            :class:`agents.config.ConfigLoader`, so a setting named twice is refused, not
+            :class:`fortythieves_agents.config.ConfigLoader`, so a setting named twice is refused,
+            not
             lost), or ``settings`` is not a mapping of names to lists of ``KEY=VALUE`` strings.
     """
     try:
@@ -191,8 +194,8 @@ def resolve(job: Job) -> tuple[Job, Config]:
     and the resolved config.
 
     Raises:
-        RunError: the config or an override is refused (:func:`agents.config.load_config`'s
-            message).
+        RunError: the config or an override is refused
+            (:func:`fortythieves_agents.config.load_config`'s message).
     """
     try:
         config = load_config(ROOT / job.config, job.overrides)
@@ -267,11 +270,12 @@ def evaluation_is_fresh(run: Path, episodes: int) -> bool:
 
 
 def python_command() -> list[str]:
-    """How this script starts the checkout's CLI: ``python -m agents.cli`` (``python`` when
+    """How this script starts the checkout's CLI: ``python -m fortythieves_agents.cli`` (``python``
+    when
     that name finds this interpreter, else its full path)."""
     found = shutil.which("python")
     same = found is not None and os.path.realpath(found) == os.path.realpath(sys.executable)
-    return ["python" if same else sys.executable, "-m", "agents.cli"]
+    return ["python" if same else sys.executable, "-m", "fortythieves_agents.cli"]
 
 
 def next_command(job: Job, config: Config) -> tuple[str, list[str] | None]:
@@ -303,7 +307,7 @@ def next_command(job: Job, config: Config) -> tuple[str, list[str] | None]:
         if steps < total:
             return "resume", [*train, "--resume", str(path.relative_to(ROOT))]
     if config.eval.final_episodes > 0 and not evaluation_is_fresh(run, config.eval.final_episodes):
-        from agents.train import final_evaluation_command
+        from fortythieves_agents.train import final_evaluation_command
 
         best = run / "models" / "best_model.zip"
         model = best if best.is_file() else (run / "models" / "final_model.zip")

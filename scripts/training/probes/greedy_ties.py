@@ -14,9 +14,9 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+from fortythieves_agents.config import load_config
+from fortythieves_agents.teacher import collect_teacher_games, make_teacher
 
-from agents.config import load_config
-from agents.teacher import collect_teacher_games, make_teacher
 from fortythieves_env.variants import get_variant
 
 

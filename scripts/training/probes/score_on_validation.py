@@ -2,7 +2,7 @@
 
     python scripts/training/probes/score_on_validation.py ENV_ID N MODEL.zip ... [--json OUT]
 
-Validation deals (agents.seeds.seeds_for_validation), never the test deals: this is for
+Validation deals (fortythieves_agents.seeds.seeds_for_validation), never the test deals: this is for
 choosing a recipe. Each model plays its most likely move (deterministic), as in training's
 validation and the final evaluation; with ``--stochastic`` also a second time sampling its
 moves (seeded), reported as ``MODEL.zip (stochastic)``. Prints and optionally saves mean
@@ -16,10 +16,10 @@ import json
 from pathlib import Path
 
 import torch
+from fortythieves_agents.baselines import make_baseline
+from fortythieves_agents.evaluation import ModelAgent, load_model_agent, play_deals, summarize
+from fortythieves_agents.seeds import seeds_for_validation
 
-from agents.baselines import make_baseline
-from agents.evaluation import ModelAgent, load_model_agent, play_deals, summarize
-from agents.seeds import seeds_for_validation
 from fortythieves_env.registration import id_version
 
 

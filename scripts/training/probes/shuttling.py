@@ -2,7 +2,8 @@
 
     python scripts/training/probes/shuttling.py N MODEL.zip ... [--json OUT]
 
-Plays the first N validation deals (agents.seeds.seeds_for_validation) with greedy and each
+Plays the first N validation deals (fortythieves_agents.seeds.seeds_for_validation) with greedy and
+each
 model (its most likely move, under the no-cycling rule, as the final evaluation plays), then
 replays every game that reached the step limit (truncated) and lets greedy play on from its
 last position for up to 500 moves. A game in which greedy then puts cards on the
@@ -20,10 +21,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from fortythieves_agents.baselines import make_baseline
+from fortythieves_agents.evaluation import load_model_agent, play_deals, summarize
+from fortythieves_agents.seeds import seeds_for_validation
 
-from agents.baselines import make_baseline
-from agents.evaluation import load_model_agent, play_deals, summarize
-from agents.seeds import seeds_for_validation
 from fortythieves_env import FortyThievesEnv
 from fortythieves_env.variants import get_variant
 

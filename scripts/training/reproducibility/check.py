@@ -91,7 +91,13 @@ def main() -> int:
         procs = []
         for i in range(first, min(first + 2, len(runs))):
             shutil.rmtree(runs[i], ignore_errors=True)
-            command = [sys.executable, "-m", "agents.cli", "train", f"configs/{args.variant}.yaml"]
+            command = [
+                sys.executable,
+                "-m",
+                "fortythieves_agents.cli",
+                "train",
+                f"configs/{args.variant}.yaml",
+            ]
             command += [arg for s in sets for arg in ("--set", s)]
             command += ["--run-dir", str(runs[i].relative_to(ROOT))]
             env = dict(os.environ)
