@@ -269,6 +269,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"fortythieves {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
+    _add_train_parser(sub)
+    _add_evaluate_parser(sub)
+    _add_plot_parser(sub)
+    _add_replay_parser(sub)
+    _add_play_parser(sub)
+    _add_solve_parser(sub)
+    _add_sweep_parser(sub)
+    return parser
+
+
+def _add_train_parser(sub: Any) -> None:
+    """``fortythieves train``."""
     tr = sub.add_parser("train", help="train MaskablePPO from a config file")
     tr.add_argument(
         "config",
@@ -296,6 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
         "start saved, else its checkpoint of the most steps)",
     )
 
+
+def _add_evaluate_parser(sub: Any) -> None:
+    """``fortythieves evaluate``."""
     ev = sub.add_parser("evaluate", help="evaluate a run, a model or a baseline on the test deals")
     _add_variant_spec(ev)
     ev.add_argument(
@@ -344,6 +359,44 @@ def build_parser() -> argparse.ArgumentParser:
         "results/solver/<variant>.jsonl): report each agent's wins among the deals the "
         "solver proved winnable (the file must cover every deal played)",
     )
+    _add_search_arguments(ev)
+    ev.add_argument(
+        "--save-games",
+        metavar="DIR",
+        type=_checked(check_writable_dir),
+        help="write one game record (JSON) per agent and deal to "
+        "DIR/<agent>/<variant>-<seed>.json, as each game ends",
+    )
+    ev.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --save-games DIR: read the deals whose records an interrupted run of the "
+        "same command wrote there instead of playing them again (each record replayed and "
+        "checked); the report is the one an uninterrupted run writes",
+    )
+    ev.add_argument(
+        "--allow-cycles",
+        action="store_true",
+        help="switch off the agents' no-cycling rule (by default each agent takes its best "
+        "move to a view not yet seen in the episode, and an episode with none ends as stuck)",
+    )
+    ev.add_argument(
+        "--env-version",
+        type=_int_in(0, 1),
+        help="the id version to play, FortyThieves/<variant>-vN (default: the variant's "
+        "newest; LittleForty-v0 for models made before observation version 1)",
+    )
+    ev.add_argument(
+        "--no-progress",
+        dest="progress",
+        action="store_false",
+        help="no progress bar (it is shown on stderr only when stderr is a terminal)",
+    )
+    _add_ray_arguments(ev, "play the deals as Ray tasks, one per CPU of the Ray cluster")
+
+
+def _add_search_arguments(ev: Any) -> None:
+    """``evaluate``'s options of the search agent (its budget per move)."""
     ev.add_argument(
         "--search-samples",
         metavar="K",
@@ -393,40 +446,10 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"search: node cap of one sample's solve (implies --search-method solve; default "
         f"{DEFAULT_NODES})",
     )
-    ev.add_argument(
-        "--save-games",
-        metavar="DIR",
-        type=_checked(check_writable_dir),
-        help="write one game record (JSON) per agent and deal to "
-        "DIR/<agent>/<variant>-<seed>.json, as each game ends",
-    )
-    ev.add_argument(
-        "--resume",
-        action="store_true",
-        help="with --save-games DIR: read the deals whose records an interrupted run of the "
-        "same command wrote there instead of playing them again (each record replayed and "
-        "checked); the report is the one an uninterrupted run writes",
-    )
-    ev.add_argument(
-        "--allow-cycles",
-        action="store_true",
-        help="switch off the agents' no-cycling rule (by default each agent takes its best "
-        "move to a view not yet seen in the episode, and an episode with none ends as stuck)",
-    )
-    ev.add_argument(
-        "--env-version",
-        type=_int_in(0, 1),
-        help="the id version to play, FortyThieves/<variant>-vN (default: the variant's "
-        "newest; LittleForty-v0 for models made before observation version 1)",
-    )
-    ev.add_argument(
-        "--no-progress",
-        dest="progress",
-        action="store_false",
-        help="no progress bar (it is shown on stderr only when stderr is a terminal)",
-    )
-    _add_ray_arguments(ev, "play the deals as Ray tasks, one per CPU of the Ray cluster")
 
+
+def _add_plot_parser(sub: Any) -> None:
+    """``fortythieves plot``."""
     pl = sub.add_parser(
         "plot", help="learning curves (validation win rate and foundation cards) to a PNG"
     )
@@ -439,9 +462,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="the PNG to write (default: RUN/learning_curves.png for one run, "
         "learning_curves.png here for several)",
     )
-    _add_replay_parser(sub)
-    _add_play_parser(sub)
 
+
+def _add_solve_parser(sub: Any) -> None:
+    """``fortythieves solve``."""
     so = sub.add_parser(
         "solve",
         help="winnability: the clairvoyant solver on the test deals (won / proved lost / unknown)",
@@ -496,8 +520,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add_ray_arguments(
         so, "solve the deals as Ray tasks (--workers at once, default: the cluster's CPUs)"
     )
-    _add_sweep_parser(sub)
-    return parser
 
 
 def _address(text: str) -> str:

@@ -1027,8 +1027,6 @@ def evaluate_agents(
     """
     from tqdm import tqdm
 
-    from fortythieves_env import RULES_VERSION
-
     from .envs import env_id_for
 
     if episodes < 1:
@@ -1043,15 +1041,7 @@ def evaluate_agents(
             f"the solver's verdicts lack {len(missing)} deals, first seed {missing[0]}"
         )
     env_id = env_id_for(variant, env_version)
-    out: dict[str, Any] = {
-        "variant": variant,
-        "env_id": env_id,
-        "rules_version": RULES_VERSION,
-        "no_cycling": not allow_cycles,
-        "episodes": episodes,
-        "seeds": {"first": TEST_START, "count": episodes, "rule": "2_000_000_000 + i"},
-        "results": {},
-    }
+    out = _new_report(variant, env_id, episodes, allow_cycles)
     with tqdm(
         total=episodes * len(agents),
         unit="deal",
@@ -1072,10 +1062,7 @@ def evaluate_agents(
                 agent, env_id, seeds, resumed, folder, batch_size, play, bar.update, allow_cycles
             )
             seconds = time.perf_counter() - start
-            summary = summarize(results)
-            describe = getattr(agent, "description", None)
-            if callable(describe):
-                summary["settings"] = describe()
+            out["results"][agent.name] = _agent_summary(agent, results, solver, per_episode)
             if timing:  # of the deals played now (not those read from records)
                 moves = sum(r.length for i, r in enumerate(results) if i not in resumed)
                 out.setdefault("timing", {})[agent.name] = {
@@ -1085,12 +1072,40 @@ def evaluate_agents(
                 }
                 if resume:
                     out["timing"][agent.name]["resumed_deals"] = len(resumed)
-            if solver is not None:
-                summary["solver_ceiling"] = ceiling_summary(results, solver)
-            if per_episode:
-                summary["per_episode"] = [asdict(r) for r in results]
-            out["results"][agent.name] = summary
     return out
+
+
+def _new_report(variant: str, env_id: str, episodes: int, allow_cycles: bool) -> dict[str, Any]:
+    """A report's head (:func:`evaluate_agents`), its ``results`` still empty."""
+    from fortythieves_env import RULES_VERSION
+
+    return {
+        "variant": variant,
+        "env_id": env_id,
+        "rules_version": RULES_VERSION,
+        "no_cycling": not allow_cycles,
+        "episodes": episodes,
+        "seeds": {"first": TEST_START, "count": episodes, "rule": "2_000_000_000 + i"},
+        "results": {},
+    }
+
+
+def _agent_summary(
+    agent: Agent | BatchAgent,
+    results: Sequence[EpisodeResult],
+    solver: Mapping[int, str] | None,
+    per_episode: bool,
+) -> dict[str, Any]:
+    """One agent's entry of a report's ``results`` (:func:`evaluate_agents`)."""
+    summary = summarize(results)
+    describe = getattr(agent, "description", None)
+    if callable(describe):
+        summary["settings"] = describe()
+    if solver is not None:
+        summary["solver_ceiling"] = ceiling_summary(results, solver)
+    if per_episode:
+        summary["per_episode"] = [asdict(r) for r in results]
+    return summary
 
 
 def _play_agent(

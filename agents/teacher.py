@@ -189,6 +189,35 @@ class TeacherGames:
         }
 
 
+def _teacher_choices(
+    teacher: BatchAgent,
+    obs: np.ndarray,
+    masks: np.ndarray,
+    game: np.ndarray,
+    asked: np.ndarray,
+    ties: bool,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """One step's moves of :func:`collect_teacher_games`: the teacher's choice in the games
+    ``asked`` (rows), the first legal action elsewhere (int64, ``(B,)``); with ``ties``
+    also the teacher's equal best moves (bool, ``(B, A)``), else None."""
+    chosen = np.argmax(masks != 0, axis=1).astype(np.int64)
+    best = None
+    if ties:
+        best = np.zeros(masks.shape, dtype=bool)  # the teacher's equal best moves
+        if asked.size:
+            # the BatchAgent contract: act_batch is the argmax of action_scores (lowest
+            # index on ties), drawing the same random numbers: one call gives both
+            scores = np.asarray(teacher.action_scores(obs[asked], masks[asked], game[asked]))
+            chosen[asked] = np.argmax(scores, axis=1)
+            top = scores[np.arange(asked.size), chosen[asked]]
+            best[asked] = (scores == top[:, None]) & (masks[asked] != 0)
+    elif asked.size:
+        chosen[asked] = np.asarray(
+            teacher.act_batch(obs[asked], masks[asked], game[asked]), dtype=np.int64
+        )
+    return chosen, best
+
+
 def collect_teacher_games(
     config: Config, teacher: BatchAgent, games: int, batch: int = BATCH_GAMES
 ) -> TeacherGames:
@@ -243,22 +272,7 @@ def collect_teacher_games(
             # otherwise play the surplus games that start in freed slots while the last
             # kept ones finish); a surplus game takes its first legal move, and is dropped
             asked = np.flatnonzero(game < games)
-            chosen = np.argmax(masks != 0, axis=1).astype(np.int64)
-            if ties:
-                best = np.zeros(masks.shape, dtype=bool)  # the teacher's equal best moves
-                if asked.size:
-                    # the BatchAgent contract: act_batch is the argmax of action_scores (lowest
-                    # index on ties), drawing the same random numbers: one call gives both
-                    scores = np.asarray(
-                        teacher.action_scores(obs[asked], masks[asked], game[asked])
-                    )
-                    chosen[asked] = np.argmax(scores, axis=1)
-                    top = scores[np.arange(asked.size), chosen[asked]]
-                    best[asked] = (scores == top[:, None]) & (masks[asked] != 0)
-            elif asked.size:
-                chosen[asked] = np.asarray(
-                    teacher.act_batch(obs[asked], masks[asked], game[asked]), dtype=np.int64
-                )
+            chosen, best = _teacher_choices(teacher, obs, masks, game, asked, ties)
             chosen = np.where(legal_any, chosen, 0)  # no move at all: the step ends the game
             ok = (chosen >= 0) & (chosen < n_actions)
             ok &= masks[np.arange(slots), np.clip(chosen, 0, n_actions - 1)] != 0
@@ -272,7 +286,7 @@ def collect_teacher_games(
             steps_obs.append(obs)  # a fresh array every step (BatchedVecEnv copies)
             steps_masks.append(np.packbits(masks != 0, axis=1))
             steps_actions.append(chosen)
-            if ties:
+            if best is not None:
                 best[np.arange(slots), np.clip(chosen, 0, n_actions - 1)] = True
                 steps_ties.append(np.packbits(best, axis=1))
             steps_game.append(np.where(legal_any, game, -1))  # no move: nothing to learn

@@ -874,6 +874,161 @@ def train(
         return _train(config, run, resume, argv, console)
 
 
+def _callbacks(
+    config: Config,
+    run: Path,
+    resume: Path | None,
+    start_steps: int,
+    cloned: bool,
+    teacher_games: Any,
+    bar: Any,
+    echo: Callable[[str], None],
+    console: Any,
+) -> tuple[list[BaseCallback], Any, Any, Any]:
+    """The callbacks of :func:`_train`'s ``model.learn``: episode statistics, the periodic
+    validation (restored on a resume), the imitation term and the critic warm-up (when the
+    config asks), checkpoints, the progress bar. Returns them with the validation,
+    imitation and warm-up callbacks (None where off), which the caller ends itself."""
+    models = run / "models"
+    callbacks: list[BaseCallback] = [EpisodeStatsCallback()]
+    validation = None
+    if config.eval.eval_freq > 0:
+        validation = ValidationCallback(
+            env_id_for(config.env.variant),
+            n_eval_episodes=config.eval.n_eval_episodes,
+            eval_freq=config.eval.eval_freq,
+            best_model_save_path=models,
+            folder=run / "eval",
+            deterministic=config.eval.deterministic,
+            seed=config.seed,
+            evaluate_at_start=cloned,
+            echo=echo,
+        )
+        if resume is not None:
+            _restore_validations(validation, start_steps, models / "best_model.zip", console)
+        callbacks.append(validation)
+    imitation = None
+    if teacher_games is not None:
+        from .teacher import ImitationTerm
+
+        imitation = ImitationTerm(
+            teacher_games,
+            config.teacher.imitation_coef,
+            config.teacher.imitation_fraction,
+            config.train.total_timesteps,
+            config.teacher.batch_size,
+            config.seed,
+        )
+        callbacks.append(imitation)
+    warmup = None
+    if config.train.critic_warmup > 0:
+        from .teacher import CriticWarmup
+
+        warmup = CriticWarmup(config.train.critic_warmup)
+        callbacks.append(warmup)
+    if config.train.checkpoint_freq > 0:
+        callbacks.append(
+            TotalStepCheckpoint(
+                config.train.checkpoint_freq, str(models / "checkpoints"), name_prefix="ckpt"
+            )
+        )
+    if bar is not None:
+        callbacks.append(bar)
+    return callbacks, validation, imitation, warmup
+
+
+def _run_meta(
+    config: Config,
+    model: Any,
+    resume: Path | None,
+    start_steps: int,
+    end_steps: int,
+    teacher_meta: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """``run.json`` as training starts (status ``running``)."""
+    meta = {
+        "variant": config.env.variant,
+        "env_id": model.env.get_attr("spec", indices=[0])[0].id,
+        "rules_version": RULES_VERSION,
+        "status": "running",
+        "resumed_from": str(resume) if resume is not None else None,
+        "started": datetime.now().isoformat(timespec="seconds"),
+        "start_timesteps": start_steps,
+        "planned_timesteps": end_steps,
+    }
+    if teacher_meta is not None:
+        meta["teacher"] = teacher_meta
+    return meta
+
+
+def _note_cloning_validation(meta: dict[str, Any], validation: Any) -> None:
+    """``run.json``'s ``teacher.validation_after_cloning``: the validation at step 0 of a run
+    that started from behaviour cloning (when it ran)."""
+    evaluation = validation
+    if evaluation.evaluations_timesteps[0] == 0:
+        cards = evaluation.evaluations_foundation_cards[0]
+        meta["teacher"]["validation_after_cloning"] = {
+            "episodes": len(cards),
+            "mean_foundation_cards": round(float(np.mean(cards)), 3),
+            "win_rate": round(float(np.mean(evaluation.evaluations_successes[0])), 4)
+            if evaluation.evaluations_successes
+            else None,
+        }
+
+
+def _after_training(
+    config: Config,
+    run: Path,
+    model: Any,
+    model_path: Path,
+    meta: dict[str, Any],
+    status: str,
+    seconds: float,
+    end_validated: bool,
+    console: Any,
+    progress: bool,
+) -> TrainResult:
+    """:func:`_train` once the model is saved and ``run.json`` written: what the console
+    says, and the final evaluation unless the run or the end's validation was interrupted."""
+    if status == "interrupted":
+        console.print(
+            f"[yellow]interrupted[/yellow] after {model.num_timesteps} steps; model saved to "
+            f"{model_path}\nresume with: fortythieves train {run / 'config.yaml'} "
+            f"--resume {model_path} --run-dir {run}"
+        )
+        return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, None)
+
+    steps = int(model.num_timesteps) - int(meta["start_timesteps"])
+    console.print(
+        f"trained {steps} steps in {seconds:.0f} s ({steps / max(seconds, 1e-9):.0f} steps/s); "
+        f"model: {model_path}"
+    )
+    if not end_validated:
+        console.print(
+            f"[yellow]the final model's validation was interrupted[/yellow]: "
+            f"{run / 'models' / 'best_model.zip'} has not been compared with it; no final "
+            "evaluation. "
+            f"Evaluate either with: fortythieves evaluate {model_path} "
+            f"--episodes {config.eval.final_episodes}"
+        )
+        return TrainResult(
+            run, "evaluation_interrupted", model_path, int(model.num_timesteps), seconds, None
+        )
+    report = None
+    if config.eval.final_episodes > 0:
+        try:
+            report = _final_evaluation(config, run, model_path, meta, console, progress)
+        except Exception as exc:
+            _mark_failed(run, meta, "final_evaluation", exc)
+            raise
+        if report is None:
+            return TrainResult(
+                run, "evaluation_interrupted", model_path, int(model.num_timesteps), seconds, None
+            )
+    console.print(_phase_times(meta), markup=False, highlight=False)
+    return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, report)
+
+
 def _train(
     config: Config, run: Path, resume: Path | None, argv: list[str], console: Any
 ) -> TrainResult:
@@ -934,63 +1089,11 @@ def _train(
                 console.print(line, markup=False, highlight=False)
                 sys.stdout.flush()
 
-        callbacks: list[BaseCallback] = [EpisodeStatsCallback()]
-        validation = None
-        if config.eval.eval_freq > 0:
-            validation = ValidationCallback(
-                env_id_for(config.env.variant),
-                n_eval_episodes=config.eval.n_eval_episodes,
-                eval_freq=config.eval.eval_freq,
-                best_model_save_path=models,
-                folder=run / "eval",
-                deterministic=config.eval.deterministic,
-                seed=config.seed,
-                evaluate_at_start=cloned,
-                echo=echo,
-            )
-            if resume is not None:
-                _restore_validations(validation, start_steps, models / "best_model.zip", console)
-            callbacks.append(validation)
-        imitation = None
-        if teacher_games is not None:
-            from .teacher import ImitationTerm
+        callbacks, validation, imitation, warmup = _callbacks(
+            config, run, resume, start_steps, cloned, teacher_games, bar, echo, console
+        )
 
-            imitation = ImitationTerm(
-                teacher_games,
-                config.teacher.imitation_coef,
-                config.teacher.imitation_fraction,
-                config.train.total_timesteps,
-                config.teacher.batch_size,
-                config.seed,
-            )
-            callbacks.append(imitation)
-        warmup = None
-        if config.train.critic_warmup > 0:
-            from .teacher import CriticWarmup
-
-            warmup = CriticWarmup(config.train.critic_warmup)
-            callbacks.append(warmup)
-        if config.train.checkpoint_freq > 0:
-            callbacks.append(
-                TotalStepCheckpoint(
-                    config.train.checkpoint_freq, str(models / "checkpoints"), name_prefix="ckpt"
-                )
-            )
-        if bar is not None:
-            callbacks.append(bar)
-
-        meta = {
-            "variant": variant,
-            "env_id": model.env.get_attr("spec", indices=[0])[0].id,
-            "rules_version": RULES_VERSION,
-            "status": "running",
-            "resumed_from": str(resume) if resume is not None else None,
-            "started": datetime.now().isoformat(timespec="seconds"),
-            "start_timesteps": start_steps,
-            "planned_timesteps": end_steps,
-        }
-        if teacher_meta is not None:
-            meta["teacher"] = teacher_meta
+        meta = _run_meta(config, model, resume, start_steps, end_steps, teacher_meta)
         _write_json(run / "run.json", meta)
         start = time.perf_counter()
         status = "completed"
@@ -1028,16 +1131,7 @@ def _train(
             except KeyboardInterrupt:
                 end_validated = False
         if cloned and validation is not None and validation.evaluations_timesteps:
-            evaluation = validation
-            if evaluation.evaluations_timesteps[0] == 0:
-                cards = evaluation.evaluations_foundation_cards[0]
-                meta["teacher"]["validation_after_cloning"] = {
-                    "episodes": len(cards),
-                    "mean_foundation_cards": round(float(np.mean(cards)), 3),
-                    "win_rate": round(float(np.mean(evaluation.evaluations_successes[0])), 4)
-                    if evaluation.evaluations_successes
-                    else None,
-                }
+            _note_cloning_validation(meta, validation)
         tag_model(model, config.env)
         model.save(model_path)
     except Exception as exc:
@@ -1063,41 +1157,9 @@ def _train(
         meta["end_validation"] = "interrupted"
     _write_json(run / "run.json", meta)
     _write_learning_curves(run, console)
-    if status == "interrupted":
-        console.print(
-            f"[yellow]interrupted[/yellow] after {model.num_timesteps} steps; model saved to "
-            f"{model_path}\nresume with: fortythieves train {run / 'config.yaml'} "
-            f"--resume {model_path} --run-dir {run}"
-        )
-        return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, None)
-
-    console.print(
-        f"trained {steps} steps in {seconds:.0f} s ({steps / max(seconds, 1e-9):.0f} steps/s); "
-        f"model: {model_path}"
+    return _after_training(
+        config, run, model, model_path, meta, status, seconds, end_validated, console, progress
     )
-    if not end_validated:
-        console.print(
-            f"[yellow]the final model's validation was interrupted[/yellow]: "
-            f"{models / 'best_model.zip'} has not been compared with it; no final evaluation. "
-            f"Evaluate either with: fortythieves evaluate {model_path} "
-            f"--episodes {config.eval.final_episodes}"
-        )
-        return TrainResult(
-            run, "evaluation_interrupted", model_path, int(model.num_timesteps), seconds, None
-        )
-    report = None
-    if config.eval.final_episodes > 0:
-        try:
-            report = _final_evaluation(config, run, model_path, meta, console, progress)
-        except Exception as exc:
-            _mark_failed(run, meta, "final_evaluation", exc)
-            raise
-        if report is None:
-            return TrainResult(
-                run, "evaluation_interrupted", model_path, int(model.num_timesteps), seconds, None
-            )
-    console.print(_phase_times(meta), markup=False, highlight=False)
-    return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, report)
 
 
 def _mark_failed(run: Path, meta: dict[str, Any], key: str, exc: BaseException) -> None:

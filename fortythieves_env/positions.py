@@ -40,7 +40,7 @@ move to play.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._checks import is_int
@@ -107,26 +107,15 @@ def to_position(variant: str | VariantSpec | Rules, state: GameState) -> dict[st
     }
 
 
-def from_position(variant: str | VariantSpec | Rules, position: Mapping[str, Any]) -> GameState:
-    """Build a new :class:`GameState` from a rule-book position, after checking it.
-
-    Foundation piles may be listed in any order; each must be one suit from the Ace up.
-    Every condition checked is listed in the module docstring.
+def _check_keys(
+    position: Any, spec: VariantSpec, fail: Callable[[str], InvalidPositionError]
+) -> None:
+    """Conditions 1-2 of the module docstring (:func:`from_position`): a mapping with
+    exactly the keys :data:`POSITION_KEYS`, for this variant.
 
     Raises:
-        InvalidPositionError: the first condition the position breaks, e.g. a missing or
-            unknown key, a variant mismatch, a wrong number of columns or cards, an unknown
-            card, a card more than twice, a face-down count too big, a column no game can
-            build (named), a foundation pile out of order, too many redeals left.
+        InvalidPositionError: the first condition broken (``fail(message)``).
     """
-    rules = _rules(variant)
-    spec = rules.spec
-    c = spec.n_columns
-    accepts = rules.build_table
-
-    def fail(msg: str) -> InvalidPositionError:
-        return InvalidPositionError(f"invalid {spec.id} position: {msg}")
-
     if not isinstance(position, Mapping):
         raise fail(
             f"expected a dict with keys {list(POSITION_KEYS)}, got {type(position).__name__}"
@@ -147,6 +136,82 @@ def from_position(variant: str | VariantSpec | Rules, position: Mapping[str, Any
         )
     if not isinstance(position["variant"], str) or position["variant"] != spec.id:
         raise fail(f"the position is for variant {position['variant']!r}, this game is {spec.id!r}")
+
+
+def _check_columns(
+    spec: VariantSpec,
+    accepts: Any,
+    tableau: list[list[int]],
+    fds: list[int],
+    fail: Callable[[str], InvalidPositionError],
+) -> None:
+    """Condition 6 of the module docstring for every column of :func:`from_position`:
+    its face-down count, and that play can reach its face-up cards (``accepts``: the
+    variant's build table).
+
+    Raises:
+        InvalidPositionError: the first column that breaks one (``fail(message)``).
+    """
+    build = spec.build.value.replace("_", " ")
+    for i, (col, fd) in enumerate(zip(tableau, fds, strict=True)):
+        if fd < 0 or fd > spec.face_down:
+            raise fail(
+                f"face_down[{i}] is {fd}; {spec.name} deals {spec.face_down} face-down "
+                "card(s) per column"
+            )
+        if col and fd >= len(col):
+            raise fail(
+                f"face_down[{i}] is {fd} but column {i} has {len(col)} card(s): its top "
+                "card is always face up"
+            )
+        if not col and fd:
+            raise fail(f"face_down[{i}] is {fd} but column {i} is empty")
+        if fd < spec.face_down:
+            # Condition 6c: a turned-up card (or an emptied column) holds one built run.
+            for k in range(fd + 1, len(col)):
+                if not accepts[col[k - 1]][col[k]]:
+                    raise fail(
+                        f"column {i} cannot be reached: face_down[{i}] is {fd}, fewer than "
+                        f"the {spec.face_down} dealt face down, so its face-up cards must be "
+                        f"one run built down by the {build} rule (a face-down card turns up "
+                        f"only as the column top), but {CARD_NAMES[col[k]]} does not build "
+                        f"on {CARD_NAMES[col[k - 1]]}"
+                    )
+            continue
+        # Condition 6d: the dealt cards that are left, then one run built on the last one.
+        run = 1
+        while run < len(col) and accepts[col[-run - 1]][col[-run]]:
+            run += 1
+        if col and len(col) - run > spec.cards_per_column - 1:
+            raise fail(
+                f"column {i} cannot be reached: it has {len(col)} cards but only the last "
+                f"{run} are built down by the {build} rule; "
+                f"a column holds at most the {spec.cards_per_column} dealt to it with a "
+                "run built on the last of them"
+            )
+
+
+def from_position(variant: str | VariantSpec | Rules, position: Mapping[str, Any]) -> GameState:
+    """Build a new :class:`GameState` from a rule-book position, after checking it.
+
+    Foundation piles may be listed in any order; each must be one suit from the Ace up.
+    Every condition checked is listed in the module docstring.
+
+    Raises:
+        InvalidPositionError: the first condition the position breaks, e.g. a missing or
+            unknown key, a variant mismatch, a wrong number of columns or cards, an unknown
+            card, a card more than twice, a face-down count too big, a column no game can
+            build (named), a foundation pile out of order, too many redeals left.
+    """
+    rules = _rules(variant)
+    spec = rules.spec
+    c = spec.n_columns
+    accepts = rules.build_table
+
+    def fail(msg: str) -> InvalidPositionError:
+        return InvalidPositionError(f"invalid {spec.id} position: {msg}")
+
+    _check_keys(position, spec, fail)
 
     def cards(value: Any, where: str) -> list[int]:
         if isinstance(value, str) or not isinstance(value, Sequence):
@@ -207,43 +272,7 @@ def from_position(variant: str | VariantSpec | Rules, position: Mapping[str, Any
             + ", ".join(lacking)
         )
     # Whole-position counts first, then each column and pile.
-    build = spec.build.value.replace("_", " ")
-    for i, (col, fd) in enumerate(zip(tableau, fds, strict=True)):
-        if fd < 0 or fd > spec.face_down:
-            raise fail(
-                f"face_down[{i}] is {fd}; {spec.name} deals {spec.face_down} face-down "
-                "card(s) per column"
-            )
-        if col and fd >= len(col):
-            raise fail(
-                f"face_down[{i}] is {fd} but column {i} has {len(col)} card(s): its top "
-                "card is always face up"
-            )
-        if not col and fd:
-            raise fail(f"face_down[{i}] is {fd} but column {i} is empty")
-        if fd < spec.face_down:
-            # Condition 6c: a turned-up card (or an emptied column) holds one built run.
-            for k in range(fd + 1, len(col)):
-                if not accepts[col[k - 1]][col[k]]:
-                    raise fail(
-                        f"column {i} cannot be reached: face_down[{i}] is {fd}, fewer than "
-                        f"the {spec.face_down} dealt face down, so its face-up cards must be "
-                        f"one run built down by the {build} rule (a face-down card turns up "
-                        f"only as the column top), but {CARD_NAMES[col[k]]} does not build "
-                        f"on {CARD_NAMES[col[k - 1]]}"
-                    )
-            continue
-        # Condition 6d: the dealt cards that are left, then one run built on the last one.
-        run = 1
-        while run < len(col) and accepts[col[-run - 1]][col[-run]]:
-            run += 1
-        if col and len(col) - run > spec.cards_per_column - 1:
-            raise fail(
-                f"column {i} cannot be reached: it has {len(col)} cards but only the last "
-                f"{run} are built down by the {build} rule; "
-                f"a column holds at most the {spec.cards_per_column} dealt to it with a "
-                "run built on the last of them"
-            )
+    _check_columns(spec, accepts, tableau, fds, fail)
     if len(stock) + len(waste) > spec.stock_size:
         raise fail(
             f"stock and waste hold {len(stock) + len(waste)} cards; {spec.name} has only "

@@ -1140,6 +1140,82 @@ def _resolve(
     )
 
 
+def _rule_flags(rules: Any) -> tuple[tuple[str, ...], int]:
+    """The pruning rules :func:`solve` uses (in :data:`RULES` order) and their bit flags.
+
+    Raises:
+        ValueError: a rule not in :data:`RULES`, or a string instead of a sequence.
+    """
+    unknown_rules = [r for r in rules if r not in RULES]
+    if unknown_rules or isinstance(rules, str):
+        raise ValueError(f"solve: unknown pruning rules {rules!r}; choose from {list(RULES)}")
+    used = tuple(r for r in RULES if r in rules)
+    flags = sum(
+        bit for name, bit in zip(RULES, (_USE_F, _USE_W, _USE_E), strict=True) if name in used
+    )
+    return used, flags
+
+
+def _rollout_pass(
+    tb: np.ndarray,
+    root: np.ndarray,
+    depth: int,
+    step_limit: int,
+    flags: int,
+    build: int,
+    quota: int,
+    legal: np.ndarray,
+    scores: np.ndarray,
+    out_of_time: Callable[[], str],
+) -> tuple[int, int, list[int], str]:
+    """:func:`solve`'s first pass, nested greedy rollouts from ``root`` for at most
+    ``quota`` nodes (checking ``out_of_time`` between chunks): ``(status, nodes used,
+    winning actions, stopped_by)``, status ``WON`` or ``RUNNING`` (nothing proved)."""
+    stopped_by = ""
+    cur = root.copy()
+    nst = np.zeros(N_NST, dtype=np.int64)
+    line = np.zeros(depth, dtype=np.int32)
+    best = np.zeros(depth, dtype=np.int32)
+    rbuf = np.zeros(depth, dtype=np.int32)
+    tmp, tmp2 = cur.copy(), cur.copy()
+    main_kids = np.zeros(legal.size, dtype=np.int32)
+    kids = np.zeros(legal.size, dtype=np.int32)
+    seen = (
+        np.zeros(1 << _SEEN_BITS, dtype=np.uint64),
+        np.zeros(1 << _SEEN_BITS, dtype=np.int64),
+        np.zeros(1 << _SEEN_BITS, dtype=np.uint64),
+        np.zeros(1 << _SEEN_BITS, dtype=np.int64),
+    )
+    while True:
+        chunk = min(quota, int(nst[N_NODES]) + _CHUNK)
+        status = _nested(
+            nst, tb, cur, step_limit, flags, build, chunk, quota, line, best, rbuf,
+            tmp, tmp2, legal, main_kids, kids, scores, *seen,
+        )  # fmt: skip
+        if status != RUNNING or nst[N_NODES] >= quota:
+            break
+        stopped_by = out_of_time()
+        if stopped_by:
+            break
+    if status != WON:
+        return RUNNING, int(nst[N_NODES]), [], stopped_by
+    return WON, int(nst[N_NODES]), [int(a) for a in line[: int(nst[N_DEPTH])]], stopped_by
+
+
+def _search_pass(search: _Search, nodes: int, out_of_time: Callable[[], str]) -> tuple[int, str]:
+    """:func:`solve`'s second pass: ``search`` run in chunks of :data:`_CHUNK` nodes until
+    it ends, reaches ``nodes`` or ``out_of_time`` says stop: ``(status, stopped_by)``."""
+    while True:
+        status = search.run(min(nodes, (search.nodes // _CHUNK + 1) * _CHUNK))
+        if status != RUNNING:
+            return status, ""
+        if search.nodes >= nodes:
+            return status, "nodes"
+        stopped_by = out_of_time()
+        if stopped_by:
+            return status, stopped_by
+
+
 def solve(
     position_or_state: Mapping[str, Any] | GameState,
     variant: str | VariantSpec | None = None,
@@ -1193,17 +1269,11 @@ def solve(
         isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds > 0
     ):
         raise ValueError(f"solve: seconds must be a positive number or None, got {seconds!r}")
-    unknown_rules = [r for r in rules if r not in RULES]
-    if unknown_rules or isinstance(rules, str):
-        raise ValueError(f"solve: unknown pruning rules {rules!r}; choose from {list(RULES)}")
+    used, flags = _rule_flags(rules)
     spec, state = _resolve(position_or_state, variant)
     if step_limit is None:
         step_limit = spec.max_episode_steps
     step_limit = checked_int("solve: step_limit", step_limit, 0, MAX_STEP_LIMIT)
-    used = tuple(r for r in RULES if r in rules)
-    flags = sum(
-        bit for name, bit in zip(RULES, (_USE_F, _USE_W, _USE_E), strict=True) if name in used
-    )
 
     start = time.perf_counter()
     tables = tables_for(spec)
@@ -1233,50 +1303,15 @@ def solve(
     elif step_limit == 0:
         status, used_nodes = LOST, 1  # not won, and no move may be made
     if status == RUNNING and rollouts:  # pass 1: nested greedy rollouts, at most half
-        quota_1 = max(1, nodes // 2)
-        cur = root.copy()
-        nst = np.zeros(N_NST, dtype=np.int64)
-        line = np.zeros(depth, dtype=np.int32)
-        best = np.zeros(depth, dtype=np.int32)
-        rbuf = np.zeros(depth, dtype=np.int32)
-        tmp, tmp2 = cur.copy(), cur.copy()
-        main_kids = np.zeros(n_act, dtype=np.int32)
-        kids = np.zeros(n_act, dtype=np.int32)
-        seen = (
-            np.zeros(1 << _SEEN_BITS, dtype=np.uint64),
-            np.zeros(1 << _SEEN_BITS, dtype=np.int64),
-            np.zeros(1 << _SEEN_BITS, dtype=np.uint64),
-            np.zeros(1 << _SEEN_BITS, dtype=np.int64),
-        )
-        while True:
-            chunk = min(quota_1, int(nst[N_NODES]) + _CHUNK)
-            status = _nested(
-                nst, tb, cur, step_limit, flags, build, chunk, quota_1, line, best, rbuf,
-                tmp, tmp2, legal, main_kids, kids, scores, *seen,
-            )  # fmt: skip
-            if status != RUNNING or nst[N_NODES] >= quota_1:
-                break
-            stopped_by = out_of_time()
-            if stopped_by:
-                break
-        used_nodes = int(nst[N_NODES])
+        status, used_nodes, actions, stopped_by = _rollout_pass(
+            tb, root, depth, step_limit, flags, build, max(1, nodes // 2), legal, scores,
+            out_of_time,
+        )  # fmt: skip
         if status == WON:
             found_by = "rollouts"
-            actions = [int(a) for a in line[: int(nst[N_DEPTH])]]
-        else:
-            status = RUNNING
     if status == RUNNING and not stopped_by:  # pass 2: the search, the rest of the budget
         search = _Search(tables, root, step_limit, flags, build, nodes, used_nodes)
-        while True:
-            status = search.run(min(nodes, (search.nodes // _CHUNK + 1) * _CHUNK))
-            if status != RUNNING:
-                break
-            if search.nodes >= nodes:
-                stopped_by = "nodes"
-                break
-            stopped_by = out_of_time()
-            if stopped_by:
-                break
+        status, stopped_by = _search_pass(search, nodes, out_of_time)
         used_nodes = search.nodes
         if status == WON:
             found_by = "search"
