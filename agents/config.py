@@ -189,8 +189,7 @@ MAX_EPISODE_STEPS = 10**6
 
 A thousand times the registered limits (1000; 1500 for Little Forty). An episode's steps
 bound the no-cycling sets (:class:`fortythieves_agents.cycles.SeenViews`: a ``uint64`` per view
-seen,
-the table at most half full, so at most 32 MiB per game at this bound) and, with
+seen, the table at most half full, so at most 32 MiB per game at this bound) and, with
 :data:`MAX_REWARD`, the returns; a longer limit is no game anyone plays: the validation and
 the final evaluation play the registered limit, and 10**6 steps of one game take minutes."""
 
@@ -397,8 +396,7 @@ class EnvConfig(_Section):
 
 class ShapingConfig(_Section):
     """Weights of the shaping potential (:mod:`fortythieves_agents.shaping`); 0 leaves a term out.
-    Each is
-    within ``-1000..1000`` (:data:`MAX_REWARD`)."""
+    Each is within ``-1000..1000`` (:data:`MAX_REWARD`)."""
 
     face_down: float = Field(
         default=0.0, allow_inf_nan=False, description="per face-down card turned up so far"
@@ -874,8 +872,7 @@ def _format_errors(
 def shipped_configs() -> dict[str, Path]:
     """The configs shipped with the package, by name (``streets`` -> its ``streets.yaml``):
     the package data ``fortythieves_agents.configs`` of an installed wheel, else the ``configs/``
-    folder
-    of this checkout."""
+    folder of this checkout."""
     here = Path(__file__).resolve().parent
     folder = here / "configs"  # an installed wheel: agents/configs/
     if not folder.is_dir():

@@ -9,11 +9,9 @@ Ray tasks (one CPU each) on a local Ray started for the command, or on the clust
 task each; part ``[a, b)`` is played by :func:`fortythieves_agents.evaluation.play_deals` with
 ``first_game=a``, so every agent's per-deal generators (``(seed, i)``, see
 :class:`fortythieves_agents.baselines.PerGameDraws`) make the choices they make when one process
-plays
-every deal, and the report is the local one. ``solve --ray`` submits one task per deal
+plays every deal, and the report is the local one. ``solve --ray`` submits one task per deal
 (:func:`fortythieves_agents.solve.solve_deal`, the function the local pool runs) and appends each
-record
-as its task ends, so an interrupted run keeps every finished deal; the records differ from a
+record as its task ends, so an interrupted run keeps every finished deal; the records differ from a
 local run's only in ``seconds`` (and a deal cut by ``--budget``, which depends on the
 machine).
 
@@ -204,8 +202,7 @@ def _play_part(
     allow_cycles: bool,
 ) -> tuple[list[Any], list[Any] | None]:
     """One ``evaluate --ray`` task: :func:`fortythieves_agents.evaluation.play_deals` of ``seeds``
-    as
-    deals ``first..`` (a custom ``variant`` spec is registered in the worker first)."""
+    as deals ``first..`` (a custom ``variant`` spec is registered in the worker first)."""
     import fortythieves_env
     from fortythieves_env import VariantSpec
 

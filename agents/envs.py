@@ -258,8 +258,7 @@ class _TrainingFactory:
 
     With ``shaping`` (the weights of ``train.shaping``) the env is wrapped in
     :class:`fortythieves_agents.shaping.PotentialShaping` with discount ``gamma``, outside
-    ``Monitor`` so
-    the logged returns stay the game's own.
+    ``Monitor`` so the logged returns stay the game's own.
     """
 
     env_config: EnvConfig
@@ -288,8 +287,7 @@ class BatchedVecEnv(VecEnv):
 
     - deals: game ``i`` draws each deal seed from ``numpy.random.default_rng((seed, i))`` in
       the training range, as :class:`~fortythieves_agents.seeds.TrainingDeals` of rank ``i`` does;
-      a seed
-      given through :meth:`seed` (SB3's ``VecEnv.seed``, e.g. ``MaskablePPO(seed=s)``)
+      a seed given through :meth:`seed` (SB3's ``VecEnv.seed``, e.g. ``MaskablePPO(seed=s)``)
       re-seeds those generators with ``(s + i, i)`` at the next :meth:`reset`, as it does
       for ``DummyVecEnv``;
     - observations ``uint8 (N, size)``, rewards ``float32 (N,)``, dones ``bool (N,)``

@@ -2,8 +2,7 @@
 
 :func:`evaluate_agents` plays, for each agent, one episode per seed of
 :func:`fortythieves_agents.seeds.seeds_for_test` (``2_000_000_000 + i``) on a fresh environment
-made with
-the variant's registered defaults (reward settings and step limit), so the results of
+made with the variant's registered defaults (reward settings and step limit), so the results of
 different runs and agents are comparable. Trained models act deterministically by default
 (``predict(..., action_masks=mask, deterministic=True)``); with ``deterministic=False`` they
 sample, deal ``i`` from a generator seeded ``(seed, i)`` (see :class:`ModelAgent`).
@@ -40,8 +39,7 @@ Reported per agent (:func:`summarize`):
 **No cycling.** Every agent plays by a rule of the agents, not of the environment: it takes
 its best-ranked move that leads to a position not yet seen in the episode, hashed on the
 player's view (:mod:`fortythieves_agents.cycles`); when every legal move leads back to a view
-already
-seen, the evaluation ends the episode as *stuck* (neither won nor truncated; its foundation
+already seen, the evaluation ends the episode as *stuck* (neither won nor truncated; its foundation
 cards count as they stand). Without it an agent that has nothing useful left to do shuttles
 a card between two columns until the step limit. It is on by default (``evaluate
 --allow-cycles`` switches it off, to compare); it changes nothing until an agent's choice
@@ -291,8 +289,7 @@ class ModelAgent:
 
     def action_scores(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
         """The ranking of :meth:`~fortythieves_agents.baselines.BatchAgent.action_scores`: the
-        masked
-        logits (``float64``, ``-inf`` where illegal) when deterministic; when sampling, the
+        masked logits (``float64``, ``-inf`` where illegal) when deterministic; when sampling, the
         move :meth:`act_batch` would draw first, then the others by the Gumbel-max trick on
         the log-probabilities (:func:`fortythieves_agents.baselines.sampled_scores`, same draw).
 
@@ -465,8 +462,7 @@ def load_model_agent(
 
     The zip may come from anyone: its policy is rebuilt from its weights and plain JSON
     metadata by :func:`fortythieves_agents.model_zip.load_inference_model`, which never unpickles
-    the
-    zip's ``data`` and refuses a zip that would need it; no code from the zip runs.
+    the zip's ``data`` and refuses a zip that would need it; no code from the zip runs.
 
     Args:
         path: the model ``.zip``.

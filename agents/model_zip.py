@@ -37,8 +37,7 @@ other object), loaded into the rebuilt policy with ``strict=True``.
 ``pytorch_variables.pth``, ``system_info.txt``.
 
 **Refused** (:class:`~fortythieves_agents.evaluation.ModelMismatchError`, one line naming the path
-and
-what the zip needs): a model trained under other rules (``model.zip: the model was made
+and what the zip needs): a model trained under other rules (``model.zip: the model was made
 under rules version 2, not the current rules version 1; train it again under these rules``),
 a policy class not in :data:`POLICY_CLASSES` (``model.zip: policy_class
 evil.Policy is not one this package builds; refusing to unpickle it``), a ``policy_kwargs``
@@ -49,8 +48,7 @@ network the data describes.
 
 **Own checkpoints.** ``train --resume`` continues from a zip with SB3's own loader
 (:func:`fortythieves_agents.evaluation.load_maskable_ppo`), which unpickles: resuming needs the
-optimizer
-state and the schedules, and the files are the user's own run's.
+optimizer state and the schedules, and the files are the user's own run's.
 """
 
 from __future__ import annotations

@@ -2,8 +2,7 @@
 
 ``fortythieves solve VARIANT --deals N --nodes K`` runs :func:`fortythieves_env.solver.solve`
 on the first ``N`` test deals of :func:`fortythieves_agents.seeds.seeds_for_test` (``2_000_000_000
-+ i``,
-the deals ``evaluate`` plays), dealt as ``gymnasium.make(env_id(variant)).reset(seed=s)``
++ i``, the deals ``evaluate`` plays), dealt as ``gymnasium.make(env_id(variant)).reset(seed=s)``
 and read with ``env.unwrapped.get_state()``, with the default step limit (the variant's
 ``max_episode_steps``) and every pruning rule. The solver sees every card (clairvoyant), so
 the figures say what the deals allow, not what a player can do.

@@ -6,8 +6,7 @@ before the first PPO step of a new run (never on ``--resume``):
 
 1. **Teacher games** (:func:`collect_teacher_games`): the teacher plays ``teacher.games``
    games in batches on a :class:`fortythieves_agents.envs.BatchedVecEnv`, the training env itself
-   (its
-   rewards, shaping, step limit and no-progress truncation), dealing training-range seeds
+   (its rewards, shaping, step limit and no-progress truncation), dealing training-range seeds
    (:mod:`fortythieves_agents.seeds`; never a validation or test deal) from the generators
    ``numpy.random.default_rng((seed + 2**32, i))``, a stream PPO's own games
    (``(seed + i, i)``) never draw. Every step records the observation (``uint8``), the

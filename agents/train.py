@@ -147,8 +147,7 @@ class ValidationCallback(BaseCallback):
     (:class:`fortythieves_agents.evaluation.ModelAgent`, ``deterministic`` and ``seed`` as in the
     final
     evaluation) under the agents' no-cycling rule (:mod:`fortythieves_agents.cycles`), all deals in
-    one
-    batch (:func:`fortythieves_agents.evaluation.play_deals`) and torch on one thread. So the
+    one batch (:func:`fortythieves_agents.evaluation.play_deals`) and torch on one thread. So the
     learning
     curves and the choice of ``best_model.zip`` measure what ``evaluate`` reports, not argmax
     play shuttling a card to the step limit.
@@ -454,8 +453,7 @@ def policy_for(config: Config, n_slots: int) -> tuple[Any, dict[str, Any]]:
 
     ``policy.network`` chooses SB3's stock ``"MlpPolicy"`` over
     :class:`fortythieves_agents.features.CardSlotsExtractor` with ``n_slots`` card slots
-    (``card_slots``),
-    or :class:`fortythieves_agents.policy.PlayerPolicy` (``player``).
+    (``card_slots``), or :class:`fortythieves_agents.policy.PlayerPolicy` (``player``).
     """
     import torch
 
@@ -1226,8 +1224,7 @@ def _start_from_teacher(
     Returns:
         ``(meta, games)``: the ``teacher`` entry of ``run.json`` (None without a teacher) and
         the :class:`~fortythieves_agents.teacher.TeacherGames` the imitation term replays (None
-        when the
-        term is off, or has decayed to 0 at a resumed checkpoint's step).
+        when the term is off, or has decayed to 0 at a resumed checkpoint's step).
     """
     name = config.train.teacher
     if name is None:
@@ -1282,8 +1279,7 @@ def _earlier_teacher_meta(run: Path) -> dict[str, Any] | None:
 
 def _write_learning_curves(run: Path, console: Any) -> None:
     """Write ``run/learning_curves.png`` (:mod:`fortythieves_agents.plot`), or say why not: no
-    matplotlib
-    (the ``plots`` extra), or no validation ran (``eval.eval_freq`` 0 or a short run)."""
+    matplotlib (the ``plots`` extra), or no validation ran (``eval.eval_freq`` 0 or a short run)."""
     if importlib.util.find_spec("matplotlib") is None:
         console.print(
             "no learning_curves.png: plots need matplotlib "

@@ -3,8 +3,7 @@ rendered from saved evaluation reports (generated, never typed).
 
 A report is the JSON that ``fortythieves evaluate --json`` writes (and ``train`` saves as
 ``final_evaluation.json``; :func:`fortythieves_agents.evaluation.evaluate_agents` returns the same
-dict).
-Read by default: the shipped runs' final evaluations (``results/training/<Variant>/``), the
+dict). Read by default: the shipped runs' final evaluations (``results/training/<Variant>/``), the
 search agent's reports (``results/search/*.json`` and ``results/search/ppo/*.json``) and the
 reports in ``results/leaderboard/*.json`` (yours: see ``docs/protocol.md``); ``--reports``
 adds more.
@@ -253,8 +252,7 @@ def labels_table(solver_dir: Path = SOLVER_DIR, deal_counts: Sequence[int] = (20
     """The solver's label of the first N test deals of every variant (N in
     ``deal_counts``): a deal is ``won`` if any saved record won it, else ``lost`` if any
     proved it lost, else ``unknown`` (:func:`fortythieves_agents.solve.solver_verdicts`); and the
-    solver
-    versions, rules versions and node budgets of the records read (deals per version and
+    solver versions, rules versions and node budgets of the records read (deals per version and
     budget; a record written before the rules version was recorded counts as rules v1)."""
     lines = [
         "| variant | test deals | won | lost | unknown | rules | solver records read "

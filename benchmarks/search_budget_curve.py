@@ -12,8 +12,7 @@ foundation cards, and the cost: wall and CPU seconds per move played (``time.per
 / ``time.process_time`` of this process, so on one core) with the machine's load (1-minute
 average) at the start of each deal. The budget is turned into a node count at a fixed rate
 (:data:`fortythieves_agents.search.NODES_PER_SECOND`), so the games do not depend on the machine;
-the
-seconds really spent do, and are what the curve's second panel shows.
+the seconds really spent do, and are what the curve's second panel shows.
 
 Each deal is played alone as deal ``i`` of the list (the agent's choices equal those of
 the whole list at once) and kept in the JSON (``--json``, rewritten after every deal,
@@ -129,8 +128,7 @@ def search_budgets(args: argparse.Namespace) -> list[tuple[SearchBudget, int]]:
     """The search budget of each ``--budgets`` entry with its number of deals, all checked
     before any deal is played (a budget the search refuses, such as more seconds than
     :data:`fortythieves_agents.search.MAX_SECONDS`, or a bad ``--nodes``, would stop the run only
-    after
-    the cheaper points).
+    after the cheaper points).
 
     Raises:
         ValueError: a bad entry or a budget the search refuses (the message starts

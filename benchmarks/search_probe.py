@@ -4,12 +4,10 @@ Plays each deal one at a time with the search agent, with the no-cycling rule of
 learning issue (issue 9, point 5): the agent's best move whose next view is new; when every
 legal move leads back to a view already met (every score below 0, see
 :mod:`fortythieves_agents.search`), the game is over and counts as lost ("stuck"). ``greedy`` plays
-the
-same deals through :func:`fortythieves_agents.evaluation.play_deals`. Seconds per move are
+the same deals through :func:`fortythieves_agents.evaluation.play_deals`. Seconds per move are
 wall-clock
 seconds of the search's :meth:`~fortythieves_agents.search.SearchAgent.action_scores` per move
-played
-(one process, one core; the machine may be shared: see ``load`` in the output).
+played (one process, one core; the machine may be shared: see ``load`` in the output).
 
 Usage::
 

@@ -2,8 +2,7 @@
 :class:`~fortythieves_env.solver.SolverContext` (issue 25, point 1).
 
 The search agent of :mod:`fortythieves_agents.search` solves hundreds of sampled positions per move
-with
-a small node cap. This script takes positions a player meets (greedy play of the first
+with a small node cap. This script takes positions a player meets (greedy play of the first
 test deals, every ``--every`` moves), samples their hidden cards (the agent's
 :func:`~fortythieves_env.view.determinize`), and solves each sample with both, alternating
 (solve, context, solve, context, ...), at each node cap of ``--nodes``. It checks that both

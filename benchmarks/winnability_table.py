@@ -3,8 +3,7 @@
 Reads every ``*.jsonl`` in the results folder (``fortythieves solve`` writes
 ``results/solver/<variant>.jsonl``) and prints one Markdown row per variant and node budget
 (:func:`fortythieves_agents.solve.markdown_table`). With ``--readme FILE`` it writes the table into
-that
-file (the docs' ``docs/solver.md``) between the lines ``<!-- winnability-table:start -->``
+that file (the docs' ``docs/solver.md``) between the lines ``<!-- winnability-table:start -->``
 and ``<!-- winnability-table:end -->``, so the table is generated, never typed.
 
 Usage::

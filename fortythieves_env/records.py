@@ -39,8 +39,7 @@ Format (``format_version`` 4; a JSON object, every field required):
   ``stuck`` (bool: the player's no-cycling rule ended it, neither terminated nor truncated:
   every legal move led back to a view of the player already seen in the game; see
   :mod:`fortythieves_agents.cycles`), ``unfinished`` (bool: the player stopped before the game
-  ended,
-  e.g. ``fortythieves play --save FILE`` then ``q``; neither terminated, truncated nor
+  ended, e.g. ``fortythieves play --save FILE`` then ``q``; neither terminated, truncated nor
   stuck: the record holds the moves played so far).
 
 Checks (:func:`verify`): the record was made under the current rules, the start is what the

@@ -133,8 +133,7 @@ def read_settings(path: Path = SETTINGS) -> dict[str, list[str]]:
     Raises:
         RunError: the file is missing or not YAML (read as configs are:
             :class:`fortythieves_agents.config.ConfigLoader`, so a setting named twice is refused,
-            not
-            lost), or ``settings`` is not a mapping of names to lists of ``KEY=VALUE`` strings.
+            not lost), or ``settings`` is not a mapping of names to lists of ``KEY=VALUE`` strings.
     """
     try:
         data = yaml.load((ROOT / path).read_text(encoding="utf-8"), Loader=ConfigLoader)
@@ -271,8 +270,7 @@ def evaluation_is_fresh(run: Path, episodes: int) -> bool:
 
 def python_command() -> list[str]:
     """How this script starts the checkout's CLI: ``python -m fortythieves_agents.cli`` (``python``
-    when
-    that name finds this interpreter, else its full path)."""
+    when that name finds this interpreter, else its full path)."""
     found = shutil.which("python")
     same = found is not None and os.path.realpath(found) == os.path.realpath(sys.executable)
     return ["python" if same else sys.executable, "-m", "fortythieves_agents.cli"]

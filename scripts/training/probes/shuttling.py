@@ -3,8 +3,7 @@
     python scripts/training/probes/shuttling.py N MODEL.zip ... [--json OUT]
 
 Plays the first N validation deals (fortythieves_agents.seeds.seeds_for_validation) with greedy and
-each
-model (its most likely move, under the no-cycling rule, as the final evaluation plays), then
+each model (its most likely move, under the no-cycling rule, as the final evaluation plays), then
 replays every game that reached the step limit (truncated) and lets greedy play on from its
 last position for up to 500 moves. A game in which greedy then puts cards on the
 foundations was cut in a *live* position: the agent had kept making new positions (so the
