@@ -276,6 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_play_parser(sub)
     _add_solve_parser(sub)
     _add_sweep_parser(sub)
+    _add_leaderboard_parser(sub)
     return parser
 
 
@@ -445,6 +446,22 @@ def _add_search_arguments(ev: Any) -> None:
         default=None,
         help=f"search: node cap of one sample's solve (implies --search-method solve; default "
         f"{DEFAULT_NODES})",
+    )
+
+
+def _add_leaderboard_parser(sub: Any) -> None:
+    """``fortythieves leaderboard``."""
+    lb = sub.add_parser(
+        "leaderboard",
+        help="the benchmark's leaderboard rows of evaluation reports (evaluate --json)",
+    )
+    lb.add_argument(
+        "reports",
+        metavar="REPORT",
+        nargs="+",
+        type=_checked(check_readable_file),
+        help="evaluation reports (JSON of fortythieves evaluate --json; --per-episode gives "
+        "the normalized score against the protocol's solver labels)",
     )
 
 
@@ -1116,6 +1133,21 @@ def _sweep(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return EXIT_FAILED if failed else EXIT_INTERRUPTED
 
 
+def _leaderboard(args: argparse.Namespace) -> int:
+    """Print the leaderboard of the given reports (Markdown, ranked as ``docs/protocol.md``
+    ranks): scored against ``results/solver/`` under the working folder when it is there,
+    else against the labels shipped with the package."""
+    from .leaderboard import ReportError, leaderboard_table, rows_of
+
+    solver_dir = Path("results") / "solver"
+    try:
+        rows = rows_of(args.reports, solver_dir if solver_dir.is_dir() else None)
+    except ReportError as exc:
+        raise ConfigError(str(exc)) from None
+    print(leaderboard_table(rows))
+    return 0
+
+
 def _plot(args: argparse.Namespace) -> int:
     from .plot import PlotError, plot_runs
 
@@ -1284,6 +1316,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _play(args)
         if args.command == "sweep":
             return _sweep(args, argv)
+        if args.command == "leaderboard":
+            return _leaderboard(args)
         return _evaluate(args, argv)
     except (ConfigError, ModelMismatchError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)

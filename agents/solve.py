@@ -404,14 +404,20 @@ def test_deal_verdicts(
     """The solver's verdicts on the first ``episodes`` test deals (the deals ``evaluate``
     and ``train``'s final evaluation play), or None: then no ceiling is reported.
 
-    Reads ``given``, or by default :func:`shipped_results_path`. A default file that is
-    missing is skipped quietly; one that is damaged or does not cover every deal is skipped
+    Reads ``given``, or by default :func:`shipped_results_path`; where that file is missing
+    (outside a checkout), the protocol's labels shipped with the package
+    (:func:`fortythieves_agents.leaderboard.protocol_verdicts`: the first 200 test deals; more
+    deals get None). A default file that is damaged or does not cover every deal is skipped
     with one line on stderr (``fortythieves COMMAND: solver results not used: ...``).
 
     Raises:
         SolverResultsError: ``given`` is missing, damaged or does not cover every deal.
     """
     path = Path(given) if given is not None else shipped_results_path(variant)
+    if given is None and not path.exists():  # outside a checkout: the shipped labels
+        from .leaderboard import protocol_verdicts
+
+        return protocol_verdicts(variant, seeds_for_test(episodes))
     try:
         if given is not None and not path.is_file():
             raise SolverResultsError(f"{path}: no such file")

@@ -32,29 +32,32 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
 from bench_report import replace_between
+from fortythieves_agents import leaderboard as board
 from fortythieves_agents.cli import DEFAULT_NODES, DEFAULT_SECONDS
-from fortythieves_agents.evaluation import EpisodeResult, ceiling_cell, ceiling_summary
+from fortythieves_agents.leaderboard import (
+    LABELS_FILE,
+    PROTOCOL_DEALS,
+    ReportError,  # noqa: F401  (re-exported: the tests and callers catch it here)
+    Row,
+    labels_from_verdicts,
+    leaderboard_table,
+    read_report,
+)
 from fortythieves_agents.seeds import seeds_for_test
 from fortythieves_agents.solve import read_records, solver_verdicts
-from results_table import cards_cell, wins_cell
 
 from fortythieves_env import VARIANTS
-from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAINING_DIR = ROOT / "results" / "training"
 SEARCH_DIR = ROOT / "results" / "search"
 LEADERBOARD_DIR = ROOT / "results" / "leaderboard"
 SOLVER_DIR = ROOT / "results" / "solver"
-PROTOCOL_DEALS = 200
-"""The protocol's deal set: the first 200 test deals, every one labelled at the solver's
-largest budget run on all variants."""
 
 MARKERS = {
     "leaderboard": ("<!-- leaderboard:start -->", "<!-- leaderboard:end -->"),
@@ -63,20 +66,10 @@ MARKERS = {
 }
 
 
-class ReportError(ValueError):
-    """A file is not an evaluation report (the message names it and the cause)."""
-
-
-@dataclass(frozen=True)
-class Row:
-    """One agent's results in one report."""
-
-    variant: str
-    agent: str
-    deals: int
-    summary: dict[str, Any]
-    ceiling: dict[str, Any] | None
-    source: str
+def rows_of(paths: Iterable[Path], solver_dir: Path = SOLVER_DIR, root: Path = ROOT) -> list[Row]:
+    """:func:`fortythieves_agents.leaderboard.rows_of` with this checkout's solver records and
+    report paths relative to its root."""
+    return board.rows_of(paths, solver_dir, root)
 
 
 def default_reports(root: Path = ROOT) -> list[Path]:
@@ -89,146 +82,6 @@ def default_reports(root: Path = ROOT) -> list[Path]:
     for folder in ("search", "search/ppo", "leaderboard"):
         paths += sorted((root / "results" / folder).glob("*.json"))
     return paths
-
-
-def read_report(path: Path) -> dict[str, Any]:
-    """An evaluation report, checked for the keys the tables read.
-
-    Raises:
-        ReportError: the file cannot be read or lacks ``variant``, ``episodes`` or
-            ``results`` (agent name -> summary with ``win_rate``); an agent's per-deal rows
-            (``per_episode``) are not one readable row per deal; or the report was made
-            under other rules than the current :data:`fortythieves_env.RULES_VERSION`
-            (``rules_version``, missing in reports written before it: version 1; both
-            versions are named): its games are not these rules' games.
-    """
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-        variant, episodes, results = report["variant"], report["episodes"], report["results"]
-        if (
-            not isinstance(variant, str)
-            or not isinstance(episodes, int)
-            or isinstance(episodes, bool)
-        ):
-            raise TypeError("variant or episodes of the wrong type")
-        for name, summary in results.items():
-            summary["win_rate"], summary["mean_foundation_cards"]
-            rows = summary.get("per_episode")
-            if rows is not None:
-                if len(rows) != episodes:
-                    raise ReportError(
-                        f"{path}: {name} has {len(rows)} per-deal rows for {episodes} deals"
-                    )
-                [EpisodeResult(**row) for row in rows]
-        rules = recorded_rules_version(report.get("rules_version"))
-    except ReportError:
-        raise
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ReportError(f"{path}: not an evaluation report ({exc!r})") from None
-    mismatch = rules_version_mismatch(rules)
-    if mismatch:
-        raise ReportError(f"{path}: {mismatch}; evaluate again under these rules")
-    return report
-
-
-def agent_label(name: str, summary: dict[str, Any], path: Path) -> str:
-    """How a row names its agent: the search agent with its budget, the shipped PPO runs as
-    such, any other agent by the name in its report."""
-    settings = summary.get("settings", {})
-    if name == "search":
-        if settings.get("method") == "solve":
-            seconds = settings.get("budget_seconds_per_move")
-            budget = f"{seconds:g} s" if seconds is not None else f"{settings.get('samples')}"
-            return f"search (solve {budget} per move)"
-        samples = settings.get("samples", 16)
-        allocation = settings.get("allocation", "uniform")
-        extra = "" if allocation == "uniform" else f", {allocation}"
-        return f"search ({samples} samples{extra})"
-    shipped = path.name == "final_evaluation.json" or path.parent.name == "ppo"
-    if name == "ppo" and shipped:
-        return "PPO (shipped config)"
-    return name
-
-
-def _ceiling(variant: str, summary: dict[str, Any], solver_dir: Path) -> dict[str, Any] | None:
-    rows = summary.get("per_episode")
-    path = solver_dir / f"{variant}.jsonl"
-    if rows and path.is_file():
-        results = [EpisodeResult(**row) for row in rows]
-        verdicts = solver_verdicts(path, variant, [r.seed for r in results])
-        if verdicts is not None:
-            return ceiling_summary(results, verdicts)
-    return summary.get("solver_ceiling")
-
-
-def rows_of(paths: Iterable[Path], solver_dir: Path = SOLVER_DIR, root: Path = ROOT) -> list[Row]:
-    """Every agent of every report, in the leaderboard's order: variants in the registry's
-    order, then the protocol's deal count first, then more deals before fewer, then wins
-    among solver-proved wins, wins and foundation cards, best first. An agent that two
-    reports show on the same deals keeps its first row (the one with a normalized score if
-    only one has it).
-
-    Raises:
-        ReportError: a file is not an evaluation report.
-    """
-    found: dict[tuple[str, str, int], Row] = {}
-    for path in paths:
-        path = Path(path)
-        report = read_report(path)
-        try:
-            source = str(path.resolve().relative_to(root))
-        except ValueError:
-            source = path.name
-        for name, summary in report["results"].items():
-            variant = report["variant"]
-            row = Row(
-                variant=variant,
-                agent=agent_label(name, summary, path),
-                deals=report["episodes"],
-                summary=summary,
-                ceiling=_ceiling(variant, summary, solver_dir),
-                source=source,
-            )
-            key = (row.variant, row.agent, row.deals)
-            if key not in found or (found[key].ceiling is None and row.ceiling is not None):
-                found[key] = row
-    order = {name: i for i, name in enumerate(VARIANTS)}
-
-    def rank(row: Row) -> tuple[Any, ...]:
-        share = row.ceiling["share_of_proved"] if row.ceiling else -1.0
-        return (
-            order.get(row.variant, len(order)),
-            row.variant,
-            row.deals != PROTOCOL_DEALS,
-            -row.deals,
-            -share,
-            -row.summary["win_rate"],
-            -row.summary["mean_foundation_cards"],
-            row.agent,
-        )
-
-    return sorted(found.values(), key=rank)
-
-
-def leaderboard_table(rows: Sequence[Row], variant_column: bool = True) -> str:
-    """The leaderboard in Markdown, one line per :class:`Row` (without the variant column
-    for a page of one variant)."""
-    if not rows:
-        return "_No evaluation reports saved yet._"
-    head = "| variant " if variant_column else ""
-    lines = [
-        f"{head}| agent | test deals | wins [95% CI] | wins / solver-proved wins "
-        "| foundation cards [95% CI] | report |",
-        "|---" * (7 if variant_column else 6) + "|",
-    ]
-    for row in rows:
-        proved = "-" if row.ceiling is None else ceiling_cell(row.ceiling)
-        first = f"| {row.variant} " if variant_column else ""
-        lines.append(
-            f"{first}| {row.agent} | {row.deals} | {wins_cell(row.summary)} "
-            f"| {proved} | {cards_cell(row.summary)} | `{row.source}` |"
-        )
-    return "\n".join(lines)
 
 
 def _labels(variant: str, deals: int, solver_dir: Path) -> dict[str, Any] | None:
@@ -246,6 +99,24 @@ def _labels(variant: str, deals: int, solver_dir: Path) -> dict[str, Any] | None
         if r["variant"] == variant and r["seed"] in wanted
     )
     return {"counts": Counter(verdicts.values()), "used": used}
+
+
+def protocol_labels(solver_dir: Path = SOLVER_DIR) -> dict[str, Any]:
+    """The shipped protocol labels (:data:`fortythieves_agents.leaderboard.LABELS_FILE`) as
+    this checkout's solver records give them.
+
+    Raises:
+        ValueError: a variant's records do not cover the protocol's deals.
+    """
+    verdicts, solvers = {}, {}
+    for variant in VARIANTS:
+        labels = _labels(variant, PROTOCOL_DEALS, solver_dir)
+        if labels is None:
+            raise ValueError(f"{solver_dir}/{variant}.jsonl does not cover the protocol's deals")
+        seeds = seeds_for_test(PROTOCOL_DEALS)
+        verdicts[variant] = solver_verdicts(solver_dir / f"{variant}.jsonl", variant, seeds)
+        solvers[variant] = sorted([*key, n] for key, n in labels["used"].items())
+    return labels_from_verdicts(verdicts, solvers)
 
 
 def labels_table(solver_dir: Path = SOLVER_DIR, deal_counts: Sequence[int] = (200, 1000)) -> str:
@@ -407,10 +278,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", nargs="+", default=[], help="files to write the tables into")
     parser.add_argument("--summary", action="store_true", help="print the README's table")
     parser.add_argument("--labels", action="store_true", help="print the solver labels table")
+    parser.add_argument(
+        "--protocol-labels",
+        action="store_true",
+        help=f"write the labels the package ships ({LABELS_FILE.name}) from results/solver",
+    )
     args = parser.parse_args(argv)
     reports = [*default_reports(), *map(Path, args.reports)]
     try:
-        if args.write:
+        if args.protocol_labels:
+            text = json.dumps(protocol_labels(), indent=1) + "\n"
+            LABELS_FILE.write_text(text, encoding="utf-8")
+            print(f"written: {LABELS_FILE}")
+        elif args.write:
             write([Path(p) for p in args.write], reports)
         elif args.summary:
             print(summary_table())

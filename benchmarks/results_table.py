@@ -46,6 +46,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's fortythieves_env
 from bench_report import replace_between
+from fortythieves_agents.leaderboard import cards_cell, wins_cell
 
 from fortythieves_env import VARIANTS
 
@@ -171,22 +172,6 @@ def load_run(folder: Path) -> Run | None:
 def ppo_name(report: dict[str, Any]) -> str | None:
     """The PPO agent's name in a report (``ppo``, or ``ppo-sampled``), if any."""
     return next((name for name in report["results"] if name.startswith("ppo")), None)
-
-
-def cards_cell(summary: dict[str, Any] | None) -> str:
-    """``mean [lo, hi]`` foundation cards with one decimal; ``-`` without a summary."""
-    if summary is None:
-        return "-"
-    lo, hi = summary["foundation_cards_ci95"]
-    return f"{summary['mean_foundation_cards']:.1f} [{lo:.1f}, {hi:.1f}]"
-
-
-def wins_cell(summary: dict[str, Any] | None) -> str:
-    """``rate% [lo, hi]`` win rate in percent with one decimal; ``-`` without a summary."""
-    if summary is None:
-        return "-"
-    lo, hi = summary["win_rate_ci95"]
-    return f"{100 * summary['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
 def beats_cell(ppo: dict[str, Any] | None, greedy: dict[str, Any] | None) -> str:
