@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import importlib
 import sys
-from pathlib import Path
 from types import ModuleType
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+from helpers import ROOT
+
+BENCHMARKS = ROOT / "benchmarks"
 
 
 def benchmark_module(name: str) -> ModuleType:

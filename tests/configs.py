@@ -32,3 +32,8 @@ TINY = [
 ]
 """A training run of a few seconds (64 steps, tiny networks, one final deal): for the tests
 that run a shown command or an installed package end to end."""
+
+
+def with_set(overrides: list[str]) -> list[str]:
+    """``overrides`` as command-line arguments: ``--set`` before each one."""
+    return [arg for item in overrides for arg in ("--set", item)]

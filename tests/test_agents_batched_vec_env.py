@@ -11,12 +11,11 @@ import pytest
 from fortythieves_agents.config import load_config
 from fortythieves_agents.envs import BatchedVecEnv, make_training_vec_env, n_card_slots
 from fortythieves_agents.seeds import is_training_seed
+from helpers import STREETS
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
 from configs import PLAIN
 
-ROOT = Path(__file__).resolve().parents[1]
-STREETS = ROOT / "configs" / "streets.yaml"
 SMALL = [
     *PLAIN,
     "train.n_envs=3",

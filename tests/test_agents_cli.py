@@ -19,25 +19,13 @@ from fortythieves_agents.cli import main
 from fortythieves_agents.config import load_config
 from fortythieves_agents.envs import make_training_vec_env
 from fortythieves_agents.train import build_model
+from helpers import STREETS as STREETS_YAML
+from helpers import one_error_line
 
 from configs import PLAIN
 
-ROOT = Path(__file__).resolve().parents[1]
-STREETS = str(ROOT / "configs" / "streets.yaml")
+STREETS = str(STREETS_YAML)  # an argv item
 SMALL = [*PLAIN, "train.n_envs=1", "ppo.n_steps=16", "ppo.batch_size=16", "policy.features_dim=16"]
-
-
-def one_error_line(capsys: pytest.CaptureFixture[str], *names: str) -> str:
-    """The single stderr line of a refused command; it names every one of ``names``."""
-    err = capsys.readouterr().err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("fortythieves"), err
-    assert ": error: " in lines[0], err
-    assert "Traceback" not in err
-    for name in names:
-        assert name in lines[0], (name, lines[0])
-    return lines[0]
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 import yaml
 from fortythieves_agents.cli import main
 from fortythieves_agents.config import Config, ConfigError, ConfigLoader, dump_config, load_config
+from helpers import CONFIGS
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 VARIANT_FILES = sorted(p for p in CONFIGS.glob("*.yaml") if p.name != "defaults.yaml")
 
 

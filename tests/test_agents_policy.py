@@ -13,13 +13,13 @@ from fortythieves_agents.envs import make_training_vec_env
 from fortythieves_agents.evaluation import load_model_agent, play_episode
 from fortythieves_agents.policy import PlayerPolicy, policy_logits
 from fortythieves_agents.train import build_model
+from helpers import CONFIGS, STREETS
 from sb3_contrib import MaskablePPO
 
 import fortythieves_env
 from configs import PLAIN
 from fortythieves_env.engine import COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION
 
-ROOT = Path(__file__).resolve().parents[1]
 SMALL = [
     *PLAIN,
     "policy.network=player",
@@ -199,7 +199,7 @@ def test_move_features_read_the_cards_the_engine_moves(variant: str) -> None:
 
 
 def test_save_load_round_trip_gives_identical_logits(tmp_path: Path) -> None:
-    config = load_config(ROOT / "configs" / "numberten.yaml", SMALL)
+    config = load_config(CONFIGS / "numberten.yaml", SMALL)
     env = make_training_vec_env(config)
     model = build_model(config, env, None)
     assert isinstance(model.policy, PlayerPolicy)
@@ -221,7 +221,7 @@ def test_save_load_round_trip_gives_identical_logits(tmp_path: Path) -> None:
 
 
 def test_learn_smoke_run_changes_the_weights_and_evaluates(tmp_path: Path) -> None:
-    config = load_config(ROOT / "configs" / "streets.yaml", [*SMALL, "env.max_episode_steps=40"])
+    config = load_config(STREETS, [*SMALL, "env.max_episode_steps=40"])
     env = make_training_vec_env(config)
     model = build_model(config, env, None)
     before = {k: v.clone() for k, v in model.policy.state_dict().items()}
@@ -253,8 +253,8 @@ def test_learn_smoke_run_changes_the_weights_and_evaluates(tmp_path: Path) -> No
 
 
 def test_player_is_the_default_and_policy_logits_serves_card_slots_too() -> None:
-    assert load_config(ROOT / "configs" / "streets.yaml").policy.network == "player"
-    config = load_config(ROOT / "configs" / "streets.yaml", [*SMALL, "policy.network=card_slots"])
+    assert load_config(STREETS).policy.network == "player"
+    config = load_config(STREETS, [*SMALL, "policy.network=card_slots"])
     assert config.policy.network == "card_slots"
     env = make_training_vec_env(config)
     model = build_model(config, env, None)
@@ -270,7 +270,7 @@ def test_player_is_the_default_and_policy_logits_serves_card_slots_too() -> None
 
 def test_unknown_network_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match=r"policy\.network"):
-        load_config(ROOT / "configs" / "streets.yaml", ["policy.network=transformer"])
+        load_config(STREETS, ["policy.network=transformer"])
 
 
 def test_spaces_of_another_variant_are_refused() -> None:
@@ -309,7 +309,7 @@ def test_the_player_network_trains_on_a_variant_without_a_stock(tmp_path: Path) 
     fields = "{id: Open, name: Open Forty, n_columns: 8, face_down: 0, face_up: 13, "
     fields += "build: alternate_colour, sequence_moves: true}"
     config = load_config(
-        ROOT / "configs" / "streets.yaml",
+        STREETS,
         [*SMALL, "env.variant=Open", f"env.custom_variant={fields}"],
     )
     venv = make_training_vec_env(config)

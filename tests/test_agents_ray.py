@@ -12,8 +12,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -37,45 +35,24 @@ from fortythieves_agents.sweep import (
     t_quantile,
     train_or_continue,
 )
+from helpers import ROOT, STREETS, one_error_line, run_cli
 
-from configs import PLAIN
+import configs
+from configs import with_set
 
-ROOT = Path(__file__).resolve().parents[1]
-STREETS = ROOT / "configs" / "streets.yaml"
 TINY = [
-    *PLAIN,
+    *configs.TINY,
     "train.total_timesteps=128",
-    "train.n_envs=1",
-    "train.vec_env=dummy",
-    "train.tensorboard=false",
     "train.checkpoint_freq=64",
-    "ppo.n_steps=64",
-    "ppo.batch_size=32",
-    "ppo.n_epochs=1",
-    "policy.features_dim=16",
-    "policy.net_arch_pi=[16]",
-    "policy.net_arch_vf=[16]",
-    "env.max_episode_steps=40",
     "eval.eval_freq=64",
     "eval.n_eval_episodes=2",
-    "eval.final_episodes=1",
     "eval.baselines=[]",
+    # the default again: the tests see the sweep turn the progress bar off in its trials
+    "train.progress_bar=true",
 ]
+"""configs.TINY, twice as long, with a checkpoint and a validation at step 64 (a sweep
+scores each trial by its validations)."""
 NODES = 3000
-
-
-def with_set(overrides: list[str]) -> list[str]:
-    return [arg for item in overrides for arg in ("--set", item)]
-
-
-def one_error_line(capsys: pytest.CaptureFixture[str], command: str, *names: str) -> str:
-    err = capsys.readouterr().err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith(f"fortythieves {command}: error: "), err
-    for name in names:
-        assert name in lines[0], (name, lines[0])
-    return lines[0]
 
 
 # ---------------------------------------------------------------------- without Ray
@@ -329,19 +306,19 @@ def test_a_cut_trial_continues_from_its_latest_checkpoint(tmp_path: Path) -> Non
 
 def test_sweep_refusals_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sweep", str(STREETS)]) == 2
-    one_error_line(capsys, "sweep", "--seeds")
+    one_error_line(capsys, "--seeds", command="sweep")
     assert main(["sweep", "--seeds", "2"]) == 2
-    one_error_line(capsys, "sweep", "CONFIG")
+    one_error_line(capsys, "CONFIG", command="sweep")
     assert main(["sweep", "--resume", str(tmp_path), "--seeds", "2"]) == 2
-    one_error_line(capsys, "sweep", "--resume", "--seeds")
+    one_error_line(capsys, "--resume", "--seeds", command="sweep")
     assert main(["sweep", "--resume", str(tmp_path)]) == 2
-    one_error_line(capsys, "sweep", "not a sweep folder")
+    one_error_line(capsys, "not a sweep folder", command="sweep")
     assert main(["sweep", str(STREETS), "--seeds", "1", "--grid", "ppo.n_epochs=3"]) == 2
-    one_error_line(capsys, "sweep", "--grid ppo.n_epochs=3")
+    one_error_line(capsys, "--grid ppo.n_epochs=3", command="sweep")
     assert main(["evaluate", "random", "--variant", "Streets", "--address", "x:1"]) == 2
-    one_error_line(capsys, "evaluate", "--address", "--ray")
+    one_error_line(capsys, "--address", "--ray", command="evaluate")
     assert main(["solve", "Streets", "--deals", "1", "--nodes", "1", "--address", "x:1"]) == 2
-    one_error_line(capsys, "solve", "--address", "--ray")
+    one_error_line(capsys, "--address", "--ray", command="solve")
 
 
 def test_evaluate_and_solve_ask_for_a_quiet_ray(
@@ -394,13 +371,8 @@ def test_evaluate_on_a_new_local_ray_prints_only_its_table(tmp_path: Path) -> No
     pytest.importorskip("ray", reason="Ray has no wheel for this Python (the ray extra)")
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     argv = ["evaluate", "greedy", "--variant", "LittleForty", "--episodes", "2", "--ray"]
-    done = subprocess.run(
-        [sys.executable, "-m", "fortythieves_agents.cli", *argv, "--no-progress"],
-        cwd=tmp_path,
-        env={**env, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=600,
+    done = run_cli(
+        *argv, "--no-progress", cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)}, timeout=600
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""

@@ -13,8 +13,8 @@ from pathlib import Path
 import torch
 from fortythieves_agents.config import load_config
 from fortythieves_agents.train import train
+from helpers import STREETS
 
-ROOT = Path(__file__).resolve().parents[1]
 TINY = [
     "train.n_envs=4",
     "ppo.n_steps=32",
@@ -42,7 +42,7 @@ def _weights(model_zip: Path) -> dict[str, torch.Tensor]:
 
 
 def test_the_same_seed_gives_the_same_weights_and_figures(tmp_path: Path) -> None:
-    config = load_config(ROOT / "configs" / "streets.yaml", TINY)
+    config = load_config(STREETS, TINY)
     assert config.policy.network == "player" and config.train.teacher == "greedy"
     assert config.train.no_cycling
     results = [train(config, run_dir=tmp_path / f"run{i}", argv=["test"]) for i in range(2)]
@@ -55,6 +55,6 @@ def test_the_same_seed_gives_the_same_weights_and_figures(tmp_path: Path) -> Non
     assert results[0].evaluation == results[1].evaluation
 
     # a different seed is a different run (the check above can fail)
-    other = load_config(ROOT / "configs" / "streets.yaml", [*TINY, "seed=1"])
+    other = load_config(STREETS, [*TINY, "seed=1"])
     third = _weights(train(other, run_dir=tmp_path / "run2", argv=["test"]).model_path)  # type: ignore[arg-type]
     assert any(not torch.equal(first[k], third[k]) for k in first)

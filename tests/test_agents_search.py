@@ -29,6 +29,7 @@ from fortythieves_agents.search import (
     view_digest,
 )
 from fortythieves_agents.seeds import seeds_for_test
+from helpers import ROOT
 from positions import position, random_walk, shuffle_hidden
 
 from fortythieves_env import VARIANTS, FortyThievesEnv, get_variant
@@ -43,8 +44,6 @@ from fortythieves_env.view import (
 
 ALL_VARIANTS = list(VARIANTS)
 SMALL = SearchBudget(samples=3, horizon=300)
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _walk(variant: str, deals: int, steps: int, seed: int) -> Iterator[FortyThievesEnv]:

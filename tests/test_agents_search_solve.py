@@ -28,7 +28,7 @@ from fortythieves_agents.search import (
     scores_for_view,
     view_digest,
 )
-from test_play import play_cli
+from helpers import play_cli
 
 from fortythieves_env import FortyThievesEnv
 

@@ -10,12 +10,12 @@ import pytest
 from fortythieves_agents.config import ConfigError, load_config
 from fortythieves_agents.envs import make_training_vec_env
 from fortythieves_agents.shaping import Potential, PotentialShaping
+from helpers import STREETS
 from positions import position
 
 import fortythieves_env
 from configs import PLAIN
 
-ROOT = Path(__file__).resolve().parents[1]
 WEIGHTS = {"face_down": 1.0, "empty_columns": 2.5, "built_runs": 0.5}
 
 
@@ -125,7 +125,7 @@ def test_training_envs_are_shaped_only_when_configured(vec_env: str) -> None:
         "ppo.batch_size=32",
         "ppo.gamma=0.97",
     ]
-    plain = make_training_vec_env(load_config(ROOT / "configs" / "streets.yaml", base))
+    plain = make_training_vec_env(load_config(STREETS, base))
     plain.reset()
     _, _, _, infos = plain.step(np.zeros(2, dtype=np.int64))  # draw
     assert not any("shaping" in info for info in infos)
@@ -133,7 +133,7 @@ def test_training_envs_are_shaped_only_when_configured(vec_env: str) -> None:
         assert not any(isinstance(e, PotentialShaping) for e in plain.venv.envs)
     plain.close()
     config = load_config(
-        ROOT / "configs" / "streets.yaml",
+        STREETS,
         [*base, "train.shaping={face_down: 1.0, built_runs: 0.5}"],
     )
     assert config.train.shaping is not None and config.train.shaping.empty_columns == 0.0
@@ -158,9 +158,9 @@ def test_bad_shaping_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="shaping weight built_runs must be a finite number"):
         PotentialShaping(env, 0.99, built_runs=float("nan"))
     with pytest.raises(ConfigError, match=r"train\.shaping\.face_downs: unknown key"):
-        load_config(ROOT / "configs" / "streets.yaml", ["train.shaping={face_downs: 1.0}"])
+        load_config(STREETS, ["train.shaping={face_downs: 1.0}"])
     with pytest.raises(ConfigError, match=r"train\.shaping\.empty_columns"):
-        load_config(ROOT / "configs" / "streets.yaml", ["train.shaping.empty_columns=.inf"])
+        load_config(STREETS, ["train.shaping.empty_columns=.inf"])
 
 
 def test_a_shaped_training_run_is_evaluated_on_the_unshaped_game(tmp_path: Path) -> None:
@@ -168,7 +168,7 @@ def test_a_shaped_training_run_is_evaluated_on_the_unshaped_game(tmp_path: Path)
     from fortythieves_agents.train import train
 
     config = load_config(
-        ROOT / "configs" / "streets.yaml",
+        STREETS,
         [
             *PLAIN,
             "train.n_envs=2",

@@ -29,6 +29,7 @@ from fortythieves_agents.solve import (
     summarize,
     verdict_changes,
 )
+from helpers import ROOT, one_error_line
 from rich.console import Console
 
 import fortythieves_env.backends as backends_module
@@ -36,7 +37,6 @@ from fortythieves_env import RULES_VERSION, env_id
 
 pytestmark = pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba is not installed")
 
-ROOT = Path(__file__).resolve().parents[1]
 NODES = 3000
 RECORD_KEYS = {
     "variant",
@@ -64,17 +64,6 @@ def lines_of(path: Path) -> list[dict[str, Any]]:
 
 def without_time(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k != "seconds"}
-
-
-def one_error_line(capsys: pytest.CaptureFixture[str], *names: str) -> str:
-    err = capsys.readouterr().err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("fortythieves solve: error: "), err
-    assert "Traceback" not in err
-    for name in names:
-        assert name in lines[0], (name, lines[0])
-    return lines[0]
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +99,7 @@ def test_bad_arguments_are_one_line(
 ) -> None:
     results = tmp_path / "r.jsonl"
     assert main(["solve", *args, "--results", str(results)]) == 2
-    one_error_line(capsys, *names)
+    one_error_line(capsys, *names, command="solve")
     assert not results.exists()
 
 
@@ -122,12 +111,12 @@ def test_unwritable_json_and_results_are_refused_before_work(
     results = tmp_path / "r.jsonl"
     base = ["solve", "LittleForty", "--deals", "2", "--nodes", "10"]
     assert main([*base, "--results", str(results), "--json", str(a_file / "r.json")]) == 2
-    one_error_line(capsys, "--json", str(a_file))
+    one_error_line(capsys, "--json", str(a_file), command="solve")
     assert not results.exists()
     assert main([*base, "--results", str(tmp_path)]) == 2  # a folder
-    one_error_line(capsys, "--results", "folder")
+    one_error_line(capsys, "--results", "folder", command="solve")
     assert main([*base, "--results", str(a_file / "r.jsonl")]) == 2
-    one_error_line(capsys, "--results", "is a file, not a folder")
+    one_error_line(capsys, "--results", "is a file, not a folder", command="solve")
 
 
 def test_default_results_path_is_checked_too(
@@ -136,7 +125,7 @@ def test_default_results_path_is_checked_too(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "runs").write_text("x", encoding="utf-8")  # runs/ cannot be a folder
     assert main(["solve", "LittleForty", "--deals", "2", "--nodes", "10"]) == 2
-    one_error_line(capsys, "--results", "runs/solver/LittleForty.jsonl")
+    one_error_line(capsys, "--results", "runs/solver/LittleForty.jsonl", command="solve")
 
 
 def test_by_default_solve_writes_under_runs_and_leaves_the_shipped_results_alone(
@@ -193,10 +182,10 @@ def test_a_damaged_results_file_is_refused_naming_the_line(
     results.write_text('{"variant": "LittleForty"}\n', encoding="utf-8")
     argv = ["solve", "LittleForty", "--deals", "2", "--nodes", "10", "--results", str(results)]
     assert main(argv) == 2
-    one_error_line(capsys, str(results), "line 1", "no 'seed'")
+    one_error_line(capsys, str(results), "line 1", "no 'seed'", command="solve")
     results.write_text("not json\n{}\n", encoding="utf-8")
     assert main(argv) == 2
-    one_error_line(capsys, "line 1", "not JSON")
+    one_error_line(capsys, "line 1", "not JSON", command="solve")
     assert results.read_text(encoding="utf-8") == "not json\n{}\n"  # untouched
 
 
@@ -689,7 +678,7 @@ def test_the_ceiling_uses_only_records_of_the_current_rules(
         solver_verdicts(given, "LittleForty", seeds_for_test(3))
     base = ["evaluate", "greedy", "--variant", "LittleForty", "--episodes", "3", "--no-progress"]
     assert main([*base, "--solver-results", str(given)]) == 2
-    line = one_error_line_of(capsys, "evaluate")
+    line = one_error_line(capsys, command="evaluate")
     assert f"argument --solver-results: {given}: the LittleForty results of 3 of" in line
     assert BOTH_VERSIONS in line
     default = tmp_path / "results" / "solver" / "LittleForty.jsonl"
@@ -713,13 +702,6 @@ def test_the_ceiling_uses_only_records_of_the_current_rules(
     assert verdict_changes(read_records(given)[0])["contradictions"] == []
     table = markdown_table([given])
     assert table.count("| LittleForty |") == 1 and "| 3 |" in table
-
-
-def one_error_line_of(capsys: pytest.CaptureFixture[str], command: str) -> str:
-    err = capsys.readouterr().err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"fortythieves {command}: error: "), err
-    return lines[0]
 
 
 # ---------------------------------------------------------------------- the first solve's compile

@@ -27,11 +27,10 @@ from fortythieves_agents.teacher import (
     teacher_metrics,
 )
 from fortythieves_agents.train import build_model, train
+from helpers import CONFIGS, STREETS
 
 from configs import PLAIN
 
-ROOT = Path(__file__).resolve().parents[1]
-STREETS = ROOT / "configs" / "streets.yaml"
 SMALL = [
     *PLAIN,
     "train.n_envs=2",
@@ -357,7 +356,7 @@ def test_config_without_teacher_keys_still_loads(tmp_path: Path) -> None:
     """Run folders written before the teacher keys existed keep loading (resume, evaluate)."""
     import yaml
 
-    data = yaml.safe_load((ROOT / "configs" / "defaults.yaml").read_text())
+    data = yaml.safe_load((CONFIGS / "defaults.yaml").read_text())
     del data["teacher"]
     del data["train"]["teacher"]
     old = tmp_path / "old.yaml"

@@ -27,12 +27,11 @@ from fortythieves_agents.evaluation import (
     model_variant,
 )
 from fortythieves_agents.train import build_model, policy_differences
+from helpers import CONFIGS, ROOT, STREETS, run_cli
 
-from configs import PLAIN
+from configs import PLAIN, with_set
 from fortythieves_env import RULES_VERSION
 
-ROOT = Path(__file__).resolve().parents[1]
-STREETS = ROOT / "configs" / "streets.yaml"
 SMALL = [
     *PLAIN,
     "train.n_envs=2",
@@ -45,21 +44,6 @@ SMALL = [
     "train.progress_bar=false",
     "env.max_episode_steps=60",
 ]
-
-
-def run_cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fortythieves_agents.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-
-
-def with_set(overrides: list[str]) -> list[str]:
-    return [arg for item in overrides for arg in ("--set", item)]
 
 
 @pytest.fixture(scope="module")
@@ -268,7 +252,7 @@ def test_resume_with_checkpoint_of_other_variant_refused(
     smoke_run: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     model = smoke_run / "models" / "final_model.zip"
-    maria = ROOT / "configs" / "maria.yaml"
+    maria = CONFIGS / "maria.yaml"
     assert main(["train", str(maria), "--resume", str(model)]) == 2
     err = capsys.readouterr().err
     assert "'Streets'" in err and "'Maria'" in err
@@ -292,7 +276,7 @@ def test_resume_of_a_little_forty_v0_checkpoint_is_refused_by_its_id(
     path = tmp_path / "v0.zip"
     model.save(path)
     venv.close()
-    config = ROOT / "configs" / "littleforty.yaml"
+    config = CONFIGS / "littleforty.yaml"
     run = tmp_path / "run"
     assert main(["train", str(config), "--resume", str(path), "--run-dir", str(run)]) == 2
     err = capsys.readouterr().err

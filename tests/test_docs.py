@@ -26,11 +26,11 @@ import pytest
 from benchmark_modules import benchmark_module
 from fortythieves_agents.cli import main
 from fortythieves_agents.config import Config
+from helpers import ROOT
 
 from fortythieves_env import VARIANTS
 from fortythieves_env.render import frame_size
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 

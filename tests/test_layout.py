@@ -3,9 +3,7 @@ that made it are in ``scripts/`` under the same sub-folders."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 
 
 def test_results_hold_data_only_and_their_scripts_are_in_scripts() -> None:

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import ROOT
 
 from fortythieves_env import RULES_VERSION
 from tests.benchmark_modules import benchmark_module
 
 board = benchmark_module("leaderboard")
-ROOT = Path(__file__).resolve().parents[1]
 PPO = ROOT / "results" / "search" / "ppo" / "Lucas-200.json"
 
 

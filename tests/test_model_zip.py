@@ -15,7 +15,6 @@ import base64
 import io
 import json
 import pathlib
-import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -31,8 +30,8 @@ from fortythieves_agents.evaluation import (
     load_maskable_ppo,
     load_model_agent,
 )
+from helpers import ROOT, STREETS, play_cli
 
-ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "results" / "training" / "Streets" / "best_model.zip"
 """A trained ``player`` model (the Results table's Streets agent)."""
 
@@ -87,7 +86,7 @@ def card_slots_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from configs import PLAIN
 
     overrides = [*PLAIN, "train.n_envs=1", "ppo.n_steps=16", "ppo.batch_size=16"]
-    config = load_config(ROOT / "configs" / "streets.yaml", overrides)
+    config = load_config(STREETS, overrides)
     env = make_training_vec_env(config)
     path = tmp_path_factory.mktemp("card_slots") / "model.zip"
     build_model(config, env, None).save(path)
@@ -110,11 +109,6 @@ def mlp_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     model.save(path)
     venv.close()
     return path
-
-
-def play_cli(argv: list[str], lines: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
-    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
-    return main(["play", *argv])
 
 
 def same_play(path: Path, reference: Path, env_version: int | None = None, steps: int = 30) -> None:
@@ -178,8 +172,7 @@ def test_play_hint_model_does_not_run_a_planted_payload(
     marker = tmp_path / "marker"
     planted = plant(SHIPPED, tmp_path / "planted.zip", marker)
     argv = ["Streets", "--seed", "3", "--hint-model", str(planted)]
-    code = play_cli(argv, ["h"], monkeypatch)
-    out, err = capsys.readouterr()
+    code, out, err = play_cli(argv, ["h"], monkeypatch, capsys)
     assert not marker.exists()
     assert code == 0, err
     assert "hint (ppo): " in out
@@ -232,7 +225,7 @@ def test_a_custom_variant_player_model_is_rebuilt_from_its_recorded_spec(tmp_pat
     )
     small = ["train.n_envs=1", "ppo.n_steps=16", "ppo.batch_size=16"]
     overrides = [*PLAIN, *small, "policy.network=player", "env.variant=WideZip", wide]
-    config = load_config(ROOT / "configs" / "streets.yaml", overrides)
+    config = load_config(STREETS, overrides)
     env = make_training_vec_env(config)
     source = tmp_path / "wide.zip"
     build_model(config, env, None).save(source)
@@ -295,8 +288,7 @@ def test_a_zip_that_needs_unpickling_is_refused_in_one_line(
     assert not marker.exists()
     assert code == 2 and err.count("\n") == 1 and message in err, err
     assert err.startswith(f"fortythieves evaluate: error: {planted}: ")
-    code = play_cli(["Streets", "--hint-model", str(planted)], ["h"], monkeypatch)
-    out, err = capsys.readouterr()
+    code, out, err = play_cli(["Streets", "--hint-model", str(planted)], ["h"], monkeypatch, capsys)
     assert not marker.exists()
     assert code == 2 and out == "" and err.count("\n") == 1 and message in err, err
 
@@ -396,11 +388,11 @@ def test_a_model_of_other_rules_is_refused_in_one_line(
     assert str(refused.value) == reason
     assert main(["evaluate", str(planted), "--episodes", "2", "--baselines"]) == 2
     assert capsys.readouterr().err == f"fortythieves evaluate: error: {reason}\n"
-    assert play_cli(["Streets", "--hint-model", str(planted)], ["h"], monkeypatch) == 2
-    out, err = capsys.readouterr()
+    code, out, err = play_cli(["Streets", "--hint-model", str(planted)], ["h"], monkeypatch, capsys)
+    assert code == 2
     assert out == "" and err.count("\n") == 1 and reason in err, err
     run = tmp_path / "run"
-    argv = ["train", str(ROOT / "configs" / "streets.yaml"), "--resume", str(planted)]
+    argv = ["train", str(STREETS), "--resume", str(planted)]
     assert main([*argv, "--run-dir", str(run)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("fortythieves train: error: --resume ") and err.count("\n") == 1

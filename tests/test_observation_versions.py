@@ -14,6 +14,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import CONFIGS
 from positions import shuffle_hidden
 
 import fortythieves_env
@@ -290,7 +291,6 @@ def test_both_networks_take_the_v1_observation(network: str) -> None:
     from fortythieves_agents.evaluation import ModelAgent
     from fortythieves_agents.train import build_model
 
-    root = Path(__file__).resolve().parents[1]
     overrides = [
         *PLAIN,
         f"policy.network={network}",
@@ -300,7 +300,7 @@ def test_both_networks_take_the_v1_observation(network: str) -> None:
         "train.tensorboard=false",
         "train.progress_bar=false",
     ]
-    config = load_config(root / "configs" / "littleforty.yaml", overrides)
+    config = load_config(CONFIGS / "littleforty.yaml", overrides)
     env = make_training_vec_env(config)
     try:
         assert env.get_attr("spec", indices=[0])[0].id == "FortyThieves/LittleForty-v1"

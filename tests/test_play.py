@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,13 +17,12 @@ import pytest
 from fortythieves_agents.baselines import GreedyAgent
 from fortythieves_agents.cli import main
 from fortythieves_agents.play import END_MESSAGES, Game, MoveError, describe_move, render_table, run
+from helpers import STREETS, play_cli, run_cli
 from rich.console import Console
 
 from fortythieves_env import FortyThievesEnv
 from fortythieves_env.cards import CARD_NAMES, RED
 from fortythieves_env.records import load_record, verify
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -53,19 +50,6 @@ def losing_line() -> tuple[str, int, list[str]]:
         if game.end == "no legal move":
             return "Limited", seed, game.moves
     raise AssertionError("greedy ran out of moves in none of Limited seeds 0..19")
-
-
-def play_cli(
-    argv: list[str],
-    lines: list[str],
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> tuple[int, str, str]:
-    """Run ``fortythieves play ...`` in-process with ``lines`` as standard input."""
-    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
-    code = main(["play", *argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def session(game: Game, lines: list[str], width: int = 120, **kwargs: object) -> str:
@@ -119,14 +103,8 @@ def test_a_whole_game_through_a_real_stdin(
 ) -> None:
     """The console script's path: a subprocess reading a pipe (echoed, no colour codes)."""
     variant, seed, moves = winning_line
-    done = subprocess.run(
-        [sys.executable, "-m", "fortythieves_agents.cli", "play", variant, "--seed", str(seed)],
-        input="\n".join(["u", "l", *moves, "q"]) + "\n",
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
+    typed = "\n".join(["u", "l", *moves, "q"]) + "\n"
+    done = run_cli("play", variant, "--seed", str(seed), input=typed, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "nothing to undo" in done.stdout
     assert f"move> {moves[0]}\n" in done.stdout  # the typed line is echoed
@@ -372,7 +350,7 @@ def test_hint_from_a_model(
     from configs import PLAIN
 
     config = load_config(
-        ROOT / "configs" / "streets.yaml",
+        STREETS,
         [*PLAIN, "train.n_envs=1", "ppo.n_steps=16", "ppo.batch_size=16", "policy.features_dim=16"],
     )
     env = make_training_vec_env(config)

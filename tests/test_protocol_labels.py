@@ -13,10 +13,9 @@ from fortythieves_agents import leaderboard, solve
 from fortythieves_agents.cli import main
 from fortythieves_agents.seeds import seeds_for_test
 from fortythieves_agents.solve import solver_verdicts
+from helpers import ROOT
 
 from fortythieves_env import RULES_VERSION, VARIANTS
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_shipped_labels_are_what_the_solver_records_give() -> None:

@@ -20,11 +20,11 @@ import pytest
 from benchmark_modules import benchmark_module
 from fortythieves_agents.cli import _register_variant_specs, build_parser, main
 from fortythieves_agents.config import load_config
+from helpers import ROOT, STREETS
 
-from configs import TINY
+from configs import TINY, with_set
 from fortythieves_env import VARIANTS, FortyThievesEnv
 
-ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOCS = ROOT / "docs"
 PAGES: dict[str, str] = {
@@ -269,11 +269,16 @@ def test_readme_commands_parse_and_run(
             name = argv[argv.index("--variant-spec") + 1]
             argv[argv.index("--variant-spec") + 1] = str(_shown_file(name, tmp_path))
             _register_variant_specs(argv)
+        if argv[0] == "leaderboard":  # the reports it names, made here first (Lucas, 2 deals)
+            for k, name in enumerate(argv[1:], start=1):
+                argv[k] = str(tmp_path / Path(name).name)
+                made = ["evaluate", "greedy", "--variant", "Lucas", "--episodes", "2"]
+                assert main([*made, "--per-episode", "--json", argv[k], "--no-progress"]) == 0
         args = parser.parse_args(argv)
         if args.command == "train":
             load_config(args.config, args.overrides)  # the config as shown must load
             target = run_dir if not trained else tmp_path / f"run{len(list(tmp_path.iterdir()))}"
-            run = [*argv, *(x for item in TINY for x in ("--set", item))]
+            run = [*argv, *with_set(TINY)]
             if "--run-dir" in run:
                 run[run.index("--run-dir") + 1] = str(target)
             else:
@@ -312,6 +317,10 @@ def test_readme_commands_parse_and_run(
             assert main(argv) == 0, command
             out = capsys.readouterr().out
             assert "hint (" in out and "the move played: draw" in out, command
+        elif args.command == "leaderboard":
+            capsys.readouterr()
+            assert main(argv) == 0, command
+            assert "| Lucas | greedy | 2 |" in capsys.readouterr().out, command
 
 
 def test_training_under_load_table_is_generated_from_the_saved_report() -> None:
@@ -320,7 +329,7 @@ def test_training_under_load_table_is_generated_from_the_saved_report() -> None:
     report = json.loads((ROOT / "results" / "benchmarks" / "train_under_load.json").read_text())
     assert train_under_load.markdown_table(report) in page("performance.md")
     best = max(report["worst_case"], key=lambda t: report["worst_case"][t])
-    defaults = load_config(ROOT / "configs" / "streets.yaml")
+    defaults = load_config(STREETS)
     assert defaults.train.torch_threads == int(best) == report["best_torch_threads"]
 
 
@@ -346,7 +355,7 @@ def test_training_pilot_table_is_generated_from_the_saved_comparison() -> None:
     path = ROOT / "results" / "training" / "vec_env_pilot" / "summary.json"
     report = json.loads(path.read_text())
     assert compare_runs.markdown_table(report) in page("performance.md")
-    defaults = load_config(ROOT / "configs" / "streets.yaml")
+    defaults = load_config(STREETS)
     chosen = [r for r in report["runs"] if r["config"]["train.vec_env"] == "batched"]
     assert chosen and all(r["config"]["ppo.batch_size"] == defaults.ppo.batch_size for r in chosen)
     assert defaults.train.vec_env == "batched"

@@ -21,6 +21,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from helpers import ROOT
 from PIL import Image, ImageFont
 
 from fortythieves_env import ENV_IDS, VARIANTS, FortyThievesEnv
@@ -176,7 +177,7 @@ def test_picture_command_help_is_plain_text() -> None:
     """``--help`` printed the docstring's reST (````...````, ``:func:``); it is plain text."""
     done = subprocess.run(
         [sys.executable, "-m", "fortythieves_env.render", "--help"],
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 import yaml
 from benchmark_modules import benchmark_module
+from helpers import CONFIGS, ROOT
 
+from configs import with_set
 from fortythieves_env import VARIANTS
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _module(name: str, path: Path) -> ModuleType:
@@ -371,7 +371,7 @@ def test_reproducibility_table_rows(tmp_path: Path) -> None:
 @pytest.fixture
 def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A checkout root for the runner: the configs and ablation settings, nothing else."""
-    shutil.copytree(ROOT / "configs", tmp_path / "configs")
+    shutil.copytree(CONFIGS, tmp_path / "configs")
     (tmp_path / full_run.SETTINGS).parent.mkdir(parents=True)
     shutil.copy(ROOT / full_run.SETTINGS, tmp_path / full_run.SETTINGS)
     monkeypatch.setattr(full_run, "ROOT", tmp_path)
@@ -516,7 +516,7 @@ def test_runner_trains_resumes_and_collects(
         "train.tensorboard=false",
         "env.max_episode_steps=60",
     ]
-    args = ["variant", "LittleForty", *[a for s in tiny for a in ("--set", s)]]
+    args = ["variant", "LittleForty", *with_set(tiny)]
     assert full_run.main([*args, "--set", "train.total_timesteps=64"]) == 0
     assert full_run.main([*args, "--set", "train.total_timesteps=128"]) == 0
     out = capsys.readouterr().out
@@ -550,7 +550,7 @@ def test_sigterm_to_the_runner_stops_the_training_which_saves_its_model(tmp_path
     """SIGTERM to the runner alone reaches the training (its own process group) once: the
     model is saved as interrupted_model.zip, the runner exits 130 and copies nothing."""
     root = tmp_path / "checkout"
-    shutil.copytree(ROOT / "configs", root / "configs")
+    shutil.copytree(CONFIGS, root / "configs")
     script = root / "scripts" / "training" / "full_run.py"
     script.parent.mkdir(parents=True)
     shutil.copy(ROOT / "scripts" / "training" / "full_run.py", script)
@@ -567,7 +567,7 @@ def test_sigterm_to_the_runner_stops_the_training_which_saves_its_model(tmp_path
             str(script),
             "variant",
             "Streets",
-            *[a for s in overrides for a in ("--set", s)],
+            *with_set(overrides),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

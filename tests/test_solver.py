@@ -5,7 +5,9 @@ breadth-first search on small end positions of every variant; budgets; bad input
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
 import gymnasium as gym
@@ -80,6 +82,21 @@ def end_position(spec: VariantSpec, rng: np.random.Generator, off: int) -> dict[
         "foundations": foundations,
         "redeals_left": int(rng.integers(0, spec.redeals + 1)),
     }
+
+
+def playable_end_positions(spec: VariantSpec, rng: np.random.Generator) -> Iterator[dict[str, Any]]:
+    """:func:`end_position` with 6 to 9 cards off, drawn from ``rng`` for as long as asked:
+    those the rules accept as a position with a legal move (``rng`` is drawn only as the
+    next one is asked for)."""
+    rules = rules_for(spec)
+    while True:
+        pos = end_position(spec, rng, int(rng.integers(6, 10)))
+        try:
+            state = rules.from_position(pos)
+        except InvalidPositionError:
+            continue
+        if rules.legal_actions(state):
+            yield pos
 
 
 def canonical(state: GameState) -> tuple[Any, ...]:
@@ -298,16 +315,7 @@ def test_pruning_rules_agree_with_exhaustive_search(variant: str) -> None:
     rules = rules_for(spec)
     rng = np.random.default_rng(sum(map(ord, variant)))
     verdicts = {"won": 0, "lost": 0}
-    tried = 0
-    while tried < 14:
-        pos = end_position(spec, rng, int(rng.integers(6, 10)))
-        try:
-            state = rules.from_position(pos)
-        except InvalidPositionError:
-            continue
-        if not rules.legal_actions(state):
-            continue
-        tried += 1
+    for pos in itertools.islice(playable_end_positions(spec, rng), 14):
         best = shortest_win(spec, pos)
         limits = [spec.max_episode_steps] + ([best, best - 1] if best is not None else [])
         for limit in limits:
@@ -702,17 +710,11 @@ def test_every_record_of_a_lost_search_is_true(variant: str) -> None:
     from fortythieves_env import solver as sv
 
     spec = VARIANTS[variant]
-    rules = rules_for(spec)
     rng = np.random.default_rng(sum(map(ord, variant)) + 24)
     re_searched = checked = positions = 0
+    candidates = playable_end_positions(spec, rng)
     while positions < 2:
-        pos = end_position(spec, rng, int(rng.integers(6, 10)))
-        try:
-            state = rules.from_position(pos)
-        except InvalidPositionError:
-            continue
-        if not rules.legal_actions(state):
-            continue
+        pos = next(candidates)
         try:
             states, dist = reach_graph(spec, pos, cap=15_000)
             keys = position_keys(spec, states)
@@ -922,17 +924,11 @@ def test_no_record_says_no_win_at_all_where_a_line_wins(variant: str) -> None:
     ``INF`` record here would be a wrong one: a piece settled before the position it leans
     on (lowlink or cut not carried up, a stale piece joined)."""
     spec = VARIANTS[variant]
-    rules = rules_for(spec)
     rng = np.random.default_rng(sum(map(ord, variant)) + 25)
     cases = [cycle_position()] if variant == "FortyThieves" else []
+    candidates = playable_end_positions(spec, rng)
     while len(cases) < 4:
-        pos = end_position(spec, rng, int(rng.integers(6, 10)))
-        try:
-            state = rules.from_position(pos)
-        except InvalidPositionError:
-            continue
-        if rules.legal_actions(state):
-            cases.append(pos)
+        cases.append(next(candidates))
     checked = 0
     for pos in cases:
         try:

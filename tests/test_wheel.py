@@ -14,10 +14,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-from configs import TINY
+from configs import TINY, with_set
 
-ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted(p.name for p in (ROOT / "configs").glob("*.yaml"))
 
 
@@ -79,7 +79,7 @@ def test_the_wheel_built_from_the_sdist_runs_the_quick_start_outside_a_checkout(
     target = installed
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    settings = [x for item in TINY for x in ("--set", item)]
+    settings = with_set(TINY)
     argv = ["train", "lucas", *settings, "--run-dir", "run"]
     code = f"from fortythieves_agents.cli import main; sys.exit(main({argv!r}))"
     trained = run_installed(code, target, elsewhere)
@@ -93,6 +93,15 @@ def test_the_wheel_built_from_the_sdist_runs_the_quick_start_outside_a_checkout(
     assert evaluated.returncode == 0, evaluated.stderr[-2000:]
     report = json.loads((elsewhere / "report.json").read_text())
     assert list(report["results"]) == ["ppo", "random", "greedy"]
+    # the protocol's labels ship in the wheel: the solver column and the leaderboard work here
+    assert report["results"]["ppo"]["solver_ceiling"]["proved_won"] == 1  # Lucas's first deal
+    code = (
+        "from fortythieves_agents.cli import main; sys.exit(main(['leaderboard', 'report.json']))"
+    )
+    board = run_installed(code, target, elsewhere)
+    assert board.returncode == 0, board.stderr[-2000:]
+    assert "| Lucas | PPO (shipped config) |" not in board.stdout  # a user's run, by its name
+    assert board.stdout.count("| Lucas |") == 3 and "| 1 | " in board.stdout
     # a name that is not shipped: one line naming the shipped ones
     code = "from fortythieves_agents.cli import main; sys.exit(main(['train', 'nope']))"
     refused = run_installed(code, target, elsewhere)

@@ -1,0 +1,81 @@
+"""Helpers shared by the test modules: the checkout's paths and the command-line runners.
+
+``conftest.py`` puts this folder on ``sys.path``, so a test module imports them as
+``from helpers import ROOT``. The config overrides the tests share are in ``configs.py``,
+hand-built positions in ``positions.py``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+"""The checkout: ``configs/``, ``docs/``, ``results/``, ``scripts/``, ``benchmarks/``."""
+
+CONFIGS = ROOT / "configs"
+"""The shipped training configs."""
+
+STREETS = CONFIGS / "streets.yaml"
+"""The shipped Streets config, the one the training tests start from."""
+
+
+def run_cli(
+    *args: str,
+    cwd: Path = ROOT,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+    timeout: float = 240,
+) -> subprocess.CompletedProcess[str]:
+    """``python -m fortythieves_agents.cli *args`` in a subprocess, its output captured as
+    text. ``env`` is the whole environment; by default this process's, unbuffered
+    (``PYTHONUNBUFFERED=1``); ``input`` is its standard input."""
+    return subprocess.run(
+        [sys.executable, "-m", "fortythieves_agents.cli", *args],
+        cwd=cwd,
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"} if env is None else env,
+    )
+
+
+def play_cli(
+    argv: list[str],
+    lines: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> tuple[int, str, str]:
+    """Run ``fortythieves play ...`` in-process with ``lines`` as standard input; its exit
+    code, stdout and stderr."""
+    from fortythieves_agents.cli import main
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
+    code = main(["play", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_error_line(
+    capsys: pytest.CaptureFixture[str], *names: str, command: str | None = None
+) -> str:
+    """The single stderr line of a refused command (``fortythieves ...: error: ...``, no
+    traceback); it names every one of ``names``. With ``command`` the line starts
+    ``fortythieves <command>: error: ``."""
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(
+        "fortythieves" if command is None else f"fortythieves {command}: error: "
+    ), err
+    assert ": error: " in lines[0], err
+    assert "Traceback" not in err, err
+    for name in names:
+        assert name in lines[0], (name, lines[0])
+    return lines[0]
