@@ -279,6 +279,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
     budgets = sorted({p["budget_seconds"] for p in report["points"] if p["agent"] == "search"})
     if budgets:
         cost.plot(budgets, budgets, "k:", lw=1, label="the budget itself")
+        ax.set_xlim(budgets[0] / 2, budgets[-1] * 3)  # room for the last point's "n=" label
     cost.set_xscale("log")
     cost.set_yscale("log")
     cost.set_xlabel("budget (seconds per move)")
