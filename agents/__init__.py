@@ -17,7 +17,9 @@ Modules:
     teacher: teacher games and behaviour cloning before PPO.
     evaluation: playing the test deals with any agent, confidence intervals, tables and JSON.
     solve: the clairvoyant solver over the test deals, its records and verdicts.
-    train: MaskablePPO training runs (callbacks, checkpoints, resume, run folders).
+    train: MaskablePPO training runs (callbacks, checkpoints, resume).
+    run_folder: the layout of a training run's folder.
+    leaderboard: the benchmark's leaderboard and the protocol's shipped solver labels.
     plot: learning curves of runs.
     play: a person plays a deal at a prompt, with hints.
     distributed: the Ray connection; evaluation and solving split across Ray workers.

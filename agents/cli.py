@@ -88,6 +88,7 @@ from typing import Any, NoReturn
 from .config import ConfigError, load_config
 from .paths import check_readable_file, check_writable_dir, check_writable_file
 from .process import stop_signals_interrupt
+from .run_folder import MODEL_NAMES, RunFolder
 
 __all__ = ["build_parser", "main", "resolve_model_path"]
 
@@ -122,7 +123,6 @@ SEARCH_NODES_MAX = 10**9
 """``fortythieves_agents.search.MAX_NODES_PER_SAMPLE``, restated for the same reason."""
 SEARCH_SECONDS_MAX = 3600.0
 """``fortythieves_agents.search.MAX_SECONDS``, restated for the same reason."""
-_MODEL_NAMES = ("best_model.zip", "final_model.zip", "interrupted_model.zip")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -706,11 +706,11 @@ def resolve_model_path(target: Path) -> Path:
     if target.is_file():
         return target
     if target.is_dir():
-        for folder in (target / "models", target):
-            for name in _MODEL_NAMES:
+        for folder in (RunFolder(target).models, target):
+            for name in MODEL_NAMES:
                 if (folder / name).is_file():
                     return folder / name
-        raise ConfigError(f"{target}: no model found (looked for {', '.join(_MODEL_NAMES)})")
+        raise ConfigError(f"{target}: no model found (looked for {', '.join(MODEL_NAMES)})")
     if target.exists():
         raise ConfigError(f"{target}: not a run folder or a model file")
     raise ConfigError(f"{target}: no such run folder or model file")
@@ -1154,7 +1154,7 @@ def _plot(args: argparse.Namespace) -> int:
     if args.out is not None:
         out = Path(args.out)
     elif len(args.runs) == 1:
-        out = Path(args.runs[0]) / "learning_curves.png"
+        out = RunFolder(Path(args.runs[0])).learning_curves
     else:
         out = Path("learning_curves.png")
     try:

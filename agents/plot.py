@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .run_folder import RunFolder
+
 __all__ = ["PlotError", "RunCurves", "load_curves", "plot_runs"]
 
 
@@ -69,7 +71,7 @@ def load_curves(run: str | Path) -> RunCurves:
     run = Path(run)
     if not run.is_dir():
         raise PlotError(f"{run}: not a run folder")
-    path = run / "eval" / "evaluations.npz"
+    path = RunFolder(run).evaluations
     if not path.is_file():
         raise PlotError(
             f"{run}: no validation results ({path} is missing: trained with "
@@ -86,7 +88,7 @@ def load_curves(run: str | Path) -> RunCurves:
     win_rate = None
     if "successes" in data and data["successes"].size:
         win_rate = data["successes"].astype(np.float64).reshape(n, -1).mean(axis=1)
-    cards_path = run / "eval" / "foundation_cards.npz"
+    cards_path = RunFolder(run).foundation_cards
     if cards_path.is_file():
         cards = _load_npz(cards_path)
         if "foundation_cards" not in cards or "timesteps" not in cards:

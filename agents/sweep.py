@@ -53,6 +53,7 @@ from typing import Any
 import yaml
 
 from .config import Config, ConfigError, ConfigLoader, dump_config, load_config
+from .run_folder import RunFolder
 
 __all__ = [
     "SweepPlan",
@@ -283,8 +284,8 @@ def latest_checkpoint(run: Path) -> tuple[Path, int] | None:
     (``models/interrupted_model.zip`` or ``models/checkpoints/ckpt_<steps>_steps.zip``),
     with its steps (the zip's ``num_timesteps``); None if there is none or none is
     readable."""
-    candidates = [run / "models" / "interrupted_model.zip"]
-    candidates += sorted((run / "models" / "checkpoints").glob("ckpt_*_steps.zip"))
+    candidates = [RunFolder(run).interrupted_model]
+    candidates += RunFolder(run).checkpoint_paths()
     best: tuple[Path, int] | None = None
     for path in candidates:
         try:
@@ -299,7 +300,7 @@ def latest_checkpoint(run: Path) -> tuple[Path, int] | None:
 
 def _read_status(run: Path) -> str | None:
     try:
-        meta = json.loads((run / "run.json").read_text(encoding="utf-8"))
+        meta = json.loads(RunFolder(run).run_json.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     status = meta.get("status") if isinstance(meta, dict) else None
@@ -327,7 +328,7 @@ def train_or_continue(config: Config, run: Path, cut: Path, console: Any = None)
 
     if _read_status(run) == "completed":
         return "completed"
-    command = ["fortythieves", "train", str(run / "config.yaml")]
+    command = ["fortythieves", "train", str(RunFolder(run).config)]
     found = latest_checkpoint(run)
     if found is not None and found[1] < config.train.total_timesteps:
         checkpoint = found[0]
@@ -354,7 +355,7 @@ def trial_score(run: Path) -> dict[str, Any]:
     """
     import numpy as np
 
-    path = run / "eval" / "foundation_cards.npz"
+    path = RunFolder(run).foundation_cards
     try:
         with np.load(path) as data:
             timesteps, cards = data["timesteps"], data["foundation_cards"]

@@ -79,6 +79,7 @@ from .evaluation import (
 )
 from .paths import check_readable_file, check_writable_dir, check_writable_file
 from .process import stop_signals_interrupt, torch_threads
+from .run_folder import RUN_FILES, RUN_FOLDERS, RunFolder
 
 __all__ = [
     "EpisodeStatsCallback",
@@ -627,7 +628,7 @@ def run_folder_of(checkpoint: str | Path) -> Path | None:
     """The run folder a checkpoint belongs to (``<run>/models/x.zip`` or
     ``<run>/models/checkpoints/x.zip`` with a ``<run>/run.json``), or ``None``."""
     for parent in Path(checkpoint).resolve().parents[:3]:
-        if (parent / "run.json").is_file() and (parent / "models").is_dir():
+        if RunFolder(parent).run_json.is_file() and RunFolder(parent).models.is_dir():
             return parent
     return None
 
@@ -647,14 +648,14 @@ def resume_checkpoint(target: str | Path) -> Path:
     if not target.is_dir():
         return target  # check_readable_file says what is wrong with it, if anything
     try:
-        meta = json.loads((target / "run.json").read_text(encoding="utf-8"))
+        meta = json.loads(RunFolder(target).run_json.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         meta = None
     model = meta.get("model") if isinstance(meta, dict) else None
     if isinstance(model, str) and (target / model).is_file():
         return target / model
     checkpoints = []
-    for path in (target / "models" / "checkpoints").glob("ckpt_*_steps.zip"):
+    for path in RunFolder(target).checkpoint_paths():
         steps = path.name[len("ckpt_") : -len("_steps.zip")]
         if steps.isdigit():
             checkpoints.append((int(steps), path))
@@ -664,24 +665,6 @@ def resume_checkpoint(target: str | Path) -> Path:
         f"--resume {target}: no model to continue from in this folder (looked for the model "
         "named in run.json and models/checkpoints/ckpt_<steps>_steps.zip); give a model zip"
     )
-
-
-RUN_FOLDERS = ("models", "models/checkpoints", "eval", "tensorboard")
-"""Folders :func:`train` makes in a run folder."""
-RUN_FILES = (
-    "config.yaml",
-    "command.txt",
-    "run.json",
-    "final_evaluation.json",
-    "models/best_model.zip",
-    "models/final_model.zip",
-    "models/interrupted_model.zip",
-    "models/teacher_model.zip",
-    "eval/evaluations.npz",
-    "eval/foundation_cards.npz",
-    "learning_curves.png",
-)
-"""Files :func:`train` writes in a run folder (besides checkpoints and TensorBoard logs)."""
 
 
 def check_run_folder(run: Path) -> None:
@@ -753,7 +736,7 @@ def _record_start(
             target = run / name
             target.mkdir(parents=True, exist_ok=True)
         text = dump_config(config)
-        target = run / "config.yaml"
+        target = RunFolder(run).config
         if resume is not None and target.is_file():
             try:
                 before = target.read_text(encoding="utf-8")
@@ -862,7 +845,7 @@ def train(
         run_dir = run_folder_of(resume)  # resume where the checkpoint was written
     run = Path(run_dir) if run_dir is not None else default_run_dir(variant)
     check_run_folder(run)
-    if resume is None and (run / "run.json").is_file():
+    if resume is None and RunFolder(run).run_json.is_file():
         raise ConfigError(
             f"--run-dir {run}: a run is already there; choose another folder, or continue it "
             "with --resume <checkpoint>"
@@ -887,7 +870,7 @@ def _callbacks(
     validation (restored on a resume), the imitation term and the critic warm-up (when the
     config asks), checkpoints, the progress bar. Returns them with the validation,
     imitation and warm-up callbacks (None where off), which the caller ends itself."""
-    models = run / "models"
+    models = RunFolder(run).models
     callbacks: list[BaseCallback] = [EpisodeStatsCallback()]
     validation = None
     if config.eval.eval_freq > 0:
@@ -896,14 +879,14 @@ def _callbacks(
             n_eval_episodes=config.eval.n_eval_episodes,
             eval_freq=config.eval.eval_freq,
             best_model_save_path=models,
-            folder=run / "eval",
+            folder=RunFolder(run).eval,
             deterministic=config.eval.deterministic,
             seed=config.seed,
             evaluate_at_start=cloned,
             echo=echo,
         )
         if resume is not None:
-            _restore_validations(validation, start_steps, models / "best_model.zip", console)
+            _restore_validations(validation, start_steps, RunFolder(run).best_model, console)
         callbacks.append(validation)
     imitation = None
     if teacher_games is not None:
@@ -927,7 +910,7 @@ def _callbacks(
     if config.train.checkpoint_freq > 0:
         callbacks.append(
             TotalStepCheckpoint(
-                config.train.checkpoint_freq, str(models / "checkpoints"), name_prefix="ckpt"
+                config.train.checkpoint_freq, str(RunFolder(run).checkpoints), name_prefix="ckpt"
             )
         )
     if bar is not None:
@@ -991,7 +974,7 @@ def _after_training(
     if status == "interrupted":
         console.print(
             f"[yellow]interrupted[/yellow] after {model.num_timesteps} steps; model saved to "
-            f"{model_path}\nresume with: fortythieves train {run / 'config.yaml'} "
+            f"{model_path}\nresume with: fortythieves train {RunFolder(run).config} "
             f"--resume {model_path} --run-dir {run}"
         )
         return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, None)
@@ -1004,7 +987,7 @@ def _after_training(
     if not end_validated:
         console.print(
             f"[yellow]the final model's validation was interrupted[/yellow]: "
-            f"{run / 'models' / 'best_model.zip'} has not been compared with it; no final "
+            f"{RunFolder(run).best_model} has not been compared with it; no final "
             "evaluation. "
             f"Evaluate either with: fortythieves evaluate {model_path} "
             f"--episodes {config.eval.final_episodes}"
@@ -1033,8 +1016,8 @@ def _train(
     """:func:`train` once the arguments are checked (handlers and threads already set)."""
     variant = config.env.variant
     progress = config.train.progress_bar and sys.stderr.isatty()
-    models = run / "models"
-    tb = str(run / "tensorboard") if config.train.tensorboard else None
+    folder = RunFolder(run)
+    tb = str(folder.tensorboard) if config.train.tensorboard else None
     env = make_training_vec_env(config)
     meta: dict[str, Any] | None = None  # run.json once the run folder is written
     try:
@@ -1072,7 +1055,7 @@ def _train(
             console.print(f"the run's earlier config.yaml is kept as {run / kept}")
         if cloned:
             tag_model(model, config.env)
-            model.save(models / "teacher_model.zip")
+            model.save(folder.teacher_model)
         if resume is not None and tb is not None:
             dropped = trim_tensorboard(tb, start_steps)
             if dropped:
@@ -1092,7 +1075,7 @@ def _train(
         )
 
         meta = _run_meta(config, model, resume, start_steps, end_steps, teacher_meta)
-        _write_json(run / "run.json", meta)
+        _write_json(RunFolder(run).run_json, meta)
         start = time.perf_counter()
         status = "completed"
         end_validated = True
@@ -1111,10 +1094,10 @@ def _train(
                 tb_log_name="ppo",
                 reset_num_timesteps=resume is None,
             )
-            model_path = models / "final_model.zip"
+            model_path = folder.final_model
         except KeyboardInterrupt:
             status = "interrupted"
-            model_path = models / "interrupted_model.zip"
+            model_path = folder.interrupted_model
         finally:
             if bar is not None:
                 bar.close()
@@ -1153,7 +1136,7 @@ def _train(
         meta["validation_seconds"] = round(validation.seconds, 2)
     if not end_validated:
         meta["end_validation"] = "interrupted"
-    _write_json(run / "run.json", meta)
+    _write_json(RunFolder(run).run_json, meta)
     _write_learning_curves(run, console)
     return _after_training(
         config, run, model, model_path, meta, status, seconds, end_validated, console, progress
@@ -1166,7 +1149,7 @@ def _mark_failed(run: Path, meta: dict[str, Any], key: str, exc: BaseException) 
     meta["error"] = f"{type(exc).__name__}: {exc}"
     meta["finished"] = datetime.now().isoformat(timespec="seconds")
     with contextlib.suppress(OSError):
-        _write_json(run / "run.json", meta)
+        _write_json(RunFolder(run).run_json, meta)
 
 
 def _phase_times(meta: dict[str, Any]) -> str:
@@ -1270,7 +1253,7 @@ def _start_from_teacher(
 def _earlier_teacher_meta(run: Path) -> dict[str, Any] | None:
     """The ``teacher`` entry of the run folder's ``run.json``, if any (kept on a resume)."""
     try:
-        data = json.loads((run / "run.json").read_text(encoding="utf-8"))
+        data = json.loads(RunFolder(run).run_json.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     value = data.get("teacher") if isinstance(data, dict) else None
@@ -1291,7 +1274,7 @@ def _write_learning_curves(run: Path, console: Any) -> None:
     from .plot import PlotError, plot_runs
 
     try:
-        plot_runs([run], run / "learning_curves.png")
+        plot_runs([run], RunFolder(run).learning_curves)
     except PlotError as exc:
         console.print(f"no learning_curves.png: {exc}", markup=False)
         return
@@ -1306,7 +1289,7 @@ def final_evaluation_command(config: Config, model: Path, run: Path) -> list[str
     if not config.eval.deterministic:
         command.append("--stochastic")
     command += ["--baselines", *config.eval.baselines]
-    return [*command, "--json", str(run / "final_evaluation.json")]
+    return [*command, "--json", str(RunFolder(run).final_evaluation)]
 
 
 def _final_evaluation(
@@ -1326,7 +1309,7 @@ def _final_evaluation(
     from .evaluation import baseline_agents, evaluate_agents, load_model_agent, render_table
     from .solve import test_deal_verdicts
 
-    best = run / "models" / "best_model.zip"
+    best = RunFolder(run).best_model
     chosen = best if best.is_file() else model_path
     try:
         # loaded as `fortythieves evaluate` loads it (weights and plain metadata)
@@ -1347,7 +1330,7 @@ def _final_evaluation(
         )
     except KeyboardInterrupt:
         meta["final_evaluation"] = "interrupted"
-        _write_json(run / "run.json", meta)
+        _write_json(RunFolder(run).run_json, meta)
         command = shlex.join(final_evaluation_command(config, chosen, run))
         console.print(
             f"[yellow]final evaluation interrupted[/yellow]; the trained model is kept in "
@@ -1356,8 +1339,8 @@ def _final_evaluation(
         return None
     report["model"] = str(chosen.relative_to(run))
     meta["final_evaluation_seconds"] = round(time.perf_counter() - began, 2)
-    _write_json(run / "run.json", meta)
-    _write_json(run / "final_evaluation.json", report)
+    _write_json(RunFolder(run).run_json, meta)
+    _write_json(RunFolder(run).final_evaluation, report)
     console.print(render_table(report))
     console.print(f"PPO model evaluated: {chosen}")
     return report
