@@ -19,7 +19,8 @@ Modules:
     solve: the clairvoyant solver over the test deals, its records and verdicts.
     train: MaskablePPO training runs (callbacks, checkpoints, resume).
     run_folder: the layout of a training run's folder.
-    leaderboard: the benchmark's leaderboard and the protocol's shipped solver labels.
+    leaderboard: the benchmark's leaderboard of evaluation reports.
+    labels: the protocol's solver labels shipped with the package.
     plot: learning curves of runs.
     play: a person plays a deal at a prompt, with hints.
     distributed: the Ray connection; evaluation and solving split across Ray workers.

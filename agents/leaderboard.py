@@ -1,18 +1,12 @@
-"""The benchmark's leaderboard from saved evaluation reports, and the protocol's solver labels
-shipped with the package (``fortythieves leaderboard REPORT ...``; ``docs/protocol.md``).
+"""The benchmark's leaderboard from saved evaluation reports (``fortythieves leaderboard
+REPORT ...``; ``docs/protocol.md``).
 
 A report is the JSON that ``fortythieves evaluate --json`` writes
 (:func:`fortythieves_agents.evaluation.evaluate_agents`). One row per variant, agent and
 number of deals: wins with a 95% Wilson interval, the normalized score (wins among the deals
-the clairvoyant solver proved winnable), mean foundation cards and the report's file.
-
-**The protocol's labels** (:data:`LABELS_FILE`, package data): the solver's verdict on each of
-the first :data:`PROTOCOL_DEALS` test deals of every variant (``won``, ``lost`` or
-``unknown``: every saved record of the deal counts, won > lost > unknown), made under
-:data:`~fortythieves_env.RULES_VERSION`, with the solver versions and node budgets that
-decided them. They are written from the checkout's ``results/solver/<Variant>.jsonl`` by
-``python benchmarks/leaderboard.py --protocol-labels`` (a test checks they agree), so that a
-wheel installed anywhere scores an agent as a clone does.
+the clairvoyant solver proved winnable: against a checkout's ``results/solver`` records, else
+the labels the package ships, :mod:`fortythieves_agents.labels`), mean foundation cards and
+the report's file.
 """
 
 from __future__ import annotations
@@ -20,41 +14,25 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-from fortythieves_env import RULES_VERSION, VARIANTS
+from fortythieves_env import VARIANTS
 from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch
 
 from .evaluation import EpisodeResult, ceiling_cell, ceiling_summary
-from .seeds import TEST_START
+from .labels import PROTOCOL_DEALS, protocol_verdicts
 
 __all__ = [
-    "LABELS_FILE",
-    "PROTOCOL_DEALS",
     "ReportError",
     "Row",
     "agent_label",
     "cards_cell",
     "leaderboard_table",
-    "protocol_labels",
-    "protocol_verdicts",
     "read_report",
     "rows_of",
     "wins_cell",
 ]
-
-PROTOCOL_DEALS = 200
-"""The protocol's deal set: the first 200 test deals, every one labelled at the solver's
-largest budget run on all variants."""
-
-LABELS_FILE = Path(__file__).resolve().parent / "protocol_labels.json"
-"""The protocol's solver labels (module docstring): ``{"rules_version", "deals",
-"first_seed", "variants": {variant: {"labels": "wlu..." (one letter per deal, in deal
-order), "solvers": [[rules_version, solver_version, nodes_budget, records], ...]}}}``."""
-
-_LETTER = {"won": "w", "lost": "l", "unknown": "u"}
 
 
 class ReportError(ValueError):
@@ -71,55 +49,6 @@ class Row:
     summary: dict[str, Any]
     ceiling: dict[str, Any] | None
     source: str
-
-
-@cache
-def protocol_labels() -> dict[str, Any]:
-    """The shipped protocol labels (:data:`LABELS_FILE`), as read from JSON.
-
-    Raises:
-        OSError: the file is missing from the installation.
-    """
-    return json.loads(LABELS_FILE.read_text(encoding="utf-8"))
-
-
-def protocol_verdicts(variant: str, seeds: Sequence[int]) -> dict[int, str] | None:
-    """The shipped labels of ``seeds`` (``seed -> "won" | "lost" | "unknown"``), or None
-    when the variant has none or a seed is not among the protocol's deals, or the labels
-    were made under other rules than :data:`~fortythieves_env.RULES_VERSION`."""
-    labels = protocol_labels()
-    entry = labels["variants"].get(variant)
-    if entry is None or labels["rules_version"] != RULES_VERSION:
-        return None
-    first, letters = labels["first_seed"], entry["labels"]
-    status = {v: k for k, v in _LETTER.items()}
-    out = {}
-    for seed in seeds:
-        i = seed - first
-        if not 0 <= i < len(letters):
-            return None
-        out[seed] = status[letters[i]]
-    return out
-
-
-def labels_from_verdicts(
-    verdicts: dict[str, dict[int, str]], solvers: dict[str, list[list[int]]]
-) -> dict[str, Any]:
-    """:data:`LABELS_FILE`'s content from each variant's verdicts on the protocol's deals
-    (``seed -> status``) and the solver versions that made them."""
-    return {
-        "rules_version": RULES_VERSION,
-        "deals": PROTOCOL_DEALS,
-        "first_seed": TEST_START,
-        "variants": {
-            variant: {
-                "labels": "".join(_LETTER[verdicts[variant][TEST_START + i]] for i in range(n)),
-                "solvers": solvers[variant],
-            }
-            for variant in verdicts
-            for n in [len(verdicts[variant])]
-        },
-    }
 
 
 def read_report(path: Path) -> dict[str, Any]:

@@ -406,7 +406,7 @@ def test_deal_verdicts(
 
     Reads ``given``, or by default :func:`shipped_results_path`; where that file is missing
     (outside a checkout), the protocol's labels shipped with the package
-    (:func:`fortythieves_agents.leaderboard.protocol_verdicts`: the first 200 test deals; more
+    (:func:`fortythieves_agents.labels.protocol_verdicts`: the first 200 test deals; more
     deals get None). A default file that is damaged or does not cover every deal is skipped
     with one line on stderr (``fortythieves COMMAND: solver results not used: ...``).
 
@@ -415,7 +415,7 @@ def test_deal_verdicts(
     """
     path = Path(given) if given is not None else shipped_results_path(variant)
     if given is None and not path.exists():  # outside a checkout: the shipped labels
-        from .leaderboard import protocol_verdicts
+        from .labels import protocol_verdicts
 
         return protocol_verdicts(variant, seeds_for_test(episodes))
     try:

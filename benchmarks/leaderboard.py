@@ -39,12 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 from bench_report import replace_between
 from fortythieves_agents import leaderboard as board
 from fortythieves_agents.cli import DEFAULT_NODES, DEFAULT_SECONDS
+from fortythieves_agents.labels import LABELS_FILE, PROTOCOL_DEALS, labels_from_verdicts
 from fortythieves_agents.leaderboard import (
-    LABELS_FILE,
-    PROTOCOL_DEALS,
     ReportError,  # noqa: F401  (re-exported: the tests and callers catch it here)
     Row,
-    labels_from_verdicts,
     leaderboard_table,
     read_report,
 )
@@ -102,7 +100,7 @@ def _labels(variant: str, deals: int, solver_dir: Path) -> dict[str, Any] | None
 
 
 def protocol_labels(solver_dir: Path = SOLVER_DIR) -> dict[str, Any]:
-    """The shipped protocol labels (:data:`fortythieves_agents.leaderboard.LABELS_FILE`) as
+    """The shipped protocol labels (:data:`fortythieves_agents.labels.LABELS_FILE`) as
     this checkout's solver records give them.
 
     Raises:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from benchmark_modules import benchmark_module
-from fortythieves_agents import leaderboard, solve
+from fortythieves_agents import labels, solve
 from fortythieves_agents.cli import main
 from fortythieves_agents.seeds import seeds_for_test
 from fortythieves_agents.solve import solver_verdicts
@@ -21,14 +21,14 @@ from fortythieves_env import RULES_VERSION, VARIANTS
 def test_the_shipped_labels_are_what_the_solver_records_give() -> None:
     """Regenerated from results/solver (``benchmarks/leaderboard.py --protocol-labels``)."""
     board = benchmark_module("leaderboard")
-    shipped = json.loads(leaderboard.LABELS_FILE.read_text(encoding="utf-8"))
+    shipped = json.loads(labels.LABELS_FILE.read_text(encoding="utf-8"))
     assert shipped == board.protocol_labels()
     assert shipped["rules_version"] == RULES_VERSION and list(shipped["variants"]) == list(VARIANTS)
-    seeds = seeds_for_test(leaderboard.PROTOCOL_DEALS)
+    seeds = seeds_for_test(labels.PROTOCOL_DEALS)
     for variant in VARIANTS:
         records = solver_verdicts(ROOT / "results" / "solver" / f"{variant}.jsonl", variant, seeds)
-        assert leaderboard.protocol_verdicts(variant, seeds) == records
-    lucas = leaderboard.protocol_verdicts("Lucas", seeds)
+        assert labels.protocol_verdicts(variant, seeds) == records
+    lucas = labels.protocol_verdicts("Lucas", seeds)
     assert lucas is not None and sum(v == "won" for v in lucas.values()) == 199
 
 
@@ -36,13 +36,11 @@ def test_outside_a_checkout_evaluate_reads_the_shipped_labels(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # no results/solver here
-    assert solve.test_deal_verdicts("Streets", 10) == leaderboard.protocol_verdicts(
+    assert solve.test_deal_verdicts("Streets", 10) == labels.protocol_verdicts(
         "Streets", seeds_for_test(10)
     )
-    assert (
-        solve.test_deal_verdicts("Streets", leaderboard.PROTOCOL_DEALS + 1) is None
-    )  # not labelled
-    assert leaderboard.protocol_verdicts("NoSuchVariant", [2_000_000_000]) is None
+    assert solve.test_deal_verdicts("Streets", labels.PROTOCOL_DEALS + 1) is None  # not labelled
+    assert labels.protocol_verdicts("NoSuchVariant", [2_000_000_000]) is None
 
 
 def test_leaderboard_command_ranks_reports_against_the_labels(
