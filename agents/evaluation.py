@@ -768,6 +768,27 @@ def play_deals(
         live = np.ones(slots, dtype=np.bool_)
         every_row = np.arange(slots)
         all_live = True
+
+        def finish(b: int, won: bool, cards: int, truncated: bool, stuck: bool) -> None:
+            """Slot ``b``'s game has ended: its result, its trace, ``on_result``."""
+            i = int(game[b]) - first_game
+            result = EpisodeResult(
+                seed=int(seeds[i]),
+                won=won,
+                foundation_cards=cards,
+                length=int(lengths[b]),
+                ret=float(returns[b]),
+                truncated=truncated,
+                stuck=stuck,
+            )
+            results[i] = result
+            ended_trace = None
+            if recording:
+                played[i] = trace[b, : lengths[b]].astype(np.int64)
+                ended_trace = GameTrace(starts[i], played[i])  # type: ignore[arg-type]
+            if on_result is not None:
+                on_result(i, result, ended_trace)
+
         while all_live or live.any():
             rows = every_row if all_live else np.flatnonzero(live)
             stuck_rows = no_stuck
@@ -784,26 +805,7 @@ def play_deals(
                 if stuck.any():  # the rule ends these games now, before the step
                     stuck_rows = rows[stuck]
                     for b in stuck_rows.tolist():
-                        i = int(game[b]) - first_game
-                        results[i] = EpisodeResult(
-                            seed=int(seeds[i]),
-                            won=False,
-                            foundation_cards=int(states[b, fcards_at]),
-                            length=int(lengths[b]),
-                            ret=float(returns[b]),
-                            truncated=False,
-                            stuck=True,
-                        )
-                        if recording:
-                            played[i] = trace[b, : lengths[b]].astype(np.int64)
-                        if on_result is not None:
-                            _report(
-                                on_result,
-                                i,
-                                results,
-                                starts if recording else None,
-                                played if recording else None,
-                            )
+                        finish(b, False, int(states[b, fcards_at]), truncated=False, stuck=True)
                     live[stuck_rows] = False
                     rows, chosen = rows[~stuck], chosen[~stuck]
             else:
@@ -836,25 +838,13 @@ def play_deals(
             lengths[rows] += 1
             ended = np.flatnonzero(live & (terminated | truncated))
             for b in ended.tolist():
-                i = int(game[b]) - first_game
-                results[i] = EpisodeResult(
-                    seed=int(seeds[i]),
-                    won=bool(info["is_success"][b]),
-                    foundation_cards=int(info["foundation_cards"][b]),
-                    length=int(lengths[b]),
-                    ret=float(returns[b]),
+                finish(
+                    b,
+                    bool(info["is_success"][b]),
+                    int(info["foundation_cards"][b]),
                     truncated=bool(truncated[b] and not terminated[b]),
+                    stuck=False,
                 )
-                if recording:
-                    played[i] = trace[b, : lengths[b]].astype(np.int64)
-                if on_result is not None:
-                    _report(
-                        on_result,
-                        i,
-                        results,
-                        starts if recording else None,
-                        played if recording else None,
-                    )
             if stuck_rows.size:
                 ended = np.union1d(ended, stuck_rows)
             if not ended.size:
@@ -890,24 +880,6 @@ def play_deals(
     if traces is not None:
         traces.extend(GameTrace(s, a) for s, a in zip(starts, played, strict=True))  # type: ignore[arg-type]
     return results  # type: ignore[return-value]
-
-
-def _report(
-    on_result: OnResult,
-    i: int,
-    results: Sequence[EpisodeResult | None],
-    starts: Sequence[dict[str, Any] | None] | None,
-    played: Sequence[np.ndarray | None] | None,
-) -> None:
-    """``on_result`` for deal ``i`` that has just ended (its trace if recorded)."""
-    result = results[i]
-    assert result is not None
-    trace = None
-    if starts is not None and played is not None:
-        start, actions = starts[i], played[i]
-        assert start is not None and actions is not None
-        trace = GameTrace(start, actions)
-    on_result(i, result, trace)
 
 
 def ceiling_summary(results: Sequence[EpisodeResult], solver: Mapping[int, str]) -> dict[str, Any]:
@@ -1176,7 +1148,6 @@ def resumed_results(
             path and what differs).
     """
     from fortythieves_env import get_variant
-    from fortythieves_env.records import RecordError, load_record, verify
 
     spec_ = gym.spec(env_id)
     variant = get_variant(spec_.kwargs["variant"])
@@ -1186,53 +1157,72 @@ def resumed_results(
         "max_steps_without_progress": spec_.kwargs.get("max_steps_without_progress"),
     }
     out: dict[int, EpisodeResult] = {}
-    for i, seed in enumerate(seeds):
-        path = folder / agent.name / f"{variant.id}-{seed}.json"
-        if not path.is_file():
-            continue
-        record = load_record(path)
-        recorded = {
-            "step_limit": record.step_limit,
-            "max_steps_without_progress": record.max_steps_without_progress,
-        }
-        try:
-            if record.agent != who:
-                raise RecordError(f"played by {record.agent}, not by {who}")
-            if record.source != {"kind": "seed", "value": seed} or record.variant != variant:
-                raise RecordError(f"not the game of {variant.id} deal seed {seed}")
-            if recorded != settings:
-                raise RecordError(f"made with {recorded}, not {env_id}'s {settings}")
-            outcome = verify(record)
-        except RecordError as exc:
-            raise RecordError(
-                f"{path}: cannot resume from it: {exc} (delete it, or evaluate into "
-                "another --save-games folder)"
-            ) from None
-        out[i] = EpisodeResult(
-            seed=seed,
-            won=bool(outcome["won"]),
-            foundation_cards=int(outcome["foundation_cards"]),
-            length=int(outcome["length"]),
-            ret=_replayed_return(env_id, seed, record.moves),
-            truncated=bool(outcome["truncated"]),
-            stuck=bool(outcome["stuck"]),
-        )
+    found = [
+        (i, seed, path)
+        for i, seed in enumerate(seeds)
+        if (path := folder / agent.name / f"{variant.id}-{seed}.json").is_file()
+    ]
+    if not found:
+        return out
+    env = gym.make(env_id)  # the registered game: its rewards, for each record's return
+    try:
+        for i, seed, path in found:
+            out[i] = _resumed_result(path, seed, who, variant, env_id, settings, env)
+    finally:
+        env.close()
     return out
 
 
-def _replayed_return(env_id: str, seed: int, moves: Sequence[str]) -> float:
-    """The sum of ``env_id``'s rewards over ``moves`` from deal ``seed`` (moves already
-    checked legal)."""
-    env = gym.make(env_id)
+def _resumed_result(
+    path: Path,
+    seed: int,
+    who: dict[str, Any],
+    variant: Any,
+    env_id: str,
+    settings: dict[str, Any],
+    env: gym.Env,
+) -> EpisodeResult:
+    """One record's result for :func:`resumed_results` (its checks, the same raises)."""
+    from fortythieves_env.records import RecordError, load_record, verify
+
+    record = load_record(path)
+    recorded = {
+        "step_limit": record.step_limit,
+        "max_steps_without_progress": record.max_steps_without_progress,
+    }
     try:
-        env.reset(seed=seed)
-        base = env.unwrapped
-        total = 0.0
-        for move in moves:
-            _, reward, _, _, _ = env.step(base.move_to_action(move))  # type: ignore[attr-defined]
-            total += float(reward)
-    finally:
-        env.close()
+        if record.agent != who:
+            raise RecordError(f"played by {record.agent}, not by {who}")
+        if record.source != {"kind": "seed", "value": seed} or record.variant != variant:
+            raise RecordError(f"not the game of {variant.id} deal seed {seed}")
+        if recorded != settings:
+            raise RecordError(f"made with {recorded}, not {env_id}'s {settings}")
+        outcome = verify(record)
+    except RecordError as exc:
+        raise RecordError(
+            f"{path}: cannot resume from it: {exc} (delete it, or evaluate into "
+            "another --save-games folder)"
+        ) from None
+    return EpisodeResult(
+        seed=seed,
+        won=bool(outcome["won"]),
+        foundation_cards=int(outcome["foundation_cards"]),
+        length=int(outcome["length"]),
+        ret=_replayed_return(env, seed, record.moves),
+        truncated=bool(outcome["truncated"]),
+        stuck=bool(outcome["stuck"]),
+    )
+
+
+def _replayed_return(env: gym.Env, seed: int, moves: Sequence[str]) -> float:
+    """The sum of ``env``'s rewards over ``moves`` from deal ``seed`` (moves already
+    checked legal)."""
+    env.reset(seed=seed)
+    base = env.unwrapped
+    total = 0.0
+    for move in moves:
+        _, reward, _, _, _ = env.step(base.move_to_action(move))  # type: ignore[attr-defined]
+        total += float(reward)
     return total
 
 

@@ -80,10 +80,9 @@ def labels_from_verdicts(
         "first_seed": TEST_START,
         "variants": {
             variant: {
-                "labels": "".join(_LETTER[verdicts[variant][TEST_START + i]] for i in range(n)),
+                "labels": "".join(_LETTER[status] for _, status in sorted(by_seed.items())),
                 "solvers": solvers[variant],
             }
-            for variant in verdicts
-            for n in [len(verdicts[variant])]
+            for variant, by_seed in verdicts.items()
         },
     }
