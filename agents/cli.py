@@ -245,9 +245,12 @@ def _checked(check: Callable[[str, str], None]) -> Callable[[str], str]:
 
 def _check_resume(path: str, what: str) -> None:
     """``--resume``: a readable model zip, or a run folder holding one
-    (:func:`fortythieves_agents.train.resume_checkpoint`)."""
+    (:func:`fortythieves_agents.train.resume_checkpoint`) or unfinished expert iterations."""
+    from .run_folder import ExpertFolder, RunFolder
     from .train import resume_checkpoint
 
+    if Path(path).is_dir() and ExpertFolder(RunFolder(Path(path)).expert).unfinished():
+        return
     check_readable_file(resume_checkpoint(path), what, zip_archive=True)
 
 
@@ -306,7 +309,8 @@ def _add_train_parser(sub: Any) -> None:
         metavar="CHECKPOINT_OR_RUN",
         type=_checked(_check_resume),
         help="continue training from a model zip, or from a run folder (the model its last "
-        "start saved, else its checkpoint of the most steps)",
+        "start saved, else its checkpoint of the most steps; a run stopped during its expert "
+        "iterations continues them)",
     )
 
 
@@ -743,9 +747,21 @@ def _console(**kwargs: Any) -> Any:
 
 
 def _train(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from .run_folder import ExpertFolder, RunFolder
     from .train import resume_checkpoint, train
 
     config = load_config(args.config, args.overrides)
+    resume_dir = Path(args.resume) if args.resume is not None else None
+    if resume_dir is not None and ExpertFolder(RunFolder(resume_dir).expert).unfinished():
+        print(f"--resume {args.resume}: continuing its expert iterations", flush=True)
+        result = train(
+            config,
+            run_dir=args.run_dir or resume_dir,
+            argv=["fortythieves", *argv],
+            console=_console(),
+            continue_expert=True,
+        )
+        return 0 if result.status == "completed" else EXIT_INTERRUPTED
     resume = None if args.resume is None else resume_checkpoint(args.resume)
     if resume is not None and Path(args.resume).is_dir():
         print(f"--resume {args.resume}: continuing from {resume}", flush=True)

@@ -52,6 +52,7 @@ __all__ = [
     "ConfigLoader",
     "EnvConfig",
     "EvalConfig",
+    "ExpertConfig",
     "PPOConfig",
     "PlayerNetConfig",
     "PolicyConfig",
@@ -548,6 +549,61 @@ class TeacherConfig(_Section):
     )
 
 
+class ExpertConfig(_Section):
+    """Expert iteration before PPO (:mod:`fortythieves_agents.expert`): the search labels the
+    positions the network reaches (DAgger), the network learns the search's move scores and
+    the games' returns, repeat. Off while ``iterations`` is 0."""
+
+    iterations: int = Field(default=0, ge=0, description="label-and-fit rounds; 0: off")
+    games: int = Field(
+        default=32, gt=0, description="games labelled per iteration (training deals)"
+    )
+    search_seconds: float = Field(
+        default=0.1,
+        gt=0,
+        le=3600,
+        description="the search's budget per labelled position (fortythieves_agents.search: "
+        "the solving setting, seconds turned into nodes at a fixed rate)",
+    )
+    search_nodes: int = Field(
+        default=1000, gt=0, description="node cap of one sampled position's solve"
+    )
+    mixing: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="probability that the search's move, not the network's, is played at "
+        "iteration 0 (DAgger's beta); 1 with mixing_decay 1: the search's own games",
+    )
+    mixing_decay: float = Field(
+        default=0.5, ge=0, le=1, description="beta at iteration i is mixing * mixing_decay**i"
+    )
+    targets: Literal["soft", "hard"] = Field(
+        default="soft",
+        description="soft: softmax of the search's candidate values / temperature; hard: "
+        "the search's move",
+    )
+    temperature: float = Field(
+        default=0.05, gt=0, description="of the soft targets, in win-rate units"
+    )
+    window: int = Field(
+        default=4, gt=0, description="the fit uses the labels of the last this many iterations"
+    )
+    epochs: int = Field(default=4, gt=0, description="passes over the labels per iteration")
+    batch_size: int = Field(default=256, gt=0, description="samples per gradient step")
+    learning_rate: float = Field(default=1.0e-3, gt=0, description="Adam step size of the fit")
+    fit_value: bool = Field(
+        default=True,
+        description="also fit the critic's own layers to the labelled games' discounted returns",
+    )
+    validation_games: int = Field(
+        default=100,
+        ge=0,
+        description="validation deals the network alone plays after each iteration (the "
+        "learning curve); 0: none",
+    )
+
+
 class PPOConfig(_Section):
     """MaskablePPO hyperparameters (names as in ``sb3_contrib.MaskablePPO``)."""
 
@@ -646,6 +702,7 @@ class Config(_NoBoolForNumbers):
     policy: PolicyConfig
     eval: EvalConfig
     teacher: TeacherConfig = Field(default_factory=TeacherConfig)
+    expert: ExpertConfig = Field(default_factory=ExpertConfig)
 
     @model_validator(mode="after")
     def _stall_ends_game_needs_a_stall_limit(self) -> Config:

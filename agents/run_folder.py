@@ -11,14 +11,25 @@
                                teacher_model.zip, checkpoints/ckpt_<steps>_steps.zip
       eval/                    evaluations.npz, foundation_cards.npz (the validations)
       tensorboard/             TensorBoard event files
+      expert/                  expert iterations (ExpertFolder; fortythieves_agents.expert)
 """
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-__all__ = ["MODEL_NAMES", "RUN_FILES", "RUN_FOLDERS", "RunFolder"]
+__all__ = [
+    "MODEL_NAMES",
+    "RUN_FILES",
+    "RUN_FOLDERS",
+    "ExpertFolder",
+    "RunFolder",
+    "atomic_write",
+]
 
 RUN_FOLDERS = ("models", "models/checkpoints", "eval", "tensorboard")
 """Folders ``train`` makes in a run folder."""
@@ -105,3 +116,58 @@ class RunFolder:
     @property
     def tensorboard(self) -> Path:
         return self.path / "tensorboard"
+
+    @property
+    def expert(self) -> Path:
+        return self.path / "expert"
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a ``.part`` file renamed into place: a reader
+    (or a resumed run) never sees half a file."""
+    part = path.with_name(path.name + ".part")
+    part.write_bytes(data)
+    os.replace(part, path)
+
+
+@dataclass(frozen=True)
+class ExpertFolder:
+    """The paths of a run's expert iterations (``RUN/expert``; the layout is in
+    :mod:`fortythieves_agents.expert`'s docstring)."""
+
+    path: Path
+
+    @property
+    def state(self) -> Path:
+        return self.path / "state.json"
+
+    @property
+    def model(self) -> Path:
+        return self.path / "model.zip"
+
+    def iteration(self, i: int) -> Path:
+        return self.path / f"iter-{i:03d}"
+
+    def start_model(self, i: int) -> Path:
+        return self.iteration(i) / "start.zip"
+
+    def iteration_model(self, i: int) -> Path:
+        return self.iteration(i) / "model.zip"
+
+    def game(self, i: int, g: int) -> Path:
+        return self.iteration(i) / f"game-{g:05d}.npz"
+
+    def read_state(self) -> dict[str, Any]:
+        """``state.json`` (``{"iterations": [...], "complete": bool}``; empty if missing)."""
+        try:
+            data = json.loads(self.state.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {"iterations": [], "complete": False}
+        return data if isinstance(data, dict) else {"iterations": [], "complete": False}
+
+    def write_state(self, state: dict[str, Any]) -> None:
+        atomic_write(self.state, (json.dumps(state, indent=2) + "\n").encode())
+
+    def unfinished(self) -> bool:
+        """True if expert iterations were started here and not all finished."""
+        return self.state.is_file() and not self.read_state().get("complete", False)

@@ -380,6 +380,7 @@ def scores_for_view(
     rng: np.random.Generator,
     mask: np.ndarray | None = None,
     steps_left: int | None = None,
+    values: np.ndarray | None = None,
 ) -> np.ndarray:
     """The search's scores of every action in the position a player sees as ``view``.
 
@@ -397,6 +398,13 @@ def scores_for_view(
         steps_left: the episode's steps left, this move included (>= 1), if known: a
             rollout then plays at most ``steps_left - 1`` moves after the candidate (and
             at most the budget's horizon), so a win past the step limit is not counted.
+        values: if given (``float64``, shape ``(n_actions,)``), filled with each action's
+            estimated value with ``method="solve"``: the mean over its samples of 1 (won),
+            0 (lost) or ``cards / 208`` (unsolved; :func:`solve_scores`), the same for a
+            move into another empty column as for its twin into the first (rule E); NaN
+            for an action not valued (illegal, pruned, the rollouts setting, or the only
+            or safe move played without search). Expert iteration's soft targets
+            (:mod:`fortythieves_agents.expert`).
 
     Returns:
         ``float64``, shape ``(n_actions,)``: ``-inf`` for an illegal action.
@@ -417,6 +425,8 @@ def scores_for_view(
     if mask is not None and np.flatnonzero(mask).tolist() != legal.tolist():
         raise ValueError("scores_for_view: the mask disagrees with the view's legal moves")
     scores = np.full(var.n_actions, -np.inf, dtype=np.float64)
+    if values is not None:
+        values[:] = np.nan
     if n_legal == 0:
         return scores
     scores[legal] = 0.0
@@ -425,7 +435,10 @@ def scores_for_view(
     if count == 1:
         scores[moves[0]] = budget.samples + 1.0
     elif budget.method == "solve":
-        scores[moves] = solve_scores(spec, view, template, moves, budget, rng, steps_left)
+        found = np.empty(count, dtype=np.float64)
+        scores[moves] = solve_scores(spec, view, template, moves, budget, rng, steps_left, found)
+        if values is not None:
+            values[moves] = found
     else:
         k = budget.samples if view.unseen else 1
         horizon = budget.horizon_for(spec)
@@ -438,6 +451,8 @@ def scores_for_view(
             samples, tb, moves, per_round, horizon, budget.stall, budget.samples
         )
     _copy_to_other_empty_columns(var, template, legal, scores)
+    if values is not None:
+        _copy_to_other_empty_columns(var, template, legal, values)
     return scores
 
 
@@ -474,6 +489,7 @@ def solve_scores(
     budget: SearchBudget,
     rng: np.random.Generator,
     steps_left: int | None = None,
+    values: np.ndarray | None = None,
 ) -> np.ndarray:
     """The scores of ``moves`` (``int64``, shape ``(n,)``, n >= 2, the candidates in
     :func:`~fortythieves_env.solver.pruned_moves` order) by hindsight optimisation: every
@@ -523,6 +539,8 @@ def solve_scores(
     lasted to, mean value, for the best-valued finalists the rollouts' score, earlier in
     ``moves``) and the ``i``-th worst of ``n`` scores ``budget.samples x (i + 1) / (n + 1)``
     (in ``(0, budget.samples)``, as the rollout scores' range below ``samples + 1``).
+    ``values`` (``float64``, shape ``(n,)``), if given, receives the candidates' mean
+    values (a candidate dropped in an early halving round: the mean of its fewer samples).
 
     Returns:
         ``float64``, shape ``(n,)``.
@@ -565,6 +583,8 @@ def solve_scores(
             ranked = np.argsort(-(total[alive] / used[alive]), kind="stable")[:keep]
             alive = alive[np.sort(ranked)]
     value = total / np.maximum(used, 1)
+    if values is not None:
+        values[:] = value
     finalists = np.flatnonzero(last_round == len(per_round) - 1)
     top = finalists[value[finalists] == value[finalists].max()]
     tie = np.zeros(count, dtype=np.float64)
@@ -673,7 +693,8 @@ def _copy_to_other_empty_columns(
     var: _Variant, st: np.ndarray, legal: np.ndarray, scores: np.ndarray
 ) -> None:
     """Rule E for the scores: a move into an empty column other than the first scores as
-    the same move into the first (if that one was scored above 0)."""
+    the same move into the first (if that one was scored above 0, or is a value where the
+    move has NaN: :func:`scores_for_view`'s ``values``)."""
     tables = var.tables
     lengths = st[tables.len0 : tables.len0 + tables.n_columns]
     empty = np.flatnonzero(lengths == 0)
@@ -684,7 +705,9 @@ def _copy_to_other_empty_columns(
         kind, src, dst, n = var.decode[a].tolist()
         if kind in (COLUMN_TO_COLUMN, WASTE_TO_COLUMN) and dst != first and lengths[dst] == 0:
             twin = var.index.get((kind, src, first, n))
-            if twin is not None and scores[twin] > scores[a]:
+            if twin is not None and (
+                scores[twin] > scores[a] or (np.isnan(scores[a]) and not np.isnan(scores[twin]))
+            ):
                 scores[a] = scores[twin]
 
 
@@ -827,7 +850,13 @@ class SearchAgent:
             memory.redeals, memory.stock_count, memory.waste = redeals, count, waste
         return view_from_observation(spec, row, stock)
 
-    def action_scores(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+    def action_scores(
+        self,
+        obs: np.ndarray,
+        masks: np.ndarray,
+        games: np.ndarray,
+        values: np.ndarray | None = None,
+    ) -> np.ndarray:
         """The search's score of every action in every row: win counts, then mean
         foundation cards as the tie-break (module docstring); higher is better.
 
@@ -835,6 +864,8 @@ class SearchAgent:
             obs: ``uint8``, shape ``(B, size)``.
             masks: ``int8``, shape ``(B, n_actions)``.
             games: ``int64``, shape ``(B,)``: each row's deal index.
+            values: if given, ``float64``, shape ``(B, n_actions)``: filled with each
+                action's value (:func:`scores_for_view`'s ``values``; NaN where none).
 
         Returns:
             ``float64``, shape ``(B, n_actions)``, ``-inf`` where illegal.
@@ -876,7 +907,8 @@ class SearchAgent:
             limit = self.step_limit if self.step_limit is not None else spec.max_episode_steps
             left = limit - memory.played if memory.played < limit else None
             rng = np.random.default_rng([self.seed, game, *digest])
-            out[b] = scores_for_view(spec, view, self.budget, rng, masks[b], left)
+            row_values = values[b] if values is not None else None
+            out[b] = scores_for_view(spec, view, self.budget, rng, masks[b], left, row_values)
             seen = memory.seen
             seen.add(digest)
             _demote_repeats(spec, view, out[b], seen, self.budget.samples + 2.0)

@@ -148,6 +148,10 @@ class TeacherGames:
         seconds: wall time of the collection.
         ties: ``uint8 (S, ceil(A / 8))`` bit-packed, the moves the teacher rated as high as
             its own (``teacher.ties: any``; the action among them), or None (``first``).
+        probs: ``float16 (S, A)``, a target distribution over the legal moves per row (soft
+            targets: expert iteration's, :mod:`fortythieves_agents.expert`; rows sum to 1,
+            0 on illegal moves), or None. When given it is the cloning target (``ties``
+            is then unused).
     """
 
     obs: np.ndarray
@@ -161,6 +165,7 @@ class TeacherGames:
     lengths: np.ndarray
     seconds: float
     ties: np.ndarray | None = None
+    probs: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -170,8 +175,11 @@ class TeacherGames:
         return np.unpackbits(self.masks[rows], axis=1, count=self.n_actions).astype(bool)
 
     def target_rows(self, rows: np.ndarray) -> np.ndarray | None:
-        """The cloning targets of ``rows`` unpacked, ``bool (len(rows), A)``: the teacher's
-        equal best moves; None when the target is the action alone (``ties`` is None)."""
+        """The cloning targets of ``rows``: ``float32 (len(rows), A)`` distributions when
+        ``probs`` is given; else ``bool (len(rows), A)``, the teacher's equal best moves
+        unpacked; None when the target is the action alone (``ties`` is None)."""
+        if self.probs is not None:
+            return self.probs[rows].astype(np.float32)
         if self.ties is None:
             return None
         return np.unpackbits(self.ties[rows], axis=1, count=self.n_actions).astype(bool)
@@ -364,11 +372,15 @@ def _cross_entropy(
 ) -> tuple[Any, Any]:
     """The mean cloning loss and the masked distribution: ``-log pi(action | obs)``, or with
     ``targets`` (``bool (B, A)``, the teacher's equal best moves) ``-log`` of their total
-    probability, so the network may break the teacher's ties by what it sees."""
+    probability, so the network may break the teacher's ties by what it sees; with
+    ``float`` targets (``(B, A)`` distributions, 0 on illegal moves) the cross-entropy
+    ``-sum_a p(a) log pi(a | s)``."""
     distribution = policy.get_distribution(obs, action_masks=masks)
     if targets is None:
         return -distribution.log_prob(actions).mean(), distribution
     log_probs = distribution.distribution.logits  # normalised, illegal moves at -1e8
+    if targets.is_floating_point():
+        return -(targets * log_probs.masked_fill(~masks, 0.0)).sum(dim=1).mean(), distribution
     chosen = log_probs.masked_fill(~targets, float("-inf")).logsumexp(dim=1)
     return -chosen.mean(), distribution
 
@@ -398,6 +410,8 @@ def teacher_metrics(policy: Any, data: TeacherGames, rows: np.ndarray) -> dict[s
             picked = probs.argmax(1)
             if targets is None:
                 agree = picked == actions
+            elif targets.is_floating_point():  # a most likely move of the target
+                agree = targets.gather(1, picked[:, None]).squeeze(1) >= targets.max(1).values
             else:
                 agree = targets.gather(1, picked[:, None]).squeeze(1)
             total["accuracy"] += float(agree.float().sum())

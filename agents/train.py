@@ -79,7 +79,7 @@ from .evaluation import (
 )
 from .paths import check_readable_file, check_writable_dir, check_writable_file
 from .process import stop_signals_interrupt, torch_threads
-from .run_folder import RUN_FILES, RUN_FOLDERS, RunFolder
+from .run_folder import RUN_FILES, RUN_FOLDERS, ExpertFolder, RunFolder
 
 __all__ = [
     "EpisodeStatsCallback",
@@ -767,6 +767,7 @@ def train(
     resume: str | Path | None = None,
     argv: list[str] | None = None,
     console: Any = None,
+    continue_expert: bool = False,
 ) -> TrainResult:
     """Train MaskablePPO as ``config`` says, then run the final evaluation.
 
@@ -797,6 +798,9 @@ def train(
             earlier one is kept as ``config.until-<checkpoint steps>.yaml``.
         argv: the command line to record (default ``sys.argv``).
         console: a ``rich.console.Console`` for messages (default: a new one).
+        continue_expert: ``run_dir`` holds a run stopped during its expert iterations
+            (:mod:`fortythieves_agents.expert`; ``train --resume RUN``): continue them (no
+            teacher games again), then PPO as in a new run. ``resume`` must be None.
 
     Returns:
         A :class:`TrainResult`. On Ctrl-C (or SIGTERM) during training the model is saved as
@@ -845,14 +849,22 @@ def train(
         run_dir = run_folder_of(resume)  # resume where the checkpoint was written
     run = Path(run_dir) if run_dir is not None else default_run_dir(variant)
     check_run_folder(run)
-    if resume is None and RunFolder(run).run_json.is_file():
+    if continue_expert:
+        if resume is not None or not ExpertFolder(RunFolder(run).expert).unfinished():
+            raise ConfigError(f"--resume {run}: no unfinished expert iterations there")
+        if config.expert.iterations == 0:
+            raise ConfigError(
+                f"--resume {run}: the run stopped during its expert iterations, but the "
+                "config has expert.iterations: 0; resume with the config that started it"
+            )
+    elif resume is None and (RunFolder(run).run_json.is_file() or RunFolder(run).expert.is_dir()):
         raise ConfigError(
             f"--run-dir {run}: a run is already there; choose another folder, or continue it "
             "with --resume <checkpoint>"
         )
     argv = list(argv if argv is not None else sys.argv)
     with torch_threads(config.train.torch_threads), stop_signals_interrupt():
-        return _train(config, run, resume, argv, console)
+        return _train(config, run, resume, argv, console, continue_expert)
 
 
 def _callbacks(
@@ -1011,7 +1023,12 @@ def _after_training(
 
 
 def _train(
-    config: Config, run: Path, resume: Path | None, argv: list[str], console: Any
+    config: Config,
+    run: Path,
+    resume: Path | None,
+    argv: list[str],
+    console: Any,
+    continue_expert: bool = False,
 ) -> TrainResult:
     """:func:`train` once the arguments are checked (handlers and threads already set)."""
     variant = config.env.variant
@@ -1038,9 +1055,12 @@ def _train(
         end_steps = start_steps + to_run
 
         try:  # nothing is written before this ends: Ctrl-C here leaves the folder as it was
-            teacher_meta, teacher_games = _start_from_teacher(
-                config, model, resume, start_steps, run, console
-            )
+            if continue_expert:  # the teacher's cloning is in the expert iterations' start
+                teacher_meta, teacher_games = _earlier_teacher_meta(run), None
+            else:
+                teacher_meta, teacher_games = _start_from_teacher(
+                    config, model, resume, start_steps, run, console
+                )
         except KeyboardInterrupt:
             console.print(
                 f"[yellow]interrupted[/yellow] before PPO (teacher games or behaviour "
@@ -1056,6 +1076,11 @@ def _train(
         if cloned:
             tag_model(model, config.env)
             model.save(folder.teacher_model)
+        expert_meta = None
+        if config.expert.iterations > 0 and resume is None:
+            expert_meta = _expert_phase(config, model, run, console)
+            if expert_meta is None:
+                return TrainResult(run, "interrupted", None, start_steps, 0.0, None)
         if resume is not None and tb is not None:
             dropped = trim_tensorboard(tb, start_steps)
             if dropped:
@@ -1075,6 +1100,8 @@ def _train(
         )
 
         meta = _run_meta(config, model, resume, start_steps, end_steps, teacher_meta)
+        if expert_meta is not None:
+            meta["expert"] = expert_meta
         _write_json(RunFolder(run).run_json, meta)
         start = time.perf_counter()
         status = "completed"
@@ -1143,6 +1170,46 @@ def _train(
     )
 
 
+def _expert_phase(config: Config, model: Any, run: Path, console: Any) -> dict[str, Any] | None:
+    """Run (or continue) the expert iterations (:mod:`fortythieves_agents.expert`) on
+    ``model``; None if interrupted (everything made so far is kept in ``RUN/expert``).
+
+    Returns:
+        The ``expert`` entry of ``run.json``: per iteration the labels, labels per second,
+        fit and validation figures (``expert/state.json``), and the seconds of this start.
+    """
+    from .expert import run_expert_iterations
+
+    def save(m: Any, path: Path) -> None:
+        tag_model(m, config.env)
+        m.save(path)
+
+    ec = config.expert
+    console.print(
+        f"[bold]expert iteration[/bold]: {ec.iterations} iteration(s) of {ec.games} games "
+        f"labelled by the search at {ec.search_seconds} s per move -> {RunFolder(run).expert}"
+    )
+    sys.stdout.flush()
+    began = time.perf_counter()
+    try:
+        state = run_expert_iterations(
+            config,
+            model,
+            run,
+            register_config_variant(config.env),
+            echo=lambda line: console.print(line, markup=False, highlight=False),
+            save_model=save,
+        )
+    except KeyboardInterrupt:
+        console.print(
+            f"[yellow]interrupted[/yellow] during the expert iterations; what they made is "
+            f"kept in {RunFolder(run).expert}\ncontinue with: fortythieves train "
+            f"{RunFolder(run).config} --resume {run}"
+        )
+        return None
+    return {**state, "seconds_this_start": round(time.perf_counter() - began, 2)}
+
+
 def _mark_failed(run: Path, meta: dict[str, Any], key: str, exc: BaseException) -> None:
     """Record a crash in ``run.json``: ``meta[key] = "failed"``, the error and the time."""
     meta[key] = "failed"
@@ -1161,6 +1228,9 @@ def _phase_times(meta: dict[str, Any]) -> str:
         cloning = teacher.get("behaviour_cloning") or {}
         if "seconds" in cloning:
             parts.append(f"behaviour cloning {cloning['seconds']:.0f} s")
+    expert = meta.get("expert") or {}
+    if "seconds_this_start" in expert:
+        parts.append(f"expert iterations {expert['seconds_this_start']:.0f} s")
     ppo = f"PPO {meta['train_seconds']:.0f} s"
     if meta.get("steps_per_second"):
         ppo += f" at {meta['steps_per_second']:.0f} steps/s"

@@ -1,0 +1,464 @@
+"""Expert iteration: the network learns what the search knows (Anthony, Tian and Barber 2017).
+
+With ``expert.iterations > 0`` (:class:`~fortythieves_agents.config.ExpertConfig`),
+``fortythieves train`` runs, after the teacher's behaviour cloning (if any) and before PPO,
+``iterations`` rounds of:
+
+1. **Labels** (:func:`label_game`, DAgger; Ross, Gordon and Bagnell 2011). ``expert.games``
+   games on training deals (seeds drawn from ``numpy.random.default_rng((seed + EXPERT_STREAM,
+   i))`` for iteration ``i``: never a validation or test deal, never PPO's or the teacher's
+   draws), played by :class:`DaggerPlayer`: at every position the search agent
+   (:class:`~fortythieves_agents.search.SearchAgent`, the solving setting at
+   ``expert.search_seconds`` per move, ``expert.search_nodes`` nodes per sample) scores the
+   moves and values its candidates; the move played is the search's with probability
+   ``beta_i = mixing * mixing_decay**i`` and the network's (its most likely legal move)
+   otherwise, one uniform draw per move from ``default_rng((seed, EXPERT_STREAM, i, game))``.
+   The games follow the agents' no-cycling rule (as evaluation does). Both players see only
+   what a player sees: the network its observation, the search the player's view
+   (:mod:`fortythieves_agents.search`), so the labels never read a hidden card.
+2. **Targets** (:func:`targets_from_search`). ``soft``: a softmax of the search's candidate
+   values over ``temperature`` (values: the mean over the sampled positions of 1 won, 0 lost,
+   ``cards / 208`` unsolved; moves the search did not value get 0, a move it demoted as a
+   return to a view already met gets 0); the only or safe move the search plays without
+   searching is a one-hot target, as is every target with ``hard``. The value target is the
+   game's discounted return from the position on (``ppo.gamma``, the env's rewards, as the
+   teacher's).
+3. **Fit** (:func:`~fortythieves_agents.teacher.clone_teacher`, the behaviour cloning's
+   machinery): ``expert.epochs`` passes of Adam over the labels of the last
+   ``expert.window`` iterations (cross-entropy with the targets; every 10th game held out to
+   measure), then the critic's own layers on the returns (``expert.fit_value``).
+4. **Validation**: the network alone plays ``expert.validation_games`` validation deals
+   (deterministic, no-cycling rule): the learning curve per iteration.
+
+**Files** (``RUN/expert/``, out of git: label data is large)::
+
+    state.json                 one entry per finished iteration (labels, timings, fit and
+                               validation metrics), written after each
+    iter-NNN/start.zip         the network the iteration's games were played with
+    iter-NNN/game-GGGGG.npz    one labelled game, written (atomically) as it ends
+    iter-NNN/model.zip         the network after the iteration's fit
+    model.zip                  the last iteration's network (what PPO starts from)
+
+**Resume.** An interrupted run continues with ``fortythieves train CONFIG --resume RUN``:
+finished iterations are kept, the interrupted one restarts from its ``start.zip`` and keeps
+its finished games (each game depends only on the start network, the seed, the iteration and
+its deal: the search's samples are seeded by the view, the mixing draws by the game), and its
+fit restarts from ``start.zip`` with the same shuffling and torch seed. So a resumed run's
+networks equal those of a run that never stopped, bit for bit with one torch thread
+(``train.torch_threads: 1``, the shipped setting; ``tests/test_expert.py``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .run_folder import ExpertFolder, atomic_write
+from .search import SearchAgent, SearchBudget
+from .seeds import TRAIN_RANGE
+
+if TYPE_CHECKING:
+    from fortythieves_env.variants import VariantSpec
+
+    from .config import Config, ExpertConfig
+    from .teacher import TeacherGames
+
+__all__ = [
+    "EXPERT_STREAM",
+    "DaggerPlayer",
+    "beta_at",
+    "expert_seeds",
+    "label_game",
+    "load_labels",
+    "run_expert_iterations",
+    "targets_from_search",
+]
+
+EXPERT_STREAM = 2**33
+"""Added to the run seed for the expert games' deal draws (PPO's games draw from
+``(seed + i, i)`` and the teacher's from ``seed + 2**32``)."""
+
+
+def beta_at(config: ExpertConfig, iteration: int) -> float:
+    """The probability that the search's move is played in iteration ``iteration``:
+    ``mixing * mixing_decay ** iteration``."""
+    return float(config.mixing * config.mixing_decay**iteration)
+
+
+def expert_seeds(seed: int, iteration: int, games: int) -> list[int]:
+    """The training deal seeds of iteration ``iteration`` (``games`` of them, in
+    ``TRAIN_RANGE``; the same for the same arguments)."""
+    rng = np.random.default_rng((seed + EXPERT_STREAM, iteration))
+    return [int(s) for s in rng.integers(TRAIN_RANGE[0], TRAIN_RANGE[1], size=games)]
+
+
+def targets_from_search(
+    scores: np.ndarray, values: np.ndarray, mask: np.ndarray, targets: str, temperature: float
+) -> np.ndarray:
+    """The target distribution of one position (module docstring, point 2).
+
+    Args:
+        scores: ``float64 (A,)``, the search's scores (:meth:`SearchAgent.action_scores`;
+            its move is the argmax, a demoted return to a seen view scores below 0).
+        values: ``float64 (A,)``, the candidates' values (NaN: not valued).
+        mask: ``(A,)``, the legal moves (non-zero).
+        targets: ``"soft"`` or ``"hard"``.
+        temperature: of the soft targets (> 0).
+
+    Returns:
+        ``float32 (A,)``: a distribution over the legal moves (sums to 1).
+
+    Raises:
+        ValueError: no legal move, or ``targets`` is neither ``"soft"`` nor ``"hard"``.
+    """
+    legal = np.asarray(mask) != 0
+    if not legal.any():
+        raise ValueError("targets_from_search: no legal move")
+    if targets not in ("soft", "hard"):
+        raise ValueError(f"targets must be 'soft' or 'hard', got {targets!r}")
+    out = np.zeros(scores.shape[0], dtype=np.float64)
+    best = int(np.argmax(np.where(legal, scores, -np.inf)))
+    valued = legal & ~np.isnan(values) & (scores >= 0)
+    if targets == "hard" or not valued.any():
+        out[best] = 1.0
+        return out.astype(np.float32)
+    v = values[valued]
+    weights = np.exp((v - v.max()) / temperature)
+    out[valued] = weights / weights.sum()
+    return out.astype(np.float32)
+
+
+@dataclass
+class _GameLabels:
+    obs: list[np.ndarray] = field(default_factory=list)
+    masks: list[np.ndarray] = field(default_factory=list)
+    probs: list[np.ndarray] = field(default_factory=list)
+    search_moves: list[int] = field(default_factory=list)
+    network_moves: list[int] = field(default_factory=list)
+
+
+class DaggerPlayer:
+    """The player of the labelled games (a :class:`~fortythieves_agents.baselines.BatchAgent`):
+    the search labels every position, the search's or the network's move is played
+    (module docstring, point 1).
+
+    Args:
+        network: the network's agent (:class:`~fortythieves_agents.evaluation.ModelAgent`,
+            deterministic).
+        search: the search agent that labels.
+        beta: probability of playing the search's move (in [0, 1]).
+        seed: the run seed.
+        iteration: the iteration (with ``seed`` and the game it seeds the mixing draws).
+        targets: ``"soft"`` or ``"hard"``.
+        temperature: of the soft targets.
+    """
+
+    def __init__(
+        self,
+        network: Any,
+        search: SearchAgent,
+        beta: float,
+        seed: int,
+        iteration: int,
+        targets: str = "soft",
+        temperature: float = 0.05,
+    ) -> None:
+        self.name = "dagger"
+        self.batch_size = 1
+        self.network = network
+        self.search = search
+        self.beta = float(beta)
+        self.seed = int(seed)
+        self.iteration = int(iteration)
+        self.targets = targets
+        self.temperature = float(temperature)
+        self.labels: dict[int, _GameLabels] = {}
+        self._draws: dict[int, np.random.Generator] = {}
+        self.search_seconds = 0.0
+
+    def start_games(self, spec: VariantSpec, games: np.ndarray) -> None:
+        self.search.start_games(spec, games)
+        for g in games.tolist():
+            self.labels[int(g)] = _GameLabels()
+            self._draws[int(g)] = np.random.default_rng(
+                (self.seed, EXPERT_STREAM, self.iteration, int(g))
+            )
+
+    def end_games(self, games: np.ndarray) -> None:
+        self.search.end_games(games)
+        for g in games.tolist():
+            self._draws.pop(int(g), None)
+
+    def action_scores(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        """Label each row; return the scores of the player whose move is played (the
+        search's or the network's masked logits): ``float64 (B, A)``, ``-inf`` illegal."""
+        values = np.full(masks.shape, np.nan, dtype=np.float64)
+        began = time.perf_counter()
+        searched = self.search.action_scores(obs, masks, games, values)
+        self.search_seconds += time.perf_counter() - began
+        network = np.asarray(self.network.action_scores(obs, masks, games), dtype=np.float64)
+        out = np.empty_like(searched)
+        for b, g in enumerate(games.tolist()):
+            record = self.labels[int(g)]  # one row per call: they line up with the moves
+            record.obs.append(np.array(obs[b], dtype=np.uint8))
+            record.masks.append(np.packbits(masks[b] != 0))
+            probs = np.zeros(masks.shape[1], dtype=np.float16)
+            if masks[b].any():
+                probs[:] = targets_from_search(
+                    searched[b], values[b], masks[b], self.targets, self.temperature
+                )
+            record.probs.append(probs)
+            record.search_moves.append(int(np.argmax(searched[b])))
+            record.network_moves.append(int(np.argmax(network[b])))
+            use_search = self._draws[int(g)].random() < self.beta
+            out[b] = searched[b] if use_search else network[b]
+        return out
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        return np.argmax(self.action_scores(obs, masks, games), axis=1).astype(np.int64)
+
+
+def _returns(env_id: str, seed: int, actions: np.ndarray, gamma: float) -> np.ndarray:
+    """The discounted return from each step of the game ``actions`` on deal ``seed``
+    (``float32 (T,)``): the game replayed in a fresh env of ``env_id`` for its rewards."""
+    import gymnasium as gym
+
+    env = gym.make(env_id)
+    try:
+        env.reset(seed=seed)
+        rewards = np.array([float(env.step(int(a))[1]) for a in actions], dtype=np.float64)
+    finally:
+        env.close()
+    out = np.zeros(rewards.shape[0], dtype=np.float32)
+    running = 0.0
+    for t in range(rewards.shape[0] - 1, -1, -1):
+        running = rewards[t] + gamma * running
+        out[t] = running
+    return out
+
+
+def label_game(
+    player: DaggerPlayer, env_id: str, seed: int, game: int, gamma: float
+) -> dict[str, np.ndarray]:
+    """Play and label one game (deal ``seed``, game number ``game`` of the iteration).
+
+    Returns:
+        The arrays of the game's file: ``obs uint8 (T, size)``, ``masks uint8 (T, ceil(A/8))``
+        (bit-packed), ``probs float16 (T, A)``, ``actions int64 (T,)`` (the moves played),
+        ``search_moves`` and ``network_moves`` ``int64 (T,)``, ``returns float32 (T,)``, and
+        0-d ``seed``, ``won``, ``foundation_cards``, ``length``, ``stuck``, ``n_actions``.
+
+    Raises:
+        RuntimeError: the labels do not line up with the moves played (a bug).
+    """
+    from .evaluation import play_deals
+
+    traces: list[Any] = []
+    result = play_deals(player, env_id, [seed], batch_size=1, traces=traces, first_game=game)[0]
+    record = player.labels.pop(game)
+    actions = np.asarray(traces[0].actions, dtype=np.int64)
+    if len(record.obs) < actions.shape[0]:
+        raise RuntimeError(
+            f"expert game {game}: {len(record.obs)} labels for {actions.shape[0]} moves"
+        )
+    n = actions.shape[0]  # a stuck game's last call made no move: dropped here
+    n_actions = int(record.probs[0].shape[0])
+    probs = np.stack(record.probs[:n]).reshape(n, n_actions)
+    keep = probs.sum(axis=1) > 0  # a position with no legal move teaches nothing
+    width = record.masks[0].shape[0]
+    return {
+        "obs": np.stack(record.obs[:n]).reshape(n, -1)[keep],
+        "masks": np.stack(record.masks[:n]).reshape(n, width)[keep],
+        "probs": probs[keep],
+        "actions": actions[keep],
+        "search_moves": np.asarray(record.search_moves[:n], dtype=np.int64)[keep],
+        "network_moves": np.asarray(record.network_moves[:n], dtype=np.int64)[keep],
+        "returns": _returns(env_id, seed, actions, gamma)[keep],
+        "seed": np.int64(seed),
+        "won": np.bool_(result.won),
+        "foundation_cards": np.int64(result.foundation_cards),
+        "length": np.int64(result.length),
+        "stuck": np.bool_(result.stuck),
+        "n_actions": np.int64(n_actions),
+    }
+
+
+def _save_game(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    import io
+
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    atomic_write(path, buffer.getvalue())
+
+
+def load_labels(folder: ExpertFolder, iterations: list[int], games: int) -> TeacherGames:
+    """The labelled games of ``iterations`` (``games`` each) as one
+    :class:`~fortythieves_agents.teacher.TeacherGames` with soft targets (``probs``); game
+    numbers run on across iterations (``iteration * games + g``), so every 10th game is held
+    out.
+
+    Raises:
+        FileNotFoundError: a game file is missing.
+    """
+    from .teacher import TeacherGames
+
+    parts: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("obs", "masks", "probs", "actions", "returns", "game")
+    }
+    cards, won, lengths = [], [], []
+    n_actions = 0
+    for i in iterations:
+        for g in range(games):
+            with np.load(folder.game(i, g)) as data:
+                t = int(data["actions"].shape[0])
+                if t:
+                    for k in ("obs", "masks", "probs", "actions", "returns"):
+                        parts[k].append(data[k])
+                    parts["game"].append(np.full(t, i * games + g, dtype=np.int64))
+                    n_actions = int(data["n_actions"])
+                cards.append(int(data["foundation_cards"]))
+                won.append(bool(data["won"]))
+                lengths.append(int(data["length"]))
+    return TeacherGames(
+        obs=np.concatenate(parts["obs"]),
+        masks=np.concatenate(parts["masks"]),
+        actions=np.concatenate(parts["actions"]),
+        returns=np.concatenate(parts["returns"]).astype(np.float32),
+        game=np.concatenate(parts["game"]),
+        n_actions=n_actions,
+        foundation_cards=np.asarray(cards, dtype=np.int64),
+        won=np.asarray(won, dtype=bool),
+        lengths=np.asarray(lengths, dtype=np.int64),
+        seconds=0.0,
+        probs=np.concatenate(parts["probs"]),
+    )
+
+
+def _validate(model: Any, env_id: str, games: int) -> dict[str, Any] | None:
+    """The network alone on the first ``games`` validation deals (deterministic)."""
+    if games == 0:
+        return None
+    from .evaluation import ModelAgent, play_deals, single_torch_thread, summarize
+    from .seeds import seeds_for_validation
+
+    with single_torch_thread():
+        results = play_deals(ModelAgent(model, "expert"), env_id, seeds_for_validation(games))
+    return summarize(results)
+
+
+def run_expert_iterations(
+    config: Config,
+    model: Any,
+    run: Path,
+    env_id: str,
+    echo: Callable[[str], object] = print,
+    save_model: Callable[[Any, Path], object] | None = None,
+) -> dict[str, Any]:
+    """Run (or continue) the expert iterations of ``config.expert`` on ``model`` in place
+    (module docstring); the run folder's ``expert/`` keeps everything made so far.
+
+    Args:
+        config: the resolved config (``expert``, ``seed``, ``ppo.gamma``,
+            ``ppo.max_grad_norm``).
+        model: the ``MaskablePPO`` to train (its weights are replaced by the interrupted
+            iteration's start network when continuing).
+        run: the run folder.
+        env_id: the registered id the games are played on.
+        echo: prints one line of progress.
+        save_model: saves the model to a path (default ``model.save``); train tags it first.
+
+    Returns:
+        ``state.json``'s content: ``iterations`` (one dict per iteration) and ``complete``.
+    """
+    import torch
+
+    from .evaluation import ModelAgent
+    from .teacher import clone_teacher
+
+    ec = config.expert
+    save = save_model if save_model is not None else (lambda m, p: m.save(p))
+    folder = ExpertFolder(run / "expert")
+    folder.path.mkdir(parents=True, exist_ok=True)
+    state = folder.read_state()
+    done = len(state["iterations"])
+    if done:  # continue from the last finished iteration's network
+        model.set_parameters(str(folder.iteration_model(done - 1)), exact_match=True)
+    budget = SearchBudget(method="solve", seconds=ec.search_seconds, nodes=ec.search_nodes)
+    for it in range(done, ec.iterations):
+        folder.iteration(it).mkdir(parents=True, exist_ok=True)
+        if folder.start_model(it).is_file():
+            model.set_parameters(str(folder.start_model(it)), exact_match=True)
+        else:
+            save(model, folder.start_model(it))
+        beta = beta_at(ec, it)
+        player = DaggerPlayer(
+            ModelAgent(model, "network"),
+            SearchAgent(config.seed, budget),
+            beta,
+            config.seed,
+            it,
+            ec.targets,
+            ec.temperature,
+        )
+        began = time.perf_counter()
+        labelled = kept = 0
+        for g, seed in enumerate(expert_seeds(config.seed, it, ec.games)):
+            path = folder.game(it, g)
+            if path.is_file():
+                kept += 1
+                continue
+            arrays = label_game(player, env_id, seed, g, config.ppo.gamma)
+            _save_game(path, arrays)
+            labelled += int(arrays["actions"].shape[0])
+        label_seconds = time.perf_counter() - began
+        window = list(range(max(0, it - ec.window + 1), it + 1))
+        data = load_labels(folder, window, ec.games)
+        this = data.game >= it * ec.games
+        torch.manual_seed(config.seed + it)
+        fit_began = time.perf_counter()
+        fit = clone_teacher(model, data, ec, config.ppo.max_grad_norm, config.seed + it)
+        fit_seconds = time.perf_counter() - fit_began
+        save(model, folder.iteration_model(it))
+        validation = _validate(model, env_id, ec.validation_games)
+        entry = {
+            "iteration": it,
+            "beta": beta,
+            "games": ec.games,
+            "games_kept_from_earlier_start": kept,
+            "labels": int(this.sum()),
+            "label_seconds": round(label_seconds, 2),
+            "labels_per_second": round(labelled / label_seconds, 2) if labelled else None,
+            "search_won": round(float(data.won[-ec.games :].mean()), 4),
+            "search_mean_foundation_cards": round(
+                float(data.foundation_cards[-ec.games :].mean()), 2
+            ),
+            "window": window,
+            "fit": fit,
+            "fit_seconds": round(fit_seconds, 2),
+            "validation": validation,
+        }
+        state["iterations"].append(entry)
+        state["complete"] = it + 1 == ec.iterations
+        folder.write_state(state)
+        val = (
+            f"; network alone on {ec.validation_games} validation deals: "
+            f"{100 * validation['win_rate']:.1f}% won, "
+            f"{validation['mean_foundation_cards']:.1f} cards"
+            if validation
+            else ""
+        )
+        echo(
+            f"expert iteration {it}: {entry['labels']} labels in {label_seconds:.0f} s "
+            f"(beta {beta:.2f}; games {100 * entry['search_won']:.0f}% won), fit "
+            f"{fit_seconds:.0f} s, agreement {100 * fit['after']['accuracy']:.1f}%{val}"
+        )
+    if not state["iterations"] or ec.iterations == 0:
+        state["complete"] = True
+        folder.write_state(state)
+    save(model, folder.model)
+    return state

@@ -1,0 +1,300 @@
+"""Expert iteration (issue 26): the targets, the player's view only, resume, the CLI."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from fortythieves_agents import expert as expert_module
+from fortythieves_agents.cli import main
+from fortythieves_agents.config import load_config
+from fortythieves_agents.envs import make_training_vec_env, register_config_variant
+from fortythieves_agents.evaluation import ModelAgent
+from fortythieves_agents.expert import (
+    DaggerPlayer,
+    beta_at,
+    expert_seeds,
+    run_expert_iterations,
+    targets_from_search,
+)
+from fortythieves_agents.process import torch_threads
+from fortythieves_agents.run_folder import ExpertFolder
+from fortythieves_agents.search import SearchAgent, SearchBudget, scores_for_view, view_digest
+from fortythieves_agents.seeds import TRAIN_RANGE
+from fortythieves_agents.train import build_model
+from helpers import CONFIGS, one_error_line
+from positions import shuffle_hidden
+
+from configs import TINY, with_set
+from fortythieves_env import FortyThievesEnv
+
+EXPERT = [
+    *TINY,
+    "policy.network=player",
+    "expert.iterations=2",
+    "expert.games=3",
+    "expert.search_seconds=0.002",
+    "expert.validation_games=2",
+    "expert.epochs=2",
+    "expert.batch_size=64",
+]
+"""Two iterations of three Lucas games, the search at 2,000 nodes per move."""
+
+
+@pytest.fixture(autouse=True)
+def _one_torch_thread() -> Any:
+    """As ``train`` runs them (``train.torch_threads: 1``): torch's sums are then in one
+    order, so a resumed run's networks can be compared bit for bit."""
+    with torch_threads(1):
+        yield
+
+
+def _config(extra: list[str] | None = None) -> Any:
+    return load_config(CONFIGS / "lucas.yaml", [*EXPERT, *(extra or [])])
+
+
+def _model(config: Any) -> Any:
+    return build_model(config, make_training_vec_env(config), None)
+
+
+# ---------------------------------------------------------------------- targets
+def test_soft_targets_are_the_softmax_of_the_search_values_over_the_temperature() -> None:
+    nan = math.nan
+    mask = np.array([1, 1, 1, 1, 0, 1], dtype=np.int8)
+    scores = np.array([0.0, 2.0, 1.0, 0.0, -np.inf, -4.0])
+    # move 0 legal but not valued, 1 and 2 valued, 3 legal not valued, 4 illegal,
+    # 5 valued but demoted (a return to a view already met: score below 0)
+    values = np.array([nan, 0.9, 0.8, nan, nan, 1.0])
+    soft = targets_from_search(scores, values, mask, "soft", 0.05)
+    assert soft.dtype == np.float32
+    expected = 1.0 / (1.0 + math.exp(-0.1 / 0.05))
+    assert soft[1] == pytest.approx(expected, rel=1e-6)
+    assert soft[2] == pytest.approx(1.0 - expected, rel=1e-6)
+    assert soft[[0, 3, 4, 5]].tolist() == [0.0, 0.0, 0.0, 0.0]
+    hotter = targets_from_search(scores, values, mask, "soft", 1.0)
+    assert hotter[1] == pytest.approx(1.0 / (1.0 + math.exp(-0.1)), rel=1e-6)
+    hard = targets_from_search(scores, values, mask, "hard", 0.05)
+    assert hard.tolist() == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    # the only or safe move, played without search, has no values: a one-hot target
+    forced = targets_from_search(
+        np.array([0.0, 17.0, -np.inf]), np.full(3, nan), mask[:3], "soft", 0.05
+    )
+    assert forced.tolist() == [0.0, 1.0, 0.0]
+
+
+def test_targets_refuse_a_position_without_moves_and_unknown_kinds() -> None:
+    with pytest.raises(ValueError, match="no legal move"):
+        targets_from_search(np.zeros(2), np.zeros(2), np.zeros(2), "soft", 0.1)
+    with pytest.raises(ValueError, match="'soft' or 'hard'"):
+        targets_from_search(np.zeros(2), np.zeros(2), np.ones(2), "medium", 0.1)
+
+
+@pytest.mark.parametrize("variant", ["NumberTen", "Indian"])
+def test_the_search_values_fill_its_candidates_and_leave_its_scores_alone(variant: str) -> None:
+    """``values`` holds a mean of per-sample results in [0, 1] exactly for the moves the
+    solving search valued, NaN elsewhere; passing it changes no score."""
+    env = FortyThievesEnv(variant)
+    env.reset(seed=5)
+    budget = SearchBudget(samples=2, horizon=300, method="solve", nodes=200)
+    valued_positions = 0
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        view, mask = env.player_view(), env.action_masks()
+        values = np.empty(mask.shape[0])
+        seed = [1, 0, *view_digest(view)]
+        with_values = scores_for_view(
+            env.variant, view, budget, np.random.default_rng(seed), mask, None, values
+        )
+        plain = scores_for_view(env.variant, view, budget, np.random.default_rng(seed), mask)
+        assert np.array_equal(with_values, plain)
+        finite = ~np.isnan(values)
+        assert np.all(mask[finite] == 1)
+        assert np.all((values[finite] >= 0.0) & (values[finite] <= 1.0))
+        valued_positions += bool(finite.sum() >= 2)
+        legal = np.flatnonzero(mask)
+        _, _, terminated, truncated, _ = env.step(int(rng.choice(legal)))
+        if terminated or truncated:
+            break
+    assert valued_positions >= 5
+
+
+# ---------------------------------------------------------------------- the player
+def test_dagger_labels_and_moves_do_not_change_when_the_unseen_cards_are_re_dealt() -> None:
+    config = _config()
+    model = _model(config)
+    budget = SearchBudget(method="solve", seconds=0.002, nodes=200)
+    players = [DaggerPlayer(ModelAgent(model), SearchAgent(4, budget), 0.5, 4, 0) for _ in range(2)]
+    env, other = FortyThievesEnv("Lucas"), FortyThievesEnv("Lucas")
+    obs, _ = env.reset(seed=21)
+    spec = env.variant
+    for p in players:
+        p.start_games(spec, np.array([0]))
+    rng = np.random.default_rng(3)
+    differed = 0
+    for _ in range(20):
+        pos = env.get_state()
+        shuffled = copy.deepcopy(pos)
+        shuffle_hidden(shuffled, rng, spec)
+        differed += shuffled != pos
+        other_obs, _ = other.reset(options={"state": shuffled})
+        a = players[0].action_scores(obs[None], env.action_masks()[None], np.array([0]))
+        b = players[1].action_scores(other_obs[None], other.action_masks()[None], np.array([0]))
+        assert np.array_equal(a, b)
+        assert np.array_equal(players[0].labels[0].probs[-1], players[1].labels[0].probs[-1])
+        obs, _, terminated, truncated, _ = env.step(int(np.argmax(a[0])))
+        if terminated or truncated:
+            break
+    assert differed > 5
+
+
+def test_beta_decides_whose_move_is_played(tmp_path: Path) -> None:
+    """With beta 1 every move played is the search's; with 0 the network's, unless the
+    no-cycling rule refuses it (a move back to a view already met)."""
+    for mixing, key in ((1.0, "search_moves"), (0.0, "network_moves")):
+        config = _config([f"expert.mixing={mixing}", "expert.iterations=1"])
+        run = tmp_path / key
+        run_expert_iterations(config, _model(config), run, "FortyThieves/Lucas-v0", echo=str)
+        played = agreed = 0
+        for g in range(3):
+            with np.load(ExpertFolder(run / "expert").game(0, g)) as data:
+                played += data["actions"].shape[0]
+                agreed += int((data["actions"] == data[key]).sum())
+        assert played > 100
+        if mixing == 1.0:
+            assert agreed == played
+        else:
+            assert agreed >= 0.8 * played
+
+
+def test_the_mixing_probability_and_deals_follow_the_config() -> None:
+    config = _config(["expert.mixing=0.8", "expert.mixing_decay=0.5"])
+    assert [beta_at(config.expert, i) for i in range(3)] == [0.8, 0.4, 0.2]
+    seeds = expert_seeds(7, 1, 50)
+    assert seeds == expert_seeds(7, 1, 50) and seeds != expert_seeds(7, 2, 50)
+    assert all(TRAIN_RANGE[0] <= s < TRAIN_RANGE[1] for s in seeds)
+
+
+# ---------------------------------------------------------------------- resume
+def _parameters(path: Path) -> dict[str, torch.Tensor]:
+    from fortythieves_agents.evaluation import load_maskable_ppo
+
+    return {k: v.clone() for k, v in load_maskable_ppo(path).policy.state_dict().items()}
+
+
+def _without_times(state: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for entry in state["iterations"]:
+        entry = {
+            k: v
+            for k, v in entry.items()
+            if "second" not in k and k != "games_kept_from_earlier_start"
+        }
+        entry["fit"] = {k: v for k, v in entry["fit"].items() if k != "seconds"}
+        out.append(entry)
+    return out
+
+
+@pytest.mark.parametrize("where", ["labels", "fit"])
+def test_an_interrupted_expert_run_resumes_to_the_same_networks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    config = _config()
+    whole = tmp_path / "whole"
+    run_expert_iterations(config, _model(config), whole, "FortyThieves/Lucas-v0", echo=str)
+
+    calls = {"n": 0}
+    target = "label_game" if where == "labels" else "clone_teacher"
+    module = (
+        expert_module if where == "labels" else __import__("fortythieves_agents.teacher").teacher
+    )
+    real = getattr(module, target)
+
+    def stops(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        # labels: iteration 1's second game; fit: iteration 1's fit
+        if calls["n"] == (5 if where == "labels" else 2):
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, target, stops)
+    cut = tmp_path / "cut"
+    with pytest.raises(KeyboardInterrupt):
+        run_expert_iterations(config, _model(config), cut, "FortyThieves/Lucas-v0", echo=str)
+    folder = ExpertFolder(cut / "expert")
+    assert folder.unfinished() and len(folder.read_state()["iterations"]) == 1
+    assert folder.game(1, 0).is_file() and (where == "fit") == folder.game(1, 2).is_file()
+    monkeypatch.setattr(module, target, real)
+    # a fresh model (other weights than the run's): the resume reloads the saved networks
+    state = run_expert_iterations(
+        config, _model(_config(["seed=99"])), cut, "FortyThieves/Lucas-v0", echo=str
+    )
+    assert state["complete"]
+    assert state["iterations"][1]["games_kept_from_earlier_start"] == (
+        1 if where == "labels" else 3
+    )
+    assert _without_times(state) == _without_times(ExpertFolder(whole / "expert").read_state())
+    for name in ("iteration_model", "start_model"):
+        a = _parameters(getattr(ExpertFolder(whole / "expert"), name)(1))
+        b = _parameters(getattr(folder, name)(1))
+        assert a.keys() == b.keys()
+        assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+# ---------------------------------------------------------------------- the CLI
+def test_train_runs_expert_iterations_then_ppo_and_resumes_after_ctrl_c(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = expert_module.label_game
+    calls = {"n": 0}
+
+    def stops(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(expert_module, "label_game", stops)
+    run = tmp_path / "run"
+    argv = ["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(run), *with_set(EXPERT)]
+    assert main(argv) == 130
+    out = capsys.readouterr().out
+    assert f"continue with: fortythieves train {run / 'config.yaml'} --resume {run}" in out
+    assert not (run / "models" / "final_model.zip").exists()
+    monkeypatch.setattr(expert_module, "label_game", real)
+    # a new run in the same folder is refused; --resume continues
+    assert main(argv) == 2
+    one_error_line(capsys, "--run-dir", str(run), command="train")
+    assert main(["train", str(run / "config.yaml"), "--resume", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "continuing its expert iterations" in out and "expert iteration 1:" in out
+    assert "expert iteration 0:" not in out
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["status"] == "completed" and meta["expert"]["complete"]
+    assert [e["iteration"] for e in meta["expert"]["iterations"]] == [0, 1]
+    assert (run / "models" / "final_model.zip").is_file()
+    assert (run / "expert" / "model.zip").is_file()
+    assert register_config_variant(_config().env) == "FortyThieves/Lucas-v0"
+
+
+@pytest.mark.parametrize(
+    ("override", "names"),
+    [
+        ("expert.targets=medium", ["expert.targets", "soft", "hard"]),
+        ("expert.mixing=1.5", ["expert.mixing", "1"]),
+        ("expert.temperature=0", ["expert.temperature", "0"]),
+        ("expert.games=0", ["expert.games"]),
+    ],
+)
+def test_bad_expert_settings_are_refused_in_one_line(
+    override: str, names: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    argv = ["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(tmp_path / "r")]
+    assert main([*argv, "--set", override]) == 2
+    one_error_line(capsys, *names)
+    assert not (tmp_path / "r").exists()
