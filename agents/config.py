@@ -596,6 +596,12 @@ class ExpertConfig(_Section):
         default=True,
         description="also fit the critic's own layers to the labelled games' discounted returns",
     )
+    workers: int = Field(
+        default=1,
+        gt=0,
+        description="processes labelling games at once (one core each; the labels are the "
+        "same for any number)",
+    )
     validation_games: int = Field(
         default=100,
         ge=0,

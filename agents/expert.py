@@ -339,6 +339,100 @@ def load_labels(folder: ExpertFolder, iterations: list[int], games: int) -> Teac
     )
 
 
+def _player(config: Config, model: Any, iteration: int) -> DaggerPlayer:
+    """The labelling player of ``iteration`` (module docstring, point 1)."""
+    from .evaluation import ModelAgent
+
+    ec = config.expert
+    budget = SearchBudget(method="solve", seconds=ec.search_seconds, nodes=ec.search_nodes)
+    return DaggerPlayer(
+        ModelAgent(model, "network"),
+        SearchAgent(config.seed, budget),
+        beta_at(ec, iteration),
+        config.seed,
+        iteration,
+        ec.targets,
+        ec.temperature,
+    )
+
+
+_WORKER_MODELS: dict[str, Any] = {}
+"""A labelling worker's networks, by start model path (loaded once per process)."""
+
+
+def _label_task(
+    config: Config, env_id: str, start: str, iteration: int, game: int, seed: int, path: str
+) -> int:
+    """One game labelled in a worker process (``expert.workers > 1``): the iteration's start
+    network loaded from ``start``, one torch thread; the game file written. Returns its
+    labels."""
+    import torch
+
+    from .envs import register_config_variant
+    from .evaluation import load_maskable_ppo
+
+    torch.set_num_threads(1)
+    register_config_variant(config.env)
+    model = _WORKER_MODELS.get(start)
+    if model is None:
+        _WORKER_MODELS.clear()
+        model = _WORKER_MODELS[start] = load_maskable_ppo(start, device="cpu")
+    arrays = label_game(_player(config, model, iteration), env_id, seed, game, config.ppo.gamma)
+    _save_game(Path(path), arrays)
+    return int(arrays["actions"].shape[0])
+
+
+def _label_games(
+    config: Config, model: Any, folder: ExpertFolder, iteration: int, env_id: str
+) -> tuple[int, int]:
+    """Label the games of ``iteration`` that have no file yet: in this process, or with
+    ``expert.workers`` processes one game each at a time (the same files either way: a
+    game depends on the start network, the seeds and its deal only).
+
+    Returns:
+        ``(labels made now, games kept from an earlier start)``.
+    """
+    ec = config.expert
+    todo = [
+        (g, seed)
+        for g, seed in enumerate(expert_seeds(config.seed, iteration, ec.games))
+        if not folder.game(iteration, g).is_file()
+    ]
+    kept = ec.games - len(todo)
+    if ec.workers == 1 or len(todo) <= 1:
+        labelled = 0
+        player = _player(config, model, iteration)
+        for g, seed in todo:
+            arrays = label_game(player, env_id, seed, g, config.ppo.gamma)
+            _save_game(folder.game(iteration, g), arrays)
+            labelled += int(arrays["actions"].shape[0])
+        return labelled, kept
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    start = str(folder.start_model(iteration))
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(ec.workers, len(todo)), mp_context=context) as pool:
+        futures = [
+            pool.submit(
+                _label_task,
+                config,
+                env_id,
+                start,
+                iteration,
+                g,
+                seed,
+                str(folder.game(iteration, g)),
+            )
+            for g, seed in todo
+        ]
+        try:
+            return sum(f.result() for f in futures), kept
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
 def _validate(model: Any, env_id: str, games: int) -> dict[str, Any] | None:
     """The network alone on the first ``games`` validation deals (deterministic)."""
     if games == 0:
@@ -377,7 +471,6 @@ def run_expert_iterations(
     """
     import torch
 
-    from .evaluation import ModelAgent
     from .teacher import clone_teacher
 
     ec = config.expert
@@ -388,7 +481,6 @@ def run_expert_iterations(
     done = len(state["iterations"])
     if done:  # continue from the last finished iteration's network
         model.set_parameters(str(folder.iteration_model(done - 1)), exact_match=True)
-    budget = SearchBudget(method="solve", seconds=ec.search_seconds, nodes=ec.search_nodes)
     for it in range(done, ec.iterations):
         folder.iteration(it).mkdir(parents=True, exist_ok=True)
         if folder.start_model(it).is_file():
@@ -396,25 +488,8 @@ def run_expert_iterations(
         else:
             save(model, folder.start_model(it))
         beta = beta_at(ec, it)
-        player = DaggerPlayer(
-            ModelAgent(model, "network"),
-            SearchAgent(config.seed, budget),
-            beta,
-            config.seed,
-            it,
-            ec.targets,
-            ec.temperature,
-        )
         began = time.perf_counter()
-        labelled = kept = 0
-        for g, seed in enumerate(expert_seeds(config.seed, it, ec.games)):
-            path = folder.game(it, g)
-            if path.is_file():
-                kept += 1
-                continue
-            arrays = label_game(player, env_id, seed, g, config.ppo.gamma)
-            _save_game(path, arrays)
-            labelled += int(arrays["actions"].shape[0])
+        labelled, kept = _label_games(config, model, folder, it, env_id)
         label_seconds = time.perf_counter() - began
         window = list(range(max(0, it - ec.window + 1), it + 1))
         data = load_labels(folder, window, ec.games)

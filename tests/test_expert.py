@@ -298,3 +298,18 @@ def test_bad_expert_settings_are_refused_in_one_line(
     assert main([*argv, "--set", override]) == 2
     one_error_line(capsys, *names)
     assert not (tmp_path / "r").exists()
+
+
+def test_worker_processes_label_the_same_games(tmp_path: Path) -> None:
+    """``expert.workers: 2`` (spawned processes, one game each) writes the game files one
+    process writes, array for array."""
+    files = {}
+    for workers in (1, 2):
+        config = _config(["expert.iterations=1", f"expert.workers={workers}"])
+        run = tmp_path / str(workers)
+        run_expert_iterations(config, _model(config), run, "FortyThieves/Lucas-v0", echo=str)
+        files[workers] = [dict(np.load(ExpertFolder(run / "expert").game(0, g))) for g in range(3)]
+    for one, two in zip(files[1], files[2], strict=True):
+        assert one.keys() == two.keys()
+        assert all(np.array_equal(one[k], two[k]) for k in one)
+    assert sum(f["actions"].shape[0] for f in files[1]) > 100
