@@ -82,6 +82,7 @@ import os
 import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -123,6 +124,8 @@ SEARCH_NODES_MAX = 10**9
 """``fortythieves_agents.search.MAX_NODES_PER_SAMPLE``, restated for the same reason."""
 SEARCH_SECONDS_MAX = 3600.0
 """``fortythieves_agents.search.MAX_SECONDS``, restated for the same reason."""
+DEFAULT_PRIOR_TOP = 3
+"""Candidates the search examines per move with ``--search-prior`` (network + search)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -450,6 +453,22 @@ def _add_search_arguments(ev: Any) -> None:
         default=None,
         help=f"search: node cap of one sample's solve (implies --search-method solve; default "
         f"{DEFAULT_NODES})",
+    )
+    ev.add_argument(
+        "--search-prior",
+        metavar="RUN_OR_MODEL",
+        default=None,
+        help="search: guide it with this trained network (network + search, named "
+        "search+network): each move only the network's --search-prior-top best candidates "
+        "are searched, each with the budget's samples for that many",
+    )
+    ev.add_argument(
+        "--search-prior-top",
+        metavar="K",
+        type=_int_in(1, 1000),
+        default=None,
+        help=f"search: candidates searched per move with --search-prior (default "
+        f"{DEFAULT_PRIOR_TOP})",
     )
 
 
@@ -809,9 +828,40 @@ def _maybe_ray(args: argparse.Namespace) -> Iterator[Any]:
         yield functools.partial(ray_play_deals, workers=cluster_cpus())
 
 
+@dataclass(frozen=True)
+class _GuidedBudget:
+    """The search's budget and its guide (``--search-prior``) together."""
+
+    budget: Any
+    prior: Any
+    top: int
+
+
 def _make_agent(make: Callable[..., Any], name: str, seed: int, budget: Any) -> Any:
-    """``make(name, seed)``, with the search budget for ``search`` only."""
-    return make(name, seed, budget) if name == "search" else make(name, seed)
+    """``make(name, seed)``, with the search budget (and guide) for ``search`` only."""
+    if name != "search":
+        return make(name, seed)
+    if isinstance(budget, _GuidedBudget):
+        from .search import SearchAgent
+
+        return SearchAgent(seed, budget.budget, prior=budget.prior, prior_top=budget.top)
+    return make(name, seed, budget)
+
+
+def _search_prior(args: argparse.Namespace, variant: str) -> tuple[Any, int]:
+    """The network of ``--search-prior`` (a deterministic ModelAgent) for ``variant``."""
+    from .evaluation import load_model_agent
+
+    try:
+        path = resolve_model_path(Path(args.search_prior))
+    except ConfigError as exc:
+        raise ConfigError(f"argument --search-prior: {exc}") from None
+    network, made_for = load_model_agent(path, variant, deterministic=True, seed=args.seed)
+    if made_for != variant:
+        raise ConfigError(
+            f"argument --search-prior: {path} was trained for {made_for}, not {variant}"
+        )
+    return network, args.search_prior_top or DEFAULT_PRIOR_TOP
 
 
 def _search_budget(args: argparse.Namespace) -> Any:
@@ -880,20 +930,26 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
         args.search_method,
         args.search_budget,
         args.search_nodes,
+        args.search_prior,
+        args.search_prior_top,
     )
     if uses_search:
         budget = _search_budget(args)
     elif options != (None,) * len(options):
         raise ConfigError(
             "--search-samples, --search-allocation, --search-horizon, --search-method, "
-            "--search-budget and --search-nodes are options of the search agent, which this "
-            "evaluation does not play"
+            "--search-budget, --search-nodes, --search-prior and --search-prior-top are "
+            "options of the search agent, which this evaluation does not play"
         )
+    if args.search_prior_top is not None and args.search_prior is None:
+        raise ConfigError("argument --search-prior-top: only with --search-prior MODEL")
     if args.agent in AGENT_NAMES:
         if args.variant is None:
             raise ConfigError(
                 f"--variant is required when RUN_OR_MODEL is a baseline ({args.agent})"
             )
+        if args.search_prior is not None:
+            budget = _GuidedBudget(budget, *_search_prior(args, args.variant))
         agent = _make_agent(make_baseline, args.agent, args.seed, budget)
         variant = args.variant
         model_path = None

@@ -381,6 +381,8 @@ def scores_for_view(
     mask: np.ndarray | None = None,
     steps_left: int | None = None,
     values: np.ndarray | None = None,
+    prior: np.ndarray | None = None,
+    top: int = 0,
 ) -> np.ndarray:
     """The search's scores of every action in the position a player sees as ``view``.
 
@@ -405,6 +407,12 @@ def scores_for_view(
             for an action not valued (illegal, pruned, the rollouts setting, or the only
             or safe move played without search). Expert iteration's soft targets
             (:mod:`fortythieves_agents.expert`).
+        prior: ``(n_actions,)`` scores of a guide (a network's logits; higher is better,
+            read on the candidates only): with ``top`` >= 1 only the ``top`` candidates it
+            ranks highest are searched (the rest score 0, as pruned moves), so each gets
+            the budget's samples for ``top`` candidates instead of all (network + search;
+            ties by the solver's move order). None: every candidate is searched.
+        top: the most candidates searched with a ``prior`` (0: all).
 
     Returns:
         ``float64``, shape ``(n_actions,)``: ``-inf`` for an illegal action.
@@ -432,6 +440,10 @@ def scores_for_view(
     scores[legal] = 0.0
     count = pruned_moves(template, tb, var.build, var.legal, var.out, var.order)
     moves = var.out[:count].astype(np.int64)
+    if prior is not None and 1 <= top < count:
+        ranked = np.argsort(-np.asarray(prior, dtype=np.float64)[moves], kind="stable")
+        moves = moves[np.sort(ranked[:top])]  # the guide's best, in the solver's order
+        count = top
     if count == 1:
         scores[moves[0]] = budget.samples + 1.0
     elif budget.method == "solve":
@@ -784,15 +796,31 @@ class SearchAgent:
             setting).
         step_limit: the episodes' step limit ``L`` (>= 1); None: the variant's
             ``max_episode_steps`` (what ``evaluate`` plays).
+        prior: a guide (network + search): an agent with ``action_scores`` that sees the
+            observation only (:class:`~fortythieves_agents.evaluation.ModelAgent`, a trained
+            network); each move only its ``prior_top`` best-ranked candidates are searched
+            (:func:`scores_for_view`'s ``prior``). The agent is then named
+            ``search+network``. None: no guide.
+        prior_top: candidates searched per move with a ``prior`` (>= 1).
 
     Raises:
-        ValueError: ``seed`` is not an integer >= 0, or ``step_limit`` not an integer >= 1.
+        ValueError: ``seed`` is not an integer >= 0, ``step_limit`` not an integer >= 1, or
+            a ``prior`` without ``prior_top`` >= 1.
     """
 
     def __init__(
-        self, seed: int = 0, budget: SearchBudget | None = None, step_limit: int | None = None
+        self,
+        seed: int = 0,
+        budget: SearchBudget | None = None,
+        step_limit: int | None = None,
+        prior: Any = None,
+        prior_top: int = 0,
     ) -> None:
-        self.name = "search"
+        self.name = "search" if prior is None else "search+network"
+        self.prior = prior
+        self.prior_top = checked_int("search: prior_top", prior_top, 0)
+        if prior is not None and self.prior_top < 1:
+            raise ValueError("search: a prior needs prior_top >= 1 (the candidates searched)")
         self.batch_size = 1  # games at once in evaluation (see the class docstring)
         self.seed = checked_int("search: seed", seed, 0)
         self.budget = budget if budget is not None else DEFAULT_BUDGET
@@ -896,6 +924,9 @@ class SearchAgent:
                 f"and masks of shape (B, {var.n_actions}), got {obs.shape} and {masks.shape}"
             )
         out = np.empty((obs.shape[0], var.n_actions), dtype=np.float64)
+        guide = None
+        if self.prior is not None:
+            guide = np.asarray(self.prior.action_scores(obs, masks, games), dtype=np.float64)
         for b in range(obs.shape[0]):
             game = int(games[b])
             view = self.view_of(spec, obs[b], game)
@@ -908,7 +939,17 @@ class SearchAgent:
             left = limit - memory.played if memory.played < limit else None
             rng = np.random.default_rng([self.seed, game, *digest])
             row_values = values[b] if values is not None else None
-            out[b] = scores_for_view(spec, view, self.budget, rng, masks[b], left, row_values)
+            out[b] = scores_for_view(
+                spec,
+                view,
+                self.budget,
+                rng,
+                masks[b],
+                left,
+                row_values,
+                guide[b] if guide is not None else None,
+                self.prior_top,
+            )
             seen = memory.seen
             seen.add(digest)
             _demote_repeats(spec, view, out[b], seen, self.budget.samples + 2.0)
@@ -932,6 +973,11 @@ class SearchAgent:
             "nodes_per_sample": self.budget.nodes if self.budget.method == "solve" else None,
             "budget_seconds_per_move": self.budget.seconds,
             "step_limit": self.step_limit,
+            **(
+                {"prior": getattr(self.prior, "path", None), "prior_top": self.prior_top}
+                if self.prior is not None
+                else {}
+            ),
         }
 
 

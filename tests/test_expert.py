@@ -125,7 +125,7 @@ def test_the_search_values_fill_its_candidates_and_leave_its_scores_alone(varian
 
 
 # ---------------------------------------------------------------------- the player
-def test_dagger_labels_and_moves_do_not_change_when_the_unseen_cards_are_re_dealt() -> None:
+def test_dagger_labels_and_guided_moves_do_not_change_when_the_unseen_cards_are_re_dealt() -> None:
     config = _config()
     model = _model(config)
     budget = SearchBudget(method="solve", seconds=0.002, nodes=200)
@@ -133,7 +133,10 @@ def test_dagger_labels_and_moves_do_not_change_when_the_unseen_cards_are_re_deal
     env, other = FortyThievesEnv("Lucas"), FortyThievesEnv("Lucas")
     obs, _ = env.reset(seed=21)
     spec = env.variant
-    for p in players:
+    guided = [  # network + search: the network's top 2 candidates searched
+        SearchAgent(4, budget, prior=ModelAgent(model), prior_top=2) for _ in range(2)
+    ]
+    for p in [*players, *guided]:
         p.start_games(spec, np.array([0]))
     rng = np.random.default_rng(3)
     differed = 0
@@ -147,6 +150,9 @@ def test_dagger_labels_and_moves_do_not_change_when_the_unseen_cards_are_re_deal
         b = players[1].action_scores(other_obs[None], other.action_masks()[None], np.array([0]))
         assert np.array_equal(a, b)
         assert np.array_equal(players[0].labels[0].probs[-1], players[1].labels[0].probs[-1])
+        g = guided[0].action_scores(obs[None], env.action_masks()[None], np.array([0]))
+        h = guided[1].action_scores(other_obs[None], other.action_masks()[None], np.array([0]))
+        assert np.array_equal(g, h)
         obs, _, terminated, truncated, _ = env.step(int(np.argmax(a[0])))
         if terminated or truncated:
             break
@@ -313,3 +319,64 @@ def test_worker_processes_label_the_same_games(tmp_path: Path) -> None:
         assert one.keys() == two.keys()
         assert all(np.array_equal(one[k], two[k]) for k in one)
     assert sum(f["actions"].shape[0] for f in files[1]) > 100
+
+
+# ---------------------------------------------------------------------- network + search
+class _Guide:
+    """A fixed guide: prefers the highest action index (the test knows its choice)."""
+
+    def action_scores(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        scores = np.tile(np.arange(masks.shape[1], dtype=np.float64), (masks.shape[0], 1))
+        return np.where(masks != 0, scores, -np.inf)
+
+
+def test_a_guided_search_searches_only_the_guides_best_candidates() -> None:
+    """With ``prior_top`` at least the candidates, the guided search scores as the plain one;
+    with 1, the guide's best candidate is the move (scored as an only move)."""
+    budget = SearchBudget(method="solve", seconds=0.002, nodes=200)
+    env = FortyThievesEnv("NumberTen")
+    obs, _ = env.reset(seed=8)
+    spec = env.variant
+    agents = {
+        "plain": SearchAgent(2, budget),
+        "all": SearchAgent(2, budget, prior=_Guide(), prior_top=1000),
+        "one": SearchAgent(2, budget, prior=_Guide(), prior_top=1),
+    }
+    for agent in agents.values():
+        agent.start_games(spec, np.array([0]))
+    assert agents["one"].name == "search+network"
+    narrowed = 0
+    for _ in range(15):
+        mask = env.action_masks()
+        scores = {
+            k: a.action_scores(obs[None], mask[None], np.array([0]))[0] for k, a in agents.items()
+        }
+        assert np.array_equal(scores["plain"], scores["all"])
+        searched = np.flatnonzero(scores["plain"] > 0)  # the candidates (others score 0)
+        if searched.size > 1:
+            narrowed += 1
+            best = int(np.argmax(scores["one"]))
+            assert best == int(searched.max())  # the guide's favourite candidate
+        obs, _, terminated, truncated, _ = env.step(int(np.argmax(scores["plain"])))
+        if terminated or truncated:
+            break
+    assert narrowed >= 5
+    with pytest.raises(ValueError, match="prior_top >= 1"):
+        SearchAgent(0, budget, prior=_Guide())
+
+
+def test_evaluate_plays_network_plus_search_and_refuses_a_lone_top(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _config(["expert.iterations=1", "expert.games=1"])
+    run = tmp_path / "run"
+    run_expert_iterations(config, _model(config), run, "FortyThieves/Lucas-v0", echo=str)
+    model = ExpertFolder(run / "expert").model
+    report = tmp_path / "report.json"
+    argv = ["evaluate", "search", "--variant", "Lucas", "--episodes", "2", "--baselines"]
+    argv += ["--search-budget", "0.002", "--search-prior", str(model), "--json", str(report)]
+    assert main([*argv, "--search-prior-top", "2", "--no-progress"]) == 0
+    settings = json.loads(report.read_text())["results"]["search+network"]["settings"]
+    assert settings["prior_top"] == 2 and settings["prior"] == str(model)
+    assert main([*argv[:9], "--search-prior-top", "2"]) == 2
+    one_error_line(capsys, "--search-prior-top", "--search-prior")
