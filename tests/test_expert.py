@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from benchmark_modules import benchmark_module
 from fortythieves_agents import expert as expert_module
 from fortythieves_agents.cli import main
 from fortythieves_agents.config import load_config
@@ -286,6 +287,15 @@ def test_train_runs_expert_iterations_then_ppo_and_resumes_after_ctrl_c(
     assert (run / "models" / "final_model.zip").is_file()
     assert (run / "expert" / "model.zip").is_file()
     assert register_config_variant(_config().env) == "FortyThieves/Lucas-v0"
+    # the learning curves per iteration, drawn and saved from expert/state.json
+    curves = benchmark_module("expert_curves")
+    figures, png = tmp_path / "curves.json", tmp_path / "curves.png"
+    assert curves.main([str(run), "--json", str(figures), "--png", str(png)]) == 0
+    rows = json.loads(figures.read_text())["runs"][0]["iterations"]
+    state = meta["expert"]["iterations"]
+    assert [r["win_rate"] for r in rows] == [e["validation"]["win_rate"] for e in state]
+    assert [r["agreement"] for r in rows] == [e["fit"]["after"]["accuracy"] for e in state]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.parametrize(
