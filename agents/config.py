@@ -586,6 +586,13 @@ class ExpertConfig(_Section):
     temperature: float = Field(
         default=0.05, gt=0, description="of the soft targets, in win-rate units"
     )
+    move_weight: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="soft targets: the share put on the search's own move, the rest spread "
+        "by the values; 0: the values alone",
+    )
     window: int = Field(
         default=4, gt=0, description="the fit uses the labels of the last this many iterations"
     )

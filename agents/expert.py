@@ -20,9 +20,11 @@ With ``expert.iterations > 0`` (:class:`~fortythieves_agents.config.ExpertConfig
    values over ``temperature`` (values: the mean over the sampled positions of 1 won, 0 lost,
    ``cards / 208`` unsolved; moves the search did not value get 0, a move it demoted as a
    return to a view already met gets 0); the only or safe move the search plays without
-   searching is a one-hot target, as is every target with ``hard``. The value target is the
-   game's discounted return from the position on (``ppo.gamma``, the env's rewards, as the
-   teacher's).
+   searching is a one-hot target, as is every target with ``hard``. With ``move_weight``
+   ``w > 0`` a soft target is ``w`` on the search's own move plus ``1 - w`` spread by the
+   values (equally valued moves are told apart by the search's fusion-free tie-break).
+   The value target is the game's discounted return from the position on (``ppo.gamma``,
+   the env's rewards, as the teacher's).
 3. **Fit** (:func:`~fortythieves_agents.teacher.clone_teacher`, the behaviour cloning's
    machinery): ``expert.epochs`` passes of Adam over the labels of the last
    ``expert.window`` iterations (cross-entropy with the targets; every 10th game held out to
@@ -98,7 +100,12 @@ def expert_seeds(seed: int, iteration: int, games: int) -> list[int]:
 
 
 def targets_from_search(
-    scores: np.ndarray, values: np.ndarray, mask: np.ndarray, targets: str, temperature: float
+    scores: np.ndarray,
+    values: np.ndarray,
+    mask: np.ndarray,
+    targets: str,
+    temperature: float,
+    move_weight: float = 0.0,
 ) -> np.ndarray:
     """The target distribution of one position (module docstring, point 2).
 
@@ -109,6 +116,9 @@ def targets_from_search(
         mask: ``(A,)``, the legal moves (non-zero).
         targets: ``"soft"`` or ``"hard"``.
         temperature: of the soft targets (> 0).
+        move_weight: with ``soft``, the share of the target put on the search's own move
+            (its argmax: among equally valued moves the one its fusion-free tie-break
+            prefers), the rest spread by the values; 0: the values alone.
 
     Returns:
         ``float32 (A,)``: a distribution over the legal moves (sums to 1).
@@ -129,7 +139,8 @@ def targets_from_search(
         return out.astype(np.float32)
     v = values[valued]
     weights = np.exp((v - v.max()) / temperature)
-    out[valued] = weights / weights.sum()
+    out[valued] = (1.0 - move_weight) * weights / weights.sum()
+    out[best] += move_weight
     return out.astype(np.float32)
 
 
@@ -156,6 +167,7 @@ class DaggerPlayer:
         iteration: the iteration (with ``seed`` and the game it seeds the mixing draws).
         targets: ``"soft"`` or ``"hard"``.
         temperature: of the soft targets.
+        move_weight: the share of a soft target on the search's own move.
     """
 
     def __init__(
@@ -167,6 +179,7 @@ class DaggerPlayer:
         iteration: int,
         targets: str = "soft",
         temperature: float = 0.05,
+        move_weight: float = 0.0,
     ) -> None:
         self.name = "dagger"
         self.batch_size = 1
@@ -177,6 +190,7 @@ class DaggerPlayer:
         self.iteration = int(iteration)
         self.targets = targets
         self.temperature = float(temperature)
+        self.move_weight = float(move_weight)
         self.labels: dict[int, _GameLabels] = {}
         self._draws: dict[int, np.random.Generator] = {}
         self.search_seconds = 0.0
@@ -210,7 +224,12 @@ class DaggerPlayer:
             probs = np.zeros(masks.shape[1], dtype=np.float16)
             if masks[b].any():
                 probs[:] = targets_from_search(
-                    searched[b], values[b], masks[b], self.targets, self.temperature
+                    searched[b],
+                    values[b],
+                    masks[b],
+                    self.targets,
+                    self.temperature,
+                    self.move_weight,
                 )
             record.probs.append(probs)
             record.search_moves.append(int(np.argmax(searched[b])))
@@ -353,6 +372,7 @@ def _player(config: Config, model: Any, iteration: int) -> DaggerPlayer:
         iteration,
         ec.targets,
         ec.temperature,
+        ec.move_weight,
     )
 
 

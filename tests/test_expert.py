@@ -80,6 +80,9 @@ def test_soft_targets_are_the_softmax_of_the_search_values_over_the_temperature(
     assert soft[[0, 3, 4, 5]].tolist() == [0.0, 0.0, 0.0, 0.0]
     hotter = targets_from_search(scores, values, mask, "soft", 1.0)
     assert hotter[1] == pytest.approx(1.0 / (1.0 + math.exp(-0.1)), rel=1e-6)
+    mixed = targets_from_search(scores, values, mask, "soft", 0.05, move_weight=0.25)
+    assert mixed[1] == pytest.approx(0.25 + 0.75 * expected, rel=1e-6)
+    assert mixed[2] == pytest.approx(0.75 * (1.0 - expected), rel=1e-6)
     hard = targets_from_search(scores, values, mask, "hard", 0.05)
     assert hard.tolist() == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
     # the only or safe move, played without search, has no values: a one-hot target
