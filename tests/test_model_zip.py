@@ -398,3 +398,24 @@ def test_a_model_of_other_rules_is_refused_in_one_line(
     assert err.startswith("fortythieves train: error: --resume ") and err.count("\n") == 1
     assert reason in err
     assert not run.exists() and not marker.exists()
+
+
+def test_a_model_saved_under_the_old_package_name_resumes_training(tmp_path: Path) -> None:
+    """The shipped Lucas model was saved when the package's import name was ``agents``
+    (its policy class reads ``agents.policy.PlayerPolicy``): ``train --resume`` continues
+    it, and the new model names today's class."""
+    old = ROOT / "results" / "training" / "Lucas" / "best_model.zip"
+    with zipfile.ZipFile(old) as archive:
+        data = json.loads(archive.read("data"))
+    assert data["policy_class"]["__module__"] == "agents.policy"
+    steps = data["num_timesteps"]
+    run = tmp_path / "run"
+    overrides = [f"train.total_timesteps={steps + 1}", "eval.eval_freq=0"]
+    overrides += ["eval.final_episodes=0", "train.progress_bar=false", "train.tensorboard=false"]
+    argv = ["train", str(ROOT / "configs" / "lucas.yaml"), "--resume", str(old)]
+    assert main([*argv, "--run-dir", str(run), *[a for o in overrides for a in ("--set", o)]]) == 0
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["status"] == "completed" and meta["timesteps"] == steps + 2048
+    with zipfile.ZipFile(run / "models" / "final_model.zip") as archive:
+        saved = json.loads(archive.read("data"))
+    assert saved["policy_class"]["__module__"] == "fortythieves_agents.policy"
