@@ -1309,6 +1309,8 @@ def solve(
         )  # fmt: skip
         if status == WON:
             found_by = "rollouts"
+    if status == RUNNING and not stopped_by and used_nodes >= nodes:
+        stopped_by = "nodes"  # the rollouts spent it all (nodes=1): no node for pass 2
     if status == RUNNING and not stopped_by:  # pass 2: the search, the rest of the budget
         search = _Search(tables, root, step_limit, flags, build, nodes, used_nodes)
         status, stopped_by = _search_pass(search, nodes, out_of_time)
@@ -1336,8 +1338,24 @@ def solve(
         rules=used,
         stopped_by=stopped_by,
         found_by=found_by,
-        proof=search.proof() if search is not None and status == LOST else None,
+        proof=_proof(search, state, spec) if status == LOST else None,
     )
+
+
+def _proof(search: _Search | None, state: GameState, spec: VariantSpec) -> dict[str, int | bool]:
+    """:attr:`SolveResult.proof` of a ``lost`` verdict: the search's, or for a step limit of
+    0 (no search: not won and no move may be made) the empty proof, whose ``no_win_at_all``
+    says whether the position has no legal move either."""
+    if search is not None:
+        return search.proof()
+    stuck = not rules_for(spec).legal_actions(state)
+    return {
+        "positions": 0,
+        "re_searched": 0,
+        "not_stored": 0,
+        "deepest": 0,
+        "no_win_at_all": stuck,
+    }
 
 
 class _Search:
@@ -1609,6 +1627,8 @@ class SolverContext:
             n = int(nst[N_DEPTH])
             return ArraySolve("won", used_nodes, 104, tuple(line[:n].tolist()), "rollouts")
         cards = max(cards, int(nst[N_BEST_SCORE]))
+        if used_nodes >= nodes:  # as solve's: the rollouts spent it all, no node for pass 2
+            return ArraySolve("unknown", used_nodes, cards, (), "")
         # pass 2: as _Search's, on the kept arrays
         search = self._search(st, limit, nodes, used_nodes)
         while True:

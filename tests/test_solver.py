@@ -500,6 +500,9 @@ def test_numpy_integer_budgets_and_the_bounds_are_accepted() -> None:
     # the largest budget and step limit are taken (step_limit=0: lost at once, no search)
     top = solve(pos, nodes=MAX_NODES, step_limit=0)
     assert (top.status, top.step_limit) == ("lost", 0)
+    # one node: the rollout pass takes it, and nothing is left for the search
+    one = solve(pos, nodes=1)
+    assert (one.status, one.nodes, one.stopped_by) == ("unknown", 1, "nodes")
     assert solve(pos, nodes=np.uint64(MAX_NODES), step_limit=MAX_STEP_LIMIT).status == "won"
 
 
@@ -896,7 +899,14 @@ def test_one_and_two_moves_from_the_win_at_step_limits_0_1_2(rollouts: bool) -> 
         assert shortest_win(spec, pos) == len(line)
         for rule_set in RULE_SETS:
             none = solve(pos, step_limit=0, rules=rule_set, rollouts=rollouts)
-            assert (none.status, none.nodes, none.proof) == ("lost", 1, None)
+            assert (none.status, none.nodes) == ("lost", 1)
+            assert none.proof == {  # nothing searched; a move exists, so not "no win at all"
+                "positions": 0,
+                "re_searched": 0,
+                "not_stored": 0,
+                "deepest": 0,
+                "no_win_at_all": False,
+            }
             for limit in (1, 2, spec.max_episode_steps):
                 result = solve(pos, step_limit=limit, rules=rule_set, rollouts=rollouts)
                 if limit < len(line):

@@ -48,7 +48,7 @@ def test_the_context_solves_as_solve_does(variant: str) -> None:
     statuses: Counter[str] = Counter()
     for k, pos in enumerate(_positions(variant)):
         state = rules.from_position(pos)
-        for nodes, limit in ((1_000, None), (20_000, 300), (3_000, 40), (5, None)):
+        for nodes, limit in ((1_000, None), (20_000, 300), (3_000, 40), (5, None), (1, None)):
             expected = solve(pos, nodes=nodes, step_limit=limit)
             got = context.run(tables.pack(state), nodes, limit)
             where = f"position {k}, {nodes} nodes, limit {limit}"
