@@ -49,6 +49,7 @@ from bench_report import replace_between
 from fortythieves_agents.leaderboard import cards_cell, wins_cell
 
 from fortythieves_env import VARIANTS
+from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -150,6 +151,12 @@ def load_run(folder: Path) -> Run | None:
     report = _json(folder / "final_evaluation.json")
     if not isinstance(report.get("results"), dict):
         raise ResultsError(f"{folder / 'final_evaluation.json'}: no 'results' mapping")
+    try:  # a report made under other rules is not shown as today's
+        stale = rules_version_mismatch(recorded_rules_version(report.get("rules_version")))
+    except ValueError as exc:
+        raise ResultsError(f"{folder / 'final_evaluation.json'}: {exc}") from None
+    if stale:
+        raise ResultsError(f"{folder / 'final_evaluation.json'}: {stale}; evaluate it again")
     meta = _json(folder / "run.json") if (folder / "run.json").is_file() else {}
     config: dict[str, Any] = {}
     if (folder / "config.yaml").is_file():

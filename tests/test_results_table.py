@@ -589,3 +589,23 @@ def test_sigterm_to_the_runner_stops_the_training_which_saves_its_model(tmp_path
     assert not (root / "results" / "training" / "Streets").exists()
     session = json.loads((run / "sessions.jsonl").read_text())
     assert session["exit_code"] == 130
+
+
+def test_a_report_made_under_other_rules_is_refused(results: Path) -> None:
+    """A final evaluation recording another rules version is not shown as today's: the
+    error names the file and both versions."""
+    from fortythieves_env import RULES_VERSION
+
+    path = results / "Streets" / "final_evaluation.json"
+    report = json.loads(path.read_text())
+    assert "rules_version" not in report  # made before it was recorded: version 1
+    results_table.results_table(results)
+    report["rules_version"] = RULES_VERSION + 1
+    path.write_text(json.dumps(report))
+    message = rf"Streets/final_evaluation\.json: made under rules version {RULES_VERSION + 1}"
+    with pytest.raises(results_table.ResultsError, match=message):
+        results_table.results_table(results)
+    report["rules_version"] = "one"
+    path.write_text(json.dumps(report))
+    with pytest.raises(results_table.ResultsError, match="positive integer"):
+        results_table.results_table(results)
