@@ -772,6 +772,11 @@ def _train(args: argparse.Namespace, argv: Sequence[str]) -> int:
     config = load_config(args.config, args.overrides)
     resume_dir = Path(args.resume) if args.resume is not None else None
     if resume_dir is not None and ExpertFolder(RunFolder(resume_dir).expert).unfinished():
+        if args.run_dir is not None and Path(args.run_dir).resolve() != resume_dir.resolve():
+            raise ConfigError(
+                f"argument --run-dir: {args.resume} stopped during its expert iterations, "
+                f"which continue in that folder; drop --run-dir or give {args.resume}"
+            )
         print(f"--resume {args.resume}: continuing its expert iterations", flush=True)
         result = train(
             config,
@@ -850,17 +855,16 @@ def _make_agent(make: Callable[..., Any], name: str, seed: int, budget: Any) -> 
 
 def _search_prior(args: argparse.Namespace, variant: str) -> tuple[Any, int]:
     """The network of ``--search-prior`` (a deterministic ModelAgent) for ``variant``."""
-    from .evaluation import load_model_agent
+    from .evaluation import ModelMismatchError, load_model_agent
 
     try:
         path = resolve_model_path(Path(args.search_prior))
     except ConfigError as exc:
         raise ConfigError(f"argument --search-prior: {exc}") from None
-    network, made_for = load_model_agent(path, variant, deterministic=True, seed=args.seed)
-    if made_for != variant:
-        raise ConfigError(
-            f"argument --search-prior: {path} was trained for {made_for}, not {variant}"
-        )
+    try:
+        network, _ = load_model_agent(path, variant, deterministic=True, seed=args.seed)
+    except (ConfigError, ModelMismatchError) as exc:
+        raise ConfigError(f"argument --search-prior: {exc}") from None
     return network, args.search_prior_top or DEFAULT_PRIOR_TOP
 
 
@@ -965,6 +969,8 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
             seed=args.seed,
             env_version=args.env_version,
         )
+    if args.search_prior is not None and not isinstance(budget, _GuidedBudget):
+        budget = _GuidedBudget(budget, *_search_prior(args, variant))  # the search baseline's
     agents = [agent]
     agents += [  # on the same deals
         _make_agent(make_baseline, name, args.seed, budget)

@@ -566,7 +566,10 @@ class ExpertConfig(_Section):
         "the solving setting, seconds turned into nodes at a fixed rate)",
     )
     search_nodes: int = Field(
-        default=1000, gt=0, description="node cap of one sampled position's solve"
+        default=1000,
+        gt=0,
+        le=10**9,
+        description="node cap of one sampled position's solve (at most 10**9)",
     )
     mixing: float = Field(
         default=0.5,

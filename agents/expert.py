@@ -60,6 +60,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fortythieves_env.actions import codec_for
+
 from .run_folder import ExpertFolder, atomic_write
 from .search import SearchAgent, SearchBudget
 from .seeds import TRAIN_RANGE
@@ -74,7 +76,9 @@ __all__ = [
     "EXPERT_STREAM",
     "DaggerPlayer",
     "beta_at",
+    "expert_fingerprint",
     "expert_seeds",
+    "fingerprint_differences",
     "label_game",
     "load_labels",
     "run_expert_iterations",
@@ -242,12 +246,27 @@ class DaggerPlayer:
         return np.argmax(self.action_scores(obs, masks, games), axis=1).astype(np.int64)
 
 
-def _returns(env_id: str, seed: int, actions: np.ndarray, gamma: float) -> np.ndarray:
+def _returns(
+    env_id: str, seed: int, actions: np.ndarray, gamma: float, config: Config | None = None
+) -> np.ndarray:
     """The discounted return from each step of the game ``actions`` on deal ``seed``
-    (``float32 (T,)``): the game replayed in a fresh env of ``env_id`` for its rewards."""
+    (``float32 (T,)``): the game replayed in a fresh env of ``env_id`` for its rewards, with
+    the training env's reward settings (``env.reward_per_card``, ``win_bonus``,
+    ``illegal_action_penalty``) and ``train.shaping`` when ``config`` is given, as the
+    teacher's returns and PPO's critic see them (the step limit stays the game's)."""
     import gymnasium as gym
 
-    env = gym.make(env_id)
+    kwargs: dict[str, Any] = {}
+    shaping = None
+    if config is not None:
+        made = config.env.make_kwargs()
+        kwargs = {k: made[k] for k in ("reward_per_card", "win_bonus", "illegal_action_penalty")}
+        shaping = config.train.shaping
+    env = gym.make(env_id, **kwargs)
+    if shaping is not None:
+        from .shaping import PotentialShaping
+
+        env = PotentialShaping(env, gamma, **shaping.model_dump())
     try:
         env.reset(seed=seed)
         rewards = np.array([float(env.step(int(a))[1]) for a in actions], dtype=np.float64)
@@ -262,9 +281,15 @@ def _returns(env_id: str, seed: int, actions: np.ndarray, gamma: float) -> np.nd
 
 
 def label_game(
-    player: DaggerPlayer, env_id: str, seed: int, game: int, gamma: float
+    player: DaggerPlayer,
+    env_id: str,
+    seed: int,
+    game: int,
+    gamma: float,
+    config: Config | None = None,
 ) -> dict[str, np.ndarray]:
-    """Play and label one game (deal ``seed``, game number ``game`` of the iteration).
+    """Play and label one game (deal ``seed``, game number ``game`` of the iteration); the
+    value targets use ``config``'s training rewards (:func:`_returns`) when given.
 
     Returns:
         The arrays of the game's file: ``obs uint8 (T, size)``, ``masks uint8 (T, ceil(A/8))``
@@ -286,18 +311,24 @@ def label_game(
             f"expert game {game}: {len(record.obs)} labels for {actions.shape[0]} moves"
         )
     n = actions.shape[0]  # a stuck game's last call made no move: dropped here
-    n_actions = int(record.probs[0].shape[0])
-    probs = np.stack(record.probs[:n]).reshape(n, n_actions)
+    spec = player.search._spec
+    n_actions = int(record.probs[0].shape[0]) if record.probs else codec_for(spec).n_actions
+    width = -(-n_actions // 8)
+    size = record.obs[0].shape[0] if record.obs else 0
+
+    def rows(items: list[np.ndarray], shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        return np.stack(items[:n]).reshape(n, *shape) if n else np.zeros((0, *shape), dtype)
+
+    probs = rows(record.probs, (n_actions,), np.float16)
     keep = probs.sum(axis=1) > 0  # a position with no legal move teaches nothing
-    width = record.masks[0].shape[0]
     return {
-        "obs": np.stack(record.obs[:n]).reshape(n, -1)[keep],
-        "masks": np.stack(record.masks[:n]).reshape(n, width)[keep],
+        "obs": rows(record.obs, (size,), np.uint8)[keep],
+        "masks": rows(record.masks, (width,), np.uint8)[keep],
         "probs": probs[keep],
         "actions": actions[keep],
         "search_moves": np.asarray(record.search_moves[:n], dtype=np.int64)[keep],
         "network_moves": np.asarray(record.network_moves[:n], dtype=np.int64)[keep],
-        "returns": _returns(env_id, seed, actions, gamma)[keep],
+        "returns": _returns(env_id, seed, actions, gamma, config)[keep],
         "seed": np.int64(seed),
         "won": np.bool_(result.won),
         "foundation_cards": np.int64(result.foundation_cards),
@@ -317,12 +348,15 @@ def _save_game(path: Path, arrays: dict[str, np.ndarray]) -> None:
 
 def load_labels(folder: ExpertFolder, iterations: list[int], games: int) -> TeacherGames:
     """The labelled games of ``iterations`` (``games`` each) as one
-    :class:`~fortythieves_agents.teacher.TeacherGames` with soft targets (``probs``); game
-    numbers run on across iterations (``iteration * games + g``), so every 10th game is held
-    out.
+    :class:`~fortythieves_agents.teacher.TeacherGames` with soft targets (``probs``); games
+    are numbered ``0 .. len(iterations) * games - 1`` in the order of ``iterations``
+    (``k * games + g`` for game ``g`` of the ``k``-th), so the held-out games
+    (:func:`~fortythieves_agents.teacher.held_out`) are every 10th of the window, or its last
+    one with fewer than 10.
 
     Raises:
         FileNotFoundError: a game file is missing.
+        ValueError: no game of ``iterations`` has a labelled position.
     """
     from .teacher import TeacherGames
 
@@ -331,18 +365,23 @@ def load_labels(folder: ExpertFolder, iterations: list[int], games: int) -> Teac
     }
     cards, won, lengths = [], [], []
     n_actions = 0
-    for i in iterations:
+    for k_iter, i in enumerate(iterations):
         for g in range(games):
             with np.load(folder.game(i, g)) as data:
                 t = int(data["actions"].shape[0])
                 if t:
                     for k in ("obs", "masks", "probs", "actions", "returns"):
                         parts[k].append(data[k])
-                    parts["game"].append(np.full(t, i * games + g, dtype=np.int64))
+                    parts["game"].append(np.full(t, k_iter * games + g, dtype=np.int64))
                     n_actions = int(data["n_actions"])
                 cards.append(int(data["foundation_cards"]))
                 won.append(bool(data["won"]))
                 lengths.append(int(data["length"]))
+    if not parts["obs"]:
+        raise ValueError(
+            f"expert iterations {iterations}: no labelled position in their games (every "
+            "deal had no legal move)"
+        )
     return TeacherGames(
         obs=np.concatenate(parts["obs"]),
         masks=np.concatenate(parts["masks"]),
@@ -356,6 +395,48 @@ def load_labels(folder: ExpertFolder, iterations: list[int], games: int) -> Teac
         seconds=0.0,
         probs=np.concatenate(parts["probs"]),
     )
+
+
+FINGERPRINT_KEYS = ("env", "policy", "seed", "train.teacher", "train.shaping", "teacher")
+"""The config keys expert iterations depend on besides ``expert.*`` (and ``ppo.gamma``,
+``ppo.max_grad_norm``): a continued run must keep them (:func:`expert_fingerprint`)."""
+
+
+def expert_fingerprint(config: Config) -> dict[str, Any]:
+    """The settings a run's expert iterations are made with, flattened to ``key: value``
+    (``expert.*`` but ``iterations``, ``workers`` and ``validation_games``, which a continued
+    run may change; :data:`FINGERPRINT_KEYS`; ``ppo.gamma``, ``ppo.max_grad_norm``)."""
+    data = config.model_dump(mode="json")
+    out: dict[str, Any] = {}
+
+    def flat(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                flat(f"{prefix}.{k}", v)
+        else:
+            out[prefix] = value
+
+    for key in FINGERPRINT_KEYS:
+        node: Any = data
+        for part in key.split("."):
+            node = node[part]
+        flat(key, node)
+    for key, value in data["expert"].items():
+        if key not in ("iterations", "workers", "validation_games"):
+            out[f"expert.{key}"] = value
+    out["ppo.gamma"] = data["ppo"]["gamma"]
+    out["ppo.max_grad_norm"] = data["ppo"]["max_grad_norm"]
+    return out
+
+
+def fingerprint_differences(saved: dict[str, Any], config: Config) -> list[str]:
+    """``key: saved -> now`` for each setting of :func:`expert_fingerprint` that differs."""
+    now = expert_fingerprint(config)
+    return [
+        f"{k}: {saved.get(k)!r} -> {now.get(k)!r}"
+        for k in sorted(set(saved) | set(now))
+        if saved.get(k) != now.get(k)
+    ]
 
 
 def _player(config: Config, model: Any, iteration: int) -> DaggerPlayer:
@@ -397,7 +478,8 @@ def _label_task(
     if model is None:
         _WORKER_MODELS.clear()
         model = _WORKER_MODELS[start] = load_maskable_ppo(start, device="cpu")
-    arrays = label_game(_player(config, model, iteration), env_id, seed, game, config.ppo.gamma)
+    player = _player(config, model, iteration)
+    arrays = label_game(player, env_id, seed, game, config.ppo.gamma, config)
     _save_game(Path(path), arrays)
     return int(arrays["actions"].shape[0])
 
@@ -423,34 +505,31 @@ def _label_games(
         labelled = 0
         player = _player(config, model, iteration)
         for g, seed in todo:
-            arrays = label_game(player, env_id, seed, g, config.ppo.gamma)
+            arrays = label_game(player, env_id, seed, g, config.ppo.gamma, config)
             _save_game(folder.game(iteration, g), arrays)
             labelled += int(arrays["actions"].shape[0])
         return labelled, kept
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
     start = str(folder.start_model(iteration))
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(ec.workers, len(todo)), mp_context=context) as pool:
-        futures = [
-            pool.submit(
+    pool = context.Pool(min(ec.workers, len(todo)))
+    try:
+        pending = [
+            pool.apply_async(
                 _label_task,
-                config,
-                env_id,
-                start,
-                iteration,
-                g,
-                seed,
-                str(folder.game(iteration, g)),
+                (config, env_id, start, iteration, g, seed, str(folder.game(iteration, g))),
             )
             for g, seed in todo
         ]
-        try:
-            return sum(f.result() for f in futures), kept
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+        labelled = sum(job.get() for job in pending)
+        pool.close()
+    except BaseException:
+        pool.terminate()  # a stop ends the games in play at once (their files are not written)
+        raise
+    finally:
+        pool.join()
+    return labelled, kept
 
 
 def _validate(model: Any, env_id: str, games: int) -> dict[str, Any] | None:
@@ -472,6 +551,7 @@ def run_expert_iterations(
     env_id: str,
     echo: Callable[[str], object] = print,
     save_model: Callable[[Any, Path], object] | None = None,
+    extra_state: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run (or continue) the expert iterations of ``config.expert`` on ``model`` in place
     (module docstring); the run folder's ``expert/`` keeps everything made so far.
@@ -485,9 +565,14 @@ def run_expert_iterations(
         env_id: the registered id the games are played on.
         echo: prints one line of progress.
         save_model: saves the model to a path (default ``model.save``); train tags it first.
+        extra_state: entries written into a new ``state.json`` (train keeps the teacher's
+            figures there, for the run's ``run.json`` when it is continued).
 
     Returns:
-        ``state.json``'s content: ``iterations`` (one dict per iteration) and ``complete``.
+        ``state.json``'s content: ``iterations`` (one dict per iteration), ``complete``
+        (True once the last network is saved as ``expert/model.zip``; the iterations asked
+        for may be fewer than those already made, on a continued run: then none is made),
+        ``config`` (:func:`expert_fingerprint`) and ``extra_state``'s entries.
     """
     import torch
 
@@ -498,6 +583,10 @@ def run_expert_iterations(
     folder = ExpertFolder(run / "expert")
     folder.path.mkdir(parents=True, exist_ok=True)
     state = folder.read_state()
+    if not folder.state.is_file():  # written first: a stop from here on can be continued
+        state = {"iterations": [], "complete": False, "config": expert_fingerprint(config)}
+        state.update(extra_state or {})
+        folder.write_state(state)
     done = len(state["iterations"])
     if done:  # continue from the last finished iteration's network
         model.set_parameters(str(folder.iteration_model(done - 1)), exact_match=True)
@@ -513,7 +602,7 @@ def run_expert_iterations(
         label_seconds = time.perf_counter() - began
         window = list(range(max(0, it - ec.window + 1), it + 1))
         data = load_labels(folder, window, ec.games)
-        this = data.game >= it * ec.games
+        this = data.game >= (len(window) - 1) * ec.games  # this iteration's games
         torch.manual_seed(config.seed + it)
         fit_began = time.perf_counter()
         fit = clone_teacher(model, data, ec, config.ppo.max_grad_norm, config.seed + it)
@@ -538,7 +627,6 @@ def run_expert_iterations(
             "validation": validation,
         }
         state["iterations"].append(entry)
-        state["complete"] = it + 1 == ec.iterations
         folder.write_state(state)
         val = (
             f"; network alone on {ec.validation_games} validation deals: "
@@ -552,8 +640,7 @@ def run_expert_iterations(
             f"(beta {beta:.2f}; games {100 * entry['search_won']:.0f}% won), fit "
             f"{fit_seconds:.0f} s, agreement {100 * fit['after']['accuracy']:.1f}%{val}"
         )
-    if not state["iterations"] or ec.iterations == 0:
-        state["complete"] = True
-        folder.write_state(state)
     save(model, folder.model)
+    state["complete"] = True  # only now: the network PPO starts from is saved
+    folder.write_state(state)
     return state

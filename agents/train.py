@@ -850,12 +850,23 @@ def train(
     run = Path(run_dir) if run_dir is not None else default_run_dir(variant)
     check_run_folder(run)
     if continue_expert:
-        if resume is not None or not ExpertFolder(RunFolder(run).expert).unfinished():
+        expert_folder = ExpertFolder(RunFolder(run).expert)
+        if resume is not None or not expert_folder.unfinished():
             raise ConfigError(f"--resume {run}: no unfinished expert iterations there")
         if config.expert.iterations == 0:
             raise ConfigError(
                 f"--resume {run}: the run stopped during its expert iterations, but the "
                 "config has expert.iterations: 0; resume with the config that started it"
+            )
+        from .expert import fingerprint_differences
+
+        changed = fingerprint_differences(expert_folder.read_state().get("config", {}), config)
+        if changed:
+            raise ConfigError(
+                f"--resume {run}: the expert iterations were made with other settings ("
+                + "; ".join(changed)
+                + "); continue with the run's config.yaml (only expert.iterations, "
+                "expert.workers and expert.validation_games may change)"
             )
     elif resume is None and (RunFolder(run).run_json.is_file() or RunFolder(run).expert.is_dir()):
         raise ConfigError(
@@ -1056,7 +1067,8 @@ def _train(
 
         try:  # nothing is written before this ends: Ctrl-C here leaves the folder as it was
             if continue_expert:  # the teacher's cloning is in the expert iterations' start
-                teacher_meta, teacher_games = _earlier_teacher_meta(run), None
+                teacher_meta = ExpertFolder(folder.expert).read_state().get("teacher")
+                teacher_games = _imitation_games(config, start_steps, console)
             else:
                 teacher_meta, teacher_games = _start_from_teacher(
                     config, model, resume, start_steps, run, console
@@ -1073,12 +1085,12 @@ def _train(
         kept = _record_start(run, config, argv, resume, start_steps)
         if kept is not None:
             console.print(f"the run's earlier config.yaml is kept as {run / kept}")
-        if cloned:
+        if cloned and not continue_expert:
             tag_model(model, config.env)
             model.save(folder.teacher_model)
         expert_meta = None
         if config.expert.iterations > 0 and resume is None:
-            expert_meta = _expert_phase(config, model, run, console)
+            expert_meta = _expert_phase(config, model, run, console, teacher_meta)
             if expert_meta is None:
                 return TrainResult(run, "interrupted", None, start_steps, 0.0, None)
         if resume is not None and tb is not None:
@@ -1100,6 +1112,8 @@ def _train(
         )
 
         meta = _run_meta(config, model, resume, start_steps, end_steps, teacher_meta)
+        if expert_meta is None and resume is not None:
+            expert_meta = _earlier_teacher_meta(run, "expert")  # kept on a PPO resume
         if expert_meta is not None:
             meta["expert"] = expert_meta
         _write_json(RunFolder(run).run_json, meta)
@@ -1170,7 +1184,13 @@ def _train(
     )
 
 
-def _expert_phase(config: Config, model: Any, run: Path, console: Any) -> dict[str, Any] | None:
+def _expert_phase(
+    config: Config,
+    model: Any,
+    run: Path,
+    console: Any,
+    teacher_meta: dict[str, Any] | None = None,
+) -> dict[str, Any] | None:
     """Run (or continue) the expert iterations (:mod:`fortythieves_agents.expert`) on
     ``model``; None if interrupted (everything made so far is kept in ``RUN/expert``).
 
@@ -1199,6 +1219,7 @@ def _expert_phase(config: Config, model: Any, run: Path, console: Any) -> dict[s
             register_config_variant(config.env),
             echo=lambda line: console.print(line, markup=False, highlight=False),
             save_model=save,
+            extra_state={"teacher": teacher_meta},
         )
     except KeyboardInterrupt:
         console.print(
@@ -1285,22 +1306,13 @@ def _start_from_teacher(
     from .teacher import clone_teacher, collect_teacher_games, make_teacher
 
     tc = config.teacher
-    # the imitation term's weight is still above 0 at the starting step
-    imitating = (
-        tc.imitation_coef > 0 and start_steps < tc.imitation_fraction * config.train.total_timesteps
-    )
-    earlier = None
     if resume is not None:  # never clone again: the checkpoint holds the cloned weights
-        earlier = _earlier_teacher_meta(run)
-        if not imitating:
-            return earlier, None
+        return _earlier_teacher_meta(run), _imitation_games(config, start_steps, console)
     console.print(f"[bold]teacher[/bold] {name}: playing {tc.games} games on training deals")
     sys.stdout.flush()
     teacher = make_teacher(name, config.seed, tc.search_samples)
     games = collect_teacher_games(config, teacher, tc.games)
-    if resume is not None:
-        console.print("resumed: no behaviour cloning; the games feed the imitation term")
-        return earlier, games
+    imitating = _imitating(config, start_steps)
     summary = games.summary()
     console.print(
         f"teacher games: {summary['samples']} moves, {summary['mean_foundation_cards']:.1f} "
@@ -1320,13 +1332,43 @@ def _start_from_teacher(
     return meta, games if imitating else None
 
 
-def _earlier_teacher_meta(run: Path) -> dict[str, Any] | None:
-    """The ``teacher`` entry of the run folder's ``run.json``, if any (kept on a resume)."""
+def _imitating(config: Config, start_steps: int) -> bool:
+    """The imitation term's weight is still above 0 at step ``start_steps``."""
+    tc = config.teacher
+    return (
+        config.train.teacher is not None
+        and tc.imitation_coef > 0
+        and start_steps < tc.imitation_fraction * config.train.total_timesteps
+    )
+
+
+def _imitation_games(config: Config, start_steps: int, console: Any) -> Any:
+    """On a resumed or continued run (no cloning again): the teacher's games again, for
+    the imitation term while its weight is above 0 (the same games: they depend on the
+    config only); else None."""
+    if not _imitating(config, start_steps):
+        return None
+    from .teacher import collect_teacher_games, make_teacher
+
+    tc = config.teacher
+    assert config.train.teacher is not None
+    console.print(
+        f"[bold]teacher[/bold] {config.train.teacher}: playing {tc.games} games on training "
+        "deals (no behaviour cloning: the games feed the imitation term)"
+    )
+    sys.stdout.flush()
+    teacher = make_teacher(config.train.teacher, config.seed, tc.search_samples)
+    return collect_teacher_games(config, teacher, tc.games)
+
+
+def _earlier_teacher_meta(run: Path, key: str = "teacher") -> dict[str, Any] | None:
+    """The ``teacher`` (or ``key``) entry of the run folder's ``run.json``, if any (kept on
+    a resume)."""
     try:
         data = json.loads(RunFolder(run).run_json.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    value = data.get("teacher") if isinstance(data, dict) else None
+    value = data.get(key) if isinstance(data, dict) else None
     return value if isinstance(value, dict) else None
 
 

@@ -393,3 +393,81 @@ def test_evaluate_plays_network_plus_search_and_refuses_a_lone_top(
     assert settings["prior_top"] == 2 and settings["prior"] == str(model)
     assert main([*argv[:9], "--search-prior-top", "2"]) == 2
     one_error_line(capsys, "--search-prior-top", "--search-prior")
+
+
+# ---------------------------------------------------------------------- stops and changes
+def _stop_at(monkeypatch: pytest.MonkeyPatch, call: int) -> None:
+    """Make the ``call``-th labelled game (counting from 1) raise KeyboardInterrupt."""
+    real = expert_module.label_game
+    calls = {"n": 0}
+
+    def stops(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == call:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(expert_module, "label_game", stops)
+
+
+def test_a_stop_in_the_first_game_can_be_continued_and_a_changed_config_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _stop_at(monkeypatch, 1)
+    run = tmp_path / "run"
+    teacher = ["train.teacher=greedy", "teacher.games=2", "teacher.epochs=1"]
+    argv = ["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(run)]
+    argv += with_set([*EXPERT, *teacher])
+    assert main(argv) == 130
+    assert ExpertFolder(run / "expert").unfinished()
+    capsys.readouterr()
+    monkeypatch.undo()
+    config_text = (run / "config.yaml").read_text()
+    resume = ["train", str(run / "config.yaml"), "--resume", str(run)]
+    # a setting the labels depend on: refused in one line, nothing written
+    assert main([*resume, "--set", "expert.temperature=0.2"]) == 2
+    line = one_error_line(capsys, "expert.temperature", "0.05", "0.2", command="train")
+    assert "config.yaml" in line
+    assert (run / "config.yaml").read_text() == config_text
+    assert main([*resume, "--run-dir", str(tmp_path / "elsewhere")]) == 2
+    one_error_line(capsys, "--run-dir", command="train")
+    # fewer iterations than asked at the start: the continued run ends after one
+    assert main([*resume, "--set", "expert.iterations=1"]) == 0
+    state = ExpertFolder(run / "expert").read_state()
+    assert state["complete"] and len(state["iterations"]) == 1
+    assert state["iterations"][0]["fit"]["held_out_games"] == 1  # the window's last game
+    assert not ExpertFolder(run / "expert").unfinished()
+    meta = json.loads((run / "run.json").read_text())  # the teacher's figures are kept
+    assert meta["teacher"]["name"] == "greedy" and meta["teacher"]["games"] == 2
+    assert meta["expert"]["iterations"] == state["iterations"]
+
+
+def test_value_targets_use_the_training_rewards() -> None:
+    """The returns are the training env's: with the card reward at 0.01 and no win bonus they
+    are 0.01 times those at 1.0 (the evaluation env's default rewards would not change)."""
+    from fortythieves_agents.baselines import make_baseline
+    from fortythieves_agents.evaluation import play_deals
+
+    traces: list[Any] = []
+    play_deals(make_baseline("greedy"), "FortyThieves/Lucas-v0", [123], traces=traces)
+    actions = traces[0].actions
+    env_id = "FortyThieves/Lucas-v0"
+    unit = expert_module._returns(env_id, 123, actions, 0.9, _config(["env.win_bonus=0"]))
+    small = _config(["env.win_bonus=0", "env.reward_per_card=0.01"])
+    scaled = expert_module._returns(env_id, 123, actions, 0.9, small)
+    assert unit[0] > 1.0
+    assert scaled == pytest.approx(0.01 * unit, rel=1e-5)
+    default = expert_module._returns(env_id, 123, actions, 0.9)
+    assert not np.allclose(default, scaled)
+
+
+def test_the_search_prior_guides_the_search_baseline_beside_a_model(tmp_path: Path) -> None:
+    config = _config(["expert.iterations=1", "expert.games=1"])
+    run = tmp_path / "run"
+    run_expert_iterations(config, _model(config), run, "FortyThieves/Lucas-v0", echo=str)
+    model = ExpertFolder(run / "expert").model
+    report = tmp_path / "report.json"
+    argv = ["evaluate", str(model), "--episodes", "1", "--baselines", "search", "--no-progress"]
+    argv += ["--search-budget", "0.002", "--search-prior", str(model), "--json", str(report)]
+    assert main(argv) == 0
+    assert set(json.loads(report.read_text())["results"]) == {"ppo", "search+network"}
