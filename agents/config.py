@@ -582,9 +582,10 @@ class ExpertConfig(_Section):
         default=0.5, ge=0, le=1, description="beta at iteration i is mixing * mixing_decay**i"
     )
     targets: Literal["soft", "hard"] = Field(
-        default="soft",
-        description="soft: softmax of the search's candidate values / temperature; hard: "
-        "the search's move",
+        default="hard",
+        description="hard: the search's move (its fusion-free tie-break decides among equally "
+        "valued moves); soft: softmax of the search's candidate values / temperature (flat "
+        "where many moves win every sample)",
     )
     temperature: float = Field(
         default=0.05, gt=0, description="of the soft targets, in win-rate units"

@@ -16,15 +16,16 @@ With ``expert.iterations > 0`` (:class:`~fortythieves_agents.config.ExpertConfig
    The games follow the agents' no-cycling rule (as evaluation does). Both players see only
    what a player sees: the network its observation, the search the player's view
    (:mod:`fortythieves_agents.search`), so the labels never read a hidden card.
-2. **Targets** (:func:`targets_from_search`). ``soft``: a softmax of the search's candidate
+2. **Targets** (:func:`targets_from_search`). ``hard`` (the default): the search's move,
+   one-hot. ``soft``: a softmax of the search's candidate
    values over ``temperature`` (values: the mean over the sampled positions of 1 won, 0 lost,
    ``cards / 208`` unsolved; moves the search did not value get 0, a move it demoted as a
    return to a view already met gets 0); the only or safe move the search plays without
-   searching is a one-hot target, as is every target with ``hard``. With ``move_weight``
+   searching is a one-hot target. With ``move_weight``
    ``w > 0`` a soft target is ``w`` on the search's own move plus ``1 - w`` spread by the
    values (equally valued moves are told apart by the search's fusion-free tie-break).
    The value target is the game's discounted return from the position on (``ppo.gamma``,
-   the env's rewards, as the teacher's).
+   the training env's rewards and shaping, as the teacher's).
 3. **Fit** (:func:`~fortythieves_agents.teacher.clone_teacher`, the behaviour cloning's
    machinery): ``expert.epochs`` passes of Adam over the labels of the last
    ``expert.window`` iterations (cross-entropy with the targets; every 10th game held out to
@@ -181,7 +182,7 @@ class DaggerPlayer:
         beta: float,
         seed: int,
         iteration: int,
-        targets: str = "soft",
+        targets: str = "hard",
         temperature: float = 0.05,
         move_weight: float = 0.0,
     ) -> None:
