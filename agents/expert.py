@@ -199,8 +199,10 @@ class DaggerPlayer:
         self.labels: dict[int, _GameLabels] = {}
         self._draws: dict[int, np.random.Generator] = {}
         self.search_seconds = 0.0
+        self.spec: VariantSpec | None = None
 
     def start_games(self, spec: VariantSpec, games: np.ndarray) -> None:
+        self.spec = spec
         self.search.start_games(spec, games)
         for g in games.tolist():
             self.labels[int(g)] = _GameLabels()
@@ -312,7 +314,8 @@ def label_game(
             f"expert game {game}: {len(record.obs)} labels for {actions.shape[0]} moves"
         )
     n = actions.shape[0]  # a stuck game's last call made no move: dropped here
-    spec = player.search._spec
+    spec = player.spec
+    assert spec is not None  # play_deals started the game
     n_actions = int(record.probs[0].shape[0]) if record.probs else codec_for(spec).n_actions
     width = -(-n_actions // 8)
     size = record.obs[0].shape[0] if record.obs else 0
