@@ -581,11 +581,12 @@ class ExpertConfig(_Section):
     mixing_decay: float = Field(
         default=0.5, ge=0, le=1, description="beta at iteration i is mixing * mixing_decay**i"
     )
-    targets: Literal["soft", "hard"] = Field(
+    targets: Literal["soft", "hard", "improve"] = Field(
         default="hard",
         description="hard: the search's move (its fusion-free tie-break decides among equally "
         "valued moves); soft: softmax of the search's candidate values / temperature (flat "
-        "where many moves win every sample)",
+        "where many moves win every sample); improve: the network's own distribution times "
+        "exp(value / temperature), normalised",
     )
     temperature: float = Field(
         default=0.05, gt=0, description="of the soft targets, in win-rate units"

@@ -24,6 +24,9 @@ With ``expert.iterations > 0`` (:class:`~fortythieves_agents.config.ExpertConfig
    searching is a one-hot target. With ``move_weight``
    ``w > 0`` a soft target is ``w`` on the search's own move plus ``1 - w`` spread by the
    values (equally valued moves are told apart by the search's fusion-free tie-break).
+   ``improve``: the network's own distribution times ``exp(value / temperature)``,
+   normalised (a regularised policy-improvement step: where the values tie, the network
+   keeps its preferences; :func:`targets_from_search`).
    The value target is the game's discounted return from the position on (``ppo.gamma``,
    the training env's rewards and shaping, as the teacher's).
 3. **Fit** (:func:`~fortythieves_agents.teacher.clone_teacher`, the behaviour cloning's
@@ -111,6 +114,7 @@ def targets_from_search(
     targets: str,
     temperature: float,
     move_weight: float = 0.0,
+    prior: np.ndarray | None = None,
 ) -> np.ndarray:
     """The target distribution of one position (module docstring, point 2).
 
@@ -119,28 +123,45 @@ def targets_from_search(
             its move is the argmax, a demoted return to a seen view scores below 0).
         values: ``float64 (A,)``, the candidates' values (NaN: not valued).
         mask: ``(A,)``, the legal moves (non-zero).
-        targets: ``"soft"`` or ``"hard"``.
-        temperature: of the soft targets (> 0).
+        targets: ``"soft"``, ``"hard"`` or ``"improve"``.
+        temperature: of the soft and improve targets (> 0).
         move_weight: with ``soft``, the share of the target put on the search's own move
             (its argmax: among equally valued moves the one its fusion-free tie-break
             prefers), the rest spread by the values; 0: the values alone.
+        prior: with ``improve``, the network's logits (``(A,)``, ``-inf`` where illegal):
+            the target is ``pi(a) exp(q(a) / temperature)`` normalised, ``pi`` the
+            network's distribution and ``q`` the values (a legal move the search did not
+            value gets the lowest value of those it did; a demoted return to a seen view
+            gets no mass): a policy-improvement step that keeps the network's own
+            preferences where the values tie and moves mass to the better-valued moves
+            where they differ (as MPO and AlphaZero-style regularised targets do).
 
     Returns:
         ``float32 (A,)``: a distribution over the legal moves (sums to 1).
 
     Raises:
-        ValueError: no legal move, or ``targets`` is neither ``"soft"`` nor ``"hard"``.
+        ValueError: no legal move, an unknown ``targets``, or ``improve`` without ``prior``.
     """
     legal = np.asarray(mask) != 0
     if not legal.any():
         raise ValueError("targets_from_search: no legal move")
-    if targets not in ("soft", "hard"):
-        raise ValueError(f"targets must be 'soft' or 'hard', got {targets!r}")
+    if targets not in ("soft", "hard", "improve"):
+        raise ValueError(f"targets must be 'soft', 'hard' or 'improve', got {targets!r}")
+    if targets == "improve" and prior is None:
+        raise ValueError("targets_from_search: 'improve' needs the network's logits (prior)")
     out = np.zeros(scores.shape[0], dtype=np.float64)
     best = int(np.argmax(np.where(legal, scores, -np.inf)))
     valued = legal & ~np.isnan(values) & (scores >= 0)
     if targets == "hard" or not valued.any():
         out[best] = 1.0
+        return out.astype(np.float32)
+    if targets == "improve":
+        assert prior is not None
+        allowed = legal & (scores >= 0)
+        q = np.where(valued, values, values[valued].min())
+        logits = np.where(allowed, np.asarray(prior, dtype=np.float64) + q / temperature, -np.inf)
+        weights = np.exp(logits - logits[allowed].max())
+        out[allowed] = weights[allowed] / weights[allowed].sum()
         return out.astype(np.float32)
     v = values[valued]
     weights = np.exp((v - v.max()) / temperature)
@@ -154,6 +175,7 @@ class _GameLabels:
     obs: list[np.ndarray] = field(default_factory=list)
     masks: list[np.ndarray] = field(default_factory=list)
     probs: list[np.ndarray] = field(default_factory=list)
+    values: list[np.ndarray] = field(default_factory=list)
     search_moves: list[int] = field(default_factory=list)
     network_moves: list[int] = field(default_factory=list)
 
@@ -237,8 +259,10 @@ class DaggerPlayer:
                     self.targets,
                     self.temperature,
                     self.move_weight,
+                    network[b],
                 )
             record.probs.append(probs)
+            record.values.append(values[b].astype(np.float16))
             record.search_moves.append(int(np.argmax(searched[b])))
             record.network_moves.append(int(np.argmax(network[b])))
             use_search = self._draws[int(g)].random() < self.beta
@@ -296,7 +320,8 @@ def label_game(
 
     Returns:
         The arrays of the game's file: ``obs uint8 (T, size)``, ``masks uint8 (T, ceil(A/8))``
-        (bit-packed), ``probs float16 (T, A)``, ``actions int64 (T,)`` (the moves played),
+        (bit-packed), ``probs float16 (T, A)`` (the targets), ``values float16 (T, A)``
+        (the search's values, NaN where none), ``actions int64 (T,)`` (the moves played),
         ``search_moves`` and ``network_moves`` ``int64 (T,)``, ``returns float32 (T,)``, and
         0-d ``seed``, ``won``, ``foundation_cards``, ``length``, ``stuck``, ``n_actions``.
 
@@ -329,6 +354,7 @@ def label_game(
         "obs": rows(record.obs, (size,), np.uint8)[keep],
         "masks": rows(record.masks, (width,), np.uint8)[keep],
         "probs": probs[keep],
+        "values": rows(record.values, (n_actions,), np.float16)[keep],
         "actions": actions[keep],
         "search_moves": np.asarray(record.search_moves[:n], dtype=np.int64)[keep],
         "network_moves": np.asarray(record.network_moves[:n], dtype=np.int64)[keep],

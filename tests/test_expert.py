@@ -83,6 +83,16 @@ def test_soft_targets_are_the_softmax_of_the_search_values_over_the_temperature(
     mixed = targets_from_search(scores, values, mask, "soft", 0.05, move_weight=0.25)
     assert mixed[1] == pytest.approx(0.25 + 0.75 * expected, rel=1e-6)
     assert mixed[2] == pytest.approx(0.75 * (1.0 - expected), rel=1e-6)
+    # improve: the network's distribution times exp(value / temperature); the unvalued legal
+    # moves 0 and 3 take the lowest value (0.8), the demoted move 5 and illegal 4 nothing
+    prior = np.array([0.0, 0.0, math.log(2.0), 0.0, -np.inf, 5.0])
+    improved = targets_from_search(scores, values, mask, "improve", 0.05, prior=prior)
+    raw = np.array([math.exp(0.8 / 0.05), math.exp(0.9 / 0.05), 2 * math.exp(0.8 / 0.05)])
+    raw = np.array([raw[0], raw[1], raw[2], raw[0]])
+    assert improved[[0, 1, 2, 3]] == pytest.approx(raw / raw.sum(), rel=1e-5)
+    assert improved[[4, 5]].tolist() == [0.0, 0.0]
+    with pytest.raises(ValueError, match="needs the network"):
+        targets_from_search(scores, values, mask, "improve", 0.05)
     hard = targets_from_search(scores, values, mask, "hard", 0.05)
     assert hard.tolist() == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
     # the only or safe move, played without search, has no values: a one-hot target
@@ -95,7 +105,7 @@ def test_soft_targets_are_the_softmax_of_the_search_values_over_the_temperature(
 def test_targets_refuse_a_position_without_moves_and_unknown_kinds() -> None:
     with pytest.raises(ValueError, match="no legal move"):
         targets_from_search(np.zeros(2), np.zeros(2), np.zeros(2), "soft", 0.1)
-    with pytest.raises(ValueError, match="'soft' or 'hard'"):
+    with pytest.raises(ValueError, match="'soft', 'hard' or 'improve'"):
         targets_from_search(np.zeros(2), np.zeros(2), np.ones(2), "medium", 0.1)
 
 
