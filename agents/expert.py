@@ -602,7 +602,9 @@ def run_expert_iterations(
         ``state.json``'s content: ``iterations`` (one dict per iteration), ``complete``
         (True once the last network is saved as ``expert/model.zip``; the iterations asked
         for may be fewer than those already made, on a continued run: then none is made),
-        ``config`` (:func:`expert_fingerprint`) and ``extra_state``'s entries.
+        ``config`` (:func:`expert_fingerprint`), ``start_validation`` (the network before
+        the first iteration on the same validation deals; None without them) and
+        ``extra_state``'s entries.
     """
     import torch
 
@@ -616,6 +618,9 @@ def run_expert_iterations(
     if not folder.state.is_file():  # written first: a stop from here on can be continued
         state = {"iterations": [], "complete": False, "config": expert_fingerprint(config)}
         state.update(extra_state or {})
+        folder.write_state(state)
+    if "start_validation" not in state:  # the learning curve's first point: the network before
+        state["start_validation"] = _validate(model, env_id, ec.validation_games)
         folder.write_state(state)
     done = len(state["iterations"])
     if done:  # continue from the last finished iteration's network

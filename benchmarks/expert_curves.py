@@ -1,7 +1,8 @@
 """Learning curves of expert iteration (issue 26, point 3), from runs' ``expert/state.json``.
 
 For each run folder given (``fortythieves train`` with ``expert.iterations > 0``), against
-the iteration: the network alone's win rate on the validation deals (``expert.validation_games``,
+the iteration (-1: the network before the first, ``state.json``'s ``start_validation``): the
+network alone's win rate on the validation deals (``expert.validation_games``,
 with a Wilson 95% band), its mean foundation cards, and the fit's agreement with the search on
 the held-out labelled games (its most likely move is a most likely move of the target). A run
 still in progress is drawn up to its last finished iteration. The figures are also written as
@@ -36,7 +37,26 @@ def curves(run: Path) -> dict[str, Any]:
     if not folder.state.is_file():
         raise SystemExit(f"expert_curves.py: {run}: no expert/state.json (not an expert run)")
     rows = []
-    for entry in folder.read_state()["iterations"]:
+    state = folder.read_state()
+    start = state.get("start_validation")
+    if start:  # the network before the first iteration, drawn at iteration -1
+        rows.append(
+            {
+                "iteration": -1,
+                "beta": None,
+                "labels": 0,
+                "search_won": None,
+                "win_rate": start["win_rate"],
+                "win_rate_ci95": start["win_rate_ci95"],
+                "mean_foundation_cards": start["mean_foundation_cards"],
+                "validation_games": start["episodes"],
+                "agreement": None,
+                "labels_per_second": None,
+                "label_seconds": None,
+                "fit_seconds": None,
+            }
+        )
+    for entry in state["iterations"]:
         validation = entry.get("validation") or {}
         rows.append(
             {
@@ -77,9 +97,10 @@ def draw(runs: list[dict[str, Any]], png: Path) -> None:
             alpha=0.15,
         )
         axes[1].plot(x, [r["mean_foundation_cards"] for r in rows], marker="o", label=label)
+        fitted = [r for r in run["iterations"] if r["agreement"] is not None]
         axes[2].plot(
-            [r["iteration"] for r in run["iterations"]],
-            [100 * r["agreement"] for r in run["iterations"]],
+            [r["iteration"] for r in fitted],
+            [100 * r["agreement"] for r in fitted],
             marker="o",
             label=label,
         )
@@ -90,7 +111,7 @@ def draw(runs: list[dict[str, Any]], png: Path) -> None:
     )
     for ax, title in zip(axes, titles, strict=True):
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("expert iteration")
+        ax.set_xlabel("expert iteration (-1: the network before the first)")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     fig.tight_layout()
@@ -114,6 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     for run in data:
         for r in run["iterations"]:
             wins = "-" if r["win_rate"] is None else f"{100 * r['win_rate']:.1f}%"
+            if r["iteration"] < 0:
+                print(f"{Path(run['run']).name} before the first iteration: validation wins {wins}")
+                continue
             print(
                 f"{Path(run['run']).name} iteration {r['iteration']}: beta {r['beta']:.2f}, "
                 f"{r['labels']} labels ({r['labels_per_second']} per s), validation wins "
