@@ -485,3 +485,44 @@ def test_the_search_prior_guides_the_search_baseline_beside_a_model(tmp_path: Pa
     argv += ["--search-budget", "0.002", "--search-prior", str(model), "--json", str(report)]
     assert main(argv) == 0
     assert set(json.loads(report.read_text())["results"]) == {"ppo", "search+network"}
+
+
+def test_prior_vs_search_compares_deal_by_deal(tmp_path: Path) -> None:
+    compare = benchmark_module("prior_vs_search").compare
+    rows = [
+        {"seed": 5, "won": True, "length": 10},
+        {"seed": 6, "won": False, "length": 20},
+        {"seed": 7, "won": True, "length": 30},
+    ]
+    report = {
+        "variant": "NumberTen",
+        "results": {
+            "search+network": {
+                "per_episode": rows,
+                "settings": {"budget_seconds_per_move": 0.1, "prior": "m.zip", "prior_top": 3},
+            }
+        },
+        "timing": {"search+network": {"seconds_per_move": 0.05}},
+    }
+    games = [
+        {"seed": 5, "won": False, "length": 40, "seconds": 4.0},
+        {"seed": 6, "won": True, "length": 60, "seconds": 6.0},
+        {"seed": 7, "won": True, "length": 100, "seconds": 5.0},
+    ]
+    other = {"variant": "NumberTen", "agent": "search", "budget_seconds": 1.0, "games": []}
+    curve = {
+        "points": [
+            other,
+            {"variant": "NumberTen", "agent": "search", "budget_seconds": 0.1, "games": games},
+        ]
+    }
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    (tmp_path / "c.json").write_text(json.dumps(curve))
+    out = compare(tmp_path / "r.json", tmp_path / "c.json")
+    assert (out["search_plus_network_wins"], out["search_alone_wins"]) == (2, 2)
+    assert (out["only_search_plus_network"], out["only_search_alone"]) == ([5], [6])
+    assert out["search_alone_seconds_per_move"] == 0.075  # 15 s over 200 moves
+    curve["points"][1]["games"] = games[:2]
+    (tmp_path / "c.json").write_text(json.dumps(curve))
+    with pytest.raises(SystemExit, match=r"no game of deals \[7\]"):
+        compare(tmp_path / "r.json", tmp_path / "c.json")
