@@ -87,6 +87,7 @@ __all__ = [
     "load_labels",
     "run_expert_iterations",
     "targets_from_search",
+    "validate_network",
 ]
 
 EXPERT_STREAM = 2**33
@@ -192,8 +193,8 @@ class DaggerPlayer:
         beta: probability of playing the search's move (in [0, 1]).
         seed: the run seed.
         iteration: the iteration (with ``seed`` and the game it seeds the mixing draws).
-        targets: ``"soft"`` or ``"hard"``.
-        temperature: of the soft targets.
+        targets: ``"hard"``, ``"soft"`` or ``"improve"`` (:func:`targets_from_search`).
+        temperature: of the soft and improve targets.
         move_weight: the share of a soft target on the search's own move.
     """
 
@@ -220,7 +221,6 @@ class DaggerPlayer:
         self.move_weight = float(move_weight)
         self.labels: dict[int, _GameLabels] = {}
         self._draws: dict[int, np.random.Generator] = {}
-        self.search_seconds = 0.0
         self.spec: VariantSpec | None = None
 
     def start_games(self, spec: VariantSpec, games: np.ndarray) -> None:
@@ -241,9 +241,7 @@ class DaggerPlayer:
         """Label each row; return the scores of the player whose move is played (the
         search's or the network's masked logits): ``float64 (B, A)``, ``-inf`` illegal."""
         values = np.full(masks.shape, np.nan, dtype=np.float64)
-        began = time.perf_counter()
         searched = self.search.action_scores(obs, masks, games, values)
-        self.search_seconds += time.perf_counter() - began
         network = np.asarray(self.network.action_scores(obs, masks, games), dtype=np.float64)
         out = np.empty_like(searched)
         for b, g in enumerate(games.tolist()):
@@ -368,12 +366,18 @@ def label_game(
     }
 
 
-def _save_game(path: Path, arrays: dict[str, np.ndarray]) -> None:
+def _label_and_save(
+    player: DaggerPlayer, config: Config, env_id: str, seed: int, game: int, path: Path
+) -> int:
+    """:func:`label_game` with ``config``'s rewards, its arrays written (atomically) to
+    ``path``; returns the game's labels."""
     import io
 
+    arrays = label_game(player, env_id, seed, game, config.ppo.gamma, config)
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)
     atomic_write(path, buffer.getvalue())
+    return int(arrays["actions"].shape[0])
 
 
 def load_labels(folder: ExpertFolder, iterations: list[int], games: int) -> TeacherGames:
@@ -509,9 +513,7 @@ def _label_task(
         _WORKER_MODELS.clear()
         model = _WORKER_MODELS[start] = load_maskable_ppo(start, device="cpu")
     player = _player(config, model, iteration)
-    arrays = label_game(player, env_id, seed, game, config.ppo.gamma, config)
-    _save_game(Path(path), arrays)
-    return int(arrays["actions"].shape[0])
+    return _label_and_save(player, config, env_id, seed, game, Path(path))
 
 
 def _label_games(
@@ -532,12 +534,11 @@ def _label_games(
     ]
     kept = ec.games - len(todo)
     if ec.workers == 1 or len(todo) <= 1:
-        labelled = 0
         player = _player(config, model, iteration)
-        for g, seed in todo:
-            arrays = label_game(player, env_id, seed, g, config.ppo.gamma, config)
-            _save_game(folder.game(iteration, g), arrays)
-            labelled += int(arrays["actions"].shape[0])
+        labelled = sum(
+            _label_and_save(player, config, env_id, seed, g, folder.game(iteration, g))
+            for g, seed in todo
+        )
         return labelled, kept
     import multiprocessing
 
@@ -562,8 +563,10 @@ def _label_games(
     return labelled, kept
 
 
-def _validate(model: Any, env_id: str, games: int) -> dict[str, Any] | None:
-    """The network alone on the first ``games`` validation deals (deterministic)."""
+def validate_network(model: Any, env_id: str, games: int) -> dict[str, Any] | None:
+    """The network alone (``model``, a ``MaskablePPO``; deterministic, the no-cycling rule,
+    one torch thread) on the first ``games`` validation deals of ``env_id``: the
+    :func:`~fortythieves_agents.evaluation.summarize` of its games; None for ``games`` 0."""
     if games == 0:
         return None
     from .evaluation import ModelAgent, play_deals, single_torch_thread, summarize
@@ -620,7 +623,7 @@ def run_expert_iterations(
         state.update(extra_state or {})
         folder.write_state(state)
     if "start_validation" not in state:  # the learning curve's first point: the network before
-        state["start_validation"] = _validate(model, env_id, ec.validation_games)
+        state["start_validation"] = validate_network(model, env_id, ec.validation_games)
         folder.write_state(state)
     done = len(state["iterations"])
     if done:  # continue from the last finished iteration's network
@@ -643,7 +646,7 @@ def run_expert_iterations(
         fit = clone_teacher(model, data, ec, config.ppo.max_grad_norm, config.seed + it)
         fit_seconds = time.perf_counter() - fit_began
         save(model, folder.iteration_model(it))
-        validation = _validate(model, env_id, ec.validation_games)
+        validation = validate_network(model, env_id, ec.validation_games)
         entry = {
             "iteration": it,
             "beta": beta,

@@ -447,7 +447,7 @@ def scores_for_view(
     if count == 1:
         scores[moves[0]] = budget.samples + 1.0
     elif budget.method == "solve":
-        found = np.empty(count, dtype=np.float64)
+        found = np.empty(count, dtype=np.float64) if values is not None else None
         scores[moves] = solve_scores(spec, view, template, moves, budget, rng, steps_left, found)
         if values is not None:
             values[moves] = found

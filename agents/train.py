@@ -1113,10 +1113,10 @@ def _train(
 
         meta = _run_meta(config, model, resume, start_steps, end_steps, teacher_meta)
         if expert_meta is None and resume is not None:
-            expert_meta = _earlier_teacher_meta(run, "expert")  # kept on a PPO resume
+            expert_meta = _earlier_meta(run, "expert")  # kept on a PPO resume
         if expert_meta is not None:
             meta["expert"] = expert_meta
-        _write_json(RunFolder(run).run_json, meta)
+        _write_json(folder.run_json, meta)
         start = time.perf_counter()
         status = "completed"
         end_validated = True
@@ -1177,7 +1177,7 @@ def _train(
         meta["validation_seconds"] = round(validation.seconds, 2)
     if not end_validated:
         meta["end_validation"] = "interrupted"
-    _write_json(RunFolder(run).run_json, meta)
+    _write_json(folder.run_json, meta)
     _write_learning_curves(run, console)
     return _after_training(
         config, run, model, model_path, meta, status, seconds, end_validated, console, progress
@@ -1307,7 +1307,7 @@ def _start_from_teacher(
 
     tc = config.teacher
     if resume is not None:  # never clone again: the checkpoint holds the cloned weights
-        return _earlier_teacher_meta(run), _imitation_games(config, start_steps, console)
+        return _earlier_meta(run, "teacher"), _imitation_games(config, start_steps, console)
     console.print(f"[bold]teacher[/bold] {name}: playing {tc.games} games on training deals")
     sys.stdout.flush()
     teacher = make_teacher(name, config.seed, tc.search_samples)
@@ -1361,9 +1361,9 @@ def _imitation_games(config: Config, start_steps: int, console: Any) -> Any:
     return collect_teacher_games(config, teacher, tc.games)
 
 
-def _earlier_teacher_meta(run: Path, key: str = "teacher") -> dict[str, Any] | None:
-    """The ``teacher`` (or ``key``) entry of the run folder's ``run.json``, if any (kept on
-    a resume)."""
+def _earlier_meta(run: Path, key: str) -> dict[str, Any] | None:
+    """The ``key`` entry (``teacher``, ``expert``) of the run folder's ``run.json``, if any
+    (kept on a resume)."""
     try:
         data = json.loads(RunFolder(run).run_json.read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -21,10 +21,9 @@ import numpy as np
 import torch
 from fortythieves_agents.config import load_config
 from fortythieves_agents.envs import register_config_variant
-from fortythieves_agents.evaluation import ModelAgent, load_maskable_ppo, play_deals, summarize
-from fortythieves_agents.expert import load_labels
+from fortythieves_agents.evaluation import load_maskable_ppo
+from fortythieves_agents.expert import load_labels, validate_network
 from fortythieves_agents.run_folder import ExpertFolder
-from fortythieves_agents.seeds import seeds_for_validation
 from fortythieves_agents.teacher import clone_teacher
 
 
@@ -57,9 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         model = load_maskable_ppo(folder.start_model(args.iteration), device="cpu")
         torch.manual_seed(int(seed))
         fit = clone_teacher(model, data, config.expert, config.ppo.max_grad_norm, int(seed))
-        result = summarize(
-            play_deals(ModelAgent(model), env_id, seeds_for_validation(args.validation))
-        )
+        result = validate_network(model, env_id, args.validation)
         row = {
             "run": str(args.run),
             "iteration": args.iteration,

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import torch
-from fortythieves_agents.evaluation import ModelAgent, load_maskable_ppo, play_deals, summarize
-from fortythieves_agents.seeds import seeds_for_validation
+from fortythieves_agents.evaluation import load_maskable_ppo
+from fortythieves_agents.expert import validate_network
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,9 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     for path in args.models:
         model = load_maskable_ppo(path, device="cpu")
-        result = summarize(
-            play_deals(ModelAgent(model), args.env_id, seeds_for_validation(args.deals))
-        )
+        result = validate_network(model, args.env_id, args.deals)
         row = {"model": str(path), "env_id": args.env_id, "validation_deals": args.deals}
         row.update(
             {
