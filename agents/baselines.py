@@ -21,14 +21,15 @@ They also follow the :class:`BatchAgent` protocol, what ``evaluate`` plays with:
     The one-step greedy rule of :mod:`fortythieves_env.greedy` (its score table is there):
     each legal move gets a score and the highest wins, ties to the lowest action index, so
     the agent is deterministic. It reads only what a player knows. One game at a time
-    (:meth:`GreedyAgent.act`) it scores with the Python reference
-    :func:`~fortythieves_env.greedy.move_score` over ``env.unwrapped.player_view()``
+    (:meth:`GreedyAgent.act`) it reads ``env.unwrapped.player_view()``
     (:class:`fortythieves_env.view.PlayerView`: face-up cards, face-down and stock
-    *counts*). In batches it is :func:`greedy_actions`: each observation read back into a
-    state array (:func:`fortythieves_env._fast.observed_state`; the observation holds
-    exactly the view's face-up cards and counts) and scored by the compiled kernel
-    :func:`~fortythieves_env.greedy.greedy_pick`, the one the search agent's rollouts play
-    (tested equal to the Python reader on positions of all nine variants).
+    *counts*) into a state array with every hidden card 0
+    (:func:`fortythieves_env.greedy.view_state`); in batches (:func:`greedy_actions`) it
+    reads each observation back into one (:func:`fortythieves_env._fast.observed_state`;
+    the observation holds exactly the view's face-up cards and counts). Both are scored by
+    the compiled kernel :func:`~fortythieves_env.greedy.greedy_pick`, the one the search
+    agent's rollouts play (tested equal to the test oracle's restatement of the rule on
+    positions of all nine variants).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ import numpy as np
 from fortythieves_env._fast import observed_state, tables_for
 from fortythieves_env._jit import kernel
 from fortythieves_env.engine import rules_for
-from fortythieves_env.greedy import greedy_pick, move_score
+from fortythieves_env.greedy import greedy_pick, move_score, view_state
 from fortythieves_env.observation import OBSERVATION_VERSIONS, ObservationLayout
 from fortythieves_env.registration import versions as versions_of
 from fortythieves_env.variants import VariantSpec
@@ -415,6 +416,7 @@ def greedy_actions(
 
 
 _NO_SCORES = np.zeros((0, 0), dtype=np.float64)
+_NO_SCORE_ROW = np.zeros(0, dtype=np.float64)
 
 
 class GreedyAgent:
@@ -464,17 +466,13 @@ class GreedyAgent:
         """Nothing to reset."""
 
     def act(self, obs: np.ndarray, env: gym.Env) -> int:
-        """The legal action with the highest :func:`move_score`, lowest index on ties."""
+        """The legal action with the highest :func:`move_score`, lowest index on ties: the
+        compiled :func:`~fortythieves_env.greedy.greedy_pick` on the player's view."""
         base = env.unwrapped
         legal = legal_actions(env)
-        view = base.player_view()  # type: ignore[attr-defined]
-        rules = base.rules  # type: ignore[attr-defined]
-        best, best_score = int(legal[0]), -np.inf
-        for action in legal.tolist():
-            score = move_score(action, view, rules)
-            if score > best_score:
-                best, best_score = action, score
-        return best
+        tables = tables_for(base.variant)  # type: ignore[attr-defined]
+        st = view_state(base.player_view(), tables)  # type: ignore[attr-defined]
+        return int(greedy_pick(st, tables.table, legal, legal.size, _NO_SCORE_ROW))
 
 
 BASELINES: dict[str, type[RandomAgent] | type[GreedyAgent]] = {

@@ -250,6 +250,7 @@ def _variant_spec_fields(value: Any) -> dict[str, Any]:
         )
     out = dataclasses.asdict(spec)
     out["build"] = spec.build.value
+    out["empty_column"] = spec.empty_column.value
     return out
 
 
@@ -1034,7 +1035,8 @@ def load_variant_spec(path: str | Path) -> VariantSpec:
 
     The file is a mapping of the spec's fields (``id``, ``name``, ``n_columns``,
     ``face_down``, ``face_up``, ``build``, ``sequence_moves``, and optionally ``deal_count``,
-    ``redeals``, ``aces_on_foundations``, ``max_episode_steps``, ``pysol_id``); or a training
+    ``redeals``, ``aces_on_foundations``, ``max_episode_steps``, ``pysol_id``,
+    ``empty_column``); or a training
     config, whose ``env.custom_variant`` is used.
 
     Raises:

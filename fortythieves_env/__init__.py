@@ -12,11 +12,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .cards import card_code, card_name
-from .engine import GameState, IllegalMoveError, InvalidPositionError, Rules
+from .engine import IllegalMoveError, InvalidPositionError, Rules
 from .env import FortyThievesEnv
 from .observation import ObservationLayout
 from .registration import EnvFactory, VariantId, env_id, register_all, register_variant
-from .variants import RULES_VERSION, VARIANTS, Build, VariantSpec, get_variant
+from .state import GameState
+from .variants import RULES_VERSION, VARIANTS, Build, EmptyColumn, VariantSpec, get_variant
 
 if TYPE_CHECKING:
     from .vector import FortyThievesVectorEnv
@@ -29,6 +30,7 @@ __all__ = [
     "RULES_VERSION",
     "VARIANTS",
     "Build",
+    "EmptyColumn",
     "EnvFactory",
     "FortyThievesEnv",
     "FortyThievesVectorEnv",

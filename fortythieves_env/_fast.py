@@ -2,8 +2,13 @@
 (:class:`~fortythieves_env.backends.NumbaBackend`), the batched vector environment
 (:mod:`.vector`), and solvers and search agents.
 
-The rules are those of :mod:`.engine`, which stays the reference: same action encoding,
-same observation, same mask, same rewards. Only the representation differs. A position is
+**The rules core.** The move rules are stated here once: what a column top or a foundation
+takes (the rule table of :func:`.rule_table.accepts_table`, read by :func:`_fits_foundation`,
+:func:`_sequence_length` and :func:`_moves`), the legal moves (:func:`_moves`) and a move's
+effect (:func:`_apply`). :class:`~fortythieves_env.Rules` (the public API: notation,
+reasons, positions), both environment backends, the vector environment, the solver, the
+greedy rule, the search agents and the no-cycling rule all call these kernels; the list-based
+restatement in ``tests/oracle.py`` exists only to test them. A position is
 one packed ``int16`` array (the *state array*) and a variant's fixed data is one ``int32``
 array (the *table array*). Every variant uses the same argument types, so numba compiles
 each kernel once (and caches it on disk: :func:`._jit.kernel`).
@@ -70,8 +75,9 @@ from .actions import (
     WASTE_TO_FOUNDATION,
     codec_for,
 )
-from .engine import GameState, rules_for
 from .observation import LATEST_VERSION, ObservationLayout
+from .rule_table import accepts_table
+from .state import GameState
 from .variants import VariantSpec
 
 # ---------------------------------------------------------------------- table header
@@ -118,7 +124,7 @@ class FastTables:
     """
 
     def __init__(self, spec: VariantSpec, observation_version: int = LATEST_VERSION) -> None:
-        rules = rules_for(spec)
+        codec = codec_for(spec)
         layout = ObservationLayout.for_variant(spec, observation_version)
         c, v, s = spec.n_columns, spec.max_visible, spec.stock_size
         self.n_columns, self.slots, self.stock_slots = c, v, s
@@ -129,13 +135,13 @@ class FastTables:
         self.found0 = self.waste0 + s
         self.scal0 = self.found0 + 8
         self.state_size = self.scal0 + 4
-        accepts = np.array(rules.build_table, dtype=np.int32).reshape(-1)
+        accepts = np.array(accepts_table(spec.build, spec.empty_column), dtype=np.int32).ravel()
         # the codec's decode table; the kernels' index arithmetic follows the same formula
         # (:mod:`.actions`), and the backend tests compare every mask with the engine's
-        decode = np.array(codec_for(spec).table, dtype=np.int32).reshape(-1)
+        decode = np.array(codec.table, dtype=np.int32).reshape(-1)
         header = [0] * N_HEADER
         header[H_C], header[H_V], header[H_M] = c, v, spec.max_move
-        header[H_NACT], header[H_DEAL], header[H_S] = rules.n_actions, spec.deal_count, s
+        header[H_NACT], header[H_DEAL], header[H_S] = codec.n_actions, spec.deal_count, s
         header[H_LEN], header[H_FD], header[H_STOCK] = self.len0, self.fd0, self.stock0
         header[H_WASTE], header[H_FOUND], header[H_SCAL] = self.waste0, self.found0, self.scal0
         header[H_OBS_WASTE] = layout.waste.start
@@ -193,6 +199,21 @@ class FastTables:
         parts = [np.arange(i * v, i * v + fd, dtype=np.int64) for i, fd in enumerate(face_down)]
         parts.append(np.arange(self.stock0, self.stock0 + hidden_stock, dtype=np.int64))
         return np.concatenate(parts)
+
+    def unpack_into(self, st: np.ndarray, state: GameState) -> None:
+        """Write state array ``st`` into ``state`` in place: every list keeps its identity
+        (the columns too), so references held by callers see the new position."""
+        v, c = self.slots, self.n_columns
+        lengths = st[self.len0 : self.len0 + c].tolist()
+        n_stock, n_waste, redeals, fcards = st[self.scal0 : self.scal0 + 4].tolist()
+        for i, (col, n) in enumerate(zip(state.tableau, lengths, strict=True)):
+            col[:] = st[i * v : i * v + n].tolist()
+        state.face_down[:] = st[self.fd0 : self.fd0 + c].tolist()
+        state.stock[:] = st[self.stock0 : self.stock0 + n_stock].tolist()
+        state.waste[:] = st[self.waste0 : self.waste0 + n_waste].tolist()
+        state.foundations[:] = st[self.found0 : self.found0 + 8].tolist()
+        state.redeals_left = redeals
+        state.foundation_cards = fcards
 
     def unpack(self, st: np.ndarray) -> GameState:
         """Return the :class:`GameState` of a state array (a new, independent object)."""
@@ -277,6 +298,53 @@ def _top(st: np.ndarray, len0: int, v: int, j: int) -> int:
 
 
 @kernel(inline="always")
+def _pile_for(st: np.ndarray, tb: np.ndarray, card: int) -> int:
+    """The foundation pile (0..7) ``card`` goes onto: the first pile of its suit if that
+    pile's height is the card's rank, else the second (RULES.md, common rule 3: the two
+    piles of a suit are interchangeable; piles ``2*s`` and ``2*s+1`` hold suit ``s``)."""
+    p = 2 * ((card - 1) // 13)
+    return p if st[tb[H_FOUND] + p] == (card - 1) % 13 else p + 1
+
+
+@kernel(inline="always")
+def _fits_foundation(st: np.ndarray, tb: np.ndarray, card: int) -> bool:
+    """May ``card`` go onto a foundation? The one statement of the foundation rule (RULES.md,
+    common rule 3: up by one rank in suit from the Ace)."""
+    return st[tb[H_FOUND] + _pile_for(st, tb, card)] == (card - 1) % 13
+
+
+@kernel(inline="always")
+def _sequence_length(st: np.ndarray, tb: np.ndarray, i: int) -> int:
+    """Cards in the sequence at the end of column ``i`` (face-up cards only; 0 if empty):
+    each card goes onto the one beneath it by the build rule's table. The one statement of
+    "the sequence at a column's end" (RULES.md, "Sequences" under the variant table)."""
+    v = tb[H_V]
+    n = st[tb[H_LEN] + i]
+    if n == 0:
+        return 0
+    acc = tb[H_ACCEPTS]
+    top_card = i * v + n - 1
+    low = i * v + st[tb[H_FD] + i]
+    k = top_card
+    while k > low and tb[acc + st[k - 1] * 53 + st[k]]:
+        k -= 1
+    return top_card + 1 - k
+
+
+@kernel
+def sequence_length(st: np.ndarray, tb: np.ndarray, column: int) -> int:
+    """Cards in the sequence at the end of ``column`` of state array ``st`` (face-up cards
+    only, each going onto the card beneath it by the build rule); 0 for an empty column.
+
+    Raises:
+        ValueError: ``column`` is not in ``range(n_columns)``.
+    """
+    if column < 0 or column >= tb[H_C]:
+        raise ValueError("sequence_length: column is outside range(n_columns)")
+    return _sequence_length(st, tb, column)
+
+
+@kernel(inline="always")
 def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to_mask: bool) -> int:
     """The move generator: every legal action of ``st`` once, in ascending order (as the
     set of :meth:`Rules.legal_actions`). The one place the compiled code decides legality.
@@ -289,8 +357,6 @@ def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to
     m = tb[H_M]
     acc = tb[H_ACCEPTS]
     len0 = tb[H_LEN]
-    fd0 = tb[H_FD]
-    f0 = tb[H_FOUND]
     scal = tb[H_SCAL]
     count = 0
     n_stock = st[scal + S_NSTOCK]
@@ -308,9 +374,7 @@ def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to
         count += 1
     if n_waste > 0:
         w = st[tb[H_WASTE] + n_waste - 1]
-        s2 = 2 * ((w - 1) // 13)
-        r = (w - 1) % 13
-        if st[f0 + s2] == r or st[f0 + s2 + 1] == r:  # w>f
+        if _fits_foundation(st, tb, w):  # w>f
             if to_mask:
                 mask[2] = 1
             else:
@@ -327,9 +391,7 @@ def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to
         t = _top(st, len0, v, i)
         if t == 0:
             continue
-        s2 = 2 * ((t - 1) // 13)
-        r = (t - 1) % 13
-        if st[f0 + s2] == r or st[f0 + s2 + 1] == r:
+        if _fits_foundation(st, tb, t):
             if to_mask:
                 mask[3 + c + i] = 1
             else:
@@ -352,11 +414,7 @@ def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to
                         out[count] = base + j - (j > i)
                     count += 1
             continue
-        low = i * v + st[fd0 + i]  # the sequence at the end of column i (face-up cards)
-        k = top_card
-        while k > low and tb[acc + st[k - 1] * 53 + st[k]]:
-            k -= 1
-        length = top_card + 1 - k
+        length = _sequence_length(st, tb, i)
         for j in range(c):
             if j == i:
                 continue
@@ -472,11 +530,7 @@ def _apply(st: np.ndarray, tb: np.ndarray, action: int) -> int:
         fd = st[fd0 + src]
         if fd > 0 and ns == fd:
             st[fd0 + src] = fd - 1
-    f = tb[H_FOUND] + 2 * ((card - 1) // 13)  # the first pile of the suit that takes it
-    if st[f] == (card - 1) % 13:
-        st[f] += 1
-    else:
-        st[f + 1] += 1
+    st[tb[H_FOUND] + _pile_for(st, tb, card)] += 1
     st[scal + S_FCARDS] += 1
     return 1
 

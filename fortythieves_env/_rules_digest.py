@@ -46,14 +46,16 @@ RULE_SOURCES: tuple[str, ...] = (
     "variants:VariantSpec.stock_size",
     "variants:VariantSpec.max_move",
     "engine:N_CARDS",
-    "engine:_accepts_table",
+    "rule_table:KING",
+    "variants:EmptyColumn",
+    "rule_table:accepts_table",
     # the action encoding and the move notation
     "actions:DRAW",
     "actions:_NUM",
     "actions:_MOVE_RE",
     "actions:_index",
     "actions:ActionCodec",
-    # the Python rules: deal, legal moves, effects, the end
+    # the deal, and the public API over the compiled core
     "engine:Rules.__init__",
     "engine:Rules.deal",
     "engine:Rules.sequence_length",
@@ -63,11 +65,14 @@ RULE_SOURCES: tuple[str, ...] = (
     "engine:Rules._apply",
     "engine:Rules.is_legal",
     "engine:Rules.why_illegal",
-    "engine:Rules._why_illegal",
     "engine:Rules.play",
-    # the compiled rules
+    # the compiled core: the one statement of the move rules
     "_fast:FastTables.__init__",
     "_fast:_top",
+    "_fast:_pile_for",
+    "_fast:_fits_foundation",
+    "_fast:_sequence_length",
+    "_fast:sequence_length",
     "_fast:_moves",
     "_fast:_legal_mask",
     "_fast:legal_actions",
@@ -77,6 +82,8 @@ RULE_SOURCES: tuple[str, ...] = (
     # the episode: reward, end, truncation
     "backends:PythonBackend.step",
     "env:made_progress",
+    "env:move_reward",
+    "env:game_over",
     "env:FortyThievesEnv._play",
     "env:FortyThievesEnv._step_counting_progress",
     "vector:_step_batch",
@@ -102,8 +109,8 @@ def rules_digest() -> str:
             definition (it was renamed or moved: update the entry).
         OSError: a source file cannot be read.
     """
-    from .engine import _accepts_table
-    from .variants import VARIANTS, Build
+    from .rule_table import accepts_table
+    from .variants import VARIANTS, Build, EmptyColumn
 
     h = hashlib.sha256()
     for entry in RULE_SOURCES:
@@ -120,7 +127,15 @@ def rules_digest() -> str:
         }
         for spec in VARIANTS.values()
     }
-    builds = {b.value: [[int(x) for x in row] for row in _accepts_table(b)] for b in Build}
+    builds = {b.value: [[int(x) for x in row] for row in accepts_table(b)] for b in Build}
+    builds.update(
+        {
+            f"{b.value}/{e.value}": [[int(x) for x in row] for row in accepts_table(b, e)]
+            for b in Build
+            for e in EmptyColumn
+            if e is not EmptyColumn.ANY
+        }
+    )
     tables = json.dumps({"variants": variants, "builds": builds}, sort_keys=True, default=str)
     h.update(tables.encode())
     return h.hexdigest()

@@ -10,8 +10,9 @@ Two implementations play identical games:
   :mod:`._fast`, stepped by one compiled call (:func:`._fast.step`) that applies the move,
   rewrites the parts of the observation it touched and recomputes the mask.
 * :class:`PythonBackend` (``"python"``): the position is a :class:`GameState` stepped by
-  the rules engine (:meth:`Rules.apply`, :meth:`Rules.legal_actions`) and written by
-  :class:`ObservationLayout`. It is the reference the tests compare the compiled code with.
+  :meth:`Rules.apply` and :meth:`Rules.legal_actions` (the same compiled rules core, on
+  the packed position) and written by :class:`ObservationLayout` (the observation written
+  in Python, which the tests compare with the compiled writer).
 
 :func:`make_backend` turns the environment's ``backend=`` argument into one of them.
 """
@@ -26,8 +27,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import numpy as np
 
 from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION
-from .engine import GameState, rules_for
+from .engine import rules_for
 from .observation import LATEST_VERSION, ObservationLayout, check_version
+from .state import GameState
 from .variants import VariantSpec
 
 if TYPE_CHECKING:
@@ -134,7 +136,8 @@ def make_backend(
 
 
 class PythonBackend:
-    """The reference backend: a :class:`GameState` stepped by the rules engine.
+    """The position as a :class:`GameState`, moved by the rules core through :class:`Rules`,
+    its observation written in Python.
 
     Args:
         spec: the variant.

@@ -1,9 +1,13 @@
-"""The rules engine: positions, legal moves and their effects, with no Gymnasium in sight.
+"""The rules' public API: positions, legal moves and their effects, with no Gymnasium in sight.
 
 Everything here follows ``RULES.md``. A position lives in a mutable
-:class:`GameState` of plain Python lists (fast to step); :class:`Rules` holds one variant's
-fixed tables and the functions over a state: :meth:`Rules.deal`,
-:meth:`Rules.legal_actions`, :meth:`Rules.apply`, :meth:`Rules.play`.
+:class:`GameState` (:mod:`.state`) of plain Python lists; :class:`Rules` holds one variant's
+fixed tables (the rule table of :func:`.rule_table.accepts_table`: what a column top or an
+empty column takes) and the functions over a state: :meth:`Rules.deal`, :meth:`Rules.legal_actions`,
+:meth:`Rules.apply`, :meth:`Rules.play`, :meth:`Rules.why_illegal`. The legal moves and a
+move's effect are decided by the compiled rules core (:mod:`._fast`), the one statement of
+the move rules that the environments, the solver and the agents use; :class:`Rules` packs a
+state for it (a few microseconds a call) and words the reasons of illegal moves.
 
 Action encoding
 ---------------
@@ -50,7 +54,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -66,8 +69,10 @@ from .actions import (
     Move,
     codec_for,
 )
-from .cards import CARD_NAMES, RANK, RED, SUIT
-from .variants import Build, VariantSpec, get_variant
+from .cards import CARD_NAMES, RANK
+from .rule_table import accepts_table
+from .state import GameState
+from .variants import VariantSpec, get_variant
 
 __all__ = [
     "COLUMN_TO_COLUMN",
@@ -93,60 +98,6 @@ class IllegalMoveError(ValueError):
 
 class InvalidPositionError(ValueError):
     """A position that no game of this variant can reach (or that is malformed)."""
-
-
-@dataclass(slots=True)
-class GameState:
-    """One position, mutable. Cards are codes 1..52 (see :mod:`fortythieves_env.cards`).
-
-    Attributes:
-        tableau: ``tableau[i]`` is column i, bottom to top.
-        face_down: how many cards at the bottom of each column are face down.
-        stock: bottom to top; the last card is dealt next.
-        waste: bottom to top; the last card is playable.
-        foundations: 8 pile heights (0..13); piles ``2*s`` and ``2*s+1`` hold suit ``s``
-            and are kept with ``foundations[2*s] >= foundations[2*s+1]``.
-        redeals_left: redeals still allowed.
-        foundation_cards: cards on the foundations (``sum(foundations)``), 0..104.
-    """
-
-    tableau: list[list[int]]
-    face_down: list[int]
-    stock: list[int]
-    waste: list[int]
-    foundations: list[int]
-    redeals_left: int
-    foundation_cards: int
-
-    def copy(self) -> GameState:
-        """Return an independent copy."""
-        return GameState(
-            [col[:] for col in self.tableau],
-            self.face_down[:],
-            self.stock[:],
-            self.waste[:],
-            self.foundations[:],
-            self.redeals_left,
-            self.foundation_cards,
-        )
-
-
-def _accepts_table(build: Build) -> list[list[bool]]:
-    """``table[top][card]``: may ``card`` go onto column top ``top`` (0 = empty column)?"""
-    table = [[card != 0 for card in range(53)]]
-    for top in range(1, 53):
-        row = [False] * 53
-        for card in range(1, 53):
-            if RANK[top] != RANK[card] + 1:
-                continue
-            if build is Build.SAME_SUIT:
-                row[card] = SUIT[top] == SUIT[card]
-            elif build is Build.ALTERNATE_COLOUR:
-                row[card] = RED[top] != RED[card]
-            else:
-                row[card] = SUIT[top] != SUIT[card]
-        table.append(row)
-    return table
 
 
 class Rules:
@@ -176,16 +127,20 @@ class Rules:
         self.n_columns = spec.n_columns
         self.max_move = spec.max_move
         self.n_actions = self.codec.n_actions
-        self.build_table = accepts = _accepts_table(spec.build)
-        self._accepts = accepts  # the same table, for the hot paths below
-        # _fits_under[top]: the cards that may go onto column top ``top`` (1 to 3 of them).
-        self._fits_under = [[]] + [
-            [card for card in range(1, 53) if accepts[top][card]] for top in range(1, 53)
-        ]
+        self.build_table = accepts = accepts_table(spec.build, spec.empty_column)
+        self._accepts = accepts  # the same table (the network's features read it)
         self._decode = self.codec.table  # unchecked decode, for callers that checked the index
-        self._a_draw = self.codec.encode(DRAW)
-        self._a_redeal = self.codec.encode(REDEAL)
-        self._a_waste_to_foundation = self.codec.encode(WASTE_TO_FOUNDATION)
+        self._core: tuple[Any, Any] | None = None  # (the _fast module, FastTables), on first use
+
+    def _compiled(self) -> tuple[Any, Any]:
+        """The compiled core (:mod:`._fast`) and this variant's table array, loaded on first
+        use (:mod:`._fast` imports numba; its tables are built from this object)."""
+        core = self._core
+        if core is None:
+            from . import _fast
+
+            core = self._core = (_fast, _fast.tables_for(self.spec))
+        return core
 
     def __reduce__(self) -> tuple[Callable[[VariantSpec], Rules], tuple[VariantSpec]]:
         # The tables follow from the spec: pickle (and deepcopy) only the spec, and share
@@ -255,93 +210,32 @@ class Rules:
         )
 
     def sequence_length(self, state: GameState, column: int) -> int:
-        """Length of the sequence at the end of ``column`` (face-up cards only); 0 if empty."""
-        col = state.tableau[column]
-        k = len(col) - 1
-        if k < 0:
-            return 0
-        low = state.face_down[column]
-        accepts = self._accepts
-        while k > low and accepts[col[k - 1]][col[k]]:
-            k -= 1
-        return len(col) - k
+        """Length of the sequence at the end of ``column`` (face-up cards only); 0 if empty.
+
+        Computed by the compiled core (:func:`._fast.sequence_length`).
+
+        Raises:
+            ValueError: ``column`` is not in ``range(n_columns)``, or a column holds more
+                cards than a reachable position can.
+        """
+        fast, tables = self._compiled()
+        return int(fast.sequence_length(tables.pack(state), tables.table, column))
 
     def legal_actions(self, state: GameState) -> list[int]:
-        """Return every legal action in ``state`` (unsorted, no duplicates).
+        """Return every legal action in ``state``, ascending, no duplicates.
 
-        Empty exactly when the game is over (won, or lost with no move left).
+        Empty exactly when the game is over (won, or lost with no move left). Decided by the
+        compiled core's move generator (:func:`._fast.legal_actions`), the one statement of
+        the move rules that the environments, the solver and the agents all use; this method
+        packs ``state`` into a state array for it (a few microseconds).
+
+        Raises:
+            ValueError: a column holds more cards than a reachable position can.
         """
-        acts: list[int] = []
-        append = acts.append
-        m = self.max_move
-        codec = self.codec
-        waste_to_column = codec.waste_to_column
-        column_to_foundation = codec.column_to_foundation
-        column_to_column = codec.column_to_column
-        tableau = state.tableau
-        found = state.foundations
-        fits = self._fits_under
-        # dest_for[card]: the columns whose top takes ``card``; empty: the empty columns.
-        dest_for: dict[int, list[int]] = {}
-        empty: list[int] = []
-        tops: list[int] = []
-        for j, col in enumerate(tableau):
-            if col:
-                t = col[-1]
-                tops.append(t)
-                for card in fits[t]:
-                    js = dest_for.get(card)
-                    if js is None:
-                        dest_for[card] = [j]
-                    else:
-                        js.append(j)
-            else:
-                tops.append(0)
-                empty.append(j)
-        if state.stock:
-            append(self._a_draw)
-        elif state.redeals_left and state.waste:
-            append(self._a_redeal)
-        if state.waste:
-            w = state.waste[-1]
-            s2, r = 2 * SUIT[w], RANK[w]
-            if found[s2] == r or found[s2 + 1] == r:
-                append(self._a_waste_to_foundation)
-            for j in dest_for.get(w, ()):
-                append(waste_to_column[j])
-            for j in empty:
-                append(waste_to_column[j])
-        accepts = self._accepts
-        for i, t in enumerate(tops):
-            if not t:
-                continue
-            s2, r = 2 * SUIT[t], RANK[t]
-            if found[s2] == r or found[s2 + 1] == r:
-                append(column_to_foundation[i])
-            # ``to_column[j]`` is ``ti>tj``; ``ti>tjxN`` is ``to_column[j] + N - 1``.
-            to_column = column_to_column[i]
-            # A column's own top never takes a card of its own sequence, so j != i below.
-            if m == 1:
-                for j in dest_for.get(t, ()):
-                    append(to_column[j])
-                for j in empty:
-                    append(to_column[j])
-                continue
-            col = tableau[i]
-            k = len(col) - 1
-            low = state.face_down[i]
-            while k > low and accepts[col[k - 1]][col[k]]:
-                k -= 1
-            length = len(col) - k
-            for n in range(1, length + 1):
-                js = dest_for.get(col[-n])
-                if js:
-                    for j in js:
-                        append(to_column[j] + n - 1)
-            for j in empty:
-                off = to_column[j]
-                acts.extend(range(off, off + length))
-        return acts
+        fast, tables = self._compiled()
+        out = np.empty(self.n_actions, dtype=np.int64)
+        n = fast.legal_actions(tables.pack(state), tables.table, out)
+        return out[:n].tolist()
 
     def is_won(self, state: GameState) -> bool:
         """True when all 104 cards are on the foundations."""
@@ -362,66 +256,31 @@ class Rules:
         return self._apply(state, action)
 
     def _apply(self, state: GameState, action: int) -> int:
-        """:meth:`apply` for an action index already checked (the environment's step)."""
-        kind, src, dst, n = self._decode[action]
-        if kind == COLUMN_TO_COLUMN:
-            col = state.tableau[src]
-            if n == 1:
-                state.tableau[dst].append(col.pop())
-            else:
-                state.tableau[dst].extend(col[-n:])
-                del col[-n:]
-            fd = state.face_down[src]
-            if fd and len(col) == fd:
-                state.face_down[src] = fd - 1
-            return 0
-        if kind == DRAW:
-            stock, waste = state.stock, state.waste
-            for _ in range(min(self.spec.deal_count, len(stock))):
-                waste.append(stock.pop())
-            return 0
-        if kind == REDEAL:
-            state.stock[:] = state.waste[::-1]
-            state.waste.clear()
-            state.redeals_left -= 1
-            return 0
-        if kind == WASTE_TO_COLUMN:
-            state.tableau[dst].append(state.waste.pop())
-            return 0
-        if kind == WASTE_TO_FOUNDATION:
-            card = state.waste.pop()
-        else:
-            col = state.tableau[src]
-            card = col.pop()
-            fd = state.face_down[src]
-            if fd and len(col) == fd:
-                state.face_down[src] = fd - 1
-        found = state.foundations
-        s2 = 2 * SUIT[card]
-        if found[s2] == RANK[card]:
-            found[s2] += 1
-        else:
-            found[s2 + 1] += 1
-        state.foundation_cards += 1
-        return 1
+        """:meth:`apply` for an action index already checked: the compiled core's move
+        (:func:`._fast.apply`) on the packed ``state``, written back into it in place."""
+        fast, tables = self._compiled()
+        st = tables.pack(state)
+        cards = int(fast.apply(st, tables.table, action))
+        tables.unpack_into(st, state)
+        return cards
 
     def is_legal(self, state: GameState, action: int) -> bool:
-        """True if ``action`` is legal in ``state``.
+        """True if ``action`` is legal in ``state`` (the core's move generator decides).
 
         Raises:
             ValueError: ``action`` is not an integer in ``range(n_actions)``.
         """
-        # the action's own rule decides (a finished game has no legal action either way);
-        # why_illegal's wording of a finished game is for messages only
-        return not self._why_illegal(state, *self.codec.decode(action))
+        return self.codec.check(action) in self.legal_actions(state)
 
     def why_illegal(self, state: GameState, action: int) -> str:
         """Return why ``action`` is illegal in ``state``, or ``""`` if it is legal.
 
-        The one place that words an illegal move (the environments' ``"raise"`` mode and
-        :meth:`play` use it). Once the game is over every action is illegal and the reason
-        says so first: ``"the game is over (won)"``, or ``"the game is over (lost: no legal
-        move left); ..."`` followed by the action's own reason.
+        The core's move generator decides (``""`` exactly for the actions of
+        :meth:`legal_actions`); this method only words the reason of an illegal one (the
+        environments' ``"raise"`` mode and :meth:`play` use it). Once the game is over every
+        action is illegal and the reason says so first: ``"the game is over (won)"``, or
+        ``"the game is over (lost: no legal move left); ..."`` followed by the action's own
+        reason.
 
         Raises:
             ValueError: ``action`` is not an integer in ``range(n_actions)``.
@@ -429,23 +288,25 @@ class Rules:
         kind, src, dst, n = self.codec.decode(action)
         if state.foundation_cards == N_CARDS:
             return "the game is over (won)"
-        reason = self._why_illegal(state, kind, src, dst, n)
-        if reason and not self.legal_actions(state):  # only on the way to an error
+        legal = self.legal_actions(state)
+        if action in legal:
+            return ""
+        reason = self._reason(state, kind, src, dst, n)
+        if not legal:
             return f"the game is over (lost: no legal move left); {reason}"
         return reason
 
-    def _why_illegal(self, state: GameState, kind: int, src: int, dst: int, n: int) -> str:
-        """:meth:`why_illegal` of a decoded action in a game not over."""
+    def _reason(self, state: GameState, kind: int, src: int, dst: int, n: int) -> str:
+        """Words why a move the core found illegal is illegal (it decides nothing: the
+        test of :meth:`why_illegal` checks that it names a reason for every illegal move)."""
         if kind == DRAW:
-            return "" if state.stock else "the stock is empty"
+            return "the stock is empty"
         if kind == REDEAL:
             if self.spec.redeals == 0:
                 return f"{self.spec.name} has no redeals"
             if state.stock:
                 return "the stock is not empty yet"
-            if not state.redeals_left:
-                return "no redeals are left"
-            return "" if state.waste else "the waste is empty"
+            return "no redeals are left" if not state.redeals_left else "the waste is empty"
         if kind in (WASTE_TO_FOUNDATION, WASTE_TO_COLUMN):
             if not state.waste:
                 return "the waste is empty"
@@ -454,25 +315,18 @@ class Rules:
             col = state.tableau[src]
             if not col:
                 return f"column t{src} is empty"
-            if n > 1:
-                length = self.sequence_length(state, src)
-                if n > length:
-                    return f"column t{src} ends in a sequence of {length} card(s), not {n}"
+            length = self.sequence_length(state, src)
+            if n > length:
+                return f"column t{src} ends in a sequence of {length} card(s), not {n}"
             card = col[-n]
         name = CARD_NAMES[card]
         if kind in (WASTE_TO_FOUNDATION, COLUMN_TO_FOUNDATION):
-            s2, r = 2 * SUIT[card], RANK[card]
-            found = state.foundations
-            if found[s2] == r or found[s2 + 1] == r:
-                return ""
             return f"no foundation takes {name}"
-        top = state.tableau[dst][-1] if state.tableau[dst] else 0
-        if self._accepts[top][card]:
-            return ""
-        return (
-            f"{name} does not go onto {CARD_NAMES[top]} "
-            f"(build: {self.spec.build.value.replace('_', ' ')}, one rank lower)"
-        )
+        if not state.tableau[dst]:
+            return f"an empty column takes only a King in {self.spec.name}, not {name}"
+        top = CARD_NAMES[state.tableau[dst][-1]]
+        build = self.spec.build.value.replace("_", " ")
+        return f"{name} does not go onto {top} (build: {build}, one rank lower)"
 
     def play(self, state: GameState, move: str | int) -> int:
         """Play a move (notation string or action) in ``state`` after checking it.

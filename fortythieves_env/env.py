@@ -18,11 +18,12 @@ from ._checks import checked_int, checked_options
 from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL
 from .backends import Backend, make_backend
 from .cards import CARD_NAMES, SUITS
-from .engine import GameState, IllegalMoveError, InvalidPositionError, rules_for
+from .engine import IllegalMoveError, InvalidPositionError, rules_for
 from .observation import LATEST_VERSION, ObservationLayout, check_version
 from .positions import checked_copy
 from .pysol import pysol_position
 from .registration import CheckedSpec
+from .state import GameState
 from .variants import VariantSpec, get_variant
 from .view import PlayerView, player_view
 
@@ -78,6 +79,29 @@ def made_progress(
             after a column-to-column move (pass equal values for other kinds).
     """
     return kind in (DRAW, REDEAL) or foundation_gain > 0 or face_down_after != face_down_before
+
+
+@register_jitable
+def move_reward(
+    cards: int, foundation_cards: int, reward_per_card: float, win_bonus: float
+) -> float:
+    """The reward of a legal move, the one statement of the reward rule (this package's,
+    not the rule book's): ``reward_per_card`` for the card it puts on a foundation
+    (``cards``, 0 or 1), plus ``win_bonus`` when that makes 104 (``foundation_cards``, the
+    total after the move). An illegal action earns ``-illegal_action_penalty`` instead.
+    Used by :class:`FortyThievesEnv` and, compiled, by the batched kernel."""
+    reward = cards * reward_per_card
+    if foundation_cards == 104:
+        reward += win_bonus
+    return reward
+
+
+@register_jitable
+def game_over(foundation_cards: int, n_legal: int) -> bool:
+    """Whether the position ends the episode (``terminated``): won (104 foundation cards)
+    or lost (no legal move left; RULES.md, common rule 9). Used by :class:`FortyThievesEnv`
+    and, compiled, by the batched kernel."""
+    return foundation_cards == 104 or n_legal == 0
 
 
 class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
@@ -195,9 +219,11 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
       ``"python"``), ``"numba"`` or ``"python"``: the :mod:`fortythieves_env.backends`
       object that holds and steps the position (``self.backend`` is the name chosen). Both
       play identical games (same deal for a seed, same observations, masks, rewards and
-      positions). ``"python"`` steps the pure Python engine (:mod:`fortythieves_env.engine`,
-      the reference); ``"numba"`` keeps the position in a packed array and steps it with one
-      compiled call (:mod:`fortythieves_env._fast`), 2-4x faster per step. The first numba
+      positions). ``"python"`` keeps the position as a :class:`~fortythieves_env.GameState`
+      and writes the observation in Python, each move made and checked by the compiled rules
+      core through :class:`~fortythieves_env.Rules`; ``"numba"`` keeps the position in a
+      packed array and steps it with one compiled call (:mod:`fortythieves_env._fast`), the
+      faster (see ``docs/performance.md``). The first numba
       env in a process loads the compiled code from numba's on-disk cache (about half a
       second), or compiles it once (a few seconds) when there is no cache. On both backends
       ``env.state`` is a snapshot :class:`~fortythieves_env.GameState` made on each read:
@@ -399,17 +425,14 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         if packed >= 0:
             self._n_legal = n_legal = packed >> 8
             self._fcards = fcards = (packed >> 1) & 127
-            won = fcards == 104
-            reward = (packed & 1) * self.reward_per_card
-            if won:
-                reward += self.win_bonus
+            reward = move_reward(packed & 1, fcards, self.reward_per_card, self.win_bonus)
             info = {
                 "action_mask": self._mask.copy(),
                 "foundation_cards": fcards,
-                "is_success": won,
+                "is_success": fcards == 104,
                 "illegal_action": False,
             }
-            return self._obs.copy(), reward, won or not n_legal, False, info
+            return self._obs.copy(), reward, game_over(fcards, n_legal), False, info
         if self._no_game():
             raise RuntimeError("call reset() before step()")
         if self.illegal_action == "raise":

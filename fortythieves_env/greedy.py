@@ -1,9 +1,9 @@
 """The greedy rule: a one-step heuristic over the legal moves, stated once.
 
-One score table, two readers: :func:`move_score` (pure Python, over a
-:class:`~fortythieves_env.view.PlayerView`: the reference the tests compare against) and
-:func:`greedy_score` (compiled, over a packed state array of :mod:`._fast`). Every user of
-the rule calls one of them: the ``greedy`` baseline of :mod:`fortythieves_agents.baselines` (its
+One score table, one reader: :func:`greedy_score` (compiled, over a packed state array of
+:mod:`._fast`); :func:`move_score` reads a :class:`~fortythieves_env.view.PlayerView`
+through it (``tests/oracle.py`` restates the rule apart, for the tests). Every user of the
+rule calls it: the ``greedy`` baseline of :mod:`fortythieves_agents.baselines` (its
 observations are read into a state array by :func:`~._fast.observed_state`), the search
 agent's rollouts (:func:`rollout`, on sampled positions), and anyone else who needs a cheap
 player that sees only what a player sees.
@@ -48,8 +48,10 @@ from ._fast import (
     H_WASTE,
     S_FCARDS,
     S_NWASTE,
+    FastTables,
     apply,
     legal_actions,
+    tables_for,
 )
 from ._jit import kernel
 from .actions import (
@@ -60,8 +62,8 @@ from .actions import (
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
 )
-from .cards import RANK
 from .engine import Rules
+from .state import GameState
 from .view import PlayerView
 
 __all__ = [
@@ -81,12 +83,13 @@ __all__ = [
     "greedy_score",
     "move_score",
     "rollout",
+    "view_state",
 ]
 
 _KING = 12  # RANK of a King
 
-# The score table of the module docstring: the one place its numbers live. Both readers,
-# :func:`move_score` and :func:`greedy_score`, take them from here.
+# The score table of the module docstring: the one place its numbers live (read by
+# :func:`greedy_score`; the test oracle imports them).
 S_TO_FOUNDATION = 100.0
 S_TO_FOUNDATION_REVEALS = 105.0
 S_REVEALS = 80.0
@@ -101,50 +104,47 @@ S_PART_TO_EMPTY = 3.0
 S_POINTLESS = -1.0
 
 
+def view_state(view: PlayerView, tables: FastTables) -> np.ndarray:
+    """The state array of what a player sees: ``view``'s face-up cards, counts, waste and
+    foundations (and the stock when its order is known), every hidden card 0 (as
+    :func:`~._fast.observed_state` reads an observation).
+
+    Returns:
+        ``int16``, shape ``(tables.state_size,)``, a new array.
+    """
+    state = GameState(
+        tableau=[[0] * fd + list(up) for fd, up in zip(view.face_down, view.tableau, strict=True)],
+        face_down=list(view.face_down),
+        stock=list(view.stock) if view.stock is not None else [0] * view.stock_size,
+        waste=list(view.waste),
+        foundations=list(view.foundations),
+        redeals_left=view.redeals_left,
+        foundation_cards=view.foundation_cards,
+    )
+    return tables.pack(state)
+
+
 def move_score(action: int, view: PlayerView, rules: Rules) -> float:
-    """The greedy score of ``action`` in the position a player sees as ``view`` (the
-    reference reader of the module's table).
+    """The greedy score of ``action`` in the position a player sees as ``view``: the
+    compiled :func:`greedy_score` on :func:`view_state` (one statement of the rule).
 
     Args:
         action: an action index of ``rules``' variant (legal or not: only scored).
         view: the player's view of the position (:func:`fortythieves_env.view.player_view`).
-        rules: the variant's rules: its action codec and build table.
+        rules: the variant's rules.
 
     Raises:
         ValueError: ``action`` is not an action index of the variant.
     """
-    kind, src, dst, n = rules.decode(action)
-    if kind == DRAW:
-        return S_DRAW
-    if kind == REDEAL:
-        return S_REDEAL
-    if kind == WASTE_TO_FOUNDATION:
-        return S_TO_FOUNDATION
-    tableau = view.tableau  # face-up cards only
-    if kind == WASTE_TO_COLUMN:
-        if tableau[dst]:
-            return S_WASTE_ONTO_CARD
-        return S_KING_TO_EMPTY if view.waste and RANK[view.waste[-1]] == _KING else S_WASTE_TO_EMPTY
-    column = tableau[src]
-    start = len(column) - n  # index (among the face-up cards) of the first moved card
-    reveals = start == 0 and view.face_down[src] > 0
-    empties = start == 0 and view.face_down[src] == 0
-    if kind == COLUMN_TO_FOUNDATION:
-        return S_TO_FOUNDATION_REVEALS if reveals else S_TO_FOUNDATION
-    dst_empty = not tableau[dst]
-    if reveals:
-        return S_REVEALS
-    if empties:
-        return S_POINTLESS if dst_empty else S_EMPTIES_ONTO_CARD
-    if rules.build_table[column[start - 1]][column[start]]:  # already built on its card
-        return S_POINTLESS
-    return S_PART_TO_EMPTY if dst_empty else S_BUILD_FREES
+    action = rules.codec.check(action)
+    tables = tables_for(rules.spec)
+    return float(greedy_score(view_state(view, tables), tables.table, action))
 
 
 @kernel(inline="always")
 def greedy_score(st: np.ndarray, tb: np.ndarray, action: int) -> float:
-    """:func:`move_score` of ``action`` (a legal action index) in state array ``st``
-    (``int16``; ``tb`` its variant's table array), compiled.
+    """The greedy score (the module's table) of ``action`` (an action index) in state
+    array ``st`` (``int16``; ``tb`` its variant's table array): the rule's one statement.
 
     Reads only what a player sees: column lengths, face-down counts, the face-up cards at
     the source column's cut, the waste top; never a face-down card or the stock, so a

@@ -35,8 +35,8 @@ Versions (the ``-vN`` of the registered ids, the ``observation_version`` argumen
   is never known and version 1 is version 0, entry for entry.
 
 Nothing hidden is encoded: face-down cards appear only as counts, and so does the stock
-while its order is unknown. :meth:`ObservationLayout.encode_view` writes the observation
-from a :class:`~fortythieves_env.view.PlayerView` alone (the tests check that every
+while its order is unknown. :func:`fortythieves_env.view.encode_view` writes the
+observation from a :class:`~fortythieves_env.view.PlayerView` alone (the tests check that every
 backend's observation equals it).
 """
 
@@ -44,16 +44,12 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._checks import is_int
-from .engine import GameState
+from .state import GameState
 from .variants import VariantSpec
-
-if TYPE_CHECKING:
-    from .view import PlayerView
 
 OBSERVATION_VERSIONS: tuple[int, ...] = (0, 1)
 """The observation versions (see the module docstring)."""
@@ -214,29 +210,6 @@ class ObservationLayout:
         stock = state.stock
         if stock and state.redeals_left < self.redeals:
             out[start : start + len(stock)] = stock[::-1]
-
-    def encode_view(self, view: PlayerView) -> np.ndarray:
-        """The observation of a position a player sees as ``view`` (``uint8``, ``(size,)``,
-        a new array): the reference of what the observation holds, written from the
-        player's view alone. Equal to what :meth:`write` writes for the position.
-
-        Raises:
-            ValueError: ``view`` does not fit this layout (more cards than slots).
-        """
-        out = np.zeros(self.size, dtype=np.uint8)
-        for i, col in enumerate(view.tableau):
-            if len(col) > self.column_slots:
-                raise ValueError(f"column {i} shows {len(col)} cards, more than its slots")
-            out[i * self.column_slots : i * self.column_slots + len(col)] = col
-        out[self.waste.start : self.waste.start + len(view.waste)] = view.waste
-        if self.stock_slots and view.stock is not None:
-            start = self.known_stock.start
-            out[start : start + len(view.stock)] = view.stock[::-1]
-        out[self.foundations] = view.foundations
-        out[self.face_down] = view.face_down
-        out[self.stock] = view.stock_size
-        out[self.redeals_left] = view.redeals_left
-        return out
 
     def write_column(self, state: GameState, i: int, out: np.ndarray) -> None:
         """Rewrite column ``i``'s card codes and face-down count."""

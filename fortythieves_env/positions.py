@@ -45,7 +45,8 @@ from typing import Any
 
 from ._checks import is_int
 from .cards import CARD_NAMES, RANK, SUIT, card_code, card_name
-from .engine import N_CARDS, GameState, InvalidPositionError, Rules, rules_for
+from .engine import N_CARDS, InvalidPositionError, Rules, rules_for
+from .state import GameState
 from .variants import VariantSpec, get_variant
 
 POSITION_KEYS = ("variant", "tableau", "face_down", "stock", "waste", "foundations", "redeals_left")

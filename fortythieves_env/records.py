@@ -19,7 +19,8 @@ Format (``format_version`` 4; a JSON object, every field required):
 - ``variant`` (object): every :class:`~fortythieves_env.VariantSpec` field (``id``, ``name``,
   ``n_columns``, ``face_down``, ``face_up``, ``build`` as its string, ``sequence_moves``,
   ``deal_count``, ``redeals``, ``aces_on_foundations``, ``max_episode_steps``,
-  ``pysol_id``), so a custom variant replays without being registered.
+  ``pysol_id``, ``empty_column`` as its string; a record without it, written before the
+  field existed, means ``"any"``), so a custom variant replays without being registered.
 - ``step_limit`` (int or null): the game was truncated after this many steps (the
   registered ``TimeLimit``); null: no limit.
 - ``max_steps_without_progress`` (int or null): the environment's no-progress truncation.
@@ -129,6 +130,7 @@ class GameRecord:
         """The record as a JSON-ready dict (keys in the order of the format)."""
         spec = asdict(self.variant)
         spec["build"] = self.variant.build.value
+        spec["empty_column"] = self.variant.empty_column.value
         out: dict[str, Any] = {
             "format_version": self.format_version,
             "package_version": self.package_version,

@@ -87,6 +87,8 @@ from ._fast import (
     S_NWASTE,
     S_REDEALS,
     _apply,
+    _fits_foundation,
+    _pile_for,
     apply,
     canonical_hash,
     legal_actions,
@@ -101,7 +103,8 @@ from .actions import (
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
 )
-from .engine import GameState, InvalidPositionError, rules_for
+from .engine import InvalidPositionError, rules_for
+from .state import GameState
 from .variants import Build, VariantSpec, get_variant
 
 __all__ = [
@@ -237,6 +240,13 @@ def _safe_foundation(st: np.ndarray, tb: np.ndarray, card: int, build: int) -> b
       already sent up) by sending those at most two cards up, top first, and delete their
       later moves: each card still costs one move, so the line is no longer.
 
+    The argument never uses what an empty column takes: a line without ``c`` (or without
+    the cards sent up) leaves a column empty only where the line's column held just those
+    cards, which no move of the line goes onto; so F is safe with Kings-only empty columns
+    (:class:`~fortythieves_env.variants.EmptyColumn`) too, and W and E are (the positions
+    they merge differ only in the column order). ``tests/test_solver.py`` checks all three
+    against the exhaustive search on two Kings-only variants.
+
     Not safe beyond this: without the other pile's condition (the twin stranded on the
     waste above both copies of the card below), or with only ``r - 2`` on the other pile
     in a same-suit game; the design note gives one counterexample each.
@@ -264,13 +274,6 @@ def _safe_foundation(st: np.ndarray, tb: np.ndarray, card: int, build: int) -> b
 
 
 # ---------------------------------------------------------------------- move order
-@kernel(inline="always")
-def _fits_foundation(st: np.ndarray, f0: int, card: int) -> bool:
-    s2 = 2 * ((card - 1) // 13)
-    r = (card - 1) % 13
-    return st[f0 + s2] == r or st[f0 + s2 + 1] == r
-
-
 @kernel
 def _score(st: np.ndarray, tb: np.ndarray, action: int) -> int:
     """The move-ordering score of a legal ``action`` (higher is tried first).
@@ -290,7 +293,6 @@ def _score(st: np.ndarray, tb: np.ndarray, action: int) -> int:
         return 300
     if kind == REDEAL:
         return 250
-    f0 = tb[H_FOUND]
     v = tb[H_V]
     len0 = tb[H_LEN]
     if kind == WASTE_TO_FOUNDATION:
@@ -316,7 +318,7 @@ def _score(st: np.ndarray, tb: np.ndarray, action: int) -> int:
     below = st[src * v + rest - 1]
     if tb[tb[H_ACCEPTS] + below * 53 + st[src * v + rest]]:
         return 100
-    if _fits_foundation(st, f0, below):
+    if _fits_foundation(st, tb, below):
         return 700
     return 500 + n
 
@@ -593,12 +595,8 @@ def _child_keys(
             total += _fin(h) - _fin(raw[dst, k])
             out[4 + k] = h
         elif kind == WASTE_TO_FOUNDATION or kind == COLUMN_TO_FOUNDATION:  # noqa: SIM109
-            f = tb[H_FOUND] + 2 * ((card - 1) // 13)
-            p = 2 * ((card - 1) // 13)
-            if st[f] != (card - 1) % 13:
-                f += 1
-                p += 1
-            h0 = st[f]
+            p = _pile_for(st, tb, card)
+            h0 = st[tb[H_FOUND] + p]
             total += zf[k, p, h0 + 1] - zf[k, p, h0]
         out[k] = total
 

@@ -33,7 +33,7 @@ from .engine import (
     InvalidPositionError,
     rules_for,
 )
-from .env import checked_penalty, finite_reward, made_progress
+from .env import checked_penalty, finite_reward, game_over, made_progress, move_reward
 from .observation import LATEST_VERSION, ObservationLayout, check_version
 from .registration import CheckedSpec
 from .variants import VariantSpec, get_variant
@@ -125,11 +125,9 @@ def _step_batch(
             n_legal = packed >> 8
             fcards = (packed >> 1) & 127
             cards = packed & 1
-            reward = cards * reward_per_card
+            reward = move_reward(cards, fcards, reward_per_card, win_bonus)
             won = fcards == 104
-            if won:
-                reward += win_bonus
-            terminated = won or n_legal == 0
+            terminated = game_over(fcards, n_legal)
             progress = made_progress(kind, cards, fd_before, st[fd_index] if fd_index >= 0 else 0)
             counts[C_NLEGAL, i] = n_legal
             counts[C_FCARDS, i] = fcards
@@ -350,7 +348,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if backend == "python":
             raise ValueError(
                 "FortyThievesVectorEnv is compiled only (backend 'auto' or 'numba'); for the "
-                "pure-Python engine use gymnasium.vector.SyncVectorEnv over "
+                "Python backend use gymnasium.vector.SyncVectorEnv over "
                 "gymnasium.make(id, backend='python')"
             )
         if backend not in ("auto", "numba"):

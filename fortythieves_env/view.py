@@ -31,8 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import GameState, Rules, rules_for
+from .engine import Rules, rules_for
 from .observation import OBSERVATION_VERSIONS, ObservationLayout
+from .state import GameState
 from .variants import VariantSpec, get_variant
 
 _TWO_DECKS = Counter({code: 2 for code in range(1, 53)})
@@ -225,3 +226,28 @@ def determinize(view: PlayerView, cards: Sequence[int]) -> GameState:
         redeals_left=view.redeals_left,
         foundation_cards=sum(view.foundations),
     )
+
+
+def encode_view(layout: ObservationLayout, view: PlayerView) -> np.ndarray:
+    """The observation (``layout``'s) of a position a player sees as ``view`` (``uint8``,
+    ``(layout.size,)``, a new array): the reference of what the observation holds, written
+    from the player's view alone. Equal to what :meth:`ObservationLayout.write` writes for
+    the position.
+
+    Raises:
+        ValueError: ``view`` does not fit this layout (more cards than slots).
+    """
+    out = np.zeros(layout.size, dtype=np.uint8)
+    for i, col in enumerate(view.tableau):
+        if len(col) > layout.column_slots:
+            raise ValueError(f"column {i} shows {len(col)} cards, more than its slots")
+        out[i * layout.column_slots : i * layout.column_slots + len(col)] = col
+    out[layout.waste.start : layout.waste.start + len(view.waste)] = view.waste
+    if layout.stock_slots and view.stock is not None:
+        start = layout.known_stock.start
+        out[start : start + len(view.stock)] = view.stock[::-1]
+    out[layout.foundations] = view.foundations
+    out[layout.face_down] = view.face_down
+    out[layout.stock] = view.stock_size
+    out[layout.redeals_left] = view.redeals_left
+    return out

@@ -7,6 +7,7 @@ hand-built positions in ``positions.py``.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import subprocess
@@ -14,6 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from fortythieves_env import VARIANTS
 
 ROOT = Path(__file__).resolve().parents[1]
 """The checkout: ``configs/``, ``docs/``, ``results/``, ``scripts/``, ``benchmarks/``."""
@@ -23,6 +26,22 @@ CONFIGS = ROOT / "configs"
 
 STREETS = CONFIGS / "streets.yaml"
 """The shipped Streets config, the one the training tests start from."""
+
+KINGS_FORTY = dataclasses.replace(
+    VARIANTS["FortyThieves"],
+    id="KingsForty",
+    name="Kings Forty",
+    empty_column="kings",
+    pysol_id=None,
+)
+"""Forty Thieves with empty columns for Kings only (one card at a time)."""
+
+KINGS_TEN = dataclasses.replace(
+    VARIANTS["NumberTen"], id="KingsTen", name="Kings Ten", empty_column="kings", pysol_id=None
+)
+"""Number Ten with empty columns for Kings only (sequences move, face-down cards)."""
+
+KINGS_ONLY = (KINGS_FORTY, KINGS_TEN)
 
 
 def run_cli(

@@ -2,7 +2,7 @@
 
 Little Forty (the variant with redeals) shows the stock's order once a redeal has happened;
 version 0 (``-v0``) still shows only its size. Every backend's observation is the player's
-view written out (:meth:`ObservationLayout.encode_view`), so nothing hidden gets in.
+view written out (:func:`fortythieves_env.view.encode_view`), so nothing hidden gets in.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from fortythieves_env.cards import card_code
 from fortythieves_env.engine import rules_for
 from fortythieves_env.observation import ObservationLayout, check_version
 from fortythieves_env.vector import FortyThievesVectorEnv
+from fortythieves_env.view import encode_view
 
 REDEALS_TWO = VariantSpec(
     "RedealsTwo", "Redeals Two", n_columns=10, face_down=2, face_up=2,
@@ -58,7 +59,7 @@ def test_the_observation_is_the_player_view_written_out(variant: str | VariantSp
             env = envs[1]
             view = env.player_view()
             for v, e in envs.items():
-                np.testing.assert_array_equal(obs[v], e.layout.encode_view(view))
+                np.testing.assert_array_equal(obs[v], encode_view(e.layout, view))
             lay = envs[1].layout
             known = obs[1][lay.known_stock]
             state = env.state
@@ -102,7 +103,7 @@ def test_the_vector_env_writes_the_same_v1_observations() -> None:
         for i, env in enumerate(singles):
             row = env.step(int(actions[i]))[0]
             np.testing.assert_array_equal(obs[i], row)
-            np.testing.assert_array_equal(row, env.layout.encode_view(env.player_view()))
+            np.testing.assert_array_equal(row, encode_view(env.layout, env.player_view()))
             known_rows += bool(row[env.layout.known_stock].any())
     assert known_rows > 100
 
@@ -126,7 +127,7 @@ def test_the_views_decide_the_observation_not_the_hidden_cards() -> None:
         shuffle_hidden(shuffled, rng, REDEALS_TWO)
         assert shuffled != pos, phase
         obs = other.reset(options={"state": shuffled})[0]
-        np.testing.assert_array_equal(obs, env.layout.encode_view(env.player_view()), phase)
+        np.testing.assert_array_equal(obs, encode_view(env.layout, env.player_view()), phase)
         h1 = _fast.view_hash(tables.pack(env.state), tables.table)
         h2 = _fast.view_hash(tables.pack(other.state), tables.table)
         assert h1 == h2, phase

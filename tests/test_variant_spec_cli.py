@@ -23,6 +23,7 @@ build: alternate_colour
 sequence_moves: true
 redeals: 2
 max_episode_steps: 600
+empty_column: kings
 """
 
 
@@ -52,6 +53,7 @@ def test_evaluate_solve_replay_and_play_take_a_variant_from_a_file(
     (line,) = records.read_text().splitlines()
     assert json.loads(line)["variant"] == "SpecFileForty"
     record = games / "greedy" / "SpecFileForty-2000000000.json"
+    assert json.loads(record.read_text())["variant"]["empty_column"] == "kings"
     assert main(["replay", str(record), "--all", "--variant-spec", spec_file]) == 0
     capsys.readouterr()
     monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
@@ -70,6 +72,10 @@ def test_evaluate_solve_replay_and_play_take_a_variant_from_a_file(
         ("id: X\nname: X\n", "missing VariantSpec field(s) n_columns, face_down"),
         (SPEC.replace("n_columns: 12", "n_columns: 0"), "n_columns"),
         (SPEC.replace("build: alternate_colour", "build: any"), "build"),
+        (
+            SPEC.replace("empty_column: kings", "empty_column: queens"),
+            "unknown empty_column rule 'queens'; choose from any, kings",
+        ),
         (SPEC.replace("id: SpecFileForty", "id: Maria"), "'Maria' is a built-in variant"),
         (SPEC + "id: Again\n", "'id' is given twice"),
         ("env:\n  variant: Streets\n", "a training config without env.custom_variant"),
