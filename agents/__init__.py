@@ -14,6 +14,8 @@ Modules:
     baselines: the agent protocols and the ``random`` and ``greedy`` reference agents.
     cycles: the agents' no-cycling rule.
     search: the search agent (hindsight optimisation over sampled hidden cards).
+    episodes: the one episode loop every game is played by (evaluation, teacher, search and
+        expert games) and the tables of games it plays on.
     teacher: teacher games and behaviour cloning before PPO.
     evaluation: playing the test deals with any agent, confidence intervals, tables and JSON.
     solve: the clairvoyant solver over the test deals, its records and verdicts.

@@ -66,9 +66,19 @@ from .baselines import (
     Agent,
     BatchAgent,
     PerGameDraws,
-    legal_actions,
     make_baseline,
     sampled_scores,
+)
+from .episodes import (
+    AgentChoice,
+    DealTable,
+    Ending,
+    EpisodeHooks,
+    NoCycling,
+    OneEnvTable,
+    OneGamePlayer,
+    needs_scores,
+    play_games,
 )
 from .seeds import TEST_START, seeds_for_test
 
@@ -149,15 +159,6 @@ class GameTrace:
 
     start: dict[str, Any]
     actions: np.ndarray
-
-
-def _start_of(env: Any, seed: int) -> dict[str, Any]:
-    """The starting position of deal ``seed`` (a new environment of the same variant)."""
-    from fortythieves_env import FortyThievesEnv
-
-    fresh = FortyThievesEnv(env.variant)
-    fresh.reset(seed=seed)
-    return fresh.get_state()
 
 
 @contextmanager
@@ -539,7 +540,9 @@ def play_episode(
     ``game``, so its random draws are those of deal ``game`` in :func:`play_deals`) and
     plays the best-ranked one that leads to a view not seen in the episode
     (:mod:`fortythieves_agents.cycles`); when there is none the episode ends as stuck. With
-    ``allow_cycles=True`` the agent's own choice is played (:meth:`Agent.act`).
+    ``allow_cycles=True`` the agent's own choice is played (:meth:`Agent.act`). The loop is
+    :func:`fortythieves_agents.episodes.play_games` on an
+    :class:`~fortythieves_agents.episodes.OneEnvTable`.
 
     ``actions``, if given, gets every action played appended (for a game record).
 
@@ -552,83 +555,11 @@ def play_episode(
         RuntimeError: the agent chose an illegal action.
         TypeError: the rule is on and the agent has no ``action_scores``.
     """
-    rule = not allow_cycles
-    base = env.unwrapped
-    if rule:
-        if not hasattr(agent, "action_scores"):
-            raise TypeError(
-                f"agent {agent.name} has no action_scores: the no-cycling rule needs a "
-                "ranking of the moves; play it with allow_cycles=True"
-            )
-        from fortythieves_env._fast import tables_for
-
-        from .cycles import SeenViews
-
-        spec = base.variant  # type: ignore[attr-defined]
-        tables = tables_for(spec)
-        seen = SeenViews(tables, 1, getattr(env.spec, "max_episode_steps", None) or 1000)
-        games = np.array([game], dtype=np.int64)
-        rows = np.zeros(1, dtype=np.int64)
-    obs, info = env.reset(seed=seed)
-    if hasattr(agent, "reset"):
-        agent.reset(env)
-    if rule:
-        agent.start_games(spec, games.copy())  # type: ignore[union-attr]
-        st = tables.pack(base.state)[None]  # type: ignore[attr-defined]
-        seen.start(st, rows)
-    total, length = 0.0, 0
-    try:
-        while True:
-            mask = base.action_masks()  # type: ignore[attr-defined]
-            if not mask.any():  # no move
-                obs, reward, terminated, truncated, info = env.step(0)
-                if actions is not None:
-                    actions.append(0)
-                return EpisodeResult(
-                    seed=seed,
-                    won=False,
-                    foundation_cards=int(info["foundation_cards"]),
-                    length=length + 1,
-                    ret=total + float(reward),
-                    truncated=bool(truncated and not terminated),
-                )
-            if rule:
-                scores = agent.action_scores(obs[None], mask[None], games.copy())  # type: ignore[union-attr]
-                st[0] = tables.pack(base.state)  # type: ignore[attr-defined]
-                action = int(seen.choose(st, rows, scores, mask[None])[0])
-                if action < 0:  # every legal move leads back to a view seen
-                    return EpisodeResult(
-                        seed=seed,
-                        won=False,
-                        foundation_cards=int(info["foundation_cards"]),
-                        length=length,
-                        ret=total,
-                        truncated=False,
-                        stuck=True,
-                    )
-            else:
-                action = agent.act(obs, env)  # type: ignore[union-attr]
-                if action not in legal_actions(env):
-                    raise RuntimeError(
-                        f"agent {agent.name} chose illegal action {action} on deal {seed}"
-                    )
-            if actions is not None:
-                actions.append(int(action))
-            obs, reward, terminated, truncated, info = env.step(action)
-            total += float(reward)
-            length += 1
-            if terminated or truncated:
-                return EpisodeResult(
-                    seed=seed,
-                    won=bool(info["is_success"]),
-                    foundation_cards=int(info["foundation_cards"]),
-                    length=length,
-                    ret=total,
-                    truncated=bool(truncated and not terminated),
-                )
-    finally:
-        if rule:
-            agent.end_games(games)  # type: ignore[union-attr]
+    traces: list[GameTrace] | None = None if actions is None else []
+    (result,) = _play_on_env(env, agent, [seed], game, allow_cycles, traces)
+    if actions is not None and traces is not None:
+        actions.extend(int(a) for a in traces[0].actions)
+    return result
 
 
 def _play_one_by_one(
@@ -645,25 +576,101 @@ def _play_one_by_one(
     """:func:`play_episode` for each seed in turn (deal index ``first_game + i`` for
     ``seeds[i]``), on one environment (``traces``, ``on_result``: as in :func:`play_deals`)."""
     env = gym.make(env_id)
-    results = []
     try:
-        for i, seed in enumerate(seeds):
-            played: list[int] | None = None if traces is None else []
-            result = play_episode(
-                env, agent, seed, played, game=first_game + i, allow_cycles=allow_cycles
-            )
-            results.append(result)
-            trace = None
-            if traces is not None:
-                start = _start_of(env.unwrapped, seed)  # type: ignore[arg-type]
-                trace = GameTrace(start, np.array(played, dtype=np.int64))
-                traces.append(trace)
-            if on_result is not None:
-                on_result(i, result, trace)
-            on_done(1)
+        return _play_on_env(env, agent, seeds, first_game, allow_cycles, traces, on_result, on_done)
     finally:
         env.close()
-    return results
+
+
+def _play_on_env(
+    env: gym.Env,
+    agent: Agent | BatchAgent,
+    seeds: Sequence[int],
+    first_game: int,
+    allow_cycles: bool,
+    traces: list[GameTrace] | None,
+    on_result: OnResult | None = None,
+    on_done: Callable[[int], object] | None = None,
+) -> list[EpisodeResult]:
+    """The deals ``seeds`` one after the other on ``env`` (:func:`play_episode`)."""
+    rule = needs_scores(agent, allow_cycles)
+    table = OneEnvTable(env, seeds, first_game)
+    choice = NoCycling(table) if rule else AgentChoice()
+    records = _DealRecords(seeds, first_game, 1, traces is not None, on_result, on_done)
+    play_games(OneGamePlayer(agent, env, rule), table, choice, records)
+    return records.finish(traces)
+
+
+class _DealRecords(EpisodeHooks):
+    """What :func:`play_deals` and :func:`play_episode` record: one :class:`EpisodeResult`
+    per deal (deal ``i`` is the agent's game ``first_game + i``) and, with ``traces``, its
+    :class:`GameTrace` (the start read when the deal is dealt; the actions in one
+    ``int32 (slots, width)`` array, a vectorised write per step, its width doubled when a
+    game outgrows it); ``on_result`` and ``on_done`` as in :func:`play_deals`."""
+
+    def __init__(
+        self,
+        seeds: Sequence[int],
+        first_game: int,
+        slots: int,
+        traces: bool,
+        on_result: OnResult | None,
+        on_done: Callable[[int], object] | None,
+    ) -> None:
+        n = len(seeds)
+        self.seeds = seeds
+        self.first_game = first_game
+        self.results: list[EpisodeResult | None] = [None] * n
+        self.recording = traces
+        self.starts: list[dict[str, Any] | None] = [None] * n
+        self.played: list[np.ndarray | None] = [None] * n
+        self.trace = np.zeros((slots, 256) if traces else (0, 0), dtype=np.int32)
+        self.on_result = on_result
+        self.on_done = on_done
+
+    def started(self, table: Any, slots: np.ndarray) -> None:
+        if self.recording:
+            for b in slots.tolist():
+                self.starts[int(table.game[b]) - self.first_game] = table.start_of(b)
+
+    def before_step(self, table: Any, rows: np.ndarray, actions: np.ndarray) -> None:
+        if self.recording:
+            lengths = table.lengths
+            if int(lengths.max()) >= self.trace.shape[1]:
+                self.trace = np.concatenate([self.trace, np.zeros_like(self.trace)], axis=1)
+            self.trace[rows, lengths[rows]] = actions[rows]
+
+    def ended(self, table: Any, ending: Ending) -> None:
+        i = ending.game - self.first_game
+        result = EpisodeResult(
+            seed=int(self.seeds[i]),
+            won=ending.won,
+            foundation_cards=ending.foundation_cards,
+            length=ending.length,
+            ret=ending.ret,
+            truncated=ending.truncated,
+            stuck=ending.stuck,
+        )
+        self.results[i] = result
+        trace = None
+        if self.recording:
+            self.played[i] = self.trace[ending.slot, : ending.length].astype(np.int64)
+            trace = GameTrace(self.starts[i], self.played[i])  # type: ignore[arg-type]
+        if self.on_result is not None:
+            self.on_result(i, result, trace)
+
+    def progress(self, games: int) -> None:
+        if self.on_done is not None:
+            self.on_done(games)
+
+    def finish(self, traces: list[GameTrace] | None) -> list[EpisodeResult]:
+        """The results in the order of the seeds; ``traces`` extended with the traces."""
+        if traces is not None:
+            traces.extend(
+                GameTrace(s, a)  # type: ignore[arg-type]
+                for s, a in zip(self.starts, self.played, strict=True)
+            )
+        return self.results  # type: ignore[return-value]
 
 
 def play_deals(
@@ -688,7 +695,8 @@ def play_deals(
     indices ``first_game + i``). A game that ends frees its slot for the next deal, in order. A slot
     with no deal left plays its first legal action and its results are ignored. A game
     with no legal move at all plays action 0, whatever the agent chose, and ends (as in
-    :func:`play_episode`).
+    :func:`play_episode`). The loop is :func:`fortythieves_agents.episodes.play_games` on a
+    :class:`~fortythieves_agents.episodes.DealTable`.
 
     With the no-cycling rule (``allow_cycles=False``, the default) each step asks
     :meth:`~fortythieves_agents.baselines.BatchAgent.action_scores` instead and plays, per game, the
@@ -724,162 +732,21 @@ def play_deals(
         RuntimeError: the agent chose an illegal action (the message names the deal).
         TypeError: the rule is on and the agent has no ``action_scores``.
     """
-    rule = not allow_cycles
-    if rule and not hasattr(agent, "action_scores"):
-        raise TypeError(
-            f"agent {agent.name} has no action_scores: the no-cycling rule needs a ranking "
-            "of the moves; play it with allow_cycles=True"
-        )
+    rule = needs_scores(agent, allow_cycles)
     n = len(seeds)
     if batch_size is None:
         batch_size = getattr(agent, "batch_size", None) or MAX_BATCH
-    slots = min(n, batch_size)
-    results: list[EpisodeResult | None] = [None] * n
     if n == 0:
         return []
-    env = gym.make_vec(env_id, num_envs=slots, vectorization_mode="vector_entry_point", copy=False)
+    slots = min(n, batch_size)
+    table = DealTable(env_id, seeds, slots, first_game)
     try:
-        spec = env.unwrapped.variant  # type: ignore[attr-defined]
-        # each slot's deal index as the agent knows it (first_game + i), -1: no deal left
-        game = np.arange(first_game, first_game + slots, dtype=np.int64)
-        obs, info = env.reset(seed=[int(seeds[i]) for i in range(slots)])
-        masks = info["action_mask"]
-        recording = traces is not None
-        if recording:
-            starts: list[dict[str, Any] | None] = [None] * n
-            played: list[np.ndarray | None] = [None] * n
-            trace = np.zeros((slots, 256), dtype=np.int32)  # action k of each slot's game
-            for b in range(slots):
-                starts[b] = env.unwrapped.get_state(b)  # type: ignore[attr-defined]
-        agent.start_games(spec, game.copy())
-        if rule:
-            from .cycles import SeenViews
-
-            base = env.unwrapped
-            states = base.states  # type: ignore[attr-defined]
-            fcards_at = base.tables.scal0 + 3  # type: ignore[attr-defined]  # S_FCARDS
-            seen = SeenViews(base.tables, slots, base.max_episode_steps)  # type: ignore[attr-defined]
-            seen.start(states, np.arange(slots, dtype=np.int64))  # every slot's start
-        no_stuck = np.zeros(0, dtype=np.int64)
-        next_deal = slots
-        returns = np.zeros(slots, dtype=np.float64)
-        lengths = np.zeros(slots, dtype=np.int64)
-        actions = np.zeros(slots, dtype=np.int64)
-        live = np.ones(slots, dtype=np.bool_)
-        every_row = np.arange(slots)
-        all_live = True
-
-        def finish(b: int, won: bool, cards: int, truncated: bool, stuck: bool) -> None:
-            """Slot ``b``'s game has ended: its result, its trace, ``on_result``."""
-            i = int(game[b]) - first_game
-            result = EpisodeResult(
-                seed=int(seeds[i]),
-                won=won,
-                foundation_cards=cards,
-                length=int(lengths[b]),
-                ret=float(returns[b]),
-                truncated=truncated,
-                stuck=stuck,
-            )
-            results[i] = result
-            ended_trace = None
-            if recording:
-                played[i] = trace[b, : lengths[b]].astype(np.int64)
-                ended_trace = GameTrace(starts[i], played[i])  # type: ignore[arg-type]
-            if on_result is not None:
-                on_result(i, result, ended_trace)
-
-        while all_live or live.any():
-            rows = every_row if all_live else np.flatnonzero(live)
-            stuck_rows = no_stuck
-            if rule:
-                scores = (
-                    agent.action_scores(obs, masks, game)  # type: ignore[union-attr]
-                    if all_live  # the arrays themselves, no copy
-                    else agent.action_scores(obs[rows], masks[rows], game[rows])  # type: ignore[union-attr]
-                )
-                chosen = seen.choose(states, rows, scores, masks[rows]).copy()
-                no_move = ~masks[rows].any(axis=1)  # the step ends the game (see below)
-                stuck = (chosen < 0) & ~no_move  # every legal move repeats a view
-                chosen[no_move] = 0
-                if stuck.any():  # the rule ends these games now, before the step
-                    stuck_rows = rows[stuck]
-                    for b in stuck_rows.tolist():
-                        finish(b, False, int(states[b, fcards_at]), truncated=False, stuck=True)
-                    live[stuck_rows] = False
-                    rows, chosen = rows[~stuck], chosen[~stuck]
-            else:
-                if all_live:  # the arrays themselves, no copy
-                    chosen = np.asarray(agent.act_batch(obs, masks, game))
-                else:
-                    chosen = np.asarray(agent.act_batch(obs[rows], masks[rows], game[rows]))
-                no_move = ~masks[rows].any(axis=1)  # no move at all: the step ends the game
-                if no_move.any():  # (a custom variant's deal with no move; see play_episode)
-                    chosen = np.where(no_move, 0, chosen)
-                illegal = (chosen < 0) | (chosen >= masks.shape[1])
-                illegal |= (masks[rows, np.clip(chosen, 0, masks.shape[1] - 1)] == 0) & ~no_move
-                if illegal.any():
-                    b = int(rows[np.argmax(illegal)])
-                    raise RuntimeError(
-                        f"agent {agent.name} chose illegal action "
-                        f"{int(chosen[np.argmax(illegal)])} on deal {seeds[game[b] - first_game]}"
-                    )
-            if rows.size < slots:  # slots with no deal left play their first legal action
-                idle = np.flatnonzero(~live)
-                actions[idle] = np.argmax(masks[idle], axis=1)
-            actions[rows] = chosen
-            if recording:
-                if int(lengths.max()) >= trace.shape[1]:
-                    trace = np.concatenate([trace, np.zeros_like(trace)], axis=1)
-                trace[rows, lengths[rows]] = chosen
-            obs, rewards, terminated, truncated, info = env.step(actions)
-            masks = info["action_mask"]
-            returns[rows] += rewards[rows]
-            lengths[rows] += 1
-            ended = np.flatnonzero(live & (terminated | truncated))
-            for b in ended.tolist():
-                finish(
-                    b,
-                    bool(info["is_success"][b]),
-                    int(info["foundation_cards"][b]),
-                    truncated=bool(truncated[b] and not terminated[b]),
-                    stuck=False,
-                )
-            if stuck_rows.size:
-                ended = np.union1d(ended, stuck_rows)
-            if not ended.size:
-                continue
-            agent.end_games(game[ended])
-            if on_done is not None:
-                on_done(len(ended))
-            refill = ended[: max(0, n - next_deal)]
-            all_live = all_live and refill.size == ended.size
-            live[ended] = False
-            game[ended] = -1
-            if refill.size:
-                game[refill] = np.arange(next_deal, next_deal + refill.size) + first_game
-                next_deal += refill.size
-                live[refill] = True
-                returns[refill] = 0.0
-                lengths[refill] = 0
-                reset_seeds: list[int | None] = [None] * slots
-                for b in refill.tolist():
-                    reset_seeds[b] = int(seeds[game[b] - first_game])
-                which = np.zeros(slots, dtype=np.bool_)
-                which[refill] = True
-                obs, _ = env.reset(seed=reset_seeds, options={"reset_mask": which})
-                masks = env.unwrapped.action_masks()  # type: ignore[attr-defined]
-                if recording:
-                    for b in refill.tolist():
-                        starts[int(game[b]) - first_game] = env.unwrapped.get_state(b)  # type: ignore[attr-defined]
-                if rule:
-                    seen.start(states, refill)
-                agent.start_games(spec, game[refill])
+        choice = NoCycling(table) if rule else AgentChoice()
+        records = _DealRecords(seeds, first_game, slots, traces is not None, on_result, on_done)
+        play_games(agent, table, choice, records)
     finally:
-        env.close()
-    if traces is not None:
-        traces.extend(GameTrace(s, a) for s, a in zip(starts, played, strict=True))  # type: ignore[arg-type]
-    return results  # type: ignore[return-value]
+        table.close()
+    return records.finish(traces)
 
 
 def ceiling_summary(results: Sequence[EpisodeResult], solver: Mapping[int, str]) -> dict[str, Any]:

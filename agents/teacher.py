@@ -64,6 +64,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from .baselines import BatchAgent, make_baseline
+from .episodes import AgentChoice, Ending, EpisodeHooks, TrainingTable, play_games, rows_of
 
 if TYPE_CHECKING:
     from .config import Config, TeacherConfig
@@ -196,39 +197,97 @@ class TeacherGames:
         }
 
 
-def _teacher_choices(
-    teacher: BatchAgent,
-    obs: np.ndarray,
-    masks: np.ndarray,
-    game: np.ndarray,
-    asked: np.ndarray,
-    ties: bool,
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """One step's moves of :func:`collect_teacher_games`: the teacher's choice in the games
-    ``asked`` (rows), the first legal action elsewhere (int64, ``(B,)``); with ``ties``
-    also the teacher's equal best moves (bool, ``(B, A)``), else None."""
-    chosen = np.argmax(masks != 0, axis=1).astype(np.int64)
-    best = None
-    if ties:
-        best = np.zeros(masks.shape, dtype=bool)  # the teacher's equal best moves
-        if asked.size:
-            # the BatchAgent contract: act_batch is the argmax of action_scores (lowest
-            # index on ties), drawing the same random numbers: one call gives both
-            scores = np.asarray(teacher.action_scores(obs[asked], masks[asked], game[asked]))
-            chosen[asked] = np.argmax(scores, axis=1)
-            top = scores[np.arange(asked.size), chosen[asked]]
-            best[asked] = (scores == top[:, None]) & (masks[asked] != 0)
-    elif asked.size:
-        chosen[asked] = np.asarray(
-            teacher.act_batch(obs[asked], masks[asked], game[asked]), dtype=np.int64
-        )
-    return chosen, best
+class _TiedChoice:
+    """The teacher's move and its equal best moves (``teacher.ties: any``): one
+    ``action_scores`` call gives both (the BatchAgent contract: ``act_batch`` is the argmax
+    of ``action_scores``, lowest index on ties, drawing the same random numbers).
+
+    Attributes:
+        best: ``bool (slots, A)``, the last call's equal best moves in the rows asked
+            (False elsewhere).
+    """
+
+    def __init__(self) -> None:
+        self.best = np.zeros((0, 0), dtype=bool)
+
+    def start(self, table: Any, slots: np.ndarray) -> None:
+        """Nothing to do."""
+
+    def __call__(
+        self, agent: Any, table: Any, rows: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        obs, masks, games = rows_of(table, rows)
+        scores = np.asarray(agent.action_scores(obs, masks, games))
+        chosen = np.argmax(scores, axis=1)
+        top = scores[np.arange(chosen.size), chosen]
+        self.best = np.zeros(table.masks.shape, dtype=bool)
+        self.best[slice(None) if rows is None else rows] = (scores == top[:, None]) & (masks != 0)
+        return chosen, None
+
+
+class _TeacherRecords(EpisodeHooks):
+    """What :func:`collect_teacher_games` records: every step's observations, bit-packed
+    masks, actions, game numbers (-1 where no move was legal) and, with ``ties``, the
+    teacher's equal best moves bit-packed; its rewards and ends; each kept game's result."""
+
+    def __init__(self, games: int, ties: _TiedChoice | None) -> None:
+        self.games = games
+        self.ties = ties
+        self.obs: list[np.ndarray] = []
+        self.masks: list[np.ndarray] = []
+        self.actions: list[np.ndarray] = []
+        self.best: list[np.ndarray] = []
+        self.game: list[np.ndarray] = []
+        self.rewards: list[np.ndarray] = []
+        self.dones: list[np.ndarray] = []
+        self.cards = np.zeros(games, dtype=np.int64)
+        self.won = np.zeros(games, dtype=bool)
+        self.lengths = np.zeros(games, dtype=np.int64)
+
+    def before_step(self, table: Any, rows: np.ndarray, actions: np.ndarray) -> None:
+        masks = table.masks
+        self.obs.append(table.obs)  # a fresh array every step (BatchedVecEnv copies)
+        self.masks.append(np.packbits(masks != 0, axis=1))
+        self.actions.append(actions)
+        if self.ties is not None:
+            best = self.ties.best
+            best[np.arange(actions.size), np.clip(actions, 0, masks.shape[1] - 1)] = True
+            self.best.append(np.packbits(best, axis=1))
+        self.game.append(np.where(masks.any(axis=1), table.game, -1))  # no move: nothing to learn
+
+    def after_step(self, table: Any, rewards: np.ndarray, ended: np.ndarray) -> None:
+        self.rewards.append(rewards)
+        self.dones.append(ended)
+
+    def ended(self, table: Any, ending: Ending) -> None:
+        if ending.game < self.games:
+            self.cards[ending.game] = ending.foundation_cards
+            self.won[ending.game] = ending.won
+            self.lengths[ending.game] = ending.length
+
+    def returns(self, gamma: float) -> np.ndarray:
+        """``float64 (T, B)``: the discounted return from each step to its game's end (a
+        game cut by the step limit counts as ended there)."""
+        rewards = np.stack(self.rewards).astype(np.float64)  # (T, B)
+        dones = np.stack(self.dones)
+        out = np.zeros_like(rewards)
+        running = np.zeros(rewards.shape[1], dtype=np.float64)
+        for t in range(rewards.shape[0] - 1, -1, -1):
+            running = rewards[t] + gamma * running * ~dones[t]
+            out[t] = running
+        return out
 
 
 def collect_teacher_games(
     config: Config, teacher: BatchAgent, games: int, batch: int = BATCH_GAMES
 ) -> TeacherGames:
     """Play ``games`` teacher games on the training env (see the module docstring).
+
+    The loop is :func:`fortythieves_agents.episodes.play_games` on a
+    :class:`~fortythieves_agents.episodes.TrainingTable`: only the kept games ask the teacher
+    (a slow search teacher would otherwise play the surplus games that start in freed slots
+    while the last kept ones finish); a surplus game takes its first legal move, and is
+    dropped.
 
     Args:
         config: the run configuration (env, shaping, ``ppo.gamma``, ``seed``).
@@ -248,97 +307,33 @@ def collect_teacher_games(
     if games < 1 or batch < 1:
         raise ValueError(f"need games >= 1 and batch >= 1, got {games} and {batch}")
     start = time.perf_counter()
-    slots = min(games, batch)
     gamma = config.ppo.gamma
     shaping = config.train.shaping.model_dump() if config.train.shaping is not None else None
     no_cycling = config.teacher.no_cycling  # the config requires train.no_cycling with it
-    ties = config.teacher.ties == "any"
-    env = BatchedVecEnv(config.env, slots, config.seed + TEACHER_STREAM, shaping, gamma, no_cycling)
-    steps_obs: list[np.ndarray] = []
-    steps_masks: list[np.ndarray] = []
-    steps_actions: list[np.ndarray] = []
-    steps_ties: list[np.ndarray] = []
-    steps_game: list[np.ndarray] = []
-    steps_rewards: list[np.ndarray] = []
-    steps_dones: list[np.ndarray] = []
-    cards = np.zeros(games, dtype=np.int64)
-    won = np.zeros(games, dtype=bool)
-    lengths = np.zeros(games, dtype=np.int64)
-    finished = np.zeros(games, dtype=bool)
+    ties = _TiedChoice() if config.teacher.ties == "any" else None
+    env = BatchedVecEnv(
+        config.env, min(games, batch), config.seed + TEACHER_STREAM, shaping, gamma, no_cycling
+    )
+    records = _TeacherRecords(games, ties)
+    table = TrainingTable(env, games)
     try:
-        spec = env.venv.unwrapped.variant
-        obs = env.reset()
-        masks = env.action_masks()  # int8 (B, A), a copy; new views only under no_cycling
-        n_actions = masks.shape[1]
-        game = np.arange(slots, dtype=np.int64)
-        next_game = slots
-        teacher.start_games(spec, game.copy())
-        while not finished.all():
-            legal_any = masks.any(axis=1)
-            # only the games that are kept ask the teacher (a slow search teacher would
-            # otherwise play the surplus games that start in freed slots while the last
-            # kept ones finish); a surplus game takes its first legal move, and is dropped
-            asked = np.flatnonzero(game < games)
-            chosen, best = _teacher_choices(teacher, obs, masks, game, asked, ties)
-            chosen = np.where(legal_any, chosen, 0)  # no move at all: the step ends the game
-            ok = (chosen >= 0) & (chosen < n_actions)
-            ok &= masks[np.arange(slots), np.clip(chosen, 0, n_actions - 1)] != 0
-            bad = legal_any & ~ok
-            if bad.any():
-                b = int(np.argmax(bad))
-                raise RuntimeError(
-                    f"teacher {teacher.name} chose illegal action {int(chosen[b])} "
-                    f"in teacher game {int(game[b])}"
-                )
-            steps_obs.append(obs)  # a fresh array every step (BatchedVecEnv copies)
-            steps_masks.append(np.packbits(masks != 0, axis=1))
-            steps_actions.append(chosen)
-            if best is not None:
-                best[np.arange(slots), np.clip(chosen, 0, n_actions - 1)] = True
-                steps_ties.append(np.packbits(best, axis=1))
-            steps_game.append(np.where(legal_any, game, -1))  # no move: nothing to learn
-            obs, rewards, dones, infos = env.step(chosen)
-            masks = env.action_masks()
-            steps_rewards.append(rewards)
-            steps_dones.append(dones)
-            ended = np.flatnonzero(dones)
-            if ended.size == 0:
-                continue
-            for b in ended.tolist():
-                i = int(game[b])
-                if i < games:
-                    finished[i] = True
-                    cards[i] = infos[b]["episode"]["foundation_cards"]
-                    won[i] = infos[b]["episode"]["is_success"]
-                    lengths[i] = infos[b]["episode"]["l"]
-            teacher.end_games(game[ended])
-            game[ended] = np.arange(next_game, next_game + ended.size)
-            next_game += ended.size
-            teacher.start_games(spec, game[ended])
+        play_games(teacher, table, ties or AgentChoice(), records)
     finally:
         env.close()
-
-    rewards_tb = np.stack(steps_rewards).astype(np.float64)  # (T, B)
-    dones_tb = np.stack(steps_dones)
-    returns_tb = np.zeros_like(rewards_tb)
-    running = np.zeros(slots, dtype=np.float64)
-    for t in range(rewards_tb.shape[0] - 1, -1, -1):
-        running = rewards_tb[t] + gamma * running * ~dones_tb[t]
-        returns_tb[t] = running
-    game_tb = np.stack(steps_game)
+    game_tb = np.stack(records.game)
     keep = ((game_tb >= 0) & (game_tb < games)).reshape(-1)
     return TeacherGames(
-        obs=np.concatenate(steps_obs)[keep],
-        masks=np.concatenate(steps_masks)[keep],
-        actions=np.concatenate(steps_actions)[keep],
-        returns=returns_tb.reshape(-1)[keep].astype(np.float32),
+        obs=np.concatenate(records.obs)[keep],
+        masks=np.concatenate(records.masks)[keep],
+        actions=np.concatenate(records.actions)[keep],
+        returns=records.returns(gamma).reshape(-1)[keep].astype(np.float32),
         game=game_tb.reshape(-1)[keep],
-        n_actions=int(n_actions),
-        foundation_cards=cards,
-        won=won,
-        lengths=lengths,
+        n_actions=int(table.masks.shape[1]),
+        foundation_cards=records.cards,
+        won=records.won,
+        lengths=records.lengths,
         seconds=time.perf_counter() - start,
-        ties=np.concatenate(steps_ties)[keep] if ties else None,
+        ties=np.concatenate(records.best)[keep] if ties is not None else None,
     )
 
 
