@@ -1033,6 +1033,82 @@ def _after_training(
     return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, report)
 
 
+def _validate_end(validation: Any, status: str, cloned: bool, meta: dict[str, Any]) -> bool:
+    """Validate the last rollout's update (a completed run), before the final evaluation
+    picks a model, and note the cloned start's validation in ``meta``; False when Ctrl-C
+    stopped that validation."""
+    validated = True
+    if status == "completed" and validation is not None:
+        try:
+            validation.validate_end()
+        except KeyboardInterrupt:
+            validated = False
+    if cloned and validation is not None and validation.evaluations_timesteps:
+        _note_cloning_validation(meta, validation)
+    return validated
+
+
+def _teacher_phase(
+    config: Config,
+    model: Any,
+    run: Path,
+    resume: Path | None,
+    start_steps: int,
+    continue_expert: bool,
+    console: Any,
+) -> tuple[dict[str, Any] | None, Any] | None:
+    """The teacher's figures and imitation games before PPO (behaviour cloning on a fresh
+    run; on a continued expert run, read back); ``None`` when Ctrl-C stops it, having
+    written nothing to the run folder."""
+    try:  # nothing is written before this ends: Ctrl-C here leaves the folder as it was
+        if continue_expert:  # the teacher's cloning is in the expert iterations' start
+            teacher_meta = ExpertFolder(RunFolder(run).expert).read_state().get("teacher")
+            return teacher_meta, _imitation_games(config, start_steps, console)
+        return _start_from_teacher(config, model, resume, start_steps, run, console)
+    except KeyboardInterrupt:
+        console.print(
+            f"[yellow]interrupted[/yellow] before PPO (teacher games or behaviour "
+            f"cloning); nothing was written to {run}"
+        )
+        return None
+
+
+def _trim_resumed_tensorboard(tb: str, start_steps: int, console: Any) -> None:
+    """Drop the TensorBoard events an earlier part of a resumed run logged after its
+    checkpoint, so the curves continue from it."""
+    dropped = trim_tensorboard(tb, start_steps)
+    if dropped:
+        console.print(
+            f"TensorBoard: dropped {dropped} event(s) logged after step {start_steps} "
+            "by the run's earlier part, so the resumed curves continue from the checkpoint"
+        )
+
+
+def _record_end(
+    folder: RunFolder,
+    meta: dict[str, Any],
+    model: Any,
+    start_steps: int,
+    status: str,
+    seconds: float,
+    model_path: Path,
+    validation: Any,
+) -> None:
+    """Write the end of training into run.json (``meta``, updated in place)."""
+    steps = int(model.num_timesteps - start_steps)
+    meta.update(
+        status=status,
+        finished=datetime.now().isoformat(timespec="seconds"),
+        timesteps=int(model.num_timesteps),
+        train_seconds=round(seconds, 2),
+        steps_per_second=round(steps / seconds, 1) if seconds > 0 else None,
+        model=str(model_path.relative_to(folder.path)),
+    )
+    if validation is not None:
+        meta["validation_seconds"] = round(validation.seconds, 2)
+    _write_json(folder.run_json, meta)
+
+
 def _train(
     config: Config,
     run: Path,
@@ -1065,20 +1141,10 @@ def _train(
         to_run = -(-remaining // rollout) * rollout  # SB3 always finishes a rollout
         end_steps = start_steps + to_run
 
-        try:  # nothing is written before this ends: Ctrl-C here leaves the folder as it was
-            if continue_expert:  # the teacher's cloning is in the expert iterations' start
-                teacher_meta = ExpertFolder(folder.expert).read_state().get("teacher")
-                teacher_games = _imitation_games(config, start_steps, console)
-            else:
-                teacher_meta, teacher_games = _start_from_teacher(
-                    config, model, resume, start_steps, run, console
-                )
-        except KeyboardInterrupt:
-            console.print(
-                f"[yellow]interrupted[/yellow] before PPO (teacher games or behaviour "
-                f"cloning); nothing was written to {run}"
-            )
+        started = _teacher_phase(config, model, run, resume, start_steps, continue_expert, console)
+        if started is None:
             return TrainResult(run, "interrupted", None, start_steps, 0.0, None)
+        teacher_meta, teacher_games = started
         cloned = resume is None and teacher_meta is not None
 
         # accepted: from here on the run folder is written
@@ -1094,12 +1160,7 @@ def _train(
             if expert_meta is None:
                 return TrainResult(run, "interrupted", None, start_steps, 0.0, None)
         if resume is not None and tb is not None:
-            dropped = trim_tensorboard(tb, start_steps)
-            if dropped:
-                console.print(
-                    f"TensorBoard: dropped {dropped} event(s) logged after step {start_steps} "
-                    "by the run's earlier part, so the resumed curves continue from the checkpoint"
-                )
+            _trim_resumed_tensorboard(tb, start_steps, console)
         bar = StepProgressCallback(start_steps, end_steps) if progress else None
 
         def echo(line: str) -> None:
@@ -1119,7 +1180,6 @@ def _train(
         _write_json(folder.run_json, meta)
         start = time.perf_counter()
         status = "completed"
-        end_validated = True
         if to_run != remaining:
             console.print(
                 f"train.total_timesteps {config.train.total_timesteps} rounded up to {end_steps}"
@@ -1147,13 +1207,7 @@ def _train(
             if warmup is not None:
                 warmup.release()
         seconds = time.perf_counter() - start
-        if status == "completed" and validation is not None:
-            try:  # the last rollout's update, before the final evaluation picks a model
-                validation.validate_end()
-            except KeyboardInterrupt:
-                end_validated = False
-        if cloned and validation is not None and validation.evaluations_timesteps:
-            _note_cloning_validation(meta, validation)
+        end_validated = _validate_end(validation, status, cloned, meta)
         tag_model(model, config.env)
         model.save(model_path)
     except Exception as exc:
@@ -1164,20 +1218,10 @@ def _train(
         # subprocess workers may already have stopped on Ctrl-C
         with contextlib.suppress(OSError, EOFError):
             env.close()
-    steps = int(model.num_timesteps - start_steps)
-    meta.update(
-        status=status,
-        finished=datetime.now().isoformat(timespec="seconds"),
-        timesteps=int(model.num_timesteps),
-        train_seconds=round(seconds, 2),
-        steps_per_second=round(steps / seconds, 1) if seconds > 0 else None,
-        model=str(model_path.relative_to(run)),
-    )
-    if validation is not None:
-        meta["validation_seconds"] = round(validation.seconds, 2)
+    _record_end(folder, meta, model, start_steps, status, seconds, model_path, validation)
     if not end_validated:
         meta["end_validation"] = "interrupted"
-    _write_json(folder.run_json, meta)
+        _write_json(folder.run_json, meta)
     _write_learning_curves(run, console)
     return _after_training(
         config, run, model, model_path, meta, status, seconds, end_validated, console, progress

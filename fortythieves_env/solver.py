@@ -1317,6 +1317,27 @@ def solve(
             found_by = "search"
             actions = search.line()
 
+    return _result(
+        status, actions, search, state, spec, step_limit, used_nodes,
+        time.perf_counter() - start, used, stopped_by, found_by,
+    )  # fmt: skip
+
+
+def _result(
+    status: int,
+    actions: list[int],
+    search: _Search | None,
+    state: GameState,
+    spec: VariantSpec,
+    step_limit: int,
+    nodes: int,
+    seconds: float,
+    rules: tuple[str, ...],
+    stopped_by: str,
+    found_by: str,
+) -> SolveResult:
+    """:func:`solve`'s :class:`SolveResult` from its passes' outcome (``status`` ``WON``,
+    ``LOST`` or still ``RUNNING``: unknown); a won line is replayed by the rules first."""
     moves: tuple[str, ...] = ()
     verdict: Status = "unknown"
     if status == WON:
@@ -1329,11 +1350,11 @@ def solve(
     return SolveResult(
         status=verdict,
         moves=moves,
-        nodes=used_nodes,
-        seconds=time.perf_counter() - start,
+        nodes=nodes,
+        seconds=seconds,
         variant=spec.id,
         step_limit=step_limit,
-        rules=used,
+        rules=rules,
         stopped_by=stopped_by,
         found_by=found_by,
         proof=_proof(search, state, spec) if status == LOST else None,

@@ -29,7 +29,7 @@ from fortythieves_agents.run_folder import ExpertFolder
 from fortythieves_agents.search import SearchAgent, SearchBudget, scores_for_view, view_digest
 from fortythieves_agents.seeds import TRAIN_RANGE
 from fortythieves_agents.train import build_model
-from helpers import CONFIGS, one_error_line
+from helpers import CONFIGS, ROOT, one_error_line
 from positions import shuffle_hidden
 
 from configs import TINY, with_set
@@ -526,3 +526,14 @@ def test_prior_vs_search_compares_deal_by_deal(tmp_path: Path) -> None:
     (tmp_path / "c.json").write_text(json.dumps(curve))
     with pytest.raises(SystemExit, match=r"no game of deals \[7\]"):
         compare(tmp_path / "r.json", tmp_path / "c.json")
+
+
+def test_the_shipped_expert_config_is_the_measured_pilots_recipe() -> None:
+    """``configs/expert/numberten.yaml`` makes the networks of the saved pilot 3 (its state
+    file's settings fingerprint, read by the continue check, names no difference), and its
+    iterations are all in that file."""
+    config = load_config(CONFIGS / "expert" / "numberten.yaml")
+    state = json.loads((ROOT / "results/expert/pilots/numberten-pilot3-state.json").read_text())
+    assert expert_module.fingerprint_differences(state["config"], config) == []
+    assert config.expert.iterations >= len(state["iterations"]) >= 5
+    assert config.expert.targets == "improve" and config.eval.final_episodes == 0
