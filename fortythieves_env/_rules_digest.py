@@ -63,6 +63,7 @@ RULE_SOURCES: tuple[str, ...] = (
     "engine:Rules.is_won",
     "engine:Rules.apply",
     "engine:Rules._apply",
+    "engine:Rules._apply_and_list",
     "engine:Rules.is_legal",
     "engine:Rules.why_illegal",
     "engine:Rules.play",

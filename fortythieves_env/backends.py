@@ -176,7 +176,7 @@ class PythonBackend:
         assert state is not None  # a legal action: there is a game
         rules = self.rules
         kind, src, dst, _ = rules._decode[action]
-        cards = rules._apply(state, action)
+        cards, legal = rules._apply_and_list(state, action)
         layout, obs = self.layout, self.obs
         if kind == COLUMN_TO_COLUMN:
             layout.write_column(state, src, obs)
@@ -194,7 +194,7 @@ class PythonBackend:
                 layout.write_column(state, src, obs)
             start = layout.n_card_slots
             obs[start : start + 8] = state.foundations
-        self._update_mask(state)
+        self._set_mask(legal)
         return (len(self._legal) << 8) | (state.foundation_cards << 1) | cards
 
     def position(self) -> GameState | None:
@@ -210,9 +210,11 @@ class PythonBackend:
         return sorted(self._legal)
 
     def _update_mask(self, state: GameState) -> None:
+        self._set_mask(self.rules.legal_actions(state))
+
+    def _set_mask(self, legal: list[int]) -> None:
         mask = self.mask
         mask.fill(0)
-        legal = self.rules.legal_actions(state)
         if legal:
             mask[legal] = 1
         self._legal = legal

@@ -264,6 +264,17 @@ class Rules:
         tables.unpack_into(st, state)
         return cards
 
+    def _apply_and_list(self, state: GameState, action: int) -> tuple[int, list[int]]:
+        """:meth:`_apply`, then :meth:`legal_actions` of the new position, packing the state
+        once (the Python backend's step): the cards put up (0 or 1) and the legal actions."""
+        fast, tables = self._compiled()
+        st = tables.pack(state)
+        cards = int(fast.apply(st, tables.table, action))
+        tables.unpack_into(st, state)
+        out = np.empty(self.n_actions, dtype=np.int64)
+        n = fast.legal_actions(st, tables.table, out)
+        return cards, out[:n].tolist()
+
     def is_legal(self, state: GameState, action: int) -> bool:
         """True if ``action`` is legal in ``state`` (the core's move generator decides).
 
