@@ -156,7 +156,19 @@ class FastTables:
         self.table.flags.writeable = False
 
     def pack(self, state: GameState) -> np.ndarray:
-        """Return ``state`` as a new state array (``int16``, shape ``(state_size,)``)."""
+        """Return ``state`` as a new state array (``int16``, shape ``(state_size,)``).
+
+        Raises:
+            ValueError: the state does not fit the variant's arrays (another number of
+                columns, more cards in a column, the stock or the waste than their slots), or
+                holds a card code outside 0..52 (0: a hidden card of a player's view), so
+                that the compiled kernels never read outside their tables.
+        """
+        c, s = self.n_columns, self.stock_slots
+        if len(state.tableau) != c or len(state.face_down) != c:
+            raise ValueError(f"the state has {len(state.tableau)} columns, the variant {c}")
+        if len(state.stock) > s or len(state.waste) > s:
+            raise ValueError(f"the stock and the waste hold at most {s} cards each")
         st = np.zeros(self.state_size, dtype=np.int16)
         v = self.slots
         for i, col in enumerate(state.tableau):
@@ -174,6 +186,9 @@ class FastTables:
             state.redeals_left,
             state.foundation_cards,
         )
+        cards = np.concatenate([st[: self.len0], st[self.stock0 : self.found0]])
+        if cards.min() < 0 or cards.max() > 52:
+            raise ValueError("card codes must be 0..52 (1..52 a card, 0 a hidden one)")
         return st
 
     def hidden_indices(self, face_down: Sequence[int], hidden_stock: int) -> np.ndarray:

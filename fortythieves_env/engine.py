@@ -44,7 +44,8 @@ Decisions where the rule book is silent (each has a test in ``tests/test_rules.p
 * ``redeal`` is legal only when the stock is empty, a redeal is left, and the waste has cards:
   turning over an empty waste would only spend a redeal.
 * Moving a whole column into an empty column is legal (the rule book allows it: an empty
-  column takes any card or sequence) even though it changes nothing of substance; the
+  column takes any card or sequence; a Kings-only custom variant's only a King's) even though
+  it changes nothing of substance; the
   environment's step limit ends such loops.
 * Two foundation piles of one suit are interchangeable: a card goes onto the first pile of
   its suit that takes it, and a position lists pile 2*s and 2*s+1 for suit s (C, D, H, S).
@@ -58,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from ._checks import is_int
 from .actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
@@ -218,8 +220,10 @@ class Rules:
             ValueError: ``column`` is not in ``range(n_columns)``, or a column holds more
                 cards than a reachable position can.
         """
+        if not is_int(column) or not 0 <= column < self.n_columns:
+            raise ValueError(f"column must be an integer 0..{self.n_columns - 1}, got {column!r}")
         fast, tables = self._compiled()
-        return int(fast.sequence_length(tables.pack(state), tables.table, column))
+        return int(fast.sequence_length(tables.pack(state), tables.table, int(column)))
 
     def legal_actions(self, state: GameState) -> list[int]:
         """Return every legal action in ``state``, ascending, no duplicates.
@@ -245,7 +249,9 @@ class Rules:
         """Play ``action`` in ``state`` (in place) **without checking that it is legal**.
 
         Use :meth:`play` for a checked move. Returns the number of cards that reached a
-        foundation (0 or 1). A face-down card left on top of a column turns face up.
+        foundation (0 or 1). A face-down card left on top of a column turns face up. An
+        illegal move is not refused: it leaves a position no game reaches (for example a
+        card from an empty waste), without an error.
 
         Raises:
             ValueError: ``action`` is not an integer in ``range(n_actions)`` (the index is
@@ -334,7 +340,7 @@ class Rules:
         if kind in (WASTE_TO_FOUNDATION, COLUMN_TO_FOUNDATION):
             return f"no foundation takes {name}"
         if not state.tableau[dst]:
-            return f"an empty column takes only a King in {self.spec.name}, not {name}"
+            return f"an empty column takes only a King here, not {name}"
         top = CARD_NAMES[state.tableau[dst][-1]]
         build = self.spec.build.value.replace("_", " ")
         return f"{name} does not go onto {top} (build: {build}, one rank lower)"

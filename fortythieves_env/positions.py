@@ -22,8 +22,8 @@ Conditions checked by :func:`from_position`, in this order
    c. if ``face_down[i] < d`` (a face-down card was turned up, or the column was emptied):
       everything face up in the column is one run built down by the variant's build rule.
       A face-down card turns up only when it is the column top, and from then on cards
-      join the column only by the build rule (an emptied column takes any card first,
-      then builds on it);
+      join the column only by the build rule (an emptied column takes any card first, only
+      a King in a Kings-only custom variant, then builds on it);
    d. otherwise (no dealt face-down card turned up yet): the cards above the dealt ones
       form one run, i.e. at most ``d + face_up - 1`` cards lie under the longest built
       run at the column's end. This also keeps every column within the observation's

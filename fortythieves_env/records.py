@@ -19,8 +19,9 @@ Format (``format_version`` 4; a JSON object, every field required):
 - ``variant`` (object): every :class:`~fortythieves_env.VariantSpec` field (``id``, ``name``,
   ``n_columns``, ``face_down``, ``face_up``, ``build`` as its string, ``sequence_moves``,
   ``deal_count``, ``redeals``, ``aces_on_foundations``, ``max_episode_steps``,
-  ``pysol_id``, ``empty_column`` as its string; a record without it, written before the
-  field existed, means ``"any"``), so a custom variant replays without being registered.
+  ``pysol_id``, and ``empty_column`` as its string when it is not the rule book's ``"any"``:
+  a record without it means ``"any"``), so a custom variant replays without being
+  registered.
 - ``step_limit`` (int or null): the game was truncated after this many steps (the
   registered ``TimeLimit``); null: no limit.
 - ``max_steps_without_progress`` (int or null): the environment's no-progress truncation.
@@ -67,7 +68,13 @@ import numpy as np
 from ._checks import MAX_JSON_NESTING, json_depth
 from ._checks import is_int as _is_int
 from .env import FortyThievesEnv
-from .variants import RULES_VERSION, VariantSpec, recorded_rules_version, rules_version_mismatch
+from .variants import (
+    RULES_VERSION,
+    EmptyColumn,
+    VariantSpec,
+    recorded_rules_version,
+    rules_version_mismatch,
+)
 
 __all__ = [
     "FORMAT_VERSION",
@@ -130,7 +137,10 @@ class GameRecord:
         """The record as a JSON-ready dict (keys in the order of the format)."""
         spec = asdict(self.variant)
         spec["build"] = self.variant.build.value
-        spec["empty_column"] = self.variant.empty_column.value
+        if self.variant.empty_column is EmptyColumn.ANY:
+            del spec["empty_column"]  # the rule book's: readable by versions before the field
+        else:
+            spec["empty_column"] = self.variant.empty_column.value
         out: dict[str, Any] = {
             "format_version": self.format_version,
             "package_version": self.package_version,

@@ -1,8 +1,11 @@
-"""The numba backend plays exactly the games of the Python engine (the reference).
+"""The numba backend plays exactly the games of the Python backend.
 
 Two environments, ``backend="python"`` and ``backend="numba"``, are stepped side by side
 with the same actions (legal and illegal ones) and must agree on everything at every step:
 observation, reward, termination, info (mask included), ``get_state()`` and ``state``.
+Both make their moves with the one compiled rules core (the Python backend through
+:class:`Rules`), so this compares the rest: the observation writers, the state packing, the
+episode logic; ``tests/test_rules_oracle.py`` checks the moves against an independent oracle.
 """
 
 from __future__ import annotations

@@ -136,14 +136,15 @@ def test_kings_only_empty_columns_in_a_hand_built_position() -> None:
         legal = set(rules.legal_actions(state))
         whole_king_run = rules.move_to_action("t0>t9x3")
         assert whole_king_run in legal  # KS-QH-JC: its first card is a King
-        for move in ("w>t9", "t0>t9x2", "t0>t9", "t1>t9x2", "t1>t9"):
+        moved = {"w>t9": "QC", "t0>t9x2": "QH", "t0>t9": "JC", "t1>t9x2": "QD", "t1>t9": "JS"}
+        for move, move_card in moved.items():
             action = rules.move_to_action(move)
             assert (action in legal) is any_card, (spec.id, move)
             reason = rules.why_illegal(state, action)
             if any_card:
                 assert reason == ""
             else:
-                assert reason.startswith("an empty column takes only a King in Kings Ten"), reason
+                assert reason == f"an empty column takes only a King here, not {move_card}", reason
                 with pytest.raises(IllegalMoveError, match="only a King"):
                     rules.play(state.copy(), move)
 
@@ -171,3 +172,31 @@ def test_an_unknown_empty_column_rule_is_refused_in_one_line() -> None:
         dataclasses.replace(KINGS_FORTY, empty_column="queens")
     assert KINGS_FORTY.empty_column is EmptyColumn.KINGS
     assert VARIANTS["FortyThieves"].empty_column is EmptyColumn.ANY
+
+
+@pytest.mark.parametrize(
+    ("columns", "stock", "message"),
+    [
+        ([[53]] + [[]] * 9, [], "card codes must be 0..52"),
+        ([[-1]] + [[]] * 9, [], "card codes must be 0..52"),
+        ([[32000]] + [[20]] * 9, [], "card codes must be 0..52"),
+        ([[5]] * 9, [], "the state has 9 columns, the variant 10"),
+        ([[1]] + [[]] * 9, [2] * 65, "the stock and the waste hold at most 64 cards each"),
+    ],
+)
+def test_a_state_that_does_not_fit_the_core_is_refused(
+    columns: list[list[int]], stock: list[int], message: str
+) -> None:
+    """Hand-made states reach the compiled core only through a checked packing: a bad card
+    code or a state of another shape is a ``ValueError``, never a read outside its tables."""
+    rules = rules_for(VARIANTS["FortyThieves"])
+    state = GameState([list(c) for c in columns], [0] * len(columns), stock, [], [0] * 8, 0, 0)
+    for call in (
+        rules.legal_actions,
+        lambda s: rules.apply(s, 0),
+        lambda s: rules.why_illegal(s, 2),
+    ):
+        with pytest.raises(ValueError, match=message):
+            call(state)
+    with pytest.raises(ValueError, match=r"column must be an integer 0\.\.9, got 2\.0"):
+        rules.sequence_length(rules.deal(np.random.default_rng(0)), 2.0)  # type: ignore[arg-type]

@@ -53,7 +53,7 @@ def test_evaluate_solve_replay_and_play_take_a_variant_from_a_file(
     (line,) = records.read_text().splitlines()
     assert json.loads(line)["variant"] == "SpecFileForty"
     record = games / "greedy" / "SpecFileForty-2000000000.json"
-    assert json.loads(record.read_text())["variant"]["empty_column"] == "kings"
+    assert json.loads(record.read_text())["variant"]["empty_column"] == "kings"  # not "any"
     assert main(["replay", str(record), "--all", "--variant-spec", spec_file]) == 0
     capsys.readouterr()
     monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
