@@ -214,7 +214,9 @@ def _within(value: float, low: float, high: float) -> float:
 def _variant_spec_fields(value: Any) -> dict[str, Any]:
     """Check ``env.custom_variant`` by building the ``VariantSpec``; return its fields.
 
-    Returns the spec's fields as plain YAML values (``build`` as its string), defaults filled.
+    Returns the spec's fields as plain YAML values (``build`` as its string), defaults filled,
+    but ``empty_column`` only when it is not the rule book's ``"any"`` (so the resolved config
+    of a run made before the field existed is unchanged).
 
     Raises:
         ValueError: not a mapping, an unknown or missing field, a value the spec refuses
@@ -223,7 +225,7 @@ def _variant_spec_fields(value: Any) -> dict[str, Any]:
     """
     import dataclasses
 
-    from fortythieves_env import VARIANTS, VariantSpec
+    from fortythieves_env import VARIANTS, EmptyColumn, VariantSpec
 
     fields = dataclasses.fields(VariantSpec)
     names = [f.name for f in fields]
@@ -250,7 +252,10 @@ def _variant_spec_fields(value: Any) -> dict[str, Any]:
         )
     out = dataclasses.asdict(spec)
     out["build"] = spec.build.value
-    out["empty_column"] = spec.empty_column.value
+    if spec.empty_column is EmptyColumn.ANY:
+        del out["empty_column"]  # the rule book's: configs and runs made before the field match
+    else:
+        out["empty_column"] = spec.empty_column.value
     return out
 
 
@@ -583,14 +588,14 @@ class ExpertConfig(_Section):
         default=0.5, ge=0, le=1, description="beta at iteration i is mixing * mixing_decay**i"
     )
     targets: Literal["soft", "hard", "improve"] = Field(
-        default="hard",
+        default="improve",
         description="hard: the search's move (its fusion-free tie-break decides among equally "
         "valued moves); soft: softmax of the search's candidate values / temperature (flat "
         "where many moves win every sample); improve: the network's own distribution times "
         "exp(value / temperature), normalised",
     )
     temperature: float = Field(
-        default=0.05, gt=0, description="of the soft targets, in win-rate units"
+        default=0.05, gt=0, description="of the soft and improve targets, in win-rate units"
     )
     move_weight: float = Field(
         default=0.0,
@@ -602,7 +607,7 @@ class ExpertConfig(_Section):
     window: int = Field(
         default=4, gt=0, description="the fit uses the labels of the last this many iterations"
     )
-    epochs: int = Field(default=4, gt=0, description="passes over the labels per iteration")
+    epochs: int = Field(default=8, gt=0, description="passes over the labels per iteration")
     batch_size: int = Field(default=256, gt=0, description="samples per gradient step")
     learning_rate: float = Field(default=1.0e-3, gt=0, description="Adam step size of the fit")
     fit_value: bool = Field(
