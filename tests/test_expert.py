@@ -537,3 +537,20 @@ def test_the_shipped_expert_config_is_the_measured_pilots_recipe() -> None:
     assert expert_module.fingerprint_differences(state["config"], config) == []
     assert config.expert.iterations >= len(state["iterations"]) >= 5
     assert config.expert.targets == "improve" and config.eval.final_episodes == 0
+
+
+def test_the_expert_table_of_the_docs_is_generated_from_the_saved_reports(tmp_path: Path) -> None:
+    """docs/training.md's table is benchmarks/expert_table.py's rendering of results/; a
+    report of other deals than its column says is refused, naming the variant."""
+    expert_table = benchmark_module("expert_table")
+    doc = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
+    inside = doc.split(expert_table.START)[1].split(expert_table.END)[0].strip()
+    assert inside == expert_table.table_for()
+    number_ten = next(line for line in inside.splitlines() if line.startswith("| NumberTen |"))
+    assert number_ten.split(" | ")[1] != "-"  # the shipped network's report is read
+    bad = tmp_path / "expert" / "numberten"
+    bad.mkdir(parents=True)
+    report = json.loads((ROOT / "results/expert/numberten/network-500.json").read_text())
+    (bad / "network-500.json").write_text(json.dumps({**report, "episodes": 200}))
+    with pytest.raises(ValueError, match="NumberTen: a report of 200 deals where 500"):
+        expert_table.table_for(tmp_path)

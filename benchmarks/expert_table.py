@@ -1,0 +1,149 @@
+"""The expert-iteration results table (issue 26), rendered from the saved reports.
+
+One Markdown row per variant, in the registry's order; each cell says how many test deals it
+covers, because the agents cost very different amounts to play:
+
+* **network alone** (expert iteration): ``results/expert/<variant>/network-500.json``
+  (``fortythieves evaluate MODEL --episodes 500``), with its wins among the deals the
+  clairvoyant solver proved won;
+* **PPO**, **greedy**, **random**: the shipped model's final evaluation on the same 500 test
+  deals, ``results/training/<Variant>/final_evaluation.json``;
+* **search alone** at 0.1 s per move: ``results/search/<Variant>-200-s0.1.json`` (the first
+  200 test deals);
+* **network + search** at 0.1 s per move (the expert network as the search's prior, its 3
+  best candidates searched): ``results/search/prior/<Variant>-50-s0.1-expert-top3-vs-search.json``
+  (``benchmarks/prior_vs_search.py``: the first 50 test deals, with the search alone's wins on
+  the same deals).
+
+A missing report is ``-``. With ``--doc`` it writes the table between
+``<!-- expert-table:start -->`` and ``<!-- expert-table:end -->`` (``docs/training.md``), so
+the table is generated, never typed.
+
+Usage::
+
+    python benchmarks/expert_table.py
+    python benchmarks/expert_table.py --doc docs/training.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
+from bench_report import replace_between
+from fortythieves_agents.evaluation import ceiling_cell
+from results_table import wins_cell
+
+from fortythieves_env import VARIANTS
+
+START = "<!-- expert-table:start -->"
+END = "<!-- expert-table:end -->"
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+HEADER = (
+    "| variant | network alone, 500 deals | network alone / solver-proved wins | PPO, 500 | "
+    "greedy, 500 | random, 500 | search alone 0.1 s, first 200 | network + search 0.1 s, "
+    "first 50 | search alone, same 50 |\n|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    """The JSON report at ``path``, or None when it is not saved.
+
+    Raises:
+        ValueError: the file is not JSON (named).
+    """
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ValueError(f"{path}: not a JSON report ({exc})") from None
+
+
+def _agent(report: dict[str, Any] | None, name: str, episodes: int | None) -> dict[str, Any] | None:
+    """Agent ``name``'s summary in ``report`` (None without it).
+
+    Raises:
+        ValueError: the report covers another number of deals than ``episodes``.
+    """
+    if report is None or name not in report.get("results", {}):
+        return None
+    if episodes is not None and report["episodes"] != episodes:
+        raise ValueError(f"a report of {report['episodes']} deals where {episodes} are expected")
+    return report["results"][name]
+
+
+def row(variant: str, results: Path = RESULTS) -> str:
+    """The table row of ``variant`` from the reports under ``results``.
+
+    Raises:
+        ValueError: a report is not JSON or covers other deals than its column says.
+    """
+    low = variant.lower()
+    expert = _read(results / "expert" / low / "network-500.json")
+    final = _read(results / "training" / variant / "final_evaluation.json")
+    search = _read(results / "search" / f"{variant}-200-s0.1.json")
+    pair = _read(results / "search" / "prior" / f"{variant}-50-s0.1-expert-top3-vs-search.json")
+    network = _agent(expert, "ppo", 500)
+    ceiling = None if network is None else network.get("solver_ceiling")
+    cells = [
+        wins_cell(network),
+        "-" if ceiling is None else ceiling_cell(ceiling),
+        wins_cell(_agent(final, "ppo", 500)),
+        wins_cell(_agent(final, "greedy", 500)),
+        wins_cell(_agent(final, "random", 500)),
+        wins_cell(_agent(search, "search", 200)),
+    ]
+    if pair is None:
+        cells += ["-", "-"]
+    else:
+        deals = pair["deals"]
+        cells += [
+            f"{pair['search_plus_network_wins']}/{deals}",
+            f"{pair['search_alone_wins']}/{deals}",
+        ]
+    return f"| {variant} | " + " | ".join(cells) + " |"
+
+
+def table_for(results: Path = RESULTS) -> str:
+    """The Markdown table, one row per variant of the registry.
+
+    Raises:
+        ValueError: as :func:`row`, naming the variant.
+    """
+    rows = []
+    for variant in VARIANTS:
+        try:
+            rows.append(row(variant, results))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{variant}: {exc}") from None
+    return "\n".join([HEADER, *rows])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", default=str(RESULTS), help="the results folder")
+    parser.add_argument("--doc", help="write the table into this file, between markers")
+    args = parser.parse_args(argv)
+    try:
+        table = table_for(Path(args.results))
+        if args.doc:
+            path = Path(args.doc)
+            path.write_text(
+                replace_between(path.read_text(encoding="utf-8"), table, START, END), "utf-8"
+            )
+            print(f"table written to {path}")
+        else:
+            print(table)
+    except (OSError, ValueError) as exc:
+        print(f"expert_table: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
