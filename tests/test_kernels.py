@@ -246,8 +246,9 @@ def test_a_whole_column_into_an_empty_one_keeps_the_canonical_hash() -> None:
     spec = VARIANTS["FortyThieves"]
     rules, tables = rules_for(spec), _fast.tables_for(spec)
     state = rules.deal(np.random.default_rng(0))
-    # column 0 keeps its top card, column 1 is empty (the other cards go to the stock)
-    state.stock.extend(state.tableau[0][:-1] + state.tableau[1])
+    # column 0 keeps its top card, column 1 is empty (the other cards go to the waste: the
+    # stock's 64 slots are full)
+    state.waste.extend(state.tableau[0][:-1] + state.tableau[1])
     state.tableau[0], state.tableau[1] = state.tableau[0][-1:], []
     st = tables.pack(state)
     exact, canonical = _fast.position_hash(st, tables.table), _fast.canonical_hash(st, tables.table)
