@@ -554,3 +554,44 @@ def test_the_expert_table_of_the_docs_is_generated_from_the_saved_reports(tmp_pa
     (bad / "network-500.json").write_text(json.dumps({**report, "episodes": 200}))
     with pytest.raises(ValueError, match="NumberTen: a report of 200 deals where 500"):
         expert_table.table_for(tmp_path)
+
+
+def test_a_finished_expert_run_takes_more_iterations_on_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``train RUN/config.yaml --resume RUN --set expert.iterations=2`` on a run whose one
+    iteration finished (PPO and all) runs iteration 1, then PPO again: its iteration-1
+    networks and records are those of a run made with 2 iterations from the start. Other
+    expert settings, or another --run-dir, are refused before anything is written."""
+    one = [*with_set(EXPERT), "--set", "expert.iterations=1"]
+    extended, whole = tmp_path / "extended", tmp_path / "whole"
+    assert main(["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(extended), *one]) == 0
+    assert (
+        main(["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(whole), *with_set(EXPERT)])
+        == 0
+    )
+    capsys.readouterr()
+    config = str(extended / "config.yaml")
+    state_file = ExpertFolder(extended / "expert").state
+    before = state_file.read_bytes()
+    for extra, names in (
+        (["--set", "expert.games=4"], ["expert.games", "expert.iterations"]),
+        (["--run-dir", str(tmp_path / "elsewhere")], ["--run-dir", str(extended)]),
+    ):
+        argv = ["train", config, "--resume", str(extended), "--set", "expert.iterations=2"]
+        assert main([*argv, *extra]) == 2
+        line = capsys.readouterr().err.strip()
+        assert "\n" not in line and all(name in line for name in names), line
+        assert state_file.read_bytes() == before  # nothing written
+    argv = ["train", config, "--resume", str(extended), "--set", "expert.iterations=2"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "its 1 expert iteration(s) finished; 1 more, then PPO again" in out
+    assert "expert iteration 1:" in out and "expert iteration 0:" not in out
+    state = ExpertFolder(extended / "expert").read_state()
+    assert state["complete"] and [e["iteration"] for e in state["iterations"]] == [0, 1]
+    assert _without_times(state) == _without_times(ExpertFolder(whole / "expert").read_state())
+    a = _parameters(ExpertFolder(whole / "expert").iteration_model(1))
+    b = _parameters(ExpertFolder(extended / "expert").iteration_model(1))
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert json.loads((extended / "run.json").read_text())["status"] == "completed"
