@@ -29,9 +29,14 @@ TINY = [
     "env.max_episode_steps=40",
     "eval.eval_freq=0",
     "eval.final_episodes=1",
+    "expert.games=1",
+    "expert.search_seconds=0.002",
+    "expert.validation_games=1",
+    "expert.epochs=1",
 ]
-"""A training run of a few seconds (64 steps, tiny networks, one final deal): for the tests
-that run a shown command or an installed package end to end."""
+"""A training run of a few seconds (64 steps, tiny networks, one final deal; a config's
+expert iterations, if it has any, one short game each): for the tests that run a shown
+command or an installed package end to end."""
 
 
 def with_set(overrides: list[str]) -> list[str]:
