@@ -44,9 +44,9 @@ Decisions where the rule book is silent (each has a test in ``tests/test_rules.p
 * ``redeal`` is legal only when the stock is empty, a redeal is left, and the waste has cards:
   turning over an empty waste would only spend a redeal.
 * Moving a whole column into an empty column is legal (the rule book allows it: an empty
-  column takes any card or sequence; a Kings-only custom variant's only a King's) even though
-  it changes nothing of substance; the
-  environment's step limit ends such loops.
+  column takes any card or sequence; in a Kings-only custom variant, one whose first card is
+  a King) even though it changes nothing of substance; the environment's step limit ends
+  such loops.
 * Two foundation piles of one suit are interchangeable: a card goes onto the first pile of
   its suit that takes it, and a position lists pile 2*s and 2*s+1 for suit s (C, D, H, S).
 """
@@ -135,8 +135,8 @@ class Rules:
         self._core: tuple[Any, Any] | None = None  # (the _fast module, FastTables), on first use
 
     def _compiled(self) -> tuple[Any, Any]:
-        """The compiled core (:mod:`._fast`) and this variant's table array, loaded on first
-        use (:mod:`._fast` imports numba; its tables are built from this object)."""
+        """The compiled core (:mod:`._fast`) and this variant's tables, loaded on first use
+        (:mod:`._fast` imports numba, about 0.4 s)."""
         core = self._core
         if core is None:
             from . import _fast
