@@ -765,45 +765,17 @@ def _console(**kwargs: Any) -> Any:
     return Console(width=width, soft_wrap=True, **kwargs)
 
 
-def _reopen_finished_expert_run(run: Path, config: Any, run_dir: str | None) -> None:
-    """``train RUN/config.yaml --resume RUN --set expert.iterations=N`` on a run whose
-    expert iterations all finished, with ``N`` above their number: mark them unfinished so
-    that the run continues with the next iteration (then PPO and the final evaluation run
-    again after the last one, replacing the run's models). Nothing happens otherwise.
-
-    Raises:
-        ConfigError: other expert settings than the run's (only ``expert.iterations``,
-            ``expert.workers`` and ``expert.validation_games`` may change), or ``run_dir``
-            another folder; checked before anything is written.
-    """
-    from .expert import fingerprint_differences
-    from .run_folder import ExpertFolder, RunFolder
-
-    folder = ExpertFolder(RunFolder(run).expert)
+def _more_expert_iterations(folder: Any, config: Any) -> bool:
+    """Whether ``train ... --resume RUN`` asks a run whose expert iterations all finished
+    (``folder``: its :class:`~fortythieves_agents.run_folder.ExpertFolder`) for more of
+    them (``expert.iterations`` above their number): it then continues with the next one,
+    and PPO and the final evaluation run again after the last."""
     if not folder.state.is_file():
-        return
+        return False
     state = folder.read_state()
-    done = len(state.get("iterations", []))
-    if state.get("complete") and config.expert.iterations > done:
-        changed = fingerprint_differences(state.get("config", {}), config)
-        if changed:
-            raise ConfigError(
-                f"--resume {run}: the expert iterations were made with other settings ("
-                + "; ".join(changed)
-                + "); continue with the run's config.yaml (only expert.iterations, "
-                "expert.workers and expert.validation_games may change)"
-            )
-        if run_dir is not None and Path(run_dir).resolve() != run.resolve():
-            raise ConfigError(
-                f"argument --run-dir: {run}'s expert iterations continue in that folder; "
-                f"drop --run-dir or give {run}"
-            )
-        print(
-            f"--resume {run}: its {done} expert iteration(s) finished; "
-            f"{config.expert.iterations - done} more, then PPO again",
-            flush=True,
-        )
-        folder.write_state({**state, "complete": False})
+    return bool(state.get("complete")) and config.expert.iterations > len(
+        state.get("iterations", [])
+    )
 
 
 def _train(args: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -812,14 +784,27 @@ def _train(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
     config = load_config(args.config, args.overrides)
     resume_dir = Path(args.resume) if args.resume is not None else None
-    if resume_dir is not None:
-        _reopen_finished_expert_run(resume_dir, config, args.run_dir)
-    if resume_dir is not None and ExpertFolder(RunFolder(resume_dir).expert).unfinished():
+    folder = ExpertFolder(RunFolder(resume_dir).expert) if resume_dir is not None else None
+    more = folder is not None and _more_expert_iterations(folder, config)
+    if folder is not None and resume_dir is not None and (more or folder.unfinished()):
         if args.run_dir is not None and Path(args.run_dir).resolve() != resume_dir.resolve():
+            ended = "finished" if more else "stopped during"
             raise ConfigError(
-                f"argument --run-dir: {args.resume} stopped during its expert iterations, "
+                f"argument --run-dir: {args.resume} {ended} its expert iterations, "
                 f"which continue in that folder; drop --run-dir or give {args.resume}"
             )
+        if more:  # checked before the state is reopened: a refused command writes nothing
+            from .expert import refuse_other_settings
+
+            state = folder.read_state()
+            refuse_other_settings(resume_dir, state, config)
+            done = len(state["iterations"])
+            print(
+                f"--resume {args.resume}: its {done} expert iteration(s) finished; "
+                f"{config.expert.iterations - done} more, then PPO again",
+                flush=True,
+            )
+            folder.write_state({**state, "complete": False})
         print(f"--resume {args.resume}: continuing its expert iterations", flush=True)
         result = train(
             config,

@@ -473,6 +473,26 @@ def fingerprint_differences(saved: dict[str, Any], config: Config) -> list[str]:
     ]
 
 
+def refuse_other_settings(run: Path, state: dict[str, Any], config: Config) -> None:
+    """Refuse to continue the expert iterations of ``run`` (its ``state.json`` read as
+    ``state``) with ``config`` when settings of :func:`expert_fingerprint` differ.
+
+    Raises:
+        ConfigError: one line naming each changed setting (only ``expert.iterations``,
+            ``expert.workers`` and ``expert.validation_games`` may change).
+    """
+    from .config import ConfigError
+
+    changed = fingerprint_differences(state.get("config", {}), config)
+    if changed:
+        raise ConfigError(
+            f"--resume {run}: the expert iterations were made with other settings ("
+            + "; ".join(changed)
+            + "); continue with the run's config.yaml (only expert.iterations, "
+            "expert.workers and expert.validation_games may change)"
+        )
+
+
 def _player(config: Config, model: Any, iteration: int) -> DaggerPlayer:
     """The labelling player of ``iteration`` (module docstring, point 1)."""
     from .evaluation import ModelAgent

@@ -858,16 +858,9 @@ def train(
                 f"--resume {run}: the run stopped during its expert iterations, but the "
                 "config has expert.iterations: 0; resume with the config that started it"
             )
-        from .expert import fingerprint_differences
+        from .expert import refuse_other_settings
 
-        changed = fingerprint_differences(expert_folder.read_state().get("config", {}), config)
-        if changed:
-            raise ConfigError(
-                f"--resume {run}: the expert iterations were made with other settings ("
-                + "; ".join(changed)
-                + "); continue with the run's config.yaml (only expert.iterations, "
-                "expert.workers and expert.validation_games may change)"
-            )
+        refuse_other_settings(run, expert_folder.read_state(), config)
     elif resume is None and (RunFolder(run).run_json.is_file() or RunFolder(run).expert.is_dir()):
         raise ConfigError(
             f"--run-dir {run}: a run is already there; choose another folder, or continue it "
