@@ -63,6 +63,21 @@ def replace_between(readme: str, table: str, start: str, end: str) -> str:
     return pattern.sub(lambda _: f"{start}\n{table}\n{end}", readme)
 
 
+def write_between(path: str | Path, table: str, start: str, end: str) -> None:
+    """Write ``table`` into the file at ``path`` between its marker lines ``start`` and
+    ``end`` (:func:`replace_between`) and say so on stdout.
+
+    Raises:
+        OSError: the file cannot be read or written.
+        ValueError: the markers are missing or not once each, in order.
+    """
+    path = Path(path)
+    path.write_text(
+        replace_between(path.read_text(encoding="utf-8"), table, start, end), encoding="utf-8"
+    )
+    print(f"table written to {path}")
+
+
 def short_commit(checkout: str | Path) -> str:
     """The short hash of ``checkout``'s HEAD (empty if it is not a git checkout)."""
     done = subprocess.run(

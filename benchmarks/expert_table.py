@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
-from bench_report import replace_between
+from bench_report import write_between
 from fortythieves_agents.evaluation import ceiling_cell
 from results_table import wins_cell
 
@@ -132,11 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         table = table_for(Path(args.results))
         if args.doc:
-            path = Path(args.doc)
-            path.write_text(
-                replace_between(path.read_text(encoding="utf-8"), table, START, END), "utf-8"
-            )
-            print(f"table written to {path}")
+            write_between(args.doc, table, START, END)
         else:
             print(table)
     except (OSError, ValueError) as exc:

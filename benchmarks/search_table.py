@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
-from bench_report import replace_between
+from bench_report import write_between
 from fortythieves_agents.evaluation import ceiling_cell
 from fortythieves_agents.search import DEFAULT_SAMPLES
 from results_table import wins_cell
@@ -148,10 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         table = table_for(args.results_dir)
         if args.readme:
-            path = Path(args.readme)
-            readme = path.read_text(encoding="utf-8")
-            path.write_text(replace_between(readme, table, START, END), "utf-8")
-            print(f"table written to {path}")
+            write_between(args.readme, table, START, END)
         else:
             print(table)
     except (OSError, ValueError) as exc:
