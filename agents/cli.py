@@ -883,7 +883,8 @@ def _make_agent(make: Callable[..., Any], name: str, seed: int, budget: Any) -> 
 
 def _search_prior(args: argparse.Namespace, variant: str) -> tuple[Any, int]:
     """The network of ``--search-prior`` (a deterministic ModelAgent) for ``variant``."""
-    from .evaluation import ModelMismatchError, load_model_agent
+    from .evaluation import load_model_agent
+    from .model_zip import ModelMismatchError
 
     try:
         path = resolve_model_path(Path(args.search_prior))
@@ -1328,7 +1329,8 @@ def _play(args: argparse.Namespace) -> int:
     from fortythieves_env.registration import env_id, id_version, versions
 
     from .baselines import GreedyAgent
-    from .evaluation import load_model_agent, model_env_id
+    from .evaluation import load_model_agent
+    from .model_zip import model_env_id
     from .play import Game, HintAgent, run, stopped
 
     hinter: HintAgent = GreedyAgent()
@@ -1394,7 +1396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Every error is printed as one ``fortythieves[ <command>]: error: ...`` line on stderr and
     returned as 2 (``--help`` returns 0); nothing raises ``SystemExit``.
     """
-    from .evaluation import ModelMismatchError
+    from .model_zip import ModelMismatchError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)

@@ -47,6 +47,7 @@ __all__ = [
     "MAX_EPISODE_STEPS",
     "MAX_NESTING",
     "MAX_REWARD",
+    "TEACHER_NAMES",
     "Config",
     "ConfigError",
     "ConfigLoader",
@@ -63,6 +64,12 @@ __all__ = [
     "load_config",
     "parse_override",
 ]
+
+
+TEACHER_NAMES = ("greedy", "search")
+"""The teachers ``train.teacher`` may name (:data:`fortythieves_agents.teacher.TEACHERS` makes
+them; a test keeps the two equal). ``random`` is left out on purpose: cloning uniform play
+teaches nothing."""
 
 
 class ConfigError(Exception):
@@ -501,11 +508,9 @@ class TrainConfig(_Section):
     def _known_teacher(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        from .teacher import TEACHERS
-
-        if value not in TEACHERS:
+        if value not in TEACHER_NAMES:
             raise ValueError(
-                f"unknown teacher {value!r}; known teachers: {', '.join(TEACHERS)} (or null)"
+                f"unknown teacher {value!r}; known teachers: {', '.join(TEACHER_NAMES)} (or null)"
             )
         return value
 

@@ -52,7 +52,6 @@ import json
 import math
 import sys
 import time
-import zipfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -80,6 +79,7 @@ from .episodes import (
     needs_scores,
     play_games,
 )
+from .model_zip import ModelMismatchError, model_env_id, model_variant
 from .seeds import TEST_START, seeds_for_test
 
 __all__ = [
@@ -87,18 +87,12 @@ __all__ = [
     "EpisodeResult",
     "GameTrace",
     "ModelAgent",
-    "ModelMismatchError",
     "OnResult",
     "agent_description",
     "baseline_agents",
     "ceiling_summary",
-    "check_model_rules",
     "evaluate_agents",
-    "load_maskable_ppo",
     "load_model_agent",
-    "model_env_id",
-    "model_rules_version",
-    "model_variant",
     "play_deals",
     "play_episode",
     "render_table",
@@ -128,10 +122,6 @@ Z95 = 1.959963984540054
 MAX_BATCH = 1024
 """Most games :func:`play_deals` plays at once by default (bounds the memory of a long
 evaluation: a Number Ten game's mask alone is 1193 bytes)."""
-
-
-class ModelMismatchError(Exception):
-    """A saved model does not fit the requested variant or its environment's spaces."""
 
 
 @dataclass(frozen=True)
@@ -313,145 +303,6 @@ class ModelAgent:
         return sampled_scores(masks, u, chosen, log_probs)
 
 
-MAX_DATA_BYTES = 16 * 2**20
-"""Largest ``data`` entry of a model zip read (a model's is about 30 KB)."""
-
-
-def _model_data(path: str | Path) -> dict[str, Any]:
-    """A model zip's ``data`` entry, parsed as plain JSON (its pickles are left as text).
-
-    Raises:
-        ModelMismatchError: ``path`` is not an SB3 model zip, or its ``data`` is over
-            :data:`MAX_DATA_BYTES` or nested deeper than ``MAX_JSON_NESTING``.
-    """
-    from fortythieves_env._checks import MAX_JSON_NESTING, json_depth
-
-    try:
-        with zipfile.ZipFile(path) as archive:
-            if archive.getinfo("data").file_size > MAX_DATA_BYTES:
-                raise ValueError(f"its data entry is over {MAX_DATA_BYTES} bytes")
-            text = archive.read("data").decode("utf-8")
-            if json_depth(text) > MAX_JSON_NESTING:
-                raise ValueError(f"its data nests deeper than {MAX_JSON_NESTING} levels")
-            data = json.loads(text)
-    except (OSError, KeyError, zipfile.BadZipFile, ValueError) as exc:
-        raise ModelMismatchError(f"{path}: not a saved SB3 model ({exc})") from None
-    return data if isinstance(data, dict) else {}
-
-
-def model_variant(path: str | Path) -> str | None:
-    """The variant id saved with a model zip (attribute ``fortythieves_variant``), if any.
-
-    Reads only the zip's ``data`` entry, without building the policy.
-
-    Raises:
-        ModelMismatchError: ``path`` is not an SB3 model zip.
-    """
-    value = _model_data(path).get("fortythieves_variant")
-    return value if isinstance(value, str) else None
-
-
-def model_rules_version(path: str | Path) -> int:
-    """The rules version a model zip was trained under (attribute
-    ``fortythieves_rules_version``); 1 for a model saved before that attribute existed
-    (every model until then was trained under rules version 1).
-
-    Raises:
-        ModelMismatchError: ``path`` is not an SB3 model zip, or the recorded version is
-            not a positive integer.
-    """
-    return _rules_version(path, _model_data(path))
-
-
-def _rules_version(path: str | Path, data: dict[str, Any]) -> int:
-    """:func:`model_rules_version` of a zip's parsed ``data``."""
-    from fortythieves_env.variants import recorded_rules_version
-
-    value = data.get("fortythieves_rules_version")
-    try:
-        return recorded_rules_version(value)
-    except ValueError:
-        raise ModelMismatchError(
-            f"{path}: fortythieves_rules_version must be a positive integer, got {value!r}"
-        ) from None
-
-
-def check_model_rules(path: str | Path, data: dict[str, Any] | None = None) -> None:
-    """Refuse a model zip trained under other rules than the current
-    :data:`fortythieves_env.RULES_VERSION` (its ``data`` is read unless given).
-
-    Raises:
-        ModelMismatchError: the model was trained under other rules (one line naming both
-            rules versions: ``model.zip: the model was made under rules version 2, not the
-            current rules version 1; train it again under these rules``), or
-            :func:`model_rules_version` fails.
-    """
-    from fortythieves_env.variants import rules_version_mismatch
-
-    mismatch = rules_version_mismatch(
-        _rules_version(path, _model_data(path) if data is None else data)
-    )
-    if mismatch:
-        raise ModelMismatchError(
-            f"{path}: the model was {mismatch}; train it again under these rules"
-        )
-
-
-def model_env_id(path: str | Path) -> str | None:
-    """The env id a model zip was made for (attribute ``fortythieves_env_id``); for a model
-    saved before that attribute existed, its variant's ``-v0`` id (the only version then);
-    None if it records no variant either.
-
-    Raises:
-        ModelMismatchError: ``path`` is not an SB3 model zip.
-    """
-    from fortythieves_env.registration import NAMESPACE
-
-    data = _model_data(path)
-    value = data.get("fortythieves_env_id")
-    if isinstance(value, str):
-        return value
-    variant = data.get("fortythieves_variant")
-    return f"{NAMESPACE}/{variant}-v0" if isinstance(variant, str) else None
-
-
-def load_maskable_ppo(path: str | Path, **kwargs: Any) -> Any:
-    """``MaskablePPO.load(path, **kwargs)``, any failure to read the file turned into one error.
-
-    SB3's own loader, which unpickles the zip's ``data`` (cloudpickle): only for the user's
-    own files, to continue training (``train --resume``). A model to evaluate or to give
-    hints is loaded from weights and plain metadata by :func:`load_model_agent`
-    (:mod:`fortythieves_agents.model_zip`), which runs no code from the zip.
-
-    The zip is checked first (every member's CRC), then loaded; a damaged ``policy.pth``
-    inside an intact zip, a missing member or a zip of another algorithm fail here.
-
-    Raises:
-        ModelMismatchError: the file is missing, not a zip, damaged, or not a MaskablePPO
-            model; or (with ``env=``) its spaces do not fit the environment. The message
-            names the path and the cause, on one line.
-    """
-    from sb3_contrib import MaskablePPO
-
-    from .config import ConfigError
-    from .paths import check_readable_file
-
-    try:
-        check_readable_file(path, "model", zip_archive=True)
-    except ConfigError as exc:
-        raise ModelMismatchError(str(exc)) from None
-    from .model_zip import custom_objects
-
-    objects = {**custom_objects(path), **kwargs.pop("custom_objects", {})}
-    try:
-        return MaskablePPO.load(path, custom_objects=objects, **kwargs)
-    except Exception as exc:  # torch, pickle, zip and SB3 errors alike: the file is unusable
-        cause = " ".join(str(exc).split())[:300]
-        raise ModelMismatchError(
-            f"{path}: cannot load the model ({type(exc).__name__}: {cause})"
-        ) from None
-
-
 def load_model_agent(
     path: str | Path,
     variant: str | None = None,
@@ -481,7 +332,8 @@ def load_model_agent(
             another variant (both are named), or for another version of the variant's id
             (both ids are named: ``FortyThieves/LittleForty-v0`` against ``-v1``), has no
             saved variant and none was given, was trained under other rules (both rules
-            versions are named: :func:`check_model_rules`), its observation/action spaces
+            versions are named: :func:`~fortythieves_agents.model_zip.check_model_rules`),
+            its observation/action spaces
             differ from the variant's environment, or it needs more than weights and plain
             JSON to rebuild (what it needs is named; see :mod:`fortythieves_agents.model_zip`).
     """

@@ -524,7 +524,7 @@ def _label_task(
     import torch
 
     from .envs import register_config_variant
-    from .evaluation import load_maskable_ppo
+    from .model_zip import load_maskable_ppo
 
     torch.set_num_threads(1)
     register_config_variant(config.env)

@@ -12,7 +12,7 @@ which ``fortythieves evaluate`` (a model as ``RUN_OR_MODEL``), ``fortythieves pl
 only:
 
 **Read.** From ``data``, parsed with :func:`json.loads` (at most
-:data:`fortythieves_agents.evaluation.MAX_DATA_BYTES`, nested at most
+:data:`MAX_DATA_BYTES`, nested at most
 :data:`~fortythieves_env._checks.MAX_JSON_NESTING` levels), the plain JSON beside
 the pickles and nothing else:
 
@@ -36,7 +36,7 @@ other object), loaded into the rebuilt policy with ``strict=True``.
 **Never read.** ``":serialized:"`` fields, ``policy.optimizer.pth``,
 ``pytorch_variables.pth``, ``system_info.txt``.
 
-**Refused** (:class:`~fortythieves_agents.evaluation.ModelMismatchError`, one line naming the path
+**Refused** (:class:`ModelMismatchError`, one line naming the path
 and what the zip needs): a model trained under other rules (``model.zip: the model was made
 under rules version 2, not the current rules version 1; train it again under these rules``),
 a policy class not in :data:`POLICY_CLASSES` (``model.zip: policy_class
@@ -47,12 +47,13 @@ records only as a pickle, a ``policy.pth`` that is not plain weights or does not
 network the data describes.
 
 **Own checkpoints.** ``train --resume`` continues from a zip with SB3's own loader
-(:func:`fortythieves_agents.evaluation.load_maskable_ppo`), which unpickles: resuming needs the
+(:func:`load_maskable_ppo`), which unpickles: resuming needs the
 optimizer state and the schedules, and the files are the user's own run's.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import zipfile
 from collections.abc import Callable
@@ -62,19 +63,25 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from .evaluation import ModelMismatchError, _model_data, check_model_rules
-
 __all__ = [
     "ACTIVATIONS",
     "EXTRACTORS",
+    "MAX_DATA_BYTES",
     "PLAYER_KEYS",
     "POLICY_CLASSES",
     "RENAMED",
     "STOCK_KEYS",
     "InferenceModel",
+    "ModelMismatchError",
     "NoOptimizer",
+    "check_model_rules",
     "custom_objects",
     "load_inference_model",
+    "load_maskable_ppo",
+    "model_data",
+    "model_env_id",
+    "model_rules_version",
+    "model_variant",
 ]
 
 POLICY_CLASSES = (
@@ -110,6 +117,147 @@ _SPACE_TYPES = {
     gym.spaces.Discrete: "<class 'gymnasium.spaces.discrete.Discrete'>",
 }
 _IGNORED_KEYS = frozenset({"optimizer_class", "optimizer_kwargs", ":type:", ":serialized:"})
+
+
+class ModelMismatchError(Exception):
+    """A saved model does not fit the requested variant or its environment's spaces."""
+
+
+MAX_DATA_BYTES = 16 * 2**20
+"""Largest ``data`` entry of a model zip read (a model's is about 30 KB)."""
+
+
+def model_data(path: str | Path) -> dict[str, Any]:
+    """A model zip's ``data`` entry, parsed as plain JSON (its pickles are left as text).
+
+    Raises:
+        ModelMismatchError: ``path`` is not an SB3 model zip, or its ``data`` is over
+            :data:`MAX_DATA_BYTES` or nested deeper than ``MAX_JSON_NESTING``.
+    """
+    from fortythieves_env._checks import MAX_JSON_NESTING, json_depth
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if archive.getinfo("data").file_size > MAX_DATA_BYTES:
+                raise ValueError(f"its data entry is over {MAX_DATA_BYTES} bytes")
+            text = archive.read("data").decode("utf-8")
+            if json_depth(text) > MAX_JSON_NESTING:
+                raise ValueError(f"its data nests deeper than {MAX_JSON_NESTING} levels")
+            data = json.loads(text)
+    except (OSError, KeyError, zipfile.BadZipFile, ValueError) as exc:
+        raise ModelMismatchError(f"{path}: not a saved SB3 model ({exc})") from None
+    return data if isinstance(data, dict) else {}
+
+
+def model_variant(path: str | Path) -> str | None:
+    """The variant id saved with a model zip (attribute ``fortythieves_variant``), if any.
+
+    Reads only the zip's ``data`` entry, without building the policy.
+
+    Raises:
+        ModelMismatchError: ``path`` is not an SB3 model zip.
+    """
+    value = model_data(path).get("fortythieves_variant")
+    return value if isinstance(value, str) else None
+
+
+def model_rules_version(path: str | Path) -> int:
+    """The rules version a model zip was trained under (attribute
+    ``fortythieves_rules_version``); 1 for a model saved before that attribute existed
+    (every model until then was trained under rules version 1).
+
+    Raises:
+        ModelMismatchError: ``path`` is not an SB3 model zip, or the recorded version is
+            not a positive integer.
+    """
+    return _rules_version(path, model_data(path))
+
+
+def _rules_version(path: str | Path, data: dict[str, Any]) -> int:
+    """:func:`model_rules_version` of a zip's parsed ``data``."""
+    from fortythieves_env.variants import recorded_rules_version
+
+    value = data.get("fortythieves_rules_version")
+    try:
+        return recorded_rules_version(value)
+    except ValueError:
+        raise ModelMismatchError(
+            f"{path}: fortythieves_rules_version must be a positive integer, got {value!r}"
+        ) from None
+
+
+def check_model_rules(path: str | Path, data: dict[str, Any] | None = None) -> None:
+    """Refuse a model zip trained under other rules than the current
+    :data:`fortythieves_env.RULES_VERSION` (its ``data`` is read unless given).
+
+    Raises:
+        ModelMismatchError: the model was trained under other rules (one line naming both
+            rules versions: ``model.zip: the model was made under rules version 2, not the
+            current rules version 1; train it again under these rules``), or
+            :func:`model_rules_version` fails.
+    """
+    from fortythieves_env.variants import rules_version_mismatch
+
+    mismatch = rules_version_mismatch(
+        _rules_version(path, model_data(path) if data is None else data)
+    )
+    if mismatch:
+        raise ModelMismatchError(
+            f"{path}: the model was {mismatch}; train it again under these rules"
+        )
+
+
+def model_env_id(path: str | Path) -> str | None:
+    """The env id a model zip was made for (attribute ``fortythieves_env_id``); for a model
+    saved before that attribute existed, its variant's ``-v0`` id (the only version then);
+    None if it records no variant either.
+
+    Raises:
+        ModelMismatchError: ``path`` is not an SB3 model zip.
+    """
+    from fortythieves_env.registration import NAMESPACE
+
+    data = model_data(path)
+    value = data.get("fortythieves_env_id")
+    if isinstance(value, str):
+        return value
+    variant = data.get("fortythieves_variant")
+    return f"{NAMESPACE}/{variant}-v0" if isinstance(variant, str) else None
+
+
+def load_maskable_ppo(path: str | Path, **kwargs: Any) -> Any:
+    """``MaskablePPO.load(path, **kwargs)``, any failure to read the file turned into one error.
+
+    SB3's own loader, which unpickles the zip's ``data`` (cloudpickle): only for the user's
+    own files, to continue training (``train --resume``). A model to evaluate or to give
+    hints is loaded from weights and plain metadata by :func:`load_model_agent`
+    (:mod:`fortythieves_agents.model_zip`), which runs no code from the zip.
+
+    The zip is checked first (every member's CRC), then loaded; a damaged ``policy.pth``
+    inside an intact zip, a missing member or a zip of another algorithm fail here.
+
+    Raises:
+        ModelMismatchError: the file is missing, not a zip, damaged, or not a MaskablePPO
+            model; or (with ``env=``) its spaces do not fit the environment. The message
+            names the path and the cause, on one line.
+    """
+    from sb3_contrib import MaskablePPO
+
+    from .config import ConfigError
+    from .paths import check_readable_file
+
+    try:
+        check_readable_file(path, "model", zip_archive=True)
+    except ConfigError as exc:
+        raise ModelMismatchError(str(exc)) from None
+    objects = {**custom_objects(path), **kwargs.pop("custom_objects", {})}
+    try:
+        return MaskablePPO.load(path, custom_objects=objects, **kwargs)
+    except Exception as exc:  # torch, pickle, zip and SB3 errors alike: the file is unusable
+        cause = " ".join(str(exc).split())[:300]
+        raise ModelMismatchError(
+            f"{path}: cannot load the model ({type(exc).__name__}: {cause})"
+        ) from None
 
 
 class _Refused(Exception):
@@ -436,7 +584,7 @@ def _read_weights(path: Path) -> dict[str, Any]:
 
 def custom_objects(path: str | Path) -> dict[str, Any]:
     """``custom_objects`` for SB3's own loader (``train --resume``,
-    :func:`fortythieves_agents.evaluation.load_maskable_ppo`): ``policy_class`` and
+    :func:`load_maskable_ppo`): ``policy_class`` and
     ``policy_kwargs`` rebuilt from the zip's plain metadata, as :func:`load_inference_model`
     reads them, so that a checkpoint saved under the old import name ``agents`` (or with the
     OpenAI Agents SDK installed as ``agents``) loads; empty when the metadata is not one
@@ -447,7 +595,7 @@ def custom_objects(path: str | Path) -> dict[str, Any]:
     from .policy import PlayerPolicy
 
     try:
-        data = _model_data(Path(path))
+        data = model_data(Path(path))
         name = _policy_class(data.get("policy_class"))
         if name not in POLICY_CLASSES:
             return {}
@@ -493,7 +641,7 @@ def load_inference_model(
         check_readable_file(path, "model", zip_archive=True)
     except ConfigError as exc:
         raise ModelMismatchError(str(exc)) from None
-    data = _model_data(path)
+    data = model_data(path)
     check_model_rules(path, data)  # first: other rules may change the spaces too
     for name, space in (("observation_space", observation_space), ("action_space", action_space)):
         if not _space_fits(data.get(name), space):

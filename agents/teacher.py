@@ -100,7 +100,8 @@ TEACHERS: dict[str, Callable[..., BatchAgent]] = {
     "greedy": _greedy_teacher,
     "search": _search_teacher,
 }
-"""Teachers by name: ``factory(seed, search_samples)`` gives a fresh
+"""Teachers by name (the names of :data:`fortythieves_agents.config.TEACHER_NAMES`, which the
+config's check reads): ``factory(seed, search_samples)`` gives a fresh
 :class:`~fortythieves_agents.baselines.BatchAgent`. ``search`` is
 :class:`fortythieves_agents.search.SearchAgent` with
 ``teacher.search_samples`` samples per move: a much stronger teacher than ``greedy``, and a

@@ -68,14 +68,14 @@ from .envs import (
     register_config_variant,
     tag_model,
 )
-from .evaluation import (
+from .evaluation import single_torch_thread
+from .model_zip import (
     ModelMismatchError,
-    _model_data,
     check_model_rules,
     load_maskable_ppo,
+    model_data,
     model_env_id,
     model_variant,
-    single_torch_thread,
 )
 from .paths import check_readable_file, check_writable_dir, check_writable_file
 from .process import stop_signals_interrupt, torch_threads
@@ -397,7 +397,7 @@ def saved_timesteps(path: str | Path) -> int | None:
     """The ``num_timesteps`` saved in an SB3 model zip (its ``data`` entry), or None when
     the file is missing or is not a model zip."""
     try:
-        value = _model_data(path).get("num_timesteps")
+        value = model_data(path).get("num_timesteps")
     except ModelMismatchError:
         return None
     return value if isinstance(value, int) else None

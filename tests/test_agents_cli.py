@@ -380,7 +380,8 @@ def test_a_model_loaded_to_act_has_no_optimizer_and_acts_as_the_full_load(
     import gymnasium as gym
     import numpy as np
     import torch
-    from fortythieves_agents.evaluation import load_maskable_ppo, load_model_agent
+    from fortythieves_agents.evaluation import load_model_agent
+    from fortythieves_agents.model_zip import load_maskable_ppo
 
     agent, variant = load_model_agent(model_zip)
     full = load_maskable_ppo(model_zip, device="cpu")

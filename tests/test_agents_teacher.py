@@ -350,6 +350,10 @@ def test_teacher_config_validation() -> None:
     with pytest.raises(ValueError, match="known teachers: greedy"):
         make_teacher("random")
     assert "greedy" in TEACHERS
+    # the config's check reads its own list of names: it must name exactly the teachers made
+    from fortythieves_agents.config import TEACHER_NAMES
+
+    assert tuple(TEACHERS) == TEACHER_NAMES
 
 
 def test_config_without_teacher_keys_still_loads(tmp_path: Path) -> None:

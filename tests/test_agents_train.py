@@ -20,12 +20,8 @@ import pytest
 from fortythieves_agents.cli import main
 from fortythieves_agents.config import load_config
 from fortythieves_agents.envs import make_training_vec_env
-from fortythieves_agents.evaluation import (
-    ModelMismatchError,
-    load_model_agent,
-    model_rules_version,
-    model_variant,
-)
+from fortythieves_agents.evaluation import load_model_agent
+from fortythieves_agents.model_zip import ModelMismatchError, model_rules_version, model_variant
 from fortythieves_agents.train import build_model, policy_differences
 from helpers import CONFIGS, ROOT, STREETS, run_cli
 
@@ -108,7 +104,8 @@ def test_validation_plays_the_final_evaluations_game_under_the_no_cycling_rule(
     registered game (its step limit, not env.max_episode_steps or the no-progress rule of
     training), the no-cycling rule, the model's deterministic choice; best_model.zip is the
     model of the best mean return."""
-    from fortythieves_agents.evaluation import ModelAgent, load_maskable_ppo, play_deals
+    from fortythieves_agents.evaluation import ModelAgent, play_deals
+    from fortythieves_agents.model_zip import load_maskable_ppo
     from fortythieves_agents.seeds import seeds_for_validation
     from fortythieves_agents.train import ValidationCallback
     from stable_baselines3.common.logger import configure

@@ -202,7 +202,7 @@ def test_the_mixing_probability_and_deals_follow_the_config() -> None:
 
 # ---------------------------------------------------------------------- resume
 def _parameters(path: Path) -> dict[str, torch.Tensor]:
-    from fortythieves_agents.evaluation import load_maskable_ppo
+    from fortythieves_agents.model_zip import load_maskable_ppo
 
     return {k: v.clone() for k, v in load_maskable_ppo(path).policy.state_dict().items()}
 

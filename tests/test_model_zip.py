@@ -24,12 +24,8 @@ import gymnasium as gym
 import pytest
 import torch
 from fortythieves_agents.cli import main
-from fortythieves_agents.evaluation import (
-    ModelAgent,
-    ModelMismatchError,
-    load_maskable_ppo,
-    load_model_agent,
-)
+from fortythieves_agents.evaluation import ModelAgent, load_model_agent
+from fortythieves_agents.model_zip import ModelMismatchError, load_maskable_ppo
 from helpers import ROOT, STREETS, play_cli
 
 SHIPPED = ROOT / "results" / "training" / "Streets" / "best_model.zip"
@@ -134,7 +130,7 @@ def same_play(path: Path, reference: Path, env_version: int | None = None, steps
 
 
 def _env_id(path: Path) -> str:
-    from fortythieves_agents.evaluation import model_env_id
+    from fortythieves_agents.model_zip import model_env_id
 
     made_for = model_env_id(path)
     assert made_for is not None
@@ -344,7 +340,7 @@ def test_a_model_records_its_rules_version_and_one_without_is_version_1(
 ) -> None:
     """A model built by ``train`` records ``fortythieves_rules_version`` as plain JSON; a
     zip saved before the field existed (the shipped models) was trained under version 1."""
-    from fortythieves_agents.evaluation import model_rules_version
+    from fortythieves_agents.model_zip import model_rules_version
 
     from fortythieves_env import RULES_VERSION
 

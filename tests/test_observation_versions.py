@@ -240,7 +240,8 @@ def test_evaluate_refuses_a_model_made_for_the_other_version(
     told otherwise and refuses a model of the other version, naming both ids on one line.
     A model saved before the env id was recorded counts as -v0 (the only version then)."""
     from fortythieves_agents.cli import main
-    from fortythieves_agents.evaluation import ModelMismatchError, load_model_agent, model_env_id
+    from fortythieves_agents.evaluation import load_model_agent
+    from fortythieves_agents.model_zip import ModelMismatchError, model_env_id
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 

@@ -308,7 +308,7 @@ def test_readme_commands_parse_and_run(
                 argv[argv.index("--save") + 1] = str(tmp_path / "played.json")
             if "--hint-model" in argv:  # RUN is the test's run: play its variant
                 from fortythieves_agents.cli import resolve_model_path
-                from fortythieves_agents.evaluation import model_variant
+                from fortythieves_agents.model_zip import model_variant
 
                 model = resolve_model_path(Path(argv[argv.index("--hint-model") + 1]))
                 argv[1] = model_variant(model) or argv[1]

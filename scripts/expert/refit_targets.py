@@ -21,8 +21,8 @@ import numpy as np
 import torch
 from fortythieves_agents.config import load_config
 from fortythieves_agents.envs import register_config_variant
-from fortythieves_agents.evaluation import load_maskable_ppo
 from fortythieves_agents.expert import load_labels, validate_network
+from fortythieves_agents.model_zip import load_maskable_ppo
 from fortythieves_agents.run_folder import ExpertFolder
 from fortythieves_agents.teacher import clone_teacher
 
