@@ -1,34 +1,30 @@
 """Training and fair evaluation of agents on the ``fortythieves_env`` environments (the
 repository's ``agents/`` folder, installed as ``fortythieves_agents``).
 
-Modules:
+Subpackages, by role (each imports only those listed after it, and the shared modules):
+    cli: the ``fortythieves`` command (``cli.main``) and play at a prompt (``cli.play``).
+    training: MaskablePPO runs (``train``), teacher games and behaviour cloning
+        (``teacher``), expert iteration (``expert``), sweeps (``sweep``), learning curves
+        (``plot``).
+    evaluation: playing the test deals with any agent (``evaluate``), the clairvoyant
+        solver over them (``solve``), the shipped solver labels (``labels``), the
+        leaderboard (``leaderboard``), Ray splitting of both (``distributed``).
+    networks: the ``player`` network (``policy``), the ``card_slots`` features
+        (``features``), reading a model zip without unpickling (``model_zip``).
+    players: the agent protocols and the ``random``/``greedy`` baselines (``baselines``),
+        the search agent (``search``), the one episode loop every game is played by
+        (``episodes``).
+
+Shared modules:
     config: layered YAML configs (defaults, variant file, ``--set`` overrides) validated by
         pydantic models; the shipped configs by name.
-    paths: checks of the files and folders the commands read and write.
-    seeds: the disjoint deal-seed ranges for training, validation and the final test.
     envs: building single and vectorised environments with the seed wrappers.
-    features: the one-hot card features extractor of the ``card_slots`` network.
-    policy: the ``player`` network (shared column encoder and move scorer), ``policy_logits``.
-    model_zip: loading a model zip from weights and plain metadata only (no unpickling).
     shaping: potential-based reward shaping of the training environments.
-    baselines: the agent protocols and the ``random`` and ``greedy`` reference agents.
     cycles: the agents' no-cycling rule.
-    search: the search agent (hindsight optimisation over sampled hidden cards).
-    episodes: the one episode loop every game is played by (evaluation, teacher, search and
-        expert games) and the tables of games it plays on.
-    teacher: teacher games and behaviour cloning before PPO.
-    evaluation: playing the test deals with any agent, confidence intervals, tables and JSON.
-    solve: the clairvoyant solver over the test deals, its records and verdicts.
-    train: MaskablePPO training runs (callbacks, checkpoints, resume).
+    seeds: the disjoint deal-seed ranges for training, validation and the final test.
     run_folder: the layout of a training run's folder.
-    leaderboard: the benchmark's leaderboard of evaluation reports.
-    labels: the protocol's solver labels shipped with the package.
-    plot: learning curves of runs.
-    play: a person plays a deal at a prompt, with hints.
-    distributed: the Ray connection; evaluation and solving split across Ray workers.
-    sweep: seed and hyperparameter sweeps as Ray Tune trials (``fortythieves sweep``).
+    paths: checks of the files and folders the commands read and write.
     process: signals and threads of the commands.
-    cli: the ``fortythieves`` command.
 
 ``fortythieves_agents`` imports ``fortythieves_env``; never the reverse.
 """

@@ -67,8 +67,8 @@ __all__ = [
 
 
 TEACHER_NAMES = ("greedy", "search")
-"""The teachers ``train.teacher`` may name (:data:`fortythieves_agents.teacher.TEACHERS` makes
-them; a test keeps the two equal). ``random`` is left out on purpose: cloning uniform play
+"""The teachers ``train.teacher`` may name (:data:`fortythieves_agents.training.teacher.TEACHERS`
+makes them; a test keeps the two equal). ``random`` is left out on purpose: cloning uniform play
 teaches nothing."""
 
 
@@ -449,7 +449,7 @@ class TrainConfig(_Section):
     teacher: str | None = Field(
         default=None,
         description="an agent whose games the policy clones before PPO "
-        "(fortythieves_agents.teacher); "
+        "(fortythieves_agents.training.teacher); "
         "null: none",
     )
     no_cycling: bool = Field(
@@ -469,7 +469,7 @@ class TrainConfig(_Section):
         default=0,
         ge=0,
         description="PPO steps at the start during which only the critic learns (the actor "
-        "is frozen: fortythieves_agents.teacher.CriticWarmup); 0: off",
+        "is frozen: fortythieves_agents.training.teacher.CriticWarmup); 0: off",
     )
 
     @field_validator("device")
@@ -517,7 +517,8 @@ class TrainConfig(_Section):
 
 class TeacherConfig(_Section):
     """Behaviour cloning of ``train.teacher`` before PPO, and the optional imitation term
-    during PPO (:mod:`fortythieves_agents.teacher`). Unused while ``train.teacher`` is null."""
+    during PPO (:mod:`fortythieves_agents.training.teacher`). Unused while ``train.teacher`` is
+    null."""
 
     games: int = Field(
         default=200, gt=0, description="teacher games on training deals (1 in 10 held out)"
@@ -537,7 +538,8 @@ class TeacherConfig(_Section):
     search_samples: int = Field(
         default=16,
         gt=0,
-        description="the search teacher's positions sampled per move (fortythieves_agents.search)",
+        description="the search teacher's positions sampled per move "
+        "(fortythieves_agents.players.search)",
     )
     imitation_fraction: float = Field(
         default=0.5,
@@ -561,8 +563,8 @@ class TeacherConfig(_Section):
 
 
 class ExpertConfig(_Section):
-    """Expert iteration before PPO (:mod:`fortythieves_agents.expert`): the search labels the
-    positions the network reaches (DAgger), the network learns the search's move scores and
+    """Expert iteration before PPO (:mod:`fortythieves_agents.training.expert`): the search labels
+    the positions the network reaches (DAgger), the network learns the search's move scores and
     the games' returns, repeat. Off while ``iterations`` is 0."""
 
     iterations: int = Field(default=0, ge=0, description="label-and-fit rounds; 0: off")
@@ -573,8 +575,9 @@ class ExpertConfig(_Section):
         default=0.1,
         gt=0,
         le=3600,
-        description="the search's budget per labelled position (fortythieves_agents.search: "
-        "the solving setting, seconds turned into nodes at a fixed rate)",
+        description="the search's budget per labelled position "
+        "(fortythieves_agents.players.search: the solving setting, seconds turned into nodes "
+        "at a fixed rate)",
     )
     search_nodes: int = Field(
         default=1000,
@@ -650,7 +653,8 @@ class PPOConfig(_Section):
 
 
 class PlayerNetConfig(_Section):
-    """Sizes of the ``player`` network (:class:`fortythieves_agents.policy.PlayerPolicy`)."""
+    """Sizes of the ``player`` network
+    (:class:`fortythieves_agents.networks.policy.PlayerPolicy`)."""
 
     card_dim: int = Field(default=16, gt=0, description="learnt card embedding width")
     column_dim: int = Field(default=64, gt=0, description="width of a column's encoding")
@@ -674,7 +678,7 @@ class PlayerNetConfig(_Section):
 class PolicyConfig(_Section):
     """Policy network: ``card_slots`` (card features extractor, then separate policy and value
     MLPs) or ``player`` (shared column encoder and move scorer,
-    :mod:`fortythieves_agents.policy`)."""
+    :mod:`fortythieves_agents.networks.policy`)."""
 
     network: Literal["card_slots", "player"] = Field(
         default="card_slots", description="which network: card_slots or player"

@@ -1,16 +1,17 @@
 """The agents' no-cycling rule: take the best move that leads to a view not yet seen.
 
-A rule of the agents in evaluation (:mod:`fortythieves_agents.evaluation`), not of the environment
-(the rule book allows any legal move); with ``train.no_cycling: true`` the training games follow
-it too (:class:`fortythieves_agents.envs.BatchedVecEnv`: the moves back to a view seen are masked,
-and a game left with none ends as stuck), so PPO learns the game it is evaluated on.
+A rule of the agents in evaluation (:mod:`fortythieves_agents.evaluation.evaluate`), not of the
+environment (the rule book allows any legal move); with ``train.no_cycling: true`` the training
+games follow it too (:class:`fortythieves_agents.envs.BatchedVecEnv`: the moves back to a view seen
+are masked, and a game left with none ends as stuck), so PPO learns the game it is evaluated on.
 
 In each episode the evaluation keeps the set of the player's views seen so far (the start
 included), keyed by :func:`fortythieves_env._fast.view_hash`: what a player sees and knows,
 so two positions that differ only in their unseen cards count as the same view. Each step
-the agent ranks the legal moves (:meth:`fortythieves_agents.baselines.BatchAgent.action_scores`,
-highest first, lowest action index on equal scores) and plays the first whose successor view is new;
-when every legal move leads back to a view already seen the episode ends as *stuck*.
+the agent ranks the legal moves
+(:meth:`fortythieves_agents.players.baselines.BatchAgent.action_scores`, highest first, lowest
+action index on equal scores) and plays the first whose successor view is new; when every legal move
+leads back to a view already seen the episode ends as *stuck*.
 
 The successor of a move is computed on a scratch copy of the packed position with the
 rules' own ``apply`` kernel, then hashed on the player's view, so no hidden card decides

@@ -283,7 +283,7 @@ class BatchedVecEnv(VecEnv):
 
     For the same deals and actions it returns what ``DummyVecEnv`` over ``n_envs``
     ``Monitor(TrainingDeals(gymnasium.make(id, **env.make_kwargs())))`` returns
-    (``tests/test_agents_batched_vec_env.py`` compares them step by step):
+    (``tests/agents/test_batched_vec_env.py`` compares them step by step):
 
     - deals: game ``i`` draws each deal seed from ``numpy.random.default_rng((seed, i))`` in
       the training range, as :class:`~fortythieves_agents.seeds.TrainingDeals` of rank ``i`` does;

@@ -1,6 +1,6 @@
 """Process-wide state the commands change for a while and put back: the stop signals and
-torch's thread count (so that a notebook or program calling :func:`fortythieves_agents.train.train`
-twice sees no difference)."""
+torch's thread count (so that a notebook or program calling
+:func:`fortythieves_agents.training.train.train` twice sees no difference)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@
                                teacher_model.zip, checkpoints/ckpt_<steps>_steps.zip
       eval/                    evaluations.npz, foundation_cards.npz (the validations)
       tensorboard/             TensorBoard event files
-      expert/                  expert iterations (ExpertFolder; fortythieves_agents.expert)
+      expert/                  expert iterations (ExpertFolder; fortythieves_agents.training.expert)
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def atomic_write(path: Path, data: bytes) -> None:
 @dataclass(frozen=True)
 class ExpertFolder:
     """The paths of a run's expert iterations (``RUN/expert``; the layout is in
-    :mod:`fortythieves_agents.expert`'s docstring)."""
+    :mod:`fortythieves_agents.training.expert`'s docstring)."""
 
     path: Path
 

@@ -46,7 +46,7 @@ def timed_evaluate(
         command = [
             sys.executable,
             "-m",
-            "fortythieves_agents.cli",
+            "fortythieves_agents.cli.main",
             "evaluate",
             str(model),
             "--episodes",

@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
 from bench_report import write_between
-from fortythieves_agents.evaluation import ceiling_cell
+from fortythieves_agents.evaluation.evaluate import ceiling_cell
 from results_table import wins_cell
 
 from fortythieves_env import VARIANTS

@@ -2,11 +2,11 @@
 rendered from saved evaluation reports (generated, never typed).
 
 A report is the JSON that ``fortythieves evaluate --json`` writes (and ``train`` saves as
-``final_evaluation.json``; :func:`fortythieves_agents.evaluation.evaluate_agents` returns the same
-dict). Read by default: the shipped runs' final evaluations (``results/training/<Variant>/``), the
-search agent's reports (``results/search/*.json`` and ``results/search/ppo/*.json``) and the
-reports in ``results/leaderboard/*.json`` (yours: see ``docs/protocol.md``); ``--reports``
-adds more.
+``final_evaluation.json``; :func:`fortythieves_agents.evaluation.evaluate.evaluate_agents` returns
+the same dict). Read by default: the shipped runs' final evaluations
+(``results/training/<Variant>/``), the search agent's reports (``results/search/*.json`` and
+``results/search/ppo/*.json``) and the reports in ``results/leaderboard/*.json`` (yours: see
+``docs/protocol.md``); ``--reports`` adds more.
 
 One leaderboard row per variant, agent and number of deals (an agent's row from a second
 report of the same deals is left out): wins with a 95% Wilson interval (wins per deal), the
@@ -37,17 +37,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
 from bench_report import replace_between
-from fortythieves_agents import leaderboard as board
-from fortythieves_agents.cli import DEFAULT_NODES, DEFAULT_SECONDS
-from fortythieves_agents.labels import LABELS_FILE, PROTOCOL_DEALS, labels_from_verdicts
-from fortythieves_agents.leaderboard import (
+from fortythieves_agents.cli.main import DEFAULT_NODES, DEFAULT_SECONDS
+from fortythieves_agents.evaluation import leaderboard as board
+from fortythieves_agents.evaluation.labels import LABELS_FILE, PROTOCOL_DEALS, labels_from_verdicts
+from fortythieves_agents.evaluation.leaderboard import (
     ReportError,  # noqa: F401  (re-exported: the tests and callers catch it here)
     Row,
     leaderboard_table,
     read_report,
 )
+from fortythieves_agents.evaluation.solve import read_records, solver_verdicts
 from fortythieves_agents.seeds import seeds_for_test
-from fortythieves_agents.solve import read_records, solver_verdicts
 
 from fortythieves_env import VARIANTS
 
@@ -65,8 +65,8 @@ MARKERS = {
 
 
 def rows_of(paths: Iterable[Path], solver_dir: Path = SOLVER_DIR, root: Path = ROOT) -> list[Row]:
-    """:func:`fortythieves_agents.leaderboard.rows_of` with this checkout's solver records and
-    report paths relative to its root."""
+    """:func:`fortythieves_agents.evaluation.leaderboard.rows_of` with this checkout's solver
+    records and report paths relative to its root."""
     return board.rows_of(paths, solver_dir, root)
 
 
@@ -100,7 +100,7 @@ def _labels(variant: str, deals: int, solver_dir: Path) -> dict[str, Any] | None
 
 
 def protocol_labels(solver_dir: Path = SOLVER_DIR) -> dict[str, Any]:
-    """The shipped protocol labels (:data:`fortythieves_agents.labels.LABELS_FILE`) as
+    """The shipped protocol labels (:data:`fortythieves_agents.evaluation.labels.LABELS_FILE`) as
     this checkout's solver records give them.
 
     Raises:
@@ -120,9 +120,9 @@ def protocol_labels(solver_dir: Path = SOLVER_DIR) -> dict[str, Any]:
 def labels_table(solver_dir: Path = SOLVER_DIR, deal_counts: Sequence[int] = (200, 1000)) -> str:
     """The solver's label of the first N test deals of every variant (N in
     ``deal_counts``): a deal is ``won`` if any saved record won it, else ``lost`` if any
-    proved it lost, else ``unknown`` (:func:`fortythieves_agents.solve.solver_verdicts`); and the
-    solver versions, rules versions and node budgets of the records read (deals per version and
-    budget; a record written before the rules version was recorded counts as rules v1)."""
+    proved it lost, else ``unknown`` (:func:`fortythieves_agents.evaluation.solve.solver_verdicts`);
+    and the solver versions, rules versions and node budgets of the records read (deals per version
+    and budget; a record written before the rules version was recorded counts as rules v1)."""
     lines = [
         "| variant | test deals | won | lost | unknown | rules | solver records read "
         "(version, node budget: deals) |",
@@ -153,7 +153,7 @@ def _short(summary: dict[str, Any] | None) -> str:
 
 def is_default_search(settings: dict[str, Any]) -> bool:
     """The search agent's settings are its shipped default: the solving setting at
-    :data:`fortythieves_agents.cli.DEFAULT_SECONDS` per move, the default node cap."""
+    :data:`fortythieves_agents.cli.main.DEFAULT_SECONDS` per move, the default node cap."""
     return (
         settings.get("method") == "solve"
         and settings.get("budget_seconds_per_move") == DEFAULT_SECONDS

@@ -7,10 +7,11 @@ the compiled kernels once), then timed, median of ``--repeats``:
 - ``evaluate``: the ``--agent`` (default ``search`` with ``--search-samples`` 2: enough work
   per deal for the split to matter; ``greedy`` plays 2000 deals in under a second, less than
   Ray's own overhead) on the first ``--episodes`` test deals of ``--variant``
-  (:func:`fortythieves_agents.evaluation.evaluate_agents` with ``play=ray_play_deals``, as
+  (:func:`fortythieves_agents.evaluation.evaluate.evaluate_agents` with ``play=ray_play_deals``, as
   ``fortythieves evaluate search --variant V --episodes N --search-samples K --ray``);
 - ``solve``: the solver on the first ``--deals`` test deals at ``--nodes`` nodes each
-  (:func:`fortythieves_agents.solve.run_deals` with ``ray_map_unordered``, as ``fortythieves solve V
+  (:func:`fortythieves_agents.evaluation.solve.run_deals` with ``ray_map_unordered``, as
+  ``fortythieves solve V
   --deals N --nodes K --ray``), into a fresh results file each time.
 
 The same work without Ray (one process, ``--workers 1`` for solve) is timed too, as the
@@ -47,16 +48,16 @@ TIMING = {"seconds", "mean_seconds", "max_seconds", "results_file", "workers"}
 
 
 def _evaluate(variant: str, episodes: int, agent: str, samples: int, play: Any) -> dict[str, Any]:
-    from fortythieves_agents.baselines import make_baseline
-    from fortythieves_agents.evaluation import evaluate_agents
-    from fortythieves_agents.search import SearchBudget
+    from fortythieves_agents.evaluation.evaluate import evaluate_agents
+    from fortythieves_agents.players.baselines import make_baseline
+    from fortythieves_agents.players.search import SearchBudget
 
     made = make_baseline(agent, 0, SearchBudget(samples=samples) if agent == "search" else None)
     return evaluate_agents([made], variant, episodes, play=play)
 
 
 def _solve(variant: str, deals: int, nodes: int, map_unordered: Any) -> list[dict[str, Any]]:
-    from fortythieves_agents.solve import run_deals
+    from fortythieves_agents.evaluation.solve import run_deals
 
     with tempfile.TemporaryDirectory() as folder:
         run = run_deals(
@@ -81,7 +82,7 @@ def _median_seconds(job: Callable[[], Any], repeats: int) -> tuple[float, Any]:
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     """Seconds per job: without Ray, then on a local Ray of each worker count."""
     import ray
-    from fortythieves_agents.distributed import ray_map_unordered, ray_play_deals
+    from fortythieves_agents.evaluation.distributed import ray_map_unordered, ray_play_deals
 
     evaluate = functools.partial(
         _evaluate, args.variant, args.episodes, args.agent, args.search_samples

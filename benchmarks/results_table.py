@@ -46,7 +46,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's fortythieves_env
 from bench_report import replace_between
-from fortythieves_agents.leaderboard import cards_cell, wins_cell
+from fortythieves_agents.evaluation.leaderboard import cards_cell, wins_cell
 
 from fortythieves_env import VARIANTS
 from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch

@@ -2,7 +2,7 @@
 
 For each variant and each budget (seconds per move), the search agent with
 ``SearchBudget(method="solve", seconds=B, nodes=N)`` (hindsight optimisation, see
-:func:`fortythieves_agents.search.solve_scores`) plays the first test deals (the deals of
+:func:`fortythieves_agents.players.search.solve_scores`) plays the first test deals (the deals of
 ``fortythieves evaluate``, with its no-cycling rule): ``--deals`` of them, or the count
 given with the budget (``--budgets 0.01,0.1,1:10,10:2``: 10 deals at 1 s, 2 at 10 s, since
 a 10 s budget costs about an hour per deal of Number Ten on one core). Greedy plays
@@ -11,8 +11,8 @@ among the deals the solver proved winnable (``results/solver/<variant>.jsonl``),
 foundation cards, and the cost: wall and CPU seconds per move played (``time.perf_counter``
 / ``time.process_time`` of this process, so on one core) with the machine's load (1-minute
 average) at the start of each deal. The budget is turned into a node count at a fixed rate
-(:data:`fortythieves_agents.search.NODES_PER_SECOND`), so the games do not depend on the machine;
-the seconds really spent do, and are what the curve's second panel shows.
+(:data:`fortythieves_agents.players.search.NODES_PER_SECOND`), so the games do not depend on the
+machine; the seconds really spent do, and are what the curve's second panel shows.
 
 Each deal is played alone as deal ``i`` of the list (the agent's choices equal those of
 the whole list at once) and kept in the JSON (``--json``, rewritten after every deal,
@@ -43,17 +43,22 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from fortythieves_agents.baselines import make_baseline
 from fortythieves_agents.envs import env_id_for
-from fortythieves_agents.evaluation import (
+from fortythieves_agents.evaluation.evaluate import (
     EpisodeResult,
     ceiling_summary,
     play_deals,
     wilson_interval,
 )
-from fortythieves_agents.search import DEFAULT_NODES, NODES_PER_SECOND, SearchAgent, SearchBudget
+from fortythieves_agents.evaluation.solve import test_deal_verdicts
+from fortythieves_agents.players.baselines import make_baseline
+from fortythieves_agents.players.search import (
+    DEFAULT_NODES,
+    NODES_PER_SECOND,
+    SearchAgent,
+    SearchBudget,
+)
 from fortythieves_agents.seeds import seeds_for_test
-from fortythieves_agents.solve import test_deal_verdicts
 
 from fortythieves_env import RULES_VERSION
 from fortythieves_env.solver import SOLVER_VERSION
@@ -127,8 +132,8 @@ def parse_budgets(text: str, deals: int) -> list[tuple[float, int]]:
 def search_budgets(args: argparse.Namespace) -> list[tuple[SearchBudget, int]]:
     """The search budget of each ``--budgets`` entry with its number of deals, all checked
     before any deal is played (a budget the search refuses, such as more seconds than
-    :data:`fortythieves_agents.search.MAX_SECONDS`, or a bad ``--nodes``, would stop the run only
-    after the cheaper points).
+    :data:`fortythieves_agents.players.search.MAX_SECONDS`, or a bad ``--nodes``, would stop the run
+    only after the cheaper points).
 
     Raises:
         ValueError: a bad entry or a budget the search refuses (the message starts

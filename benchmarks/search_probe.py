@@ -3,11 +3,11 @@
 Plays each deal one at a time with the search agent, with the no-cycling rule of the
 learning issue (issue 9, point 5): the agent's best move whose next view is new; when every
 legal move leads back to a view already met (every score below 0, see
-:mod:`fortythieves_agents.search`), the game is over and counts as lost ("stuck"). ``greedy`` plays
-the same deals through :func:`fortythieves_agents.evaluation.play_deals`. Seconds per move are
-wall-clock
-seconds of the search's :meth:`~fortythieves_agents.search.SearchAgent.action_scores` per move
-played (one process, one core; the machine may be shared: see ``load`` in the output).
+:mod:`fortythieves_agents.players.search`), the game is over and counts as lost ("stuck").
+``greedy`` plays the same deals through :func:`fortythieves_agents.evaluation.evaluate.play_deals`.
+Seconds per move are wall-clock
+seconds of the search's :meth:`~fortythieves_agents.players.search.SearchAgent.action_scores` per
+move played (one process, one core; the machine may be shared: see ``load`` in the output).
 
 Usage::
 
@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from fortythieves_agents.baselines import make_baseline
-from fortythieves_agents.evaluation import play_deals
-from fortythieves_agents.search import ALLOCATIONS, SearchAgent, SearchBudget
+from fortythieves_agents.evaluation.evaluate import play_deals
+from fortythieves_agents.players.baselines import make_baseline
+from fortythieves_agents.players.search import ALLOCATIONS, SearchAgent, SearchBudget
 from fortythieves_agents.seeds import seeds_for_test
 
 from fortythieves_env import FortyThievesEnv

@@ -28,8 +28,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
 from bench_report import write_between
-from fortythieves_agents.evaluation import ceiling_cell
-from fortythieves_agents.search import DEFAULT_SAMPLES
+from fortythieves_agents.evaluation.evaluate import ceiling_cell
+from fortythieves_agents.players.search import DEFAULT_SAMPLES
 from results_table import wins_cell
 
 from fortythieves_env import VARIANTS
@@ -50,8 +50,8 @@ def _cards(summary: dict[str, Any] | None) -> str:
 
 def _budget(report: dict[str, Any]) -> tuple[int, bool, str]:
     """The search agent's samples per move, whether that is the default (a report that
-    predates ``settings`` was made at :data:`fortythieves_agents.search.DEFAULT_SAMPLES`), and its
-    allocation."""
+    predates ``settings`` was made at :data:`fortythieves_agents.players.search.DEFAULT_SAMPLES`),
+    and its allocation."""
     settings = report["results"]["search"].get("settings", {})
     samples = settings.get("samples")
     allocation = settings.get("allocation", "uniform")

@@ -1,8 +1,8 @@
 """Small solves per second: :func:`~fortythieves_env.solver.solve` against a reused
 :class:`~fortythieves_env.solver.SolverContext` (issue 25, point 1).
 
-The search agent of :mod:`fortythieves_agents.search` solves hundreds of sampled positions per move
-with a small node cap. This script takes positions a player meets (greedy play of the first
+The search agent of :mod:`fortythieves_agents.players.search` solves hundreds of sampled positions
+per move with a small node cap. This script takes positions a player meets (greedy play of the first
 test deals, every ``--every`` moves), samples their hidden cards (the agent's
 :func:`~fortythieves_env.view.determinize`), and solves each sample with both, alternating
 (solve, context, solve, context, ...), at each node cap of ``--nodes``. It checks that both
@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from fortythieves_agents.baselines import make_baseline
-from fortythieves_agents.evaluation import GameTrace, play_deals
+from fortythieves_agents.evaluation.evaluate import GameTrace, play_deals
+from fortythieves_agents.players.baselines import make_baseline
 from fortythieves_agents.seeds import seeds_for_test
 
 from fortythieves_env import VARIANTS, FortyThievesEnv

@@ -63,7 +63,7 @@ def profile(config: str, steps: int) -> dict[str, float]:
     from fortythieves_agents import envs
     from fortythieves_agents.config import load_config
     from fortythieves_agents.envs import make_training_vec_env
-    from fortythieves_agents.train import build_model
+    from fortythieves_agents.training.train import build_model
     from sb3_contrib.ppo_mask import ppo_mask
 
     conf = load_config(ROOT / "configs" / config, ["train.tensorboard=false"])

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from fortythieves_agents.config import load_config
 from fortythieves_agents.envs import make_training_vec_env
-from fortythieves_agents.train import build_model
+from fortythieves_agents.training.train import build_model
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
 import leaderboard
-from fortythieves_agents.solve import markdown_table
+from fortythieves_agents.evaluation.solve import markdown_table
 
 from fortythieves_env import VARIANTS, FortyThievesEnv, VariantSpec, env_id
 from fortythieves_env.variants import Build

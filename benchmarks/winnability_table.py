@@ -2,9 +2,9 @@
 
 Reads every ``*.jsonl`` in the results folder (``fortythieves solve`` writes
 ``results/solver/<variant>.jsonl``) and prints one Markdown row per variant and node budget
-(:func:`fortythieves_agents.solve.markdown_table`). With ``--readme FILE`` it writes the table into
-that file (the docs' ``docs/solver.md``) between the lines ``<!-- winnability-table:start -->``
-and ``<!-- winnability-table:end -->``, so the table is generated, never typed.
+(:func:`fortythieves_agents.evaluation.solve.markdown_table`). With ``--readme FILE`` it writes the
+table into that file (the docs' ``docs/solver.md``) between the lines ``<!-- winnability-table:start
+-->`` and ``<!-- winnability-table:end -->``, so the table is generated, never typed.
 
 Usage::
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's agents
 from bench_report import replace_between
-from fortythieves_agents.solve import RESULTS_DIR, markdown_table
+from fortythieves_agents.evaluation.solve import RESULTS_DIR, markdown_table
 
 START = "<!-- winnability-table:start -->"
 END = "<!-- winnability-table:end -->"

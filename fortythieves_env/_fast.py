@@ -797,7 +797,7 @@ def view_hash(st: np.ndarray, tb: np.ndarray) -> np.uint64:
     :func:`~fortythieves_env.view.player_view`); the foundation heights; the redeals left.
     Positions with equal player views get equal hashes; different views collide only by
     chance (about 2**-64 per pair). The agents' no-cycling rule of
-    :mod:`fortythieves_agents.evaluation` keys the views seen in an episode with it.
+    :mod:`fortythieves_agents.evaluation.evaluate` keys the views seen in an episode with it.
     """
     v = tb[H_V]
     len0 = tb[H_LEN]

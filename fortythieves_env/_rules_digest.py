@@ -2,7 +2,7 @@
 :data:`~fortythieves_env.variants.RULES_DIGEST` beside
 :data:`~fortythieves_env.variants.RULES_VERSION`.
 
-``tests/test_rules_version.py`` compares :func:`rules_digest` with ``RULES_DIGEST``: a change
+``tests/env/test_rules_version.py`` compares :func:`rules_digest` with ``RULES_DIGEST``: a change
 of the rules that forgets to bump the version fails there, with ``rules changed: bump
 RULES_VERSION and update RULES_DIGEST``. ``python -m fortythieves_env._rules_digest`` prints
 the current digest.

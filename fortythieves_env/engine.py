@@ -35,7 +35,7 @@ and the range.
 Positions in the rule book's format are read and checked in :mod:`.positions`; what one
 player sees of a position is :mod:`.view`.
 
-Decisions where the rule book is silent (each has a test in ``tests/test_rules.py``):
+Decisions where the rule book is silent (each has a test in ``tests/env/test_rules.py``):
 
 * A sequence move ``ti>tjxN`` carries the top ``N`` cards of column i; its first (bottom,
   highest-ranked) card must go onto column j's top by the build rule, or column j is empty.

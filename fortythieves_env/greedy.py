@@ -3,7 +3,7 @@
 One score table, one reader: :func:`greedy_score` (compiled, over a packed state array of
 :mod:`._fast`); :func:`move_score` reads a :class:`~fortythieves_env.view.PlayerView`
 through it (``tests/oracle.py`` restates the rule apart, for the tests). Every user of the
-rule calls it: the ``greedy`` baseline of :mod:`fortythieves_agents.baselines` (its
+rule calls it: the ``greedy`` baseline of :mod:`fortythieves_agents.players.baselines` (its
 observations are read into a state array by :func:`~._fast.observed_state`), the search
 agent's rollouts (:func:`rollout`, on sampled positions), and anyone else who needs a cheap
 player that sees only what a player sees.

@@ -40,7 +40,7 @@ refused) every later step played its move and then raised ``TypeError: cannot un
 non-iterable NoneType`` (Gymnasium 1.x): the environment was broken for good, against the
 promise that a refused reset changes nothing. What it checks the tests check: the spaces
 and the first reset's and step's results (``gymnasium.utils.env_checker.check_env`` in
-``tests/test_env_api.py``) and that no two calls share an array (the test of this).
+``tests/env/test_env_api.py``) and that no two calls share an array (the test of this).
 ``gymnasium.make(id, disable_env_checker=False)`` puts it back, bug included: then make the
 first reset one that succeeds.
 """

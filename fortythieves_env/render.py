@@ -279,7 +279,7 @@ def table_picture(variant: str | VariantSpec, seed: int, moves: int) -> np.ndarr
 COMMAND_DESCRIPTION = (
     "Save a picture of a deal's table as a PNG: the deal reset(seed=S) of variant V, after "
     "N moves played by a fixed rule (cards to the foundations first). This is how "
-    "docs/table.png and the golden image of tests/test_render.py are made."
+    "docs/table.png and the golden image of tests/env/test_render.py are made."
 )
 """The ``--help`` text of ``python -m fortythieves_env.render`` (plain text, no markup)."""
 

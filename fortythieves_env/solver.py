@@ -170,7 +170,7 @@ class SolveResult:
         found_by: for ``won``, the pass that found the line: ``"rollouts"`` or
             ``"search"``; else ``""``.
         proof: for ``lost``, what the proof needed, checkable by a search without
-            pruning on small positions (``tests/test_solver.py``): ``positions`` stored
+            pruning on small positions (``tests/env/test_solver.py``): ``positions`` stored
             in the closed set, ``re_searched`` (entered again with more steps left),
             ``not_stored`` (the table was full: each counted as cut), ``deepest`` (the
             longest line the search entered) and ``no_win_at_all`` (True: the step limit
@@ -244,7 +244,7 @@ def _safe_foundation(st: np.ndarray, tb: np.ndarray, card: int, build: int) -> b
     the cards sent up) leaves a column empty only where the line's column held just those
     cards, which no move of the line goes onto; so F is safe with Kings-only empty columns
     (:class:`~fortythieves_env.variants.EmptyColumn`) too, and W and E are (the positions
-    they merge differ only in the column order). ``tests/test_solver.py`` checks all three
+    they merge differ only in the column order). ``tests/env/test_solver.py`` checks all three
     against the exhaustive search on two Kings-only variants.
 
     Not safe beyond this: without the other pile's condition (the twin stranded on the
@@ -1494,14 +1494,14 @@ class SolverContext:
     5 MB in the variants with 1193 actions), its closed set and the rollout pass's tables
     at every call, and checks, packs and replays the position in Python. A caller that
     solves hundreds of sampled positions per move (the search agent,
-    :mod:`fortythieves_agents.search`)
+    :mod:`fortythieves_agents.players.search`)
     builds one context and calls :meth:`run` on packed state arrays. :meth:`run` runs the
     same compiled passes with the same node counting, on arrays of the same sizes (the
     closed set is the first ``2**bits`` records of a kept array, ``bits`` as in
     :func:`solve`, zeroed before each search; the rollout pass's tables zeroed before each
     pass; every other array is written before it is read), so its status, node count and
     line equal :func:`solve`'s for the same position, node budget, step limit and rules
-    (``tests/test_solver_context.py``). What it skips: the position's checks (a state
+    (``tests/env/test_solver_context.py``). What it skips: the position's checks (a state
     array must come from a position of the variant, e.g. :meth:`FastTables.pack` or a
     sample of :func:`~fortythieves_env.view.determinize`), the seconds cap and the replay
     of a won line (:func:`solve` replays every line; a context's lines come from the same

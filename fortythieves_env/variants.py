@@ -214,7 +214,7 @@ step), the rule fields of a variant in :data:`VARIANTS` (every field but ``name`
 records made under them for the solver's ceiling (with a warning naming both versions),
 ``solve`` solves such deals again, and ``replay`` refuses such game records.
 
-**The check.** ``tests/test_rules_version.py`` computes :func:`._rules_digest.rules_digest`
+**The check.** ``tests/env/test_rules_version.py`` computes :func:`._rules_digest.rules_digest`
 (the rule sources, without comments and docstrings, and the rule tables, listed in
 :mod:`._rules_digest`) and compares it with :data:`RULES_DIGEST`; when they differ it fails
 with ``rules changed: bump RULES_VERSION and update RULES_DIGEST``. A change that leaves

@@ -186,7 +186,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     actions it gives exactly the trajectories of ``gymnasium.vector.SyncVectorEnv`` over
     ``gymnasium.make(id, **kwargs)`` single environments (their ``TimeLimit`` included), in
     both autoreset modes, observations, rewards, flags and ``info`` alike;
-    ``tests/test_vector_env.py`` checks it for all nine variants. The positions are one
+    ``tests/env/test_vector_env.py`` checks it for all nine variants. The positions are one
     ``int16`` array ``states[N, state_size]`` (the packed layout of
     :mod:`fortythieves_env._fast`); each step is one numba call that loops over the games
     and, for each, applies the move and rewrites its observation row and mask row in place.

@@ -14,13 +14,13 @@ waste and every face-up card are visible):
 * the multiset of unseen cards: the two decks minus everything the player sees or knows.
   Which unseen card is where is not in the view.
 
-Agents that must not cheat (the greedy baseline of :mod:`fortythieves_agents.baselines`) read only a
-:class:`PlayerView`. Two positions that differ only in where their unseen cards lie have
+Agents that must not cheat (the greedy baseline of :mod:`fortythieves_agents.players.baselines`)
+read only a :class:`PlayerView`. Two positions that differ only in where their unseen cards lie have
 equal views.
 
 :func:`view_from_observation` rebuilds the view from an observation (and the stock's order
 the player remembers); :func:`determinize` places the unseen cards to make a full position
-the player could be in (what a search agent samples, :mod:`fortythieves_agents.search`).
+the player could be in (what a search agent samples, :mod:`fortythieves_agents.players.search`).
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ def run_cli(
     text. ``env`` is the whole environment; by default this process's, unbuffered
     (``PYTHONUNBUFFERED=1``); ``input`` is its standard input."""
     return subprocess.run(
-        [sys.executable, "-m", "fortythieves_agents.cli", *args],
+        [sys.executable, "-m", "fortythieves_agents.cli.main", *args],
         cwd=cwd,
         input=input,
         capture_output=True,
@@ -73,7 +73,7 @@ def play_cli(
 ) -> tuple[int, str, str]:
     """Run ``fortythieves play ...`` in-process with ``lines`` as standard input; its exit
     code, stdout and stderr."""
-    from fortythieves_agents.cli import main
+    from fortythieves_agents.cli.main import main
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
     code = main(["play", *argv])

@@ -3,7 +3,7 @@
 The package states each rule once, in its compiled core (:mod:`fortythieves_env._fast`,
 which :class:`~fortythieves_env.Rules` calls). This module restates legal-move generation
 and a move's effect on plain Python lists, written from ``RULES.md`` without the core's
-code, so that ``tests/test_rules_oracle.py`` can compare the two on many games: a change of
+code, so that ``tests/env/test_rules_oracle.py`` can compare the two on many games: a change of
 the core that changes a legal move or its effect shows up there as a disagreement. (Until
 issue 27 this list-based code was the package's Python engine; it now lives here and nowhere
 else.)

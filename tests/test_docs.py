@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from benchmark_modules import benchmark_module
-from fortythieves_agents.cli import main
+from fortythieves_agents.cli.main import main
 from fortythieves_agents.config import Config
 from helpers import ROOT
 
@@ -83,12 +83,12 @@ def test_api_reference_is_built_from_the_docstrings(site: Path) -> None:
     assert 'id="fortythieves_env.env.FortyThievesEnv"' in html
     assert "Action Space" in html  # a heading of FortyThievesEnv's docstring
     html = (site / "api" / "agents" / "index.html").read_text(encoding="utf-8")
-    assert 'id="fortythieves_agents.baselines.BatchAgent"' in html
+    assert 'id="fortythieves_agents.players.baselines.BatchAgent"' in html
 
 
 def test_every_config_key_is_on_the_training_page(site: Path) -> None:
     """The training page includes ``configs/README.md``'s table of every key, which
-    ``tests/test_agents_config.py`` keeps equal to the pydantic models and defaults.yaml."""
+    ``tests/agents/test_config.py`` keeps equal to the pydantic models and defaults.yaml."""
     html = (site / "training" / "index.html").read_text(encoding="utf-8")
     for key in _keys(Config):
         assert f"<code>{key}</code>" in html, key

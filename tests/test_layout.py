@@ -3,6 +3,9 @@ that made it are in ``scripts/`` under the same sub-folders."""
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 from helpers import ROOT
 
 
@@ -15,3 +18,49 @@ def test_results_hold_data_only_and_their_scripts_are_in_scripts() -> None:
     assert code == [], f"scripts under results/ (move them to scripts/): {code}"
     for script in ("solver/run_v3.sh", "search/run_eval.sh", "training/run_variant.sh"):
         assert (ROOT / "scripts" / script).is_file(), script
+
+
+LAYERS = {"cli": 4, "training": 3, "evaluation": 2, "networks": 1, "players": 1}
+"""The agents' subpackages by floor: a subpackage imports only from floors below its own
+and from the shared modules at the package's top (floor 0), which import no subpackage."""
+
+
+def _agents_imports(path: Path, package: tuple[str, ...]) -> set[str]:
+    """The first names under ``fortythieves_agents`` that ``path`` (a module of ``package``,
+    e.g. ``("fortythieves_agents", "training")``) imports, relative imports resolved."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else ()
+            parts = [*base, *(node.module or "").split(".")] if node.module else [*base]
+            if parts[:1] != ["fortythieves_agents"]:
+                continue
+            found |= {parts[1]} if len(parts) > 1 else {a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {
+                a.name.split(".")[1]
+                for a in node.names
+                if a.name.startswith("fortythieves_agents.")
+            }
+    return found
+
+
+def test_the_agents_subpackages_import_only_downward() -> None:
+    """issue 27 point 3: agents/ by role (players, networks, training, evaluation, cli)."""
+    folder = ROOT / "agents"
+    assert sorted(p.name for p in folder.iterdir() if (p / "__init__.py").is_file()) == sorted(
+        LAYERS
+    )
+    wrong = []
+    for path in sorted(folder.rglob("*.py")):
+        parts = path.relative_to(folder).parts
+        own = parts[0] if len(parts) > 1 else None
+        floor = LAYERS[own] if own else 0
+        package = ("fortythieves_agents", *parts[:-1])
+        for name in _agents_imports(path, package):
+            if name in LAYERS and name != own and LAYERS[name] >= floor:
+                wrong.append(f"{path.relative_to(ROOT)} imports fortythieves_agents.{name}")
+    assert wrong == []
+    # the test folders mirror the packages: tests/env for fortythieves_env, tests/agents/<role>
+    assert {p.name for p in (ROOT / "tests" / "agents").iterdir() if p.is_dir()} >= set(LAYERS)
+    assert any((ROOT / "tests" / "env").glob("test_*.py"))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from benchmark_modules import benchmark_module
-from fortythieves_agents.cli import _register_variant_specs, build_parser, main
+from fortythieves_agents.cli.main import _register_variant_specs, build_parser, main
 from fortythieves_agents.config import load_config
 from helpers import ROOT, STREETS
 
@@ -307,8 +307,8 @@ def test_readme_commands_parse_and_run(
             if "--save" in argv:
                 argv[argv.index("--save") + 1] = str(tmp_path / "played.json")
             if "--hint-model" in argv:  # RUN is the test's run: play its variant
-                from fortythieves_agents.cli import resolve_model_path
-                from fortythieves_agents.model_zip import model_variant
+                from fortythieves_agents.cli.main import resolve_model_path
+                from fortythieves_agents.networks.model_zip import model_variant
 
                 model = resolve_model_path(Path(argv[argv.index("--hint-model") + 1]))
                 argv[1] = model_variant(model) or argv[1]

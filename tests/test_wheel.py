@@ -81,29 +81,27 @@ def test_the_wheel_built_from_the_sdist_runs_the_quick_start_outside_a_checkout(
     elsewhere.mkdir()
     settings = with_set(TINY)
     argv = ["train", "lucas", *settings, "--run-dir", "run"]
-    code = f"from fortythieves_agents.cli import main; sys.exit(main({argv!r}))"
+    code = f"from fortythieves_agents.cli.main import main; sys.exit(main({argv!r}))"
     trained = run_installed(code, target, elsewhere)
     assert trained.returncode == 0, trained.stdout[-2000:] + trained.stderr[-2000:]
     run = json.loads((elsewhere / "run" / "run.json").read_text())
     assert run["status"] == "completed"
     assert "variant: Lucas" in (elsewhere / "run" / "config.yaml").read_text()
     argv = ["evaluate", "run", "--episodes", "1", "--json", "report.json", "--no-progress"]
-    code = f"from fortythieves_agents.cli import main; sys.exit(main({argv!r}))"
+    code = f"from fortythieves_agents.cli.main import main; sys.exit(main({argv!r}))"
     evaluated = run_installed(code, target, elsewhere)
     assert evaluated.returncode == 0, evaluated.stderr[-2000:]
     report = json.loads((elsewhere / "report.json").read_text())
     assert list(report["results"]) == ["ppo", "random", "greedy"]
     # the protocol's labels ship in the wheel: the solver column and the leaderboard work here
     assert report["results"]["ppo"]["solver_ceiling"]["proved_won"] == 1  # Lucas's first deal
-    code = (
-        "from fortythieves_agents.cli import main; sys.exit(main(['leaderboard', 'report.json']))"
-    )
+    code = "from fortythieves_agents.cli.main import main; sys.exit(main(['leaderboard', 'report.json']))"
     board = run_installed(code, target, elsewhere)
     assert board.returncode == 0, board.stderr[-2000:]
     assert "| Lucas | PPO (shipped config) |" not in board.stdout  # a user's run, by its name
     assert board.stdout.count("| Lucas |") == 3 and "| 1 | " in board.stdout
     # a name that is not shipped: one line naming the shipped ones
-    code = "from fortythieves_agents.cli import main; sys.exit(main(['train', 'nope']))"
+    code = "from fortythieves_agents.cli.main import main; sys.exit(main(['train', 'nope']))"
     refused = run_installed(code, target, elsewhere)
     assert refused.returncode == 2
     assert "nope: config file not found (nor a shipped config: defaults, fortythieves" in (
@@ -128,7 +126,7 @@ def test_the_openai_agents_sdk_installs_beside_the_package(installed: Path, tmp_
         f"sys.path.append({str(sdk)!r}); import agents; "  # after this venv's packages
         f"assert agents.__file__.startswith({str(sdk)!r}), agents.__file__; "
         "assert agents.Agent(name='a', instructions='b').name == 'a'; "
-        "from fortythieves_agents.cli import main; "
+        "from fortythieves_agents.cli.main import main; "
         "code = main(['evaluate', 'greedy', '--variant', 'LittleForty', '--episodes', '2', "
         "'--json', 'r.json', '--no-progress']); "
         "import json; r = json.load(open('r.json')); "

@@ -21,10 +21,10 @@ import numpy as np
 import torch
 from fortythieves_agents.config import load_config
 from fortythieves_agents.envs import register_config_variant
-from fortythieves_agents.expert import load_labels, validate_network
-from fortythieves_agents.model_zip import load_maskable_ppo
+from fortythieves_agents.networks.model_zip import load_maskable_ppo
 from fortythieves_agents.run_folder import ExpertFolder
-from fortythieves_agents.teacher import clone_teacher
+from fortythieves_agents.training.expert import load_labels, validate_network
+from fortythieves_agents.training.teacher import clone_teacher
 
 
 def main(argv: list[str] | None = None) -> int:

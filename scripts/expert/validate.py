@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import torch
-from fortythieves_agents.expert import validate_network
-from fortythieves_agents.model_zip import load_maskable_ppo
+from fortythieves_agents.networks.model_zip import load_maskable_ppo
+from fortythieves_agents.training.expert import validate_network
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,18 +3,20 @@ result and recorded array, to show that a change of the loops changes no game.
 
 Plays, on 20 deals of Lucas, Number Ten and Forty Thieves each:
 
-- :func:`~fortythieves_agents.evaluation.play_deals` (the batched loop) for random, greedy, a
+- :func:`~fortythieves_agents.evaluation.evaluate.play_deals` (the batched loop) for random, greedy,
+a
   small search and an untrained network (deterministic and sampling), with the no-cycling
   rule and without, all deals at once and in batches of 3, with the game traces;
-- :func:`~fortythieves_agents.evaluation.play_episode` (one game at a time) for random,
+- :func:`~fortythieves_agents.evaluation.evaluate.play_episode` (one game at a time) for random,
   greedy and the network, with the rule and without (the one-game ``act`` protocol);
 - ``evaluation._play_one_by_one`` (evaluate's loop for an agent of the one-game protocol)
   for random, with the game traces;
-- :func:`~fortythieves_agents.evaluation.evaluate_agents` for greedy (its per-deal rows);
-- :func:`~fortythieves_agents.teacher.collect_teacher_games` for greedy on the Lucas, Number
+- :func:`~fortythieves_agents.evaluation.evaluate.evaluate_agents` for greedy (its per-deal rows);
+- :func:`~fortythieves_agents.training.teacher.collect_teacher_games` for greedy on the Lucas,
+Number
   Ten and Forty Thieves training envs (plain, ``teacher.ties: any``, the no-cycling rule,
   potential shaping), 20 games in batches of 6;
-- :func:`~fortythieves_agents.expert.label_game` (expert iteration's DAgger games) for 2
+- :func:`~fortythieves_agents.training.expert.label_game` (expert iteration's DAgger games) for 2
   Lucas deals with a node-bounded solving search.
 
 Run it from the repository root before and after a change and compare the last line::
@@ -37,10 +39,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
-from fortythieves_agents.baselines import make_baseline
 from fortythieves_agents.config import load_config
 from fortythieves_agents.envs import env_id_for, make_training_vec_env
-from fortythieves_agents.evaluation import (  # _play_one_by_one: evaluate's one-game loop
+from fortythieves_agents.evaluation.evaluate import (  # _play_one_by_one: evaluate's one-game loop
     EpisodeResult,
     GameTrace,
     ModelAgent,
@@ -49,9 +50,10 @@ from fortythieves_agents.evaluation import (  # _play_one_by_one: evaluate's one
     play_deals,
     play_episode,
 )
-from fortythieves_agents.search import SearchAgent, SearchBudget
+from fortythieves_agents.players.baselines import make_baseline
+from fortythieves_agents.players.search import SearchAgent, SearchBudget
 from fortythieves_agents.seeds import seeds_for_test
-from fortythieves_agents.teacher import collect_teacher_games, make_teacher
+from fortythieves_agents.training.teacher import collect_teacher_games, make_teacher
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ("Lucas", "NumberTen", "FortyThieves")
@@ -230,8 +232,8 @@ def _teacher(d: Digest, variant: str) -> None:
 
 
 def _expert(d: Digest) -> None:
-    from fortythieves_agents.expert import DaggerPlayer, label_game
-    from fortythieves_agents.train import build_model
+    from fortythieves_agents.training.expert import DaggerPlayer, label_game
+    from fortythieves_agents.training.train import build_model
 
     config = load_config(
         ROOT / "configs" / "lucas.yaml",

@@ -17,7 +17,7 @@ this checkout), and does one of these, again until the run is complete:
 - trained but without a final evaluation of this run (it was interrupted or killed, or
   ``final_evaluation.json`` is older than ``run.json`` or has another number of deals): the
   ``evaluate`` command that plays the same evaluation
-  (:func:`fortythieves_agents.train.final_evaluation_command`);
+  (:func:`fortythieves_agents.training.train.final_evaluation_command`);
 - complete: copy what a reader needs into the results folder (:data:`COPIED`, and
   ``best_model.zip`` when it is smaller than :data:`MODEL_SIZE_LIMIT`: a ``player`` model is
   about 2.05 MB (1.96 MiB), a ``card_slots`` one about 10 MB).
@@ -273,7 +273,7 @@ def python_command() -> list[str]:
     when that name finds this interpreter, else its full path)."""
     found = shutil.which("python")
     same = found is not None and os.path.realpath(found) == os.path.realpath(sys.executable)
-    return ["python" if same else sys.executable, "-m", "fortythieves_agents.cli"]
+    return ["python" if same else sys.executable, "-m", "fortythieves_agents.cli.main"]
 
 
 def next_command(job: Job, config: Config) -> tuple[str, list[str] | None]:
@@ -305,7 +305,7 @@ def next_command(job: Job, config: Config) -> tuple[str, list[str] | None]:
         if steps < total:
             return "resume", [*train, "--resume", str(path.relative_to(ROOT))]
     if config.eval.final_episodes > 0 and not evaluation_is_fresh(run, config.eval.final_episodes):
-        from fortythieves_agents.train import final_evaluation_command
+        from fortythieves_agents.training.train import final_evaluation_command
 
         best = run / "models" / "best_model.zip"
         model = best if best.is_file() else (run / "models" / "final_model.zip")

@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 from fortythieves_agents.config import load_config
-from fortythieves_agents.teacher import collect_teacher_games, make_teacher
+from fortythieves_agents.training.teacher import collect_teacher_games, make_teacher
 
 from fortythieves_env.variants import get_variant
 

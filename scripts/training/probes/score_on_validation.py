@@ -16,8 +16,13 @@ import json
 from pathlib import Path
 
 import torch
-from fortythieves_agents.baselines import make_baseline
-from fortythieves_agents.evaluation import ModelAgent, load_model_agent, play_deals, summarize
+from fortythieves_agents.evaluation.evaluate import (
+    ModelAgent,
+    load_model_agent,
+    play_deals,
+    summarize,
+)
+from fortythieves_agents.players.baselines import make_baseline
 from fortythieves_agents.seeds import seeds_for_validation
 
 from fortythieves_env.registration import id_version

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from fortythieves_agents.baselines import make_baseline
-from fortythieves_agents.evaluation import load_model_agent, play_deals, summarize
+from fortythieves_agents.evaluation.evaluate import load_model_agent, play_deals, summarize
+from fortythieves_agents.players.baselines import make_baseline
 from fortythieves_agents.seeds import seeds_for_validation
 
 from fortythieves_env import FortyThievesEnv

@@ -10,7 +10,7 @@ shipped default), into ``runs/reproducibility/run<i>`` (removed first), then wri
 deals) beside the CPU it ran on and the kernels torch used.
 
 Why kernels: on one torch thread two runs on the same CPU are bit-identical
-(tests/test_agents_reproducible.py), but torch picks its CPU kernels by the instruction set
+(tests/agents/training/test_reproducible.py), but torch picks its CPU kernels by the instruction set
 the CPU has (``torch.backends.cpu.get_cpu_capability()``: AVX512 on a recent server, AVX2 on
 most desktops and laptops, ``DEFAULT`` elsewhere), and their sums round differently: a
 different CPU makes a different (equally good) model. ``ATEN_CPU_CAPABILITY=avx2`` (or
@@ -94,7 +94,7 @@ def main() -> int:
             command = [
                 sys.executable,
                 "-m",
-                "fortythieves_agents.cli",
+                "fortythieves_agents.cli.main",
                 "train",
                 f"configs/{args.variant}.yaml",
             ]

@@ -1,0 +1,221 @@
+"""The benchmark's leaderboard from saved evaluation reports (``fortythieves leaderboard
+REPORT ...``; ``docs/protocol.md``).
+
+A report is the JSON that ``fortythieves evaluate --json`` writes
+(:func:`fortythieves_agents.evaluation.evaluate.evaluate_agents`). One row per variant, agent and
+number of deals: wins with a 95% Wilson interval, the normalized score (wins among the deals
+the clairvoyant solver proved winnable: against a checkout's ``results/solver`` records, else
+the labels the package ships, :mod:`fortythieves_agents.evaluation.labels`), mean foundation cards
+and the report's file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fortythieves_env import VARIANTS
+from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch
+
+from .evaluate import (
+    EpisodeResult,
+    ceiling_cell,
+    ceiling_summary,
+)
+from .labels import PROTOCOL_DEALS, protocol_verdicts
+
+__all__ = [
+    "ReportError",
+    "Row",
+    "agent_label",
+    "cards_cell",
+    "leaderboard_table",
+    "read_report",
+    "rows_of",
+    "wins_cell",
+]
+
+
+class ReportError(ValueError):
+    """A file is not an evaluation report (the message names it and the cause)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One agent's results in one report."""
+
+    variant: str
+    agent: str
+    deals: int
+    summary: dict[str, Any]
+    ceiling: dict[str, Any] | None
+    source: str
+
+
+def read_report(path: Path) -> dict[str, Any]:
+    """An evaluation report, checked for the keys the tables read.
+
+    Raises:
+        ReportError: the file cannot be read or lacks ``variant``, ``episodes`` or
+            ``results`` (agent name -> summary with ``win_rate``); an agent's per-deal rows
+            (``per_episode``) are not one readable row per deal; or the report was made
+            under other rules than the current :data:`fortythieves_env.RULES_VERSION`
+            (``rules_version``, missing in reports written before it: version 1; both
+            versions are named): its games are not these rules' games.
+    """
+    try:
+        report = json.loads(Path(path).read_text(encoding="utf-8"))
+        variant, episodes, results = report["variant"], report["episodes"], report["results"]
+        if (
+            not isinstance(variant, str)
+            or not isinstance(episodes, int)
+            or isinstance(episodes, bool)
+        ):
+            raise TypeError("variant or episodes of the wrong type")
+        for name, summary in results.items():
+            summary["win_rate"], summary["mean_foundation_cards"]
+            rows = summary.get("per_episode")
+            if rows is not None:
+                if len(rows) != episodes:
+                    raise ReportError(
+                        f"{path}: {name} has {len(rows)} per-deal rows for {episodes} deals"
+                    )
+                [EpisodeResult(**row) for row in rows]
+        rules = recorded_rules_version(report.get("rules_version"))
+    except ReportError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ReportError(f"{path}: not an evaluation report ({exc!r})") from None
+    mismatch = rules_version_mismatch(rules)
+    if mismatch:
+        raise ReportError(f"{path}: {mismatch}; evaluate again under these rules")
+    return report
+
+
+def agent_label(name: str, summary: dict[str, Any], path: Path) -> str:
+    """How a row names its agent: the search agent with its budget, the shipped PPO runs as
+    such, any other agent by the name in its report."""
+    settings = summary.get("settings", {})
+    if name == "search":
+        if settings.get("method") == "solve":
+            seconds = settings.get("budget_seconds_per_move")
+            budget = f"{seconds:g} s" if seconds is not None else f"{settings.get('samples')}"
+            return f"search (solve {budget} per move)"
+        samples = settings.get("samples", 16)
+        allocation = settings.get("allocation", "uniform")
+        extra = "" if allocation == "uniform" else f", {allocation}"
+        return f"search ({samples} samples{extra})"
+    shipped = path.name == "final_evaluation.json" or path.parent.name == "ppo"
+    if name == "ppo" and shipped:
+        return "PPO (shipped config)"
+    return name
+
+
+def _ceiling(variant: str, summary: dict[str, Any], solver_dir: Path | None) -> Any:
+    """An agent's ``solver_ceiling`` from its per-deal rows: against the records of
+    ``solver_dir`` (a checkout's ``results/solver``) when it has the variant's file, else
+    against the shipped labels; without rows (or labels of its deals), the report's own."""
+    from .solve import solver_verdicts
+
+    rows = summary.get("per_episode")
+    if rows:
+        results = [EpisodeResult(**row) for row in rows]
+        seeds = [r.seed for r in results]
+        path = None if solver_dir is None else solver_dir / f"{variant}.jsonl"
+        if path is not None and path.is_file():
+            verdicts = solver_verdicts(path, variant, seeds)
+        else:
+            verdicts = protocol_verdicts(variant, seeds)
+        if verdicts is not None:
+            return ceiling_summary(results, verdicts)
+    return summary.get("solver_ceiling")
+
+
+def rows_of(
+    paths: Iterable[Path], solver_dir: Path | None = None, root: Path | None = None
+) -> list[Row]:
+    """Every agent of every report, in the leaderboard's order: variants in the registry's
+    order, then the protocol's deal count first, then more deals before fewer, then wins
+    among solver-proved wins, wins and foundation cards, best first. An agent that two
+    reports show on the same deals keeps its first row (the one with a normalized score if
+    only one has it). A report's file is named relative to ``root`` when under it.
+
+    Raises:
+        ReportError: a file is not an evaluation report.
+    """
+    found: dict[tuple[str, str, int], Row] = {}
+    for path in paths:
+        path = Path(path)
+        report = read_report(path)
+        source = path.name
+        if root is not None and path.resolve().is_relative_to(root):
+            source = str(path.resolve().relative_to(root))
+        for name, summary in report["results"].items():
+            variant = report["variant"]
+            row = Row(
+                variant=variant,
+                agent=agent_label(name, summary, path),
+                deals=report["episodes"],
+                summary=summary,
+                ceiling=_ceiling(variant, summary, solver_dir),
+                source=source,
+            )
+            key = (row.variant, row.agent, row.deals)
+            if key not in found or (found[key].ceiling is None and row.ceiling is not None):
+                found[key] = row
+    order = {name: i for i, name in enumerate(VARIANTS)}
+
+    def rank(row: Row) -> tuple[Any, ...]:
+        share = row.ceiling["share_of_proved"] if row.ceiling else -1.0
+        return (
+            order.get(row.variant, len(order)),
+            row.variant,
+            row.deals != PROTOCOL_DEALS,
+            -row.deals,
+            -share,
+            -row.summary["win_rate"],
+            -row.summary["mean_foundation_cards"],
+            row.agent,
+        )
+
+    return sorted(found.values(), key=rank)
+
+
+def cards_cell(summary: dict[str, Any] | None) -> str:
+    """``mean [lo, hi]`` foundation cards with one decimal; ``-`` without a summary."""
+    if summary is None:
+        return "-"
+    lo, hi = summary["foundation_cards_ci95"]
+    return f"{summary['mean_foundation_cards']:.1f} [{lo:.1f}, {hi:.1f}]"
+
+
+def wins_cell(summary: dict[str, Any] | None) -> str:
+    """``rate% [lo, hi]`` win rate in percent with one decimal; ``-`` without a summary."""
+    if summary is None:
+        return "-"
+    lo, hi = summary["win_rate_ci95"]
+    return f"{100 * summary['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def leaderboard_table(rows: Sequence[Row], variant_column: bool = True) -> str:
+    """The leaderboard in Markdown, one line per :class:`Row` (without the variant column
+    for a page of one variant)."""
+    if not rows:
+        return "_No evaluation reports saved yet._"
+    head = "| variant " if variant_column else ""
+    lines = [
+        f"{head}| agent | test deals | wins [95% CI] | wins / solver-proved wins "
+        "| foundation cards [95% CI] | report |",
+        "|---" * (7 if variant_column else 6) + "|",
+    ]
+    for row in rows:
+        proved = "-" if row.ceiling is None else ceiling_cell(row.ceiling)
+        first = f"| {row.variant} " if variant_column else ""
+        lines.append(
+            f"{first}| {row.agent} | {row.deals} | {wins_cell(row.summary)} "
+            f"| {proved} | {cards_cell(row.summary)} | `{row.source}` |"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,772 @@
+"""Winnability of a variant: the clairvoyant solver on the test deals, one saved line per deal.
+
+``fortythieves solve VARIANT --deals N --nodes K`` runs :func:`fortythieves_env.solver.solve`
+on the first ``N`` test deals of :func:`fortythieves_agents.seeds.seeds_for_test` (``2_000_000_000
++ i``, the deals ``evaluate`` plays), dealt as ``gymnasium.make(env_id(variant)).reset(seed=s)``
+and read with ``env.unwrapped.get_state()``, with the default step limit (the variant's
+``max_episode_steps``) and every pruning rule. The solver sees every card (clairvoyant), so
+the figures say what the deals allow, not what a player can do.
+
+**Per-deal results** are appended to a JSON Lines file (default
+``runs/solver/<variant>.jsonl``, relative to the working folder: a user's own results, beside
+the training runs), one object per deal, written and flushed as each deal finishes, so an
+interrupted run loses only the deals in flight. The results this repository ships are in
+``results/solver/<variant>.jsonl``: ``evaluate`` and ``train`` read them by default for the
+solver's ceiling (:func:`test_deal_verdicts`), and ``solve`` writes there only when
+``--results`` names the file (``scripts/solver/run.sh`` does):
+
+==================  ===========================================================================
+key                 value
+==================  ===========================================================================
+``variant``         the variant id (str)
+``seed``            the deal's seed (int)
+``nodes_budget``    the node budget ``K`` (int): the figure of record, deterministic
+``seconds_cap``     the wall-clock cap ``--budget`` (float seconds, or null: none)
+``solver_version``  :data:`fortythieves_env.solver.SOLVER_VERSION` (int)
+``rules_version``   :data:`fortythieves_env.RULES_VERSION` (int), the rules the deal was
+                    dealt and played under; a record without it (written before it was
+                    recorded, as the shipped records until then) is read as rules version 1
+``step_limit``      the most moves a winning line may have (int)
+``rules``           the pruning rules used, e.g. ``"FWE"`` (str)
+``status``          ``"won"``, ``"lost"`` (proved: no line wins within the step limit) or
+                    ``"unknown"`` (a budget ran out first)
+``stopped_by``      for ``unknown``: ``"nodes"`` or ``"seconds"``; else ``""``
+``found_by``        for ``won``: the pass that found the line, ``"rollouts"`` or ``"search"``
+``nodes``           positions the search entered (int)
+``seconds``         the search's wall-clock time (float; depends on the machine)
+``moves``           the winning line's length (int; 0 unless won)
+``line``            the winning line in the rule book's move notation, moves separated by
+                    one space (str, about 3 KB; ``""`` unless won); ``line.split()`` replays
+``proof``           for ``lost`` (solver version 3 on): what the proof needed, the object
+                    :attr:`fortythieves_env.solver.SolveResult.proof` (positions stored,
+                    re-searched and not stored, the deepest frame, ``no_win_at_all``);
+                    ``null`` otherwise (absent in version 2's records)
+==================  ===========================================================================
+
+**Keys and re-runs.** A deal's result is keyed by ``(variant, seed, nodes_budget,
+solver_version, rules_version)``; the last line of a key in the file is its result. A re-run
+skips the deals whose key is present, so a long run continues across sessions; another
+budget, a newer solver or other rules (a deal solved under another
+:data:`~fortythieves_env.RULES_VERSION` is solved again) write new lines beside the old ones.
+One exception, because a result cut by the seconds cap depends on the machine: a deal
+stopped by ``seconds`` is solved again when the new cap is larger (or absent), and its new
+line replaces the old one.
+
+**Other rules.** Only records of the current rules count: :func:`solver_verdicts` (the
+solver's ceiling of ``evaluate`` and ``train``) refuses a file whose only results for some
+deal were made under other rules (the message names both versions), the winnability table
+and :func:`verdict_changes` leave them out.
+
+**Report** (:func:`summarize`): won, proved lost and unknown counts and shares of the ``N``
+deals, each with a 95% Wilson interval, the unknowns by what stopped them, and the share of
+winnable deals, which lies between the won share and the won-plus-unknown share (its
+``winnable_ci95`` is the lower Wilson bound of the first and the upper of the second).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch
+
+from ..seeds import TEST_START, seeds_for_test
+from .evaluate import wilson_interval
+
+__all__ = [
+    "RESULTS_DIR",
+    "STATUSES",
+    "USER_RESULTS_DIR",
+    "SolveRun",
+    "SolverResultsError",
+    "default_results_path",
+    "foreign_rules",
+    "foreign_rules_note",
+    "latest_records",
+    "markdown_table",
+    "read_records",
+    "render_table",
+    "run_deals",
+    "shipped_results_path",
+    "solve_deal",
+    "solver_verdicts",
+    "summarize",
+]
+
+RESULTS_DIR = Path("results") / "solver"
+"""Folder of the shipped per-deal result files (tracked), relative to the working folder:
+the default that ``evaluate`` and ``train`` read the solver's verdicts from."""
+USER_RESULTS_DIR = Path("runs") / "solver"
+"""Folder that ``solve`` writes its per-deal result files to by default, relative to the
+working folder (``runs/`` holds a user's own output; the shipped files are not touched)."""
+STATUSES = ("won", "lost", "unknown")
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "variant": (str,),
+    "seed": (int,),
+    "nodes_budget": (int,),
+    "seconds_cap": (int, float, type(None)),
+    "solver_version": (int,),
+    "status": (str,),
+    "stopped_by": (str,),
+    "nodes": (int,),
+    "seconds": (int, float),
+    "moves": (int,),
+    "line": (str,),
+}
+"""The fields a saved line must have, with their JSON types (others are kept, unread)."""
+_NO_RESULTS = "_No solver results saved yet._"
+
+Key = tuple[str, int, int, int, int]
+"""``(variant, seed, nodes_budget, solver_version, rules_version)``."""
+MapUnordered = Callable[
+    [Callable[[tuple[str, int, int, float | None]], dict[str, Any]], list[Any]],
+    Iterator[dict[str, Any]],
+]
+"""The ``map_unordered`` argument of :func:`run_deals`."""
+
+
+class SolverResultsError(ValueError):
+    """A per-deal results file cannot be read or is not one this module wrote."""
+
+
+def default_results_path(variant: str) -> Path:
+    """``runs/solver/<variant>.jsonl`` (relative to the working folder): where ``solve``
+    writes by default."""
+    return USER_RESULTS_DIR / f"{variant}.jsonl"
+
+
+def shipped_results_path(variant: str) -> Path:
+    """``results/solver/<variant>.jsonl`` (relative to the working folder): the shipped
+    results, read by default for the solver's verdicts (:func:`test_deal_verdicts`)."""
+    return RESULTS_DIR / f"{variant}.jsonl"
+
+
+# ---------------------------------------------------------------------- solving one deal
+_ENVS: dict[str, Any] = {}
+
+
+def solve_deal(variant: str, seed: int, nodes: int, seconds: float | None) -> dict[str, Any]:
+    """Solve one deal; returns its record (the keys in the module docstring).
+
+    The deal is ``gymnasium.make(env_id(variant)).reset(seed=seed)`` (one environment per
+    variant is kept per process; the first one also runs a one-node search, so that compiling
+    the search is neither timed nor counted against the seconds cap). Runs in the pool's
+    workers.
+
+    Raises:
+        ValueError: unknown variant, ``nodes`` < 1 or ``seconds`` <= 0 (from ``solve``).
+    """
+    import gymnasium as gym
+
+    from fortythieves_env import RULES_VERSION, env_id
+    from fortythieves_env.solver import SOLVER_VERSION, solve
+
+    env = _ENVS.get(variant)
+    if env is None:
+        env = _ENVS[variant] = gym.make(env_id(variant))
+        env.reset(seed=seed)
+        solve(env.unwrapped.get_state(), variant, nodes=1)  # compile (or load) the search first
+    env.reset(seed=seed)
+    result = solve(env.unwrapped.get_state(), variant, nodes=nodes, seconds=seconds)
+    return {
+        "variant": variant,
+        "seed": seed,
+        "nodes_budget": nodes,
+        "seconds_cap": seconds,
+        "solver_version": SOLVER_VERSION,
+        "rules_version": RULES_VERSION,
+        "step_limit": result.step_limit,
+        "rules": "".join(result.rules),
+        "status": result.status,
+        "stopped_by": result.stopped_by,
+        "found_by": result.found_by,
+        "nodes": result.nodes,
+        "seconds": round(result.seconds, 6),
+        "moves": len(result.moves),
+        "line": " ".join(result.moves),
+        "proof": result.proof,
+    }
+
+
+def _solve_task(task: tuple[str, int, int, float | None]) -> dict[str, Any]:
+    return solve_deal(*task)
+
+
+def _worker_init() -> None:
+    """Workers leave Ctrl-C to the parent (which terminates them) and die on SIGTERM."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+# ---------------------------------------------------------------------- the results file
+def read_records(path: str | Path) -> tuple[list[dict[str, Any]], bool]:
+    """The records of a results file, in file order; a missing file has none.
+
+    A last line without its newline that is not valid JSON (a run killed while writing it)
+    is left out (and cut off by the next :func:`run_deals`). A record without
+    ``rules_version`` gets ``rules_version`` 1 (module docstring). Returns
+    ``(records, ends_cleanly)``; ``ends_cleanly`` is False when the file does not end with a
+    newline.
+
+    Raises:
+        SolverResultsError: the file cannot be read, or a line is not a record (the message
+            names the file and the line number).
+    """
+    path = Path(path)
+    if not path.exists():
+        return [], True
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SolverResultsError(f"{path}: cannot read the solver results ({exc})") from None
+    lines = text.split("\n")
+    ends_cleanly = lines[-1] == ""
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if number == len(lines):  # an unfinished last line
+                continue
+            raise SolverResultsError(f"{path} line {number}: not JSON ({exc})") from None
+        records.append(_checked_record(record, path, number))
+    return records, ends_cleanly
+
+
+def _checked_record(record: object, path: Path, number: int) -> dict[str, Any]:
+    where = f"{path} line {number}"
+    if not isinstance(record, dict):
+        raise SolverResultsError(f"{where}: not a solver record (a JSON object)")
+    for name, types in _FIELDS.items():
+        if name not in record:
+            raise SolverResultsError(f"{where}: not a solver record (no {name!r})")
+        value = record[name]
+        if not isinstance(value, types) or isinstance(value, bool):
+            raise SolverResultsError(f"{where}: {name!r} has the wrong type: {value!r}")
+    if record["status"] not in STATUSES:
+        raise SolverResultsError(f"{where}: unknown status {record['status']!r}")
+    try:
+        record["rules_version"] = recorded_rules_version(record.get("rules_version"))
+    except ValueError as exc:
+        raise SolverResultsError(f"{where}: {exc}") from None
+    return record
+
+
+def _key(record: dict[str, Any]) -> Key:
+    return (
+        record["variant"],
+        record["seed"],
+        record["nodes_budget"],
+        record["solver_version"],
+        record["rules_version"],
+    )
+
+
+def latest_records(records: Iterable[dict[str, Any]]) -> dict[Key, dict[str, Any]]:
+    """The last record of each key ``(variant, seed, nodes_budget, solver_version,
+    rules_version)`` (records as :func:`read_records` returns them)."""
+    return {_key(r): r for r in records}
+
+
+def foreign_rules(records: Iterable[dict[str, Any]], variant: str) -> dict[int, int]:
+    """The records of ``variant`` made under other rules than the current
+    :data:`~fortythieves_env.RULES_VERSION`: rules version -> number of records."""
+    from fortythieves_env import RULES_VERSION
+
+    counts = Counter(
+        r["rules_version"]
+        for r in records
+        if r["variant"] == variant and r["rules_version"] != RULES_VERSION
+    )
+    return dict(sorted(counts.items()))
+
+
+def foreign_rules_note(
+    path: str | Path,
+    records: Iterable[dict[str, Any]],
+    variant: str,
+    seeds: Iterable[int] | None = None,
+    nodes: int | None = None,
+) -> str:
+    """``""``, or the one line ``solve`` prints when ``path`` holds records of ``variant``
+    made under other rules, which it does not count as done: it names both versions.
+
+    With ``seeds`` and ``nodes`` (the run's deals and node budget), only the records that
+    make the run solve a deal again count: of those deals, at that budget and the current
+    solver version, of a deal with no record of the current rules there (so a re-run, or
+    a run of other deals or another budget, prints nothing)."""
+    from fortythieves_env import RULES_VERSION
+    from fortythieves_env.solver import SOLVER_VERSION
+
+    records = list(records)
+    if seeds is not None and nodes is not None:
+        wanted = set(seeds)
+        here = [
+            r
+            for r in records
+            if r["seed"] in wanted
+            and r["nodes_budget"] == nodes
+            and r["solver_version"] == SOLVER_VERSION
+        ]
+        done = {r["seed"] for r in here if r["rules_version"] == RULES_VERSION}
+        records = [r for r in here if r["seed"] not in done]
+    other = foreign_rules(records, variant)
+    if not other:
+        return ""
+    return (
+        f"{path}: {sum(other.values())} {variant} record(s) {rules_version_mismatch(*other)}: "
+        "their deals are solved again"
+    )
+
+
+def _is_done(record: dict[str, Any] | None, seconds: float | None) -> bool:
+    """A deal needs no new search: it has a result not cut by a smaller seconds cap."""
+    if record is None:
+        return False
+    if record["stopped_by"] != "seconds":
+        return True
+    cap = record["seconds_cap"]
+    return seconds is not None and cap is not None and seconds <= cap
+
+
+def _mend_last_line(path: Path) -> None:
+    """Make ``path`` end with a newline before appending: a last line that is a whole record
+    gets its newline, an unfinished one (not JSON, see :func:`read_records`) is cut off."""
+    with open(path, "r+b") as file:
+        data = file.read()
+        start = data.rfind(b"\n") + 1
+        try:
+            json.loads(data[start:])
+        except ValueError:  # JSONDecodeError, UnicodeDecodeError
+            file.truncate(start)
+        else:
+            file.write(b"\n")
+
+
+def solver_verdicts(path: str | Path, variant: str, seeds: Iterable[int]) -> dict[int, str] | None:
+    """The solver's verdict on each deal of ``seeds``, from a results file, or None when
+    the file lacks a record of ``variant`` for some seed (or does not exist).
+
+    Every record of the deal made under the current rules
+    (:data:`~fortythieves_env.RULES_VERSION`) counts, whatever its node budget or solver
+    version: a ``won`` line was replayed to a win, a ``lost`` was an exhaustive search, so
+    neither expires. A deal is ``"won"`` if any record says so, else ``"lost"`` if any says
+    so, else ``"unknown"`` (a budget ran out every time). Records made under other rules are
+    not used.
+
+    Raises:
+        SolverResultsError: the file cannot be read or is not a results file; or the only
+            records of some deal were made under other rules (the message names both rules
+            versions and how many deals).
+    """
+    from fortythieves_env import RULES_VERSION
+
+    seeds = list(seeds)
+    found: dict[int, set[str]] = {}
+    other: dict[int, set[int]] = {}
+    for record in read_records(path)[0]:
+        if record["variant"] != variant:
+            continue
+        if record["rules_version"] == RULES_VERSION:
+            found.setdefault(record["seed"], set()).add(record["status"])
+        else:
+            other.setdefault(record["seed"], set()).add(record["rules_version"])
+    stale = [s for s in seeds if s not in found and s in other]
+    if stale:
+        raise SolverResultsError(
+            f"{path}: the {variant} results of {len(stale)} of the {len(seeds)} deals were "
+            f"{rules_version_mismatch(*set().union(*(other[s] for s in stale)))} "
+            f"(`fortythieves solve {variant} --deals {len(seeds)} --nodes K --results {path}` "
+            "solves them again)"
+        )
+    out: dict[int, str] = {}
+    for seed in seeds:
+        statuses = found.get(seed)
+        if statuses is None:
+            return None
+        out[seed] = next(s for s in STATUSES if s in statuses)
+    return out
+
+
+def test_deal_verdicts(
+    variant: str, episodes: int, given: str | Path | None = None, command: str = "evaluate"
+) -> dict[int, str] | None:
+    """The solver's verdicts on the first ``episodes`` test deals (the deals ``evaluate``
+    and ``train``'s final evaluation play), or None: then no ceiling is reported.
+
+    Reads ``given``, or by default :func:`shipped_results_path`; where that file is missing
+    (outside a checkout), the protocol's labels shipped with the package
+    (:func:`fortythieves_agents.evaluation.labels.protocol_verdicts`: the first 200 test deals; more
+    deals get None). A default file that is damaged or does not cover every deal is skipped
+    with one line on stderr (``fortythieves COMMAND: solver results not used: ...``).
+
+    Raises:
+        SolverResultsError: ``given`` is missing, damaged or does not cover every deal.
+    """
+    path = Path(given) if given is not None else shipped_results_path(variant)
+    if given is None and not path.exists():  # outside a checkout: the shipped labels
+        from .labels import protocol_verdicts
+
+        return protocol_verdicts(variant, seeds_for_test(episodes))
+    try:
+        if given is not None and not path.is_file():
+            raise SolverResultsError(f"{path}: no such file")
+        verdicts = solver_verdicts(path, variant, seeds_for_test(episodes))
+        if verdicts is None:
+            raise SolverResultsError(
+                f"{path}: no {variant} result for some of the {episodes} deals played "
+                f"(`fortythieves solve {variant} --deals {episodes} --nodes K --results {path}` "
+                "adds them)"
+            )
+    except SolverResultsError as exc:
+        if given is not None:
+            raise
+        if path.exists():
+            print(f"fortythieves {command}: solver results not used: {exc}", file=sys.stderr)
+        return None
+    return verdicts
+
+
+# ---------------------------------------------------------------------- running deals
+@dataclass(frozen=True)
+class SolveRun:
+    """What :func:`run_deals` did: the requested deals' records (seed order) and how many
+    of them this call solved (the others were in the file already)."""
+
+    records: list[dict[str, Any]]
+    solved: int
+
+
+def run_deals(
+    variant: str,
+    deals: int,
+    nodes: int,
+    seconds: float | None = None,
+    *,
+    workers: int = 1,
+    results_path: str | Path | None = None,
+    progress: bool = False,
+    on_saved: Callable[[int], None] | None = None,
+    map_unordered: MapUnordered | None = None,
+) -> SolveRun:
+    """Solve the first ``deals`` test deals not yet in the results file, appending each
+    result as it finishes (a deal is in the file when it has a record of this budget,
+    solver version and rules version: module docstring, Keys and re-runs).
+
+    Args:
+        variant: a built-in variant id.
+        deals: how many test deals (seeds ``2_000_000_000 + i``, ``i < deals``).
+        nodes: the node budget per deal.
+        seconds: the wall-clock cap per deal (None: none).
+        workers: processes (1: in this process; more: a ``multiprocessing`` pool, one deal
+            per task); the records do not depend on it (except ``seconds``, and a result
+            cut by the cap).
+        results_path: the JSONL file (default :func:`default_results_path`); its folder
+            is created.
+        progress: a tqdm bar on stderr over the deals (done ones counted at the start).
+        on_saved: called with the number of deals saved by this call after each one.
+        map_unordered: runs the deals instead of this process or its pool, called as
+            ``map_unordered(solve_one, tasks)`` and yielding each task's record as it ends
+            (e.g. :func:`fortythieves_agents.evaluation.distributed.ray_map_unordered` for ``solve
+            --ray``; ``workers`` is then only reported). A generator is closed on an interrupt.
+
+    Returns:
+        A :class:`SolveRun`.
+
+    Raises:
+        SolverResultsError: the results file cannot be read or is not a results file.
+        OSError: it cannot be written.
+        ValueError: ``deals``, ``nodes``, ``seconds`` or ``workers`` out of range, or an
+            unknown variant.
+        KeyboardInterrupt: passed on (the workers are terminated first); every deal
+            finished before it is saved.
+    """
+    import multiprocessing
+
+    from tqdm import tqdm
+
+    from fortythieves_env import RULES_VERSION, env_id
+    from fortythieves_env.solver import SOLVER_VERSION
+
+    env_id(variant)  # ValueError for an unknown variant, before any work
+    if deals < 1 or nodes < 1 or workers < 1:
+        raise ValueError(f"need deals, nodes, workers >= 1, got {deals}, {nodes}, {workers}")
+    if seconds is not None and not seconds > 0:
+        raise ValueError(f"seconds must be positive or None, got {seconds}")
+    path = Path(results_path) if results_path is not None else default_results_path(variant)
+    records, ends_cleanly = read_records(path)
+    latest = latest_records(records)
+    seeds = seeds_for_test(deals)
+    key = (nodes, SOLVER_VERSION, RULES_VERSION)
+    todo = [s for s in seeds if not _is_done(latest.get((variant, s, *key)), seconds)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tasks = [(variant, s, nodes, seconds) for s in todo]
+    counts: Counter[str] = Counter()
+    saved = 0
+    pool = None
+    results: Iterator[dict[str, Any]] | None = None
+    if not ends_cleanly:
+        _mend_last_line(path)
+    with open(path, "a", encoding="utf-8") as out:
+        try:
+            if map_unordered is not None:
+                results = map_unordered(_solve_task, tasks)
+            elif workers > 1 and len(tasks) > 1:
+                pool = multiprocessing.Pool(min(workers, len(tasks)), initializer=_worker_init)
+                results = pool.imap_unordered(_solve_task, tasks)
+            else:
+                results = map(_solve_task, tasks)
+            with tqdm(
+                total=deals,
+                initial=deals - len(tasks),
+                unit="deal",
+                desc=f"{variant} solve",
+                disable=not progress,
+                file=sys.stderr,
+                leave=False,
+                dynamic_ncols=True,
+            ) as bar:
+                for record in results:
+                    out.write(json.dumps(record) + "\n")
+                    out.flush()
+                    latest[_key(record)] = record
+                    saved += 1
+                    counts[record["status"]] += 1
+                    bar.set_postfix(counts, refresh=False)
+                    bar.update()
+                    if on_saved is not None:
+                        on_saved(saved)
+        except BaseException:
+            close = getattr(results, "close", None)
+            if close is not None:  # a generator: stop its tasks
+                close()
+            if pool is not None:
+                pool.terminate()
+                pool.join()
+            raise
+        if pool is not None:
+            pool.close()
+            pool.join()
+    return SolveRun([latest[(variant, s, *key)] for s in seeds], saved)
+
+
+# ---------------------------------------------------------------------- reports
+def _share(count: int, n: int) -> dict[str, Any]:
+    lo, hi = wilson_interval(count, n)
+    return {"count": count, "share": count / n if n else 0.0, "ci95": [lo, hi]}
+
+
+def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Aggregate records of one variant and budget (see the module docstring).
+
+    Returns:
+        ``deals``; ``won``, ``lost``, ``unknown`` (each ``count``, ``share``, ``ci95``);
+        ``unknown_stopped_by`` (``nodes`` / ``seconds`` counts); ``winnable_ci95`` (the
+        winnable share lies in it at 95%); ``mean_nodes``, ``mean_seconds``,
+        ``max_seconds``, ``mean_moves_won`` (0.0 when nothing was won).
+    """
+    n = len(records)
+    counts = Counter(r["status"] for r in records)
+    stopped = Counter(r["stopped_by"] for r in records if r["status"] == "unknown")
+    won_moves = [r["moves"] for r in records if r["status"] == "won"]
+    out: dict[str, Any] = {"deals": n}
+    for status in STATUSES:
+        out[status] = _share(counts[status], n)
+    out["unknown_stopped_by"] = {"nodes": stopped["nodes"], "seconds": stopped["seconds"]}
+    out["winnable_ci95"] = [
+        wilson_interval(counts["won"], n)[0],
+        wilson_interval(counts["won"] + counts["unknown"], n)[1],
+    ]
+    out["mean_nodes"] = sum(r["nodes"] for r in records) / n if n else 0.0
+    out["mean_seconds"] = math.fsum(r["seconds"] for r in records) / n if n else 0.0
+    out["max_seconds"] = max((r["seconds"] for r in records), default=0.0)
+    out["mean_moves_won"] = sum(won_moves) / len(won_moves) if won_moves else 0.0
+    return out
+
+
+def make_report(
+    run: SolveRun,
+    variant: str,
+    nodes: int,
+    seconds: float | None,
+    results_path: str | Path,
+    workers: int,
+) -> dict[str, Any]:
+    """The JSON-ready report of a finished :func:`run_deals` call."""
+    from fortythieves_env import RULES_VERSION, env_id
+    from fortythieves_env.solver import SOLVER_VERSION
+
+    deals = len(run.records)
+    first = run.records[0] if run.records else {}
+    return {
+        "variant": variant,
+        "env_id": env_id(variant),
+        "deals": deals,
+        "seeds": {"first": TEST_START, "count": deals, "rule": "2_000_000_000 + i"},
+        "nodes_budget": nodes,
+        "seconds_cap": seconds,
+        "solver_version": SOLVER_VERSION,
+        "rules_version": RULES_VERSION,
+        "step_limit": first.get("step_limit"),
+        "rules": first.get("rules"),
+        "clairvoyant": True,
+        "results_file": str(results_path),
+        "solved_now": run.solved,
+        "workers": workers,
+        **summarize(run.records),
+    }
+
+
+def render_table(report: dict[str, Any]) -> Any:
+    """A ``rich.table.Table`` of a :func:`make_report` report: one row per answer, then the
+    winnable range; mean nodes and seconds in the caption."""
+    from rich.table import Table
+
+    cap = report["seconds_cap"]
+    table = Table(
+        title=f"{report['variant']}: solver (sees every card), {report['deals']} test deals "
+        f"(seeds {TEST_START}..{TEST_START + report['deals'] - 1}), "
+        f"{report['nodes_budget']:,} nodes per deal"
+        + (f", {cap:g} s cap" if cap is not None else ""),
+        caption=f"mean {report['mean_nodes']:,.0f} nodes, {report['mean_seconds']:.2f} s "
+        f"(max {report['max_seconds']:.2f} s) per deal; "
+        + (
+            f"won lines {report['mean_moves_won']:.0f} moves on average"
+            if report["won"]["count"]
+            else "no deal won"
+        ),
+    )
+    table.add_column("answer")
+    table.add_column("deals", justify="right")
+    table.add_column("share [95% CI]", justify="right")
+    stopped = report["unknown_stopped_by"]
+    names = {
+        "won": "won",
+        "lost": "proved lost",
+        "unknown": f"unknown (nodes ran out: {stopped['nodes']}, seconds: {stopped['seconds']})",
+    }
+    for status in STATUSES:
+        s = report[status]
+        lo, hi = s["ci95"]
+        table.add_row(
+            names[status],
+            str(s["count"]),
+            f"{100 * s['share']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]",
+        )
+    lo, hi = report["winnable_ci95"]
+    table.add_row(
+        "winnable, 95% bounds (won's low .. won + unknown's high)",
+        "",
+        f"{100 * lo:.1f}% .. {100 * hi:.1f}%",
+    )
+    return table
+
+
+def markdown_table(paths: Iterable[str | Path]) -> str:
+    """The README's winnability table from saved results files (generated, never typed).
+
+    One row per variant, solver version and node budget found (test deals only, the last
+    line of each key, records of the current rules only:
+    :data:`~fortythieves_env.RULES_VERSION`), built-in variants in their registry order, then
+    versions and budgets in increasing order; ``decided`` is won plus proved lost.
+
+    Raises:
+        SolverResultsError: a file is not a results file.
+    """
+    from fortythieves_env import RULES_VERSION, VARIANTS
+
+    latest: dict[Key, dict[str, Any]] = {}
+    for path in sorted(Path(p) for p in paths):
+        latest.update(latest_records(read_records(path)[0]))
+    groups: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    for (variant, seed, budget, version, rules), record in latest.items():
+        if seed >= TEST_START and rules == RULES_VERSION:
+            groups.setdefault((variant, version, budget), []).append(record)
+    if not groups:
+        return _NO_RESULTS
+    order = {name: i for i, name in enumerate(VARIANTS)}
+    lines = [
+        "| variant | solver | deals | node budget | seconds cap | won [95% CI] "
+        "| proved lost [95% CI] | unknown [95% CI] | decided | winnable | mean nodes | mean s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+
+    def pct(s: dict[str, Any]) -> str:
+        lo, hi = s["ci95"]
+        return f"{100 * s['share']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+    for variant, version, budget in sorted(groups, key=lambda k: (order.get(k[0], len(order)), k)):
+        records = sorted(groups[variant, version, budget], key=lambda r: r["seed"])
+        s = summarize(records)
+        caps = sorted({r["seconds_cap"] for r in records}, key=lambda c: (c is None, c or 0))
+        lo, hi = s["winnable_ci95"]
+        decided = s["won"]["share"] + s["lost"]["share"]
+        lines.append(
+            f"| {variant} | v{version} | {s['deals']} | {budget:,} "
+            f"| {', '.join('none' if c is None else f'{c:g} s' for c in caps)} "
+            f"| {pct(s['won'])} | {pct(s['lost'])} | {pct(s['unknown'])} "
+            f"| {100 * decided:.1f}% | {100 * lo:.1f}%..{100 * hi:.1f}% "
+            f"| {s['mean_nodes']:,.0f} | {s['mean_seconds']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def verdict_changes(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """How the verdicts on each deal moved between solver versions (issue 24's check: a
+    verdict may only go from unknown to won or lost), among the records of the current rules
+    (:data:`~fortythieves_env.RULES_VERSION`; other rules may well decide a deal otherwise).
+
+    For every ``(variant, seed)`` with records of more than one version: ``contradictions``
+    lists the deals with both a ``won`` and a ``lost`` record (must stay empty: a won line
+    replays, a lost proof is exhaustive; the step limit is the variant's in every shipped
+    record); ``decided_then_unknown`` the deals an older version decided and the newest
+    left unknown at its budget (allowed: :func:`solver_verdicts` keeps the older verdict);
+    ``newly_decided`` the deals only the newest version decided.
+
+    Returns:
+        A dict of those three lists of ``[variant, seed]`` pairs and ``compared`` (int).
+    """
+    from fortythieves_env import RULES_VERSION
+
+    by_deal: dict[tuple[str, int], dict[int, set[str]]] = {}
+    for r in records:
+        if recorded_rules_version(r.get("rules_version")) != RULES_VERSION:
+            continue
+        by_deal.setdefault((r["variant"], r["seed"]), {}).setdefault(
+            r["solver_version"], set()
+        ).add(r["status"])
+    out: dict[str, Any] = {
+        "compared": 0,
+        "contradictions": [],
+        "decided_then_unknown": [],
+        "newly_decided": [],
+    }
+    for deal, versions in sorted(by_deal.items()):
+        every = set().union(*versions.values())
+        if {"won", "lost"} <= every:
+            out["contradictions"].append(list(deal))
+        if len(versions) < 2:
+            continue
+        out["compared"] += 1
+        newest = versions[max(versions)] - {"unknown"}
+        older = set().union(*(v for k, v in versions.items() if k != max(versions))) - {"unknown"}
+        if older and not newest:
+            out["decided_then_unknown"].append(list(deal))
+        if newest and not older:
+            out["newly_decided"].append(list(deal))
+    return out
+
+
+def default_workers() -> int:
+    """All cores: ``os.cpu_count()`` (1 if unknown)."""
+    return os.cpu_count() or 1

@@ -1,0 +1,3 @@
+"""The players: the agent protocols and the ``random`` and ``greedy`` baselines
+(:mod:`.baselines`), the search agent over sampled hidden cards (:mod:`.search`), and the one
+episode loop every game is played by (:mod:`.episodes`)."""

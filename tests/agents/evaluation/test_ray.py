@@ -1,0 +1,578 @@
+"""Past one machine: ``sweep`` on Ray Tune, ``evaluate --ray`` and ``solve --ray``.
+
+The Ray tests share one local Ray of two CPUs (``ray.init(num_cpus=2,
+include_dashboard=False)``); every training is a few hundred steps. The planning, statistics
+and resume logic are tested without Ray.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from benchmark_modules import benchmark_module
+from fortythieves_agents.cli.main import main
+from fortythieves_agents.config import ConfigError, load_config
+from fortythieves_agents.evaluation.distributed import play_parts
+from fortythieves_agents.evaluation.solve import solver_verdicts
+from fortythieves_agents.seeds import seeds_for_test
+from fortythieves_agents.training.sweep import (
+    best_config,
+    latest_checkpoint,
+    parse_grid,
+    plan_sweep,
+    summarize_sweep,
+    t_quantile,
+    train_or_continue,
+)
+from helpers import ROOT, STREETS, one_error_line, run_cli
+
+import configs
+from configs import with_set
+
+TINY = [
+    *configs.TINY,
+    "train.total_timesteps=128",
+    "train.checkpoint_freq=64",
+    "eval.eval_freq=64",
+    "eval.n_eval_episodes=2",
+    "eval.baselines=[]",
+    # the default again: the tests see the sweep turn the progress bar off in its trials
+    "train.progress_bar=true",
+]
+"""configs.TINY, twice as long, with a checkpoint and a validation at step 64 (a sweep
+scores each trial by its validations)."""
+NODES = 3000
+
+
+# ---------------------------------------------------------------------- without Ray
+@pytest.mark.parametrize(
+    ("df", "table"),
+    [(1, 12.706), (2, 4.303), (3, 3.182), (4, 2.776), (9, 2.262), (10, 2.228), (30, 2.042)],
+)
+def test_t_quantile_matches_the_printed_tables(df: int, table: float) -> None:
+    """The 97.5% points of Student's t as printed in every statistics table (3 decimals)."""
+    assert round(t_quantile(0.975, df), 3) == table
+
+
+def test_t_quantile_approaches_the_normal_one() -> None:
+    assert abs(t_quantile(0.975, 20000) - 1.959963984540054) < 2e-4
+    assert t_quantile(0.5, 5) < 1e-9
+
+
+def test_play_parts_cover_the_deals_in_order() -> None:
+    for n, workers in [(1, 4), (7, 2), (10, 3), (9000, 1), (5, 5)]:
+        parts = play_parts(n, workers)
+        assert parts[0][0] == 0 and parts[-1][1] == n
+        assert all(a < b for a, b in parts)
+        assert all(p[1] == q[0] for p, q in itertools.pairwise(parts))
+        assert len(parts) == max(min(n, workers), -(-n // 4096))
+        sizes = [b - a for a, b in parts]
+        assert max(sizes) - min(sizes) <= 1
+
+
+def test_parts_played_apart_give_the_results_of_the_whole() -> None:
+    """What each evaluate --ray task does: deals [a, b) played as deals a.. of the list
+    (``first_game=a``) make the choices of the whole list played at once."""
+    from fortythieves_agents.evaluation.evaluate import play_deals
+    from fortythieves_agents.players.baselines import make_baseline
+
+    seeds = seeds_for_test(7)
+    whole = play_deals(make_baseline("random", 5), "FortyThieves/Streets-v0", seeds)
+    parts = []
+    for a, b in play_parts(7, 3):
+        part = seeds[a:b]
+        parts += play_deals(
+            make_baseline("random", 5), "FortyThieves/Streets-v0", part, first_game=a
+        )
+    assert parts == whole
+    assert len({r.foundation_cards for r in whole}) > 1
+    shifted = play_deals(make_baseline("random", 5), "FortyThieves/Streets-v0", seeds[3:])
+    assert shifted != whole[3:]  # without first_game the part would play other choices
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("ppo.n_epochs", ["--grid ppo.n_epochs", "KEY.SUB=[V1, V2, ...]"]),
+        ("ppo..n_epochs=[1]", ["KEY.SUB"]),
+        ("ppo.n_epochs=4", ["non-empty YAML list"]),
+        ("ppo.n_epochs=[]", ["non-empty YAML list"]),
+        ("ppo.n_epochs=[1, 1]", ["value 1 is given twice"]),
+        ("ppo.n_epochs=[1", ["not valid YAML"]),
+        ("seed=[1, 2]", ["--seeds"]),
+    ],
+)
+def test_bad_grid_arguments_are_refused(text: str, words: list[str]) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_grid([text])
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_grid_values_are_read_as_config_yaml() -> None:
+    grid = parse_grid(["ppo.learning_rate=[1e-3, 3e-4]", "policy.net_arch_pi=[[64, 64], [32]]"])
+    assert grid == [
+        ("ppo.learning_rate", [0.001, 0.0003]),
+        ("policy.net_arch_pi", [[64, 64], [32]]),
+    ]
+    with pytest.raises(ConfigError, match="already swept"):
+        parse_grid(["ppo.n_epochs=[1, 2]", "ppo.n_epochs=[3]"])
+
+
+def test_grid_keys_inside_one_another_are_refused() -> None:
+    # ppo=[{gamma: 0.7}] after ppo.gamma=[0.9, 0.8] overwrote gamma: two equal settings
+    for texts in (
+        ["ppo.gamma=[0.9, 0.8]", "ppo=[{gamma: 0.7}]"],
+        ["ppo=[{gamma: 0.7}]", "ppo.gamma=[0.9, 0.8]"],
+    ):
+        with pytest.raises(ConfigError) as err:
+            parse_grid(texts)
+        assert str(err.value).startswith(f"--grid {texts[1]}: ")
+        assert "overlaps" in str(err.value)
+    assert [k for k, _ in parse_grid(["ppo.gamma=[0.9]", "ppo.gae_lambda=[0.9]"])] == [
+        "ppo.gamma",
+        "ppo.gae_lambda",
+    ]
+
+
+def test_plan_refuses_two_settings_with_the_same_config() -> None:
+    with pytest.raises(ConfigError) as err:
+        plan_sweep(STREETS, TINY, ["ppo.gamma=[1, 0.9, 1.0]"], seeds=1)
+    assert "settings ppo.gamma=1 and ppo.gamma=1.0 give the same config" in str(err.value)
+
+
+def test_plan_checks_every_setting_like_a_config() -> None:
+    plan = plan_sweep(
+        STREETS,
+        [*TINY, "seed=7"],
+        ["ppo.n_epochs=[1, 2]", "ppo.learning_rate=[1e-3, 3e-4]"],
+        seeds=3,
+        cpus_per_trial=2,
+    )
+    assert plan.seeds == [7, 8, 9]
+    assert plan.settings == [
+        {"ppo.n_epochs": 1, "ppo.learning_rate": 0.001},
+        {"ppo.n_epochs": 1, "ppo.learning_rate": 0.0003},
+        {"ppo.n_epochs": 2, "ppo.learning_rate": 0.001},
+        {"ppo.n_epochs": 2, "ppo.learning_rate": 0.0003},
+    ]
+    assert len(plan.trials) == 12
+    last = plan.trials[-1]
+    assert last["name"] == "setting3-seed9" and last["setting"] == 3 and last["seed"] == 9
+    assert last["config"]["ppo"]["n_epochs"] == 2
+    assert last["config"]["ppo"]["learning_rate"] == 0.0003
+    assert last["config"]["seed"] == 9
+    assert last["config"]["train"]["torch_threads"] == 2  # --cpus-per-trial
+    assert last["config"]["train"]["progress_bar"] is False
+    assert plan.trials[0]["config"]["seed"] == 7
+
+
+def test_plan_errors_name_the_grid_argument() -> None:
+    with pytest.raises(ConfigError) as err:
+        plan_sweep(STREETS, TINY, ["ppo.n_epochs=[1, 0]"], seeds=1)
+    assert "--grid ppo.n_epochs=[1, 0]: ppo.n_epochs" in str(err.value)
+    with pytest.raises(ConfigError) as err:
+        plan_sweep(STREETS, TINY, ["ppo.no_such_key=[1]"], seeds=1)
+    assert "--grid ppo.no_such_key=[1]: ppo.no_such_key: unknown key" in str(err.value)
+
+
+def test_best_config_is_the_settings_trial_config_also_inside_a_null_section() -> None:
+    plan = plan_sweep(
+        STREETS, TINY, ["train.shaping.face_down=[0.1, 0.2]", "ppo.n_epochs=[1, 2]"], seeds=1
+    )
+    assert plan.base_config["train"]["shaping"] is None
+    request = {"base_config": plan.base_config, "settings": plan.settings}
+    for index, trial in enumerate(plan.trials):
+        best = best_config(request, index).model_dump(mode="json")
+        expected = trial["config"]
+        assert best["train"]["shaping"] == expected["train"]["shaping"]
+        assert (
+            best["train"]["shaping"]["face_down"] == plan.settings[index]["train.shaping.face_down"]
+        )
+        assert best["ppo"] == expected["ppo"]
+        assert best["train"]["torch_threads"] == plan.base_config["train"]["torch_threads"]
+
+
+def test_plan_refuses_a_sweep_without_validation() -> None:
+    with pytest.raises(ConfigError, match=r"eval\.eval_freq is 0"):
+        plan_sweep(STREETS, [*TINY, "eval.eval_freq=0"], [], seeds=1)
+    with pytest.raises(ConfigError, match=r"eval\.eval_freq is 1000"):
+        plan_sweep(STREETS, TINY, ["eval.eval_freq=[64, 1000]"], seeds=1)
+    with pytest.raises(ConfigError, match="--seeds"):
+        plan_sweep(STREETS, TINY, [], seeds=0)
+
+
+def _request(tmp_path: Path, scores: dict[str, list[float] | None]) -> dict[str, Any]:
+    """A sweep request whose trial folders hold finished runs with the given validation
+    foundation cards (one list of episodes per validation), or nothing (None)."""
+    trials = []
+    for index, (name, cards) in enumerate(scores.items()):
+        run = tmp_path / name
+        if cards is not None:
+            (run / "eval").mkdir(parents=True)
+            (run / "run.json").write_text(json.dumps({"status": "completed"}))
+            np.savez(
+                run / "eval" / "foundation_cards.npz",
+                timesteps=np.array([64, 128], dtype=np.int64),
+                foundation_cards=np.array(cards, dtype=np.int64),
+            )
+        trials.append({"name": name, "setting": index // 2, "seed": index % 2, "run_dir": str(run)})
+    return {"trials": trials, "settings": [{"k": 1}, {"k": 2}]}
+
+
+def test_summary_scores_the_best_validation_and_intervals_over_seeds(tmp_path: Path) -> None:
+    request = _request(
+        tmp_path,
+        {
+            "a0": [[10, 12], [20, 30]],  # best validation: mean 25 at step 128
+            "a1": [[40, 20], [1, 1]],  # 30 at step 64
+            "b0": [[5, 5], [6, 6]],
+            "b1": [[7, 7], [8, 8]],
+        },
+    )
+    summary = summarize_sweep(request)
+    a0 = summary["trials"][0]
+    assert (a0["status"], a0["score"], a0["best_timesteps"]) == ("finished", 25.0, 128)
+    assert summary["trials"][1]["best_timesteps"] == 64
+    first, second = summary["settings"]
+    assert first["scores"] == [25.0, 30.0] and first["mean"] == 27.5
+    half = t_quantile(0.975, 1) * np.std([25.0, 30.0], ddof=1) / np.sqrt(2)
+    assert first["ci95"] == pytest.approx([max(0.0, 27.5 - half), 27.5 + half])
+    assert second["mean"] == 7.0
+    assert summary["best"]["setting"] == 0 and summary["best"]["values"] == {"k": 1}
+
+
+def test_no_best_setting_until_every_trial_finished(tmp_path: Path) -> None:
+    request = _request(tmp_path, {"a0": [[1, 1]], "a1": [[2, 2]], "b0": [[9, 9]], "b1": None})
+    summary = summarize_sweep(request, {"b1": "RuntimeError: boom"})
+    assert summary["finished"] == 3 and summary["best"] is None
+    assert summary["trials"][3]["status"] == "failed"
+    assert summary["trials"][3]["error"] == "RuntimeError: boom"
+    assert summary["settings"][1]["finished"] == 1 and summary["settings"][1]["ci95"] is None
+
+
+def test_a_cut_trial_continues_from_its_latest_checkpoint(tmp_path: Path) -> None:
+    """A trial folder cut after a checkpoint is trained on from it (train --resume, same
+    folder); one cut before any checkpoint is moved aside and trained afresh."""
+    config = load_config(STREETS, [*TINY, "eval.final_episodes=0"])
+    run, cut = tmp_path / "runs" / "t", tmp_path / "cut"
+    assert train_or_continue(config, run, cut) == "completed"
+    assert len((run / "command.txt").read_text().splitlines()) == 1
+    assert train_or_continue(config, run, cut) == "completed"  # finished: left alone
+    assert len((run / "command.txt").read_text().splitlines()) == 1
+
+    # cut: as a killed trial leaves it (no final model, run.json still "running")
+    (run / "models" / "final_model.zip").unlink()
+    meta = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**meta, "status": "running"}))
+    (run / "models" / "checkpoints" / "ckpt_128_steps.zip").unlink()
+    with np.load(run / "eval" / "foundation_cards.npz") as data:
+        before_cut = data["foundation_cards"][0]
+    checkpoint, steps = latest_checkpoint(run)  # type: ignore[misc]
+    assert checkpoint.name == "ckpt_64_steps.zip" and steps == 64
+    assert train_or_continue(config, run, cut) == "completed"
+    lines = (run / "command.txt").read_text().splitlines()
+    assert len(lines) == 2 and f"--resume {checkpoint} --run-dir {run}" in lines[1]
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["start_timesteps"] == 64 and meta["resumed_from"] == str(checkpoint)
+    # the validation at step 64 (before the cut) is kept beside the new one at 128, so the
+    # trial's score is its best over the whole run
+    with np.load(run / "eval" / "foundation_cards.npz") as data:
+        assert data["timesteps"].tolist() == [64, 128]
+        assert before_cut.tolist() == data["foundation_cards"][0].tolist()
+    with np.load(run / "eval" / "evaluations.npz") as data:
+        assert data["timesteps"].tolist() == [64, 128]
+
+    # cut before the first checkpoint: kept aside, trained again from the start
+    shutil.rmtree(run / "models" / "checkpoints")
+    (run / "models" / "final_model.zip").unlink()
+    (run / "run.json").write_text(json.dumps({**meta, "status": "running"}))
+    assert train_or_continue(config, run, cut) == "completed"
+    assert (cut / "t-1" / "command.txt").read_text().count("\n") == 2
+    assert len((run / "command.txt").read_text().splitlines()) == 1
+    assert json.loads((run / "run.json").read_text())["start_timesteps"] == 0
+
+
+def test_sweep_refusals_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sweep", str(STREETS)]) == 2
+    one_error_line(capsys, "--seeds", command="sweep")
+    assert main(["sweep", "--seeds", "2"]) == 2
+    one_error_line(capsys, "CONFIG", command="sweep")
+    assert main(["sweep", "--resume", str(tmp_path), "--seeds", "2"]) == 2
+    one_error_line(capsys, "--resume", "--seeds", command="sweep")
+    assert main(["sweep", "--resume", str(tmp_path)]) == 2
+    one_error_line(capsys, "not a sweep folder", command="sweep")
+    assert main(["sweep", str(STREETS), "--seeds", "1", "--grid", "ppo.n_epochs=3"]) == 2
+    one_error_line(capsys, "--grid ppo.n_epochs=3", command="sweep")
+    assert main(["evaluate", "random", "--variant", "Streets", "--address", "x:1"]) == 2
+    one_error_line(capsys, "--address", "--ray", command="evaluate")
+    assert main(["solve", "Streets", "--deals", "1", "--nodes", "1", "--address", "x:1"]) == 2
+    one_error_line(capsys, "--address", "--ray", command="solve")
+
+
+def test_evaluate_and_solve_ask_for_a_quiet_ray(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``evaluate --ray`` and ``solve --ray`` open a quiet session (Ray's messages off the
+    console), and a quiet :func:`connect` starts Ray with its logger at ERROR and the
+    workers' output kept on the workers; ``sweep``'s connection is unchanged."""
+    ray = pytest.importorskip("ray", reason="Ray has no wheel for this Python (the ray extra)")
+    import logging
+    from contextlib import contextmanager
+
+    import fortythieves_agents.evaluation.distributed as distributed
+
+    asked: list[bool] = []
+
+    @contextmanager
+    def session(address: str | None = None, quiet: bool = False) -> Iterator[str]:
+        asked.append(quiet)
+        raise ConfigError("stopped here")
+        yield "local"  # pragma: no cover
+
+    monkeypatch.setattr(distributed, "ray_session", session)
+    assert main(["evaluate", "greedy", "--variant", "Streets", "--episodes", "1", "--ray"]) == 2
+    assert main(["solve", "LittleForty", "--deals", "1", "--nodes", "1", "--ray"]) == 2
+    assert asked == [True, True]
+    assert capsys.readouterr().err.count("stopped here") == 2
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", lambda **kwargs: calls.append(kwargs))
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    assert distributed.connect(quiet=True) == "local"
+    assert distributed.connect("x:1", quiet=True) == "x:1"
+    assert distributed.connect() == "local"
+    quiet = {"logging_level": logging.ERROR, "log_to_driver": False}
+    assert calls == [
+        {"include_dashboard": False, **quiet},
+        {"address": "x:1", "runtime_env": distributed.runtime_env(), **quiet},
+        {"include_dashboard": False},
+    ]
+    shipped = Path(distributed.runtime_env()["py_modules"][0])
+    assert shipped.name == "fortythieves_agents" and (shipped / "cli" / "main.py").is_file()
+    assert not (shipped / "__pycache__").exists() or shipped.parent.name != "fortythieves-ray"
+
+
+def test_evaluate_on_a_new_local_ray_prints_only_its_table(tmp_path: Path) -> None:
+    """Ray's token-authentication warning and INFO lines ("Started a local Ray instance")
+    came on stderr before ``evaluate --ray``'s table: with a Ray the command starts itself
+    (a subprocess, no RAY_ADDRESS) stderr is empty and stdout is the table."""
+    pytest.importorskip("ray", reason="Ray has no wheel for this Python (the ray extra)")
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    argv = ["evaluate", "greedy", "--variant", "LittleForty", "--episodes", "2", "--ray"]
+    done = run_cli(
+        *argv, "--no-progress", cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)}, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert lines[0] == "FortyThieves/LittleForty-v1: 2 test deals (seeds 2000000000..2000000001)"
+    assert [line[0] for line in lines[1:]] == ["┏", "┃", "┡", "│", "└"]
+    assert lines[4].startswith("│ greedy │")
+
+
+# ---------------------------------------------------------------------- on a local Ray
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[Any]:
+    ray = pytest.importorskip("ray", reason="Ray has no wheel for this Python (the ray extra)")
+    pytest.importorskip("ray.tune", reason="Ray Tune is not installed (the ray extra)")
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
+    yield ray
+    ray.shutdown()
+
+
+def test_sweep_trains_every_trial_and_writes_the_best_config(
+    local_ray: Any,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # from the checkout, whose results/solver/Streets.jsonl covers the test deals
+    monkeypatch.chdir(ROOT)
+    argv = ["sweep", str(STREETS), "--seeds", "2", *with_set(TINY), "--runs-root", str(tmp_path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    (sweep,) = tmp_path.glob("sweep-Streets-*")
+    assert "best_config.yaml" in out and str(sweep) in out
+    summary = json.loads((sweep / "summary.json").read_text())
+    assert summary["finished"] == summary["total"] == 2
+    verdicts = solver_verdicts(
+        ROOT / "results" / "solver" / "Streets.jsonl", "Streets", seeds_for_test(1)
+    )
+    assert verdicts is not None
+    proved = sum(v == "won" for v in verdicts.values())
+    scores = []
+    for trial, seed in zip(summary["trials"], [0, 1], strict=True):
+        run = Path(trial["run_dir"])
+        assert run.is_absolute() and run.parent == sweep / "runs"
+        assert trial["seed"] == seed and trial["status"] == "finished"
+        config = load_config(run / "config.yaml")
+        assert config.seed == seed and config.train.torch_threads == 1
+        assert not config.train.progress_bar
+        with np.load(run / "eval" / "foundation_cards.npz") as data:
+            assert trial["score"] == pytest.approx(data["foundation_cards"].mean(axis=1).max())
+        scores.append(trial["score"])
+        # the trial ran in the sweep's working folder, not in Tune's trial folder: its final
+        # evaluation found the solver's verdicts there, as `fortythieves train` does
+        (ppo,) = json.loads((run / "final_evaluation.json").read_text())["results"].values()
+        assert ppo["solver_ceiling"]["proved_won"] == proved
+    (setting,) = summary["settings"]
+    assert setting["mean"] == pytest.approx(np.mean(scores))
+    assert summary["best"]["setting"] == 0
+    best = load_config(sweep / "best_config.yaml")  # train accepts it
+    assert best == load_config(STREETS, TINY)
+
+    # a trial's run folder is an ordinary one: evaluate, plot and train --resume take it
+    run = Path(summary["trials"][0]["run_dir"])
+    evaluate = ["evaluate", str(run), "--episodes", "3", "--per-episode", "--stochastic"]
+    assert main([*evaluate, "--json", str(tmp_path / "local.json")]) == 0
+    # the trained model (sampling: per-deal generators) and both baselines, on Ray too
+    assert main([*evaluate, "--ray", "--json", str(tmp_path / "ray.json")]) == 0
+    local = json.loads((tmp_path / "local.json").read_text())
+    assert list(local["results"]) == ["ppo-sampled", "random", "greedy"]
+    on_ray = json.loads((tmp_path / "ray.json").read_text())
+    # the same report, but for the wall time (the moves it was spent on are the same)
+    local_timing, ray_timing = local.pop("timing"), on_ray.pop("timing")
+    assert {a: t["moves"] for a, t in ray_timing.items()} == {
+        a: t["moves"] for a, t in local_timing.items()
+    }
+    assert on_ray == local
+    assert main(["plot", str(run), "--out", str(tmp_path / "curves.png")]) == 0
+    checkpoint = run / "models" / "checkpoints" / "ckpt_128_steps.zip"
+    resume = ["train", str(run / "config.yaml"), "--resume", str(checkpoint)]
+    resume += with_set(["train.total_timesteps=192", "eval.final_episodes=0"])
+    assert main(resume) == 0
+    assert json.loads((run / "run.json").read_text())["timesteps"] == 192
+
+
+def test_a_cut_sweep_resumes_its_unfinished_trials(
+    local_ray: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trials one at a time (2 CPUs each); the sweep is stopped as Ctrl-C would (Tune's
+    handler, through SIGUSR1) once the first trial has finished; --resume trains the rest
+    and leaves the finished trial alone."""
+    argv = ["sweep", str(STREETS), "--seeds", "1", "--grid", "ppo.n_epochs=[1, 2]"]
+    argv += [*with_set(TINY), "--runs-root", str(tmp_path), "--cpus-per-trial", "2"]
+    stop = threading.Event()
+
+    def cut_after_first_trial() -> None:
+        while not stop.is_set():
+            for meta in tmp_path.glob("sweep-*/runs/*/run.json"):
+                if json.loads(meta.read_text() or "{}").get("status") == "completed":
+                    os.kill(os.getpid(), signal.SIGUSR1)
+                    return
+            time.sleep(0.2)
+
+    watcher = threading.Thread(target=cut_after_first_trial, daemon=True)
+    watcher.start()
+    try:
+        assert main(argv) == 130
+    finally:
+        stop.set()
+        watcher.join()
+    err = capsys.readouterr().err
+    (sweep,) = tmp_path.glob("sweep-Streets-*")
+    assert f"continue with: fortythieves sweep --resume {sweep}" in err
+    summary = json.loads((sweep / "summary.json").read_text())
+    assert summary["finished"] == 1 and summary["best"] is None
+    assert not (sweep / "best_config.yaml").exists()
+    done = next(t for t in summary["trials"] if t["status"] == "finished")
+
+    assert main(["sweep", "--resume", str(sweep)]) == 0
+    summary = json.loads((sweep / "summary.json").read_text())
+    assert summary["finished"] == summary["total"] == 2
+    assert [s["values"] for s in summary["settings"]] == [
+        {"ppo.n_epochs": 1},
+        {"ppo.n_epochs": 2},
+    ]
+    again = next(t for t in summary["trials"] if t["name"] == done["name"])
+    assert again["score"] == done["score"]  # not trained again
+    assert (Path(done["run_dir"]) / "command.txt").read_text().count("\n") == 1
+    best = summary["best"]["setting"]
+    assert load_config(sweep / "best_config.yaml").ppo.n_epochs == best + 1
+    request = json.loads((sweep / "sweep.json").read_text())
+    assert request["commands"][-1] == f"fortythieves sweep --resume {sweep}"
+
+
+def test_evaluate_on_ray_gives_the_local_report(
+    local_ray: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The random baseline (per-deal generators) on 5 deals split across 2 tasks: the same
+    report, per-deal rows included."""
+    base = ["evaluate", "random", "--variant", "Streets", "--episodes", "5", "--per-episode"]
+    base += ["--seed", "3"]
+    assert main([*base, "--json", str(tmp_path / "local.json")]) == 0
+    assert main([*base, "--ray", "--json", str(tmp_path / "ray.json")]) == 0
+    local = json.loads((tmp_path / "local.json").read_text())
+    on_ray = json.loads((tmp_path / "ray.json").read_text())
+    # the wall time differs by nature; the moves it was spent on do not
+    local_timing, ray_timing = local.pop("timing"), on_ray.pop("timing")
+    assert ray_timing["random"]["moves"] == local_timing["random"]["moves"] > 0
+    assert on_ray == local
+    rows = local["results"]["random"]["per_episode"]
+    assert len({r["length"] for r in rows}) > 1  # the deals really differ
+
+
+def test_solve_on_ray_gives_the_local_records(local_ray: Any, tmp_path: Path) -> None:
+    def solve(name: str, *extra: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        results, report = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.json"
+        argv = ["solve", "LittleForty", "--deals", "3", "--nodes", str(NODES), "--workers", "2"]
+        assert main([*argv, "--results", str(results), "--json", str(report), *extra]) == 0
+        lines = [json.loads(line) for line in results.read_text().splitlines()]
+        return sorted(lines, key=lambda r: r["seed"]), json.loads(report.read_text())
+
+    local, local_report = solve("local")
+    on_ray, ray_report = solve("ray", "--ray")
+    timing = {"seconds", "mean_seconds", "max_seconds", "results_file"}
+    assert [{k: v for k, v in r.items() if k not in timing} for r in on_ray] == [
+        {k: v for k, v in r.items() if k not in timing} for r in local
+    ]
+    assert {k: v for k, v in ray_report.items() if k not in timing} == {
+        k: v for k, v in local_report.items() if k not in timing
+    }
+    assert [r["seed"] for r in on_ray] == [2_000_000_000, 2_000_000_001, 2_000_000_002]
+
+
+# ---------------------------------------------------------------- the docs' figures (ray.md)
+def _speedup_module() -> Any:
+    ray_speedup = benchmark_module("ray_speedup")
+    return ray_speedup
+
+
+def test_speedup_table_divides_one_worker_by_two() -> None:
+    report = {
+        "variant": "Streets",
+        "episodes": 100,
+        "deals": 4,
+        "nodes": 1000,
+        "seconds": {
+            "evaluate": {"local": 9.0, "1": 10.0, "2": 5.5},
+            "solve": {"local": 8.0, "1": 8.0, "2": 2.0},
+        },
+    }
+    table = _speedup_module().markdown_table(report).splitlines()
+    assert table[2].endswith("| 9.00 | 10.00 | 5.50 | 1.82x |")
+    assert table[3].endswith("| 8.00 | 8.00 | 2.00 | 4.00x |")
+    assert "--episodes 100 --ray" in table[2] and "--deals 4 --nodes 1000 --ray" in table[3]
+
+
+def test_docs_speedup_table_is_the_saved_report_or_says_it_is_missing() -> None:
+    module = _speedup_module()
+    readme = (ROOT / "docs" / "ray.md").read_text(encoding="utf-8")
+    block = readme.split(module.START + "\n")[1].split("\n" + module.END)[0]
+    saved = ROOT / "results" / "benchmarks" / "ray_speedup.json"
+    if saved.is_file():
+        assert block == module.markdown_table(json.loads(saved.read_text(encoding="utf-8")))
+    else:
+        assert block == "_Not measured yet: it needs an idle machine._"

@@ -1,0 +1,601 @@
+"""Expert iteration (issue 26): the targets, the player's view only, resume, the CLI."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from benchmark_modules import benchmark_module
+from fortythieves_agents.cli.main import main
+from fortythieves_agents.config import load_config
+from fortythieves_agents.envs import make_training_vec_env, register_config_variant
+from fortythieves_agents.evaluation.evaluate import ModelAgent
+from fortythieves_agents.players.search import (
+    SearchAgent,
+    SearchBudget,
+    scores_for_view,
+    view_digest,
+)
+from fortythieves_agents.process import torch_threads
+from fortythieves_agents.run_folder import ExpertFolder
+from fortythieves_agents.seeds import TRAIN_RANGE
+from fortythieves_agents.training import expert as expert_module
+from fortythieves_agents.training import teacher as teacher_module
+from fortythieves_agents.training.expert import (
+    DaggerPlayer,
+    beta_at,
+    expert_seeds,
+    run_expert_iterations,
+    targets_from_search,
+)
+from fortythieves_agents.training.train import build_model
+from helpers import CONFIGS, ROOT, one_error_line
+from positions import shuffle_hidden
+
+from configs import TINY, with_set
+from fortythieves_env import FortyThievesEnv
+
+EXPERT = [
+    *TINY,
+    "policy.network=player",
+    "expert.iterations=2",
+    "expert.games=3",
+    "expert.search_seconds=0.002",
+    "expert.validation_games=2",
+    "expert.epochs=2",
+    "expert.batch_size=64",
+]
+"""Two iterations of three Lucas games, the search at 2,000 nodes per move."""
+
+
+@pytest.fixture(autouse=True)
+def _one_torch_thread() -> Any:
+    """As ``train`` runs them (``train.torch_threads: 1``): torch's sums are then in one
+    order, so a resumed run's networks can be compared bit for bit."""
+    with torch_threads(1):
+        yield
+
+
+def _config(extra: list[str] | None = None) -> Any:
+    return load_config(CONFIGS / "lucas.yaml", [*EXPERT, *(extra or [])])
+
+
+def _model(config: Any) -> Any:
+    return build_model(config, make_training_vec_env(config), None)
+
+
+# ---------------------------------------------------------------------- targets
+def test_soft_targets_are_the_softmax_of_the_search_values_over_the_temperature() -> None:
+    nan = math.nan
+    mask = np.array([1, 1, 1, 1, 0, 1], dtype=np.int8)
+    scores = np.array([0.0, 2.0, 1.0, 0.0, -np.inf, -4.0])
+    # move 0 legal but not valued, 1 and 2 valued, 3 legal not valued, 4 illegal,
+    # 5 valued but demoted (a return to a view already met: score below 0)
+    values = np.array([nan, 0.9, 0.8, nan, nan, 1.0])
+    soft = targets_from_search(scores, values, mask, "soft", 0.05)
+    assert soft.dtype == np.float32
+    expected = 1.0 / (1.0 + math.exp(-0.1 / 0.05))
+    assert soft[1] == pytest.approx(expected, rel=1e-6)
+    assert soft[2] == pytest.approx(1.0 - expected, rel=1e-6)
+    assert soft[[0, 3, 4, 5]].tolist() == [0.0, 0.0, 0.0, 0.0]
+    hotter = targets_from_search(scores, values, mask, "soft", 1.0)
+    assert hotter[1] == pytest.approx(1.0 / (1.0 + math.exp(-0.1)), rel=1e-6)
+    mixed = targets_from_search(scores, values, mask, "soft", 0.05, move_weight=0.25)
+    assert mixed[1] == pytest.approx(0.25 + 0.75 * expected, rel=1e-6)
+    assert mixed[2] == pytest.approx(0.75 * (1.0 - expected), rel=1e-6)
+    # improve: the network's distribution times exp(value / temperature); the unvalued legal
+    # moves 0 and 3 take the lowest value (0.8), the demoted move 5 and illegal 4 nothing
+    prior = np.array([0.0, 0.0, math.log(2.0), 0.0, -np.inf, 5.0])
+    improved = targets_from_search(scores, values, mask, "improve", 0.05, prior=prior)
+    raw = np.array([math.exp(0.8 / 0.05), math.exp(0.9 / 0.05), 2 * math.exp(0.8 / 0.05)])
+    raw = np.array([raw[0], raw[1], raw[2], raw[0]])
+    assert improved[[0, 1, 2, 3]] == pytest.approx(raw / raw.sum(), rel=1e-5)
+    assert improved[[4, 5]].tolist() == [0.0, 0.0]
+    with pytest.raises(ValueError, match="needs the network"):
+        targets_from_search(scores, values, mask, "improve", 0.05)
+    hard = targets_from_search(scores, values, mask, "hard", 0.05)
+    assert hard.tolist() == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    # the only or safe move, played without search, has no values: a one-hot target
+    forced = targets_from_search(
+        np.array([0.0, 17.0, -np.inf]), np.full(3, nan), mask[:3], "soft", 0.05
+    )
+    assert forced.tolist() == [0.0, 1.0, 0.0]
+
+
+def test_targets_refuse_a_position_without_moves_and_unknown_kinds() -> None:
+    with pytest.raises(ValueError, match="no legal move"):
+        targets_from_search(np.zeros(2), np.zeros(2), np.zeros(2), "soft", 0.1)
+    with pytest.raises(ValueError, match="'soft', 'hard' or 'improve'"):
+        targets_from_search(np.zeros(2), np.zeros(2), np.ones(2), "medium", 0.1)
+
+
+@pytest.mark.parametrize("variant", ["NumberTen", "Indian"])
+def test_the_search_values_fill_its_candidates_and_leave_its_scores_alone(variant: str) -> None:
+    """``values`` holds a mean of per-sample results in [0, 1] exactly for the moves the
+    solving search valued, NaN elsewhere; passing it changes no score."""
+    env = FortyThievesEnv(variant)
+    env.reset(seed=5)
+    budget = SearchBudget(samples=2, horizon=300, method="solve", nodes=200)
+    valued_positions = 0
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        view, mask = env.player_view(), env.action_masks()
+        values = np.empty(mask.shape[0])
+        seed = [1, 0, *view_digest(view)]
+        with_values = scores_for_view(
+            env.variant, view, budget, np.random.default_rng(seed), mask, None, values
+        )
+        plain = scores_for_view(env.variant, view, budget, np.random.default_rng(seed), mask)
+        assert np.array_equal(with_values, plain)
+        finite = ~np.isnan(values)
+        assert np.all(mask[finite] == 1)
+        assert np.all((values[finite] >= 0.0) & (values[finite] <= 1.0))
+        valued_positions += bool(finite.sum() >= 2)
+        legal = np.flatnonzero(mask)
+        _, _, terminated, truncated, _ = env.step(int(rng.choice(legal)))
+        if terminated or truncated:
+            break
+    assert valued_positions >= 5
+
+
+# ---------------------------------------------------------------------- the player
+def test_dagger_labels_and_guided_moves_do_not_change_when_the_unseen_cards_are_re_dealt() -> None:
+    config = _config()
+    model = _model(config)
+    budget = SearchBudget(method="solve", seconds=0.002, nodes=200)
+    players = [DaggerPlayer(ModelAgent(model), SearchAgent(4, budget), 0.5, 4, 0) for _ in range(2)]
+    env, other = FortyThievesEnv("Lucas"), FortyThievesEnv("Lucas")
+    obs, _ = env.reset(seed=21)
+    spec = env.variant
+    guided = [  # network + search: the network's top 2 candidates searched
+        SearchAgent(4, budget, prior=ModelAgent(model), prior_top=2) for _ in range(2)
+    ]
+    for p in [*players, *guided]:
+        p.start_games(spec, np.array([0]))
+    rng = np.random.default_rng(3)
+    differed = 0
+    for _ in range(20):
+        pos = env.get_state()
+        shuffled = copy.deepcopy(pos)
+        shuffle_hidden(shuffled, rng, spec)
+        differed += shuffled != pos
+        other_obs, _ = other.reset(options={"state": shuffled})
+        a = players[0].action_scores(obs[None], env.action_masks()[None], np.array([0]))
+        b = players[1].action_scores(other_obs[None], other.action_masks()[None], np.array([0]))
+        assert np.array_equal(a, b)
+        assert np.array_equal(players[0].labels[0].probs[-1], players[1].labels[0].probs[-1])
+        g = guided[0].action_scores(obs[None], env.action_masks()[None], np.array([0]))
+        h = guided[1].action_scores(other_obs[None], other.action_masks()[None], np.array([0]))
+        assert np.array_equal(g, h)
+        obs, _, terminated, truncated, _ = env.step(int(np.argmax(a[0])))
+        if terminated or truncated:
+            break
+    assert differed > 5
+
+
+def test_beta_decides_whose_move_is_played(tmp_path: Path) -> None:
+    """With beta 1 every move played is the search's; with 0 the network's, unless the
+    no-cycling rule refuses it (a move back to a view already met)."""
+    for mixing, key in ((1.0, "search_moves"), (0.0, "network_moves")):
+        config = _config([f"expert.mixing={mixing}", "expert.iterations=1"])
+        run = tmp_path / key
+        run_expert_iterations(config, _model(config), run, "FortyThieves/Lucas-v0", echo=str)
+        played = agreed = 0
+        for g in range(3):
+            with np.load(ExpertFolder(run / "expert").game(0, g)) as data:
+                played += data["actions"].shape[0]
+                agreed += int((data["actions"] == data[key]).sum())
+        assert played > 100
+        if mixing == 1.0:
+            assert agreed == played
+        else:
+            assert agreed >= 0.8 * played
+
+
+def test_the_mixing_probability_and_deals_follow_the_config() -> None:
+    config = _config(["expert.mixing=0.8", "expert.mixing_decay=0.5"])
+    assert [beta_at(config.expert, i) for i in range(3)] == [0.8, 0.4, 0.2]
+    seeds = expert_seeds(7, 1, 50)
+    assert seeds == expert_seeds(7, 1, 50) and seeds != expert_seeds(7, 2, 50)
+    assert all(TRAIN_RANGE[0] <= s < TRAIN_RANGE[1] for s in seeds)
+
+
+# ---------------------------------------------------------------------- resume
+def _parameters(path: Path) -> dict[str, torch.Tensor]:
+    from fortythieves_agents.networks.model_zip import load_maskable_ppo
+
+    return {k: v.clone() for k, v in load_maskable_ppo(path).policy.state_dict().items()}
+
+
+def _without_times(state: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for entry in state["iterations"]:
+        entry = {
+            k: v
+            for k, v in entry.items()
+            if "second" not in k and k != "games_kept_from_earlier_start"
+        }
+        entry["fit"] = {k: v for k, v in entry["fit"].items() if k != "seconds"}
+        out.append(entry)
+    return out
+
+
+@pytest.mark.parametrize("where", ["labels", "fit"])
+def test_an_interrupted_expert_run_resumes_to_the_same_networks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    config = _config()
+    whole = tmp_path / "whole"
+    run_expert_iterations(config, _model(config), whole, "FortyThieves/Lucas-v0", echo=str)
+
+    calls = {"n": 0}
+    target = "label_game" if where == "labels" else "clone_teacher"
+    module = expert_module if where == "labels" else teacher_module
+    real = getattr(module, target)
+
+    def stops(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        # labels: iteration 1's second game; fit: iteration 1's fit
+        if calls["n"] == (5 if where == "labels" else 2):
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, target, stops)
+    cut = tmp_path / "cut"
+    with pytest.raises(KeyboardInterrupt):
+        run_expert_iterations(config, _model(config), cut, "FortyThieves/Lucas-v0", echo=str)
+    folder = ExpertFolder(cut / "expert")
+    assert folder.unfinished() and len(folder.read_state()["iterations"]) == 1
+    assert folder.game(1, 0).is_file() and (where == "fit") == folder.game(1, 2).is_file()
+    monkeypatch.setattr(module, target, real)
+    # a fresh model (other weights than the run's): the resume reloads the saved networks
+    state = run_expert_iterations(
+        config, _model(_config(["seed=99"])), cut, "FortyThieves/Lucas-v0", echo=str
+    )
+    assert state["complete"]
+    assert state["iterations"][1]["games_kept_from_earlier_start"] == (
+        1 if where == "labels" else 3
+    )
+    assert _without_times(state) == _without_times(ExpertFolder(whole / "expert").read_state())
+    for name in ("iteration_model", "start_model"):
+        a = _parameters(getattr(ExpertFolder(whole / "expert"), name)(1))
+        b = _parameters(getattr(folder, name)(1))
+        assert a.keys() == b.keys()
+        assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+# ---------------------------------------------------------------------- the CLI
+def test_train_runs_expert_iterations_then_ppo_and_resumes_after_ctrl_c(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = expert_module.label_game
+    calls = {"n": 0}
+
+    def stops(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(expert_module, "label_game", stops)
+    run = tmp_path / "run"
+    argv = ["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(run), *with_set(EXPERT)]
+    assert main(argv) == 130
+    out = capsys.readouterr().out
+    assert f"continue with: fortythieves train {run / 'config.yaml'} --resume {run}" in out
+    assert not (run / "models" / "final_model.zip").exists()
+    monkeypatch.setattr(expert_module, "label_game", real)
+    # a new run in the same folder is refused; --resume continues
+    assert main(argv) == 2
+    one_error_line(capsys, "--run-dir", str(run), command="train")
+    assert main(["train", str(run / "config.yaml"), "--resume", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "continuing its expert iterations" in out and "expert iteration 1:" in out
+    assert "expert iteration 0:" not in out
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["status"] == "completed" and meta["expert"]["complete"]
+    assert [e["iteration"] for e in meta["expert"]["iterations"]] == [0, 1]
+    assert (run / "models" / "final_model.zip").is_file()
+    assert (run / "expert" / "model.zip").is_file()
+    assert register_config_variant(_config().env) == "FortyThieves/Lucas-v0"
+    # the learning curves per iteration, drawn and saved from expert/state.json
+    curves = benchmark_module("expert_curves")
+    figures, png = tmp_path / "curves.json", tmp_path / "curves.png"
+    assert curves.main([str(run), "--json", str(figures), "--png", str(png)]) == 0
+    rows = json.loads(figures.read_text())["runs"][0]["iterations"]
+    before = meta["expert"]["start_validation"]
+    assert rows[0]["iteration"] == -1 and rows[0]["win_rate"] == before["win_rate"]
+    assert before["episodes"] == 2
+    rows = rows[1:]
+    state = meta["expert"]["iterations"]
+    assert [r["win_rate"] for r in rows] == [e["validation"]["win_rate"] for e in state]
+    assert [r["agreement"] for r in rows] == [e["fit"]["after"]["accuracy"] for e in state]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("override", "names"),
+    [
+        ("expert.targets=medium", ["expert.targets", "soft", "hard"]),
+        ("expert.mixing=1.5", ["expert.mixing", "1"]),
+        ("expert.temperature=0", ["expert.temperature", "0"]),
+        ("expert.games=0", ["expert.games"]),
+    ],
+)
+def test_bad_expert_settings_are_refused_in_one_line(
+    override: str, names: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    argv = ["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(tmp_path / "r")]
+    assert main([*argv, "--set", override]) == 2
+    one_error_line(capsys, *names)
+    assert not (tmp_path / "r").exists()
+
+
+def test_worker_processes_label_the_same_games(tmp_path: Path) -> None:
+    """``expert.workers: 2`` (spawned processes, one game each) writes the game files one
+    process writes, array for array."""
+    files = {}
+    for workers in (1, 2):
+        config = _config(["expert.iterations=1", f"expert.workers={workers}"])
+        run = tmp_path / str(workers)
+        run_expert_iterations(config, _model(config), run, "FortyThieves/Lucas-v0", echo=str)
+        files[workers] = [dict(np.load(ExpertFolder(run / "expert").game(0, g))) for g in range(3)]
+    for one, two in zip(files[1], files[2], strict=True):
+        assert one.keys() == two.keys()
+        assert all(np.array_equal(one[k], two[k], equal_nan=one[k].dtype.kind == "f") for k in one)
+    assert sum(f["actions"].shape[0] for f in files[1]) > 100
+
+
+# ---------------------------------------------------------------------- network + search
+class _Guide:
+    """A fixed guide: prefers the highest action index (the test knows its choice)."""
+
+    def action_scores(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:
+        scores = np.tile(np.arange(masks.shape[1], dtype=np.float64), (masks.shape[0], 1))
+        return np.where(masks != 0, scores, -np.inf)
+
+
+def test_a_guided_search_searches_only_the_guides_best_candidates() -> None:
+    """With ``prior_top`` at least the candidates, the guided search scores as the plain one;
+    with 1, the guide's best candidate is the move (scored as an only move)."""
+    budget = SearchBudget(method="solve", seconds=0.002, nodes=200)
+    env = FortyThievesEnv("NumberTen")
+    obs, _ = env.reset(seed=8)
+    spec = env.variant
+    agents = {
+        "plain": SearchAgent(2, budget),
+        "all": SearchAgent(2, budget, prior=_Guide(), prior_top=1000),
+        "one": SearchAgent(2, budget, prior=_Guide(), prior_top=1),
+    }
+    for agent in agents.values():
+        agent.start_games(spec, np.array([0]))
+    assert agents["one"].name == "search+network"
+    narrowed = 0
+    for _ in range(15):
+        mask = env.action_masks()
+        scores = {
+            k: a.action_scores(obs[None], mask[None], np.array([0]))[0] for k, a in agents.items()
+        }
+        assert np.array_equal(scores["plain"], scores["all"])
+        searched = np.flatnonzero(scores["plain"] > 0)  # the candidates (others score 0)
+        if searched.size > 1:
+            narrowed += 1
+            best = int(np.argmax(scores["one"]))
+            assert best == int(searched.max())  # the guide's favourite candidate
+        obs, _, terminated, truncated, _ = env.step(int(np.argmax(scores["plain"])))
+        if terminated or truncated:
+            break
+    assert narrowed >= 5
+    with pytest.raises(ValueError, match="prior_top >= 1"):
+        SearchAgent(0, budget, prior=_Guide())
+
+
+def test_evaluate_plays_network_plus_search_and_refuses_a_lone_top(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _config(["expert.iterations=1", "expert.games=1"])
+    run = tmp_path / "run"
+    run_expert_iterations(config, _model(config), run, "FortyThieves/Lucas-v0", echo=str)
+    model = ExpertFolder(run / "expert").model
+    report = tmp_path / "report.json"
+    argv = ["evaluate", "search", "--variant", "Lucas", "--episodes", "2", "--baselines"]
+    argv += ["--search-budget", "0.002", "--search-prior", str(model), "--json", str(report)]
+    assert main([*argv, "--search-prior-top", "2", "--no-progress"]) == 0
+    settings = json.loads(report.read_text())["results"]["search+network"]["settings"]
+    assert settings["prior_top"] == 2 and settings["prior"] == str(model)
+    assert main([*argv[:9], "--search-prior-top", "2"]) == 2
+    one_error_line(capsys, "--search-prior-top", "--search-prior")
+
+
+# ---------------------------------------------------------------------- stops and changes
+def _stop_at(monkeypatch: pytest.MonkeyPatch, call: int) -> None:
+    """Make the ``call``-th labelled game (counting from 1) raise KeyboardInterrupt."""
+    real = expert_module.label_game
+    calls = {"n": 0}
+
+    def stops(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == call:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(expert_module, "label_game", stops)
+
+
+def test_a_stop_in_the_first_game_can_be_continued_and_a_changed_config_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _stop_at(monkeypatch, 1)
+    run = tmp_path / "run"
+    teacher = ["train.teacher=greedy", "teacher.games=2", "teacher.epochs=1"]
+    argv = ["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(run)]
+    argv += with_set([*EXPERT, *teacher])
+    assert main(argv) == 130
+    assert ExpertFolder(run / "expert").unfinished()
+    capsys.readouterr()
+    monkeypatch.undo()
+    config_text = (run / "config.yaml").read_text()
+    resume = ["train", str(run / "config.yaml"), "--resume", str(run)]
+    # a setting the labels depend on: refused in one line, nothing written
+    assert main([*resume, "--set", "expert.temperature=0.2"]) == 2
+    line = one_error_line(capsys, "expert.temperature", "0.05", "0.2", command="train")
+    assert "config.yaml" in line
+    assert (run / "config.yaml").read_text() == config_text
+    assert main([*resume, "--run-dir", str(tmp_path / "elsewhere")]) == 2
+    one_error_line(capsys, "--run-dir", command="train")
+    # fewer iterations than asked at the start: the continued run ends after one
+    assert main([*resume, "--set", "expert.iterations=1"]) == 0
+    state = ExpertFolder(run / "expert").read_state()
+    assert state["complete"] and len(state["iterations"]) == 1
+    assert state["iterations"][0]["fit"]["held_out_games"] == 1  # the window's last game
+    assert not ExpertFolder(run / "expert").unfinished()
+    meta = json.loads((run / "run.json").read_text())  # the teacher's figures are kept
+    assert meta["teacher"]["name"] == "greedy" and meta["teacher"]["games"] == 2
+    assert meta["expert"]["iterations"] == state["iterations"]
+
+
+def test_value_targets_use_the_training_rewards() -> None:
+    """The returns are the training env's: with the card reward at 0.01 and no win bonus they
+    are 0.01 times those at 1.0 (the evaluation env's default rewards would not change)."""
+    from fortythieves_agents.evaluation.evaluate import play_deals
+    from fortythieves_agents.players.baselines import make_baseline
+
+    traces: list[Any] = []
+    play_deals(make_baseline("greedy"), "FortyThieves/Lucas-v0", [123], traces=traces)
+    actions = traces[0].actions
+    env_id = "FortyThieves/Lucas-v0"
+    unit = expert_module._returns(env_id, 123, actions, 0.9, _config(["env.win_bonus=0"]))
+    small = _config(["env.win_bonus=0", "env.reward_per_card=0.01"])
+    scaled = expert_module._returns(env_id, 123, actions, 0.9, small)
+    assert unit[0] > 1.0
+    assert scaled == pytest.approx(0.01 * unit, rel=1e-5)
+    default = expert_module._returns(env_id, 123, actions, 0.9)
+    assert not np.allclose(default, scaled)
+
+
+def test_the_search_prior_guides_the_search_baseline_beside_a_model(tmp_path: Path) -> None:
+    config = _config(["expert.iterations=1", "expert.games=1"])
+    run = tmp_path / "run"
+    run_expert_iterations(config, _model(config), run, "FortyThieves/Lucas-v0", echo=str)
+    model = ExpertFolder(run / "expert").model
+    report = tmp_path / "report.json"
+    argv = ["evaluate", str(model), "--episodes", "1", "--baselines", "search", "--no-progress"]
+    argv += ["--search-budget", "0.002", "--search-prior", str(model), "--json", str(report)]
+    assert main(argv) == 0
+    assert set(json.loads(report.read_text())["results"]) == {"ppo", "search+network"}
+
+
+def test_prior_vs_search_compares_deal_by_deal(tmp_path: Path) -> None:
+    compare = benchmark_module("prior_vs_search").compare
+    rows = [
+        {"seed": 5, "won": True, "length": 10},
+        {"seed": 6, "won": False, "length": 20},
+        {"seed": 7, "won": True, "length": 30},
+    ]
+    report = {
+        "variant": "NumberTen",
+        "results": {
+            "search+network": {
+                "per_episode": rows,
+                "settings": {"budget_seconds_per_move": 0.1, "prior": "m.zip", "prior_top": 3},
+            }
+        },
+        "timing": {"search+network": {"seconds_per_move": 0.05}},
+    }
+    games = [
+        {"seed": 5, "won": False, "length": 40, "seconds": 4.0},
+        {"seed": 6, "won": True, "length": 60, "seconds": 6.0},
+        {"seed": 7, "won": True, "length": 100, "seconds": 5.0},
+    ]
+    other = {"variant": "NumberTen", "agent": "search", "budget_seconds": 1.0, "games": []}
+    curve = {
+        "points": [
+            other,
+            {"variant": "NumberTen", "agent": "search", "budget_seconds": 0.1, "games": games},
+        ]
+    }
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    (tmp_path / "c.json").write_text(json.dumps(curve))
+    out = compare(tmp_path / "r.json", tmp_path / "c.json")
+    assert (out["search_plus_network_wins"], out["search_alone_wins"]) == (2, 2)
+    assert (out["only_search_plus_network"], out["only_search_alone"]) == ([5], [6])
+    assert out["search_alone_seconds_per_move"] == 0.075  # 15 s over 200 moves
+    curve["points"][1]["games"] = games[:2]
+    (tmp_path / "c.json").write_text(json.dumps(curve))
+    with pytest.raises(SystemExit, match=r"no game of deals \[7\]"):
+        compare(tmp_path / "r.json", tmp_path / "c.json")
+
+
+def test_the_shipped_expert_config_is_the_measured_pilots_recipe() -> None:
+    """``configs/expert/numberten.yaml`` makes the networks of the saved pilot 3 (its state
+    file's settings fingerprint, read by the continue check, names no difference), and its
+    iterations are all in that file."""
+    config = load_config(CONFIGS / "expert" / "numberten.yaml")
+    state = json.loads((ROOT / "results/expert/pilots/numberten-pilot3-state.json").read_text())
+    assert expert_module.fingerprint_differences(state["config"], config) == []
+    assert config.expert.iterations >= len(state["iterations"]) >= 5
+    assert config.expert.targets == "improve" and config.eval.final_episodes == 0
+
+
+def test_the_expert_table_of_the_docs_is_generated_from_the_saved_reports(tmp_path: Path) -> None:
+    """docs/training.md's table is benchmarks/expert_table.py's rendering of results/; a
+    report of other deals than its column says is refused, naming the variant."""
+    expert_table = benchmark_module("expert_table")
+    doc = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
+    inside = doc.split(expert_table.START)[1].split(expert_table.END)[0].strip()
+    assert inside == expert_table.table_for()
+    number_ten = next(line for line in inside.splitlines() if line.startswith("| NumberTen |"))
+    assert number_ten.split(" | ")[1] != "-"  # the shipped network's report is read
+    bad = tmp_path / "expert" / "numberten"
+    bad.mkdir(parents=True)
+    report = json.loads((ROOT / "results/expert/numberten/network-500.json").read_text())
+    (bad / "network-500.json").write_text(json.dumps({**report, "episodes": 200}))
+    with pytest.raises(ValueError, match="NumberTen: a report of 200 deals where 500"):
+        expert_table.table_for(tmp_path)
+
+
+def test_a_finished_expert_run_takes_more_iterations_on_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``train RUN/config.yaml --resume RUN --set expert.iterations=2`` on a run whose one
+    iteration finished (PPO and all) runs iteration 1, then PPO again: its iteration-1
+    networks and records are those of a run made with 2 iterations from the start. Other
+    expert settings, or another --run-dir, are refused before anything is written."""
+    one = [*with_set(EXPERT), "--set", "expert.iterations=1"]
+    extended, whole = tmp_path / "extended", tmp_path / "whole"
+    assert main(["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(extended), *one]) == 0
+    assert (
+        main(["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(whole), *with_set(EXPERT)])
+        == 0
+    )
+    capsys.readouterr()
+    config = str(extended / "config.yaml")
+    state_file = ExpertFolder(extended / "expert").state
+    before = state_file.read_bytes()
+    for extra, names in (
+        (["--set", "expert.games=4"], ["expert.games", "expert.iterations"]),
+        (["--run-dir", str(tmp_path / "elsewhere")], ["--run-dir", str(extended)]),
+    ):
+        argv = ["train", config, "--resume", str(extended), "--set", "expert.iterations=2"]
+        assert main([*argv, *extra]) == 2
+        line = capsys.readouterr().err.strip()
+        assert "\n" not in line and all(name in line for name in names), line
+        assert state_file.read_bytes() == before  # nothing written
+    argv = ["train", config, "--resume", str(extended), "--set", "expert.iterations=2"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "its 1 expert iteration(s) finished; 1 more, then PPO again" in out
+    assert "expert iteration 1:" in out and "expert iteration 0:" not in out
+    state = ExpertFolder(extended / "expert").read_state()
+    assert state["complete"] and [e["iteration"] for e in state["iterations"]] == [0, 1]
+    assert _without_times(state) == _without_times(ExpertFolder(whole / "expert").read_state())
+    a = _parameters(ExpertFolder(whole / "expert").iteration_model(1))
+    b = _parameters(ExpertFolder(extended / "expert").iteration_model(1))
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert json.loads((extended / "run.json").read_text())["status"] == "completed"
