@@ -19,7 +19,9 @@ the whole list at once) and kept in the JSON (``--json``, rewritten after every 
 atomically): a run cut at any time continues with the next deal, and a point asked for more
 deals later is extended, not replayed. The points are filled cheapest first (greedy, then
 the budgets in the order given, every variant at each). ``--png`` draws the curve from the
-JSON (``--plot-only`` draws without playing).
+JSON (``--plot-only`` draws without playing); ``--doc FILE`` writes the points as a table
+into FILE between ``<!-- budget-curve:start -->`` and ``<!-- budget-curve:end -->`` (the
+docs' ``docs/solver.md``), so the table is generated, never typed.
 
 Usage (issue 25's curve: Number Ten and Forty Thieves at 0.01 to 10 s)::
 
@@ -43,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_report import write_between
 from fortythieves_agents.envs import env_id_for
 from fortythieves_agents.evaluation.evaluate import (
     EpisodeResult,
@@ -297,6 +300,36 @@ def plot(report: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
+DOC_START = "<!-- budget-curve:start -->"
+DOC_END = "<!-- budget-curve:end -->"
+
+
+def table(report: dict[str, Any]) -> str:
+    """The curve's points as a Markdown table, variant by variant, greedy first, then the
+    budgets in increasing order."""
+    lines = [
+        "| variant | agent | test deals | wins [95% CI] | wins / solver-proved wins | cards "
+        "| s per move (wall) | load |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    points = sorted(report["points"], key=lambda p: (p["variant"], p["budget_seconds"] or 0.0))
+    for p in points:
+        low, high = wilson_interval(p["wins"], p["deals"])
+        agent = "greedy" if p["budget_seconds"] is None else f"search {p['budget_seconds']:g} s"
+        proved = p.get("solver_proved_won")
+        ceiling = (
+            f"{p['wins_among_proved']} / {proved} ({100 * p['wins_among_proved'] / proved:.0f}%)"
+            if proved
+            else "- (none proved)"
+        )
+        lines.append(
+            f"| {p['variant']} | {agent} | {p['deals']} | {100 * p['win_rate']:.1f}% "
+            f"[{100 * low:.1f}, {100 * high:.1f}] | {ceiling} | {p['mean_foundation_cards']:.1f} "
+            f"| {p['seconds_per_move']:.4f} | {p['load_min']:.1f}-{p['load_max']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", default="NumberTen,FortyThieves")
@@ -312,10 +345,11 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--png", type=Path)
     parser.add_argument("--plot-only", action="store_true")
+    parser.add_argument("--doc", type=Path, help="write the points' table into this page")
     args = parser.parse_args()
     if args.plot_only:
-        if not (args.json and args.png):
-            parser.error("--plot-only needs --json and --png")
+        if not (args.json and (args.png or args.doc)):
+            parser.error("--plot-only needs --json and --png or --doc")
         report = json.loads(args.json.read_text())
     else:
         try:
@@ -326,6 +360,8 @@ def main() -> None:
     if args.png:
         plot(report, args.png)
         print(f"curve drawn to {args.png}")
+    if args.doc:
+        write_between(args.doc, table(report), DOC_START, DOC_END)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 The variant pages and the results page show the shipped runs' learning curves, which live
 in ``results/training/<Variant>/learning_curves.png`` beside the run they belong to. This
-hook adds them (and the ablation's settings file, which the ablation table links to) to the
+hook adds them (and the ablation's settings file, which the ablation table links to, and the
+search agent's budget curve) to the
 site at the same paths (``results/training/...`` from the docs root), so the pages link to
 the saved files instead of copies of them.
 
@@ -20,7 +21,11 @@ from typing import Any
 from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parents[1]
-SAVED = ("results/training/*/learning_curves.png", "results/training/ablation/settings.yaml")
+SAVED = (
+    "results/training/*/learning_curves.png",
+    "results/training/ablation/settings.yaml",
+    "results/search/budget_curve/curve.png",
+)
 """The saved files the site serves at their repository paths (globs from the root)."""
 _ROLE = re.compile(
     r":(?:py:)?(?:data|mod|func|class|meth|attr|exc|obj|const|ref):<code>(~?)([^<]*)</code>"
