@@ -230,6 +230,17 @@ def _search_seconds(text: str) -> float:
     return value
 
 
+def _prior_weight(text: str) -> float:
+    """An argparse ``type=``: the weight of the search's guide, a number in [0, 100]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"must be a number in [0, 100], got {text!r}")
+    return value
+
+
 def _checked(check: Callable[[str, str], None]) -> Callable[[str], str]:
     """An argparse ``type=`` running a :mod:`fortythieves_agents.paths` check (the path is not
     named twice)."""
@@ -469,7 +480,17 @@ def _add_search_arguments(ev: Any) -> None:
         type=_int_in(1, 1000),
         default=None,
         help=f"search: candidates searched per move with --search-prior (default "
-        f"{DEFAULT_PRIOR_TOP})",
+        f"{DEFAULT_PRIOR_TOP}; all with --search-prior-weight)",
+    )
+    ev.add_argument(
+        "--search-prior-weight",
+        metavar="W",
+        type=_prior_weight,
+        default=None,
+        help="search: with --search-prior, add W x (the network's log-probability minus its "
+        "best) to each candidate's value in the search's cuts and final order, so the network "
+        "spreads the samples instead of pruning candidates (the solving setting; default: "
+        "prune to --search-prior-top)",
     )
 
 
@@ -873,6 +894,7 @@ class _GuidedBudget:
     budget: Any
     prior: Any
     top: int
+    weight: float = 0.0
 
 
 def _make_agent(make: Callable[..., Any], name: str, seed: int, budget: Any) -> Any:
@@ -882,12 +904,19 @@ def _make_agent(make: Callable[..., Any], name: str, seed: int, budget: Any) -> 
     if isinstance(budget, _GuidedBudget):
         from ..players.search import SearchAgent
 
-        return SearchAgent(seed, budget.budget, prior=budget.prior, prior_top=budget.top)
+        return SearchAgent(
+            seed,
+            budget.budget,
+            prior=budget.prior,
+            prior_top=budget.top,
+            prior_weight=budget.weight,
+        )
     return make(name, seed, budget)
 
 
-def _search_prior(args: argparse.Namespace, variant: str) -> tuple[Any, int]:
-    """The network of ``--search-prior`` (a deterministic ModelAgent) for ``variant``."""
+def _search_prior(args: argparse.Namespace, variant: str) -> tuple[Any, int, float]:
+    """The network of ``--search-prior`` (a deterministic ModelAgent) for ``variant``, the
+    candidates searched and the prior's weight."""
     from ..evaluation.evaluate import load_model_agent
     from ..networks.model_zip import ModelMismatchError
 
@@ -899,7 +928,9 @@ def _search_prior(args: argparse.Namespace, variant: str) -> tuple[Any, int]:
         network, _ = load_model_agent(path, variant, deterministic=True, seed=args.seed)
     except (ConfigError, ModelMismatchError) as exc:
         raise ConfigError(f"argument --search-prior: {exc}") from None
-    return network, args.search_prior_top or DEFAULT_PRIOR_TOP
+    weight = args.search_prior_weight or 0.0
+    top = args.search_prior_top or (0 if weight > 0.0 else DEFAULT_PRIOR_TOP)
+    return network, top, weight
 
 
 def _search_budget(args: argparse.Namespace) -> Any:
@@ -975,17 +1006,21 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
         args.search_nodes,
         args.search_prior,
         args.search_prior_top,
+        args.search_prior_weight,
     )
     if uses_search:
         budget = _search_budget(args)
     elif options != (None,) * len(options):
         raise ConfigError(
             "--search-samples, --search-allocation, --search-horizon, --search-method, "
-            "--search-budget, --search-nodes, --search-prior and --search-prior-top are "
-            "options of the search agent, which this evaluation does not play"
+            "--search-budget, --search-nodes, --search-prior, --search-prior-top and "
+            "--search-prior-weight are options of the search agent, which this evaluation "
+            "does not play"
         )
     if args.search_prior_top is not None and args.search_prior is None:
         raise ConfigError("argument --search-prior-top: only with --search-prior MODEL")
+    if args.search_prior_weight is not None and args.search_prior is None:
+        raise ConfigError("argument --search-prior-weight: only with --search-prior MODEL")
     if args.agent in AGENT_NAMES:
         if args.variant is None:
             raise ConfigError(

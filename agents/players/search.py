@@ -85,6 +85,7 @@ move on average on one core).
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -383,6 +384,7 @@ def scores_for_view(
     values: np.ndarray | None = None,
     prior: np.ndarray | None = None,
     top: int = 0,
+    prior_weight: float = 0.0,
 ) -> np.ndarray:
     """The search's scores of every action in the position a player sees as ``view``.
 
@@ -413,6 +415,14 @@ def scores_for_view(
             the budget's samples for ``top`` candidates instead of all (network + search;
             ties by the solver's move order). None: every candidate is searched.
         top: the most candidates searched with a ``prior`` (0: all).
+        prior_weight: with a ``prior`` and ``budget.method="solve"``, how much the guide
+            counts beside the samples' values (>= 0; 0: not at all). Each candidate's mean
+            value gets ``prior_weight * (log p - max log p)`` added (``p``: the softmax of
+            the prior over the candidates searched), in sequential halving's cuts and in
+            the final order (:func:`solve_scores`' ``bonus``): the guide spreads the
+            samples towards the moves it likes instead of pruning the others, as the
+            prior's logits do in Gumbel MuZero's sequential halving (Danihelka et al.
+            2022). Ignored by the rollouts setting.
 
     Returns:
         ``float64``, shape ``(n_actions,)``: ``-inf`` for an illegal action.
@@ -448,7 +458,13 @@ def scores_for_view(
         scores[moves[0]] = budget.samples + 1.0
     elif budget.method == "solve":
         found = np.empty(count, dtype=np.float64) if values is not None else None
-        scores[moves] = solve_scores(spec, view, template, moves, budget, rng, steps_left, found)
+        bonus = None
+        if prior is not None and prior_weight > 0.0:
+            logits = np.asarray(prior, dtype=np.float64)[moves]
+            bonus = prior_weight * (logits - logits.max())  # log-softmax minus its max
+        scores[moves] = solve_scores(
+            spec, view, template, moves, budget, rng, steps_left, found, bonus
+        )
         if values is not None:
             values[moves] = found
     else:
@@ -502,6 +518,7 @@ def solve_scores(
     rng: np.random.Generator,
     steps_left: int | None = None,
     values: np.ndarray | None = None,
+    bonus: np.ndarray | None = None,
 ) -> np.ndarray:
     """The scores of ``moves`` (``int64``, shape ``(n,)``, n >= 2, the candidates in
     :func:`~fortythieves_env.solver.pruned_moves` order) by hindsight optimisation: every
@@ -553,6 +570,9 @@ def solve_scores(
     (in ``(0, budget.samples)``, as the rollout scores' range below ``samples + 1``).
     ``values`` (``float64``, shape ``(n,)``), if given, receives the candidates' mean
     values (a candidate dropped in an early halving round: the mean of its fewer samples).
+    ``bonus`` (``float64``, shape ``(n,)``, a guide's preference, :func:`scores_for_view`'s
+    ``prior_weight``), if given, is added to the mean values wherever they are compared:
+    the halving cuts and the final order (``values`` stay the samples' means).
 
     Returns:
         ``float64``, shape ``(n,)``.
@@ -592,11 +612,16 @@ def solve_scores(
         last_round[alive] = r
         if r < len(per_round) - 1:
             keep = (alive.size + 1) // 2
-            ranked = np.argsort(-(total[alive] / used[alive]), kind="stable")[:keep]
+            mean = total[alive] / used[alive]
+            if bonus is not None:
+                mean = mean + bonus[alive]
+            ranked = np.argsort(-mean, kind="stable")[:keep]
             alive = alive[np.sort(ranked)]
     value = total / np.maximum(used, 1)
     if values is not None:
         values[:] = value
+    if bonus is not None:
+        value = value + bonus
     finalists = np.flatnonzero(last_round == len(per_round) - 1)
     top = finalists[value[finalists] == value[finalists].max()]
     tie = np.zeros(count, dtype=np.float64)
@@ -801,11 +826,16 @@ class SearchAgent:
             trained network); each move only its ``prior_top`` best-ranked candidates are searched
             (:func:`scores_for_view`'s ``prior``). The agent is then named
             ``search+network``. None: no guide.
-        prior_top: candidates searched per move with a ``prior`` (>= 1).
+        prior_top: candidates searched per move with a ``prior`` (>= 1; 0: all, with a
+            ``prior_weight``).
+        prior_weight: how much the ``prior`` counts beside the samples' values
+            (:func:`scores_for_view`'s ``prior_weight``; >= 0, finite; the solving setting
+            only).
 
     Raises:
-        ValueError: ``seed`` is not an integer >= 0, ``step_limit`` not an integer >= 1, or
-            a ``prior`` without ``prior_top`` >= 1.
+        ValueError: ``seed`` is not an integer >= 0, ``step_limit`` not an integer >= 1, a
+            ``prior`` with neither ``prior_top`` >= 1 nor ``prior_weight`` > 0, or a
+            ``prior_weight`` that is negative, not finite, or given to the rollouts setting.
     """
 
     def __init__(
@@ -815,15 +845,24 @@ class SearchAgent:
         step_limit: int | None = None,
         prior: Any = None,
         prior_top: int = 0,
+        prior_weight: float = 0.0,
     ) -> None:
         self.name = "search" if prior is None else "search+network"
         self.prior = prior
         self.prior_top = checked_int("search: prior_top", prior_top, 0)
-        if prior is not None and self.prior_top < 1:
-            raise ValueError("search: a prior needs prior_top >= 1 (the candidates searched)")
+        self.prior_weight = float(prior_weight)
+        if not (math.isfinite(self.prior_weight) and self.prior_weight >= 0.0):
+            raise ValueError(f"search: prior_weight must be finite and >= 0, got {prior_weight!r}")
+        if prior is not None and self.prior_top < 1 and self.prior_weight == 0.0:
+            raise ValueError(
+                "search: a prior needs prior_top >= 1 (the candidates searched) or "
+                "prior_weight > 0 (its weight beside the samples' values)"
+            )
         self.batch_size = 1  # games at once in evaluation (see the class docstring)
         self.seed = checked_int("search: seed", seed, 0)
         self.budget = budget if budget is not None else DEFAULT_BUDGET
+        if self.prior_weight > 0.0 and self.budget.method != "solve":
+            raise ValueError("search: prior_weight needs the solving setting (method='solve')")
         self.step_limit = (
             None
             if step_limit is None
@@ -949,6 +988,7 @@ class SearchAgent:
                 row_values,
                 guide[b] if guide is not None else None,
                 self.prior_top,
+                self.prior_weight,
             )
             seen = memory.seen
             seen.add(digest)
@@ -974,7 +1014,11 @@ class SearchAgent:
             "budget_seconds_per_move": self.budget.seconds,
             "step_limit": self.step_limit,
             **(
-                {"prior": getattr(self.prior, "path", None), "prior_top": self.prior_top}
+                {
+                    "prior": getattr(self.prior, "path", None),
+                    "prior_top": self.prior_top,
+                    **({"prior_weight": self.prior_weight} if self.prior_weight else {}),
+                }
                 if self.prior is not None
                 else {}
             ),

@@ -156,7 +156,10 @@ def test_dagger_labels_and_guided_moves_do_not_change_when_the_unseen_cards_are_
     guided = [  # network + search: the network's top 2 candidates searched
         SearchAgent(4, budget, prior=ModelAgent(model), prior_top=2) for _ in range(2)
     ]
-    for p in [*players, *guided]:
+    spread = [  # network + search: every candidate, the network's preference weighted
+        SearchAgent(4, budget, prior=ModelAgent(model), prior_weight=0.05) for _ in range(2)
+    ]
+    for p in [*players, *guided, *spread]:
         p.start_games(spec, np.array([0]))
     rng = np.random.default_rng(3)
     differed = 0
@@ -172,6 +175,9 @@ def test_dagger_labels_and_guided_moves_do_not_change_when_the_unseen_cards_are_
         assert np.array_equal(players[0].labels[0].probs[-1], players[1].labels[0].probs[-1])
         g = guided[0].action_scores(obs[None], env.action_masks()[None], np.array([0]))
         h = guided[1].action_scores(other_obs[None], other.action_masks()[None], np.array([0]))
+        assert np.array_equal(g, h)
+        g = spread[0].action_scores(obs[None], env.action_masks()[None], np.array([0]))
+        h = spread[1].action_scores(other_obs[None], other.action_masks()[None], np.array([0]))
         assert np.array_equal(g, h)
         obs, _, terminated, truncated, _ = env.step(int(np.argmax(a[0])))
         if terminated or truncated:
@@ -396,6 +402,49 @@ def test_a_guided_search_searches_only_the_guides_best_candidates() -> None:
         SearchAgent(0, budget, prior=_Guide())
 
 
+def test_a_weighted_guide_spreads_the_samples_instead_of_pruning() -> None:
+    """``prior_weight`` > 0 with ``prior_top`` 0: every candidate of the plain search is
+    still searched (scores above the pruned moves' 0); a weight that outweighs any value
+    (100 per unit of the guide's logits, the action index; values are in [0, 1]) makes the guide's favourite
+    candidate the move, as ``prior_top=1`` does; a small one keeps the samples' say (the
+    moves differ from the guide's favourite somewhere). Bad weights are refused."""
+    budget = SearchBudget(method="solve", seconds=0.002, nodes=200)
+    env = FortyThievesEnv("NumberTen")
+    obs, _ = env.reset(seed=8)
+    spec = env.variant
+    agents = {
+        "plain": SearchAgent(2, budget),
+        "heavy": SearchAgent(2, budget, prior=_Guide(), prior_weight=100.0),
+        "light": SearchAgent(2, budget, prior=_Guide(), prior_weight=1e-6),
+    }
+    for agent in agents.values():
+        agent.start_games(spec, np.array([0]))
+    several, light_differs = 0, 0
+    for _ in range(15):
+        mask = env.action_masks()
+        scores = {
+            k: a.action_scores(obs[None], mask[None], np.array([0]))[0] for k, a in agents.items()
+        }
+        searched = np.flatnonzero(scores["plain"] > 0)
+        for k in ("heavy", "light"):
+            assert np.array_equal(np.flatnonzero(scores[k] > 0), searched)  # none pruned
+        if searched.size > 1:
+            several += 1
+            assert int(np.argmax(scores["heavy"])) == int(searched.max())
+            light_differs += int(np.argmax(scores["light"])) != int(searched.max())
+        obs, _, terminated, truncated, _ = env.step(int(np.argmax(scores["plain"])))
+        if terminated or truncated:
+            break
+    assert several >= 5 and light_differs >= 1
+    assert agents["heavy"].description()["prior_weight"] == 100.0
+    assert agents["heavy"].description()["prior_top"] == 0
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="prior_weight must be finite and >= 0"):
+            SearchAgent(0, budget, prior=_Guide(), prior_weight=bad)
+    with pytest.raises(ValueError, match="prior_weight needs the solving setting"):
+        SearchAgent(0, SearchBudget(), prior=_Guide(), prior_weight=1.0)
+
+
 def test_evaluate_plays_network_plus_search_and_refuses_a_lone_top(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -411,6 +460,13 @@ def test_evaluate_plays_network_plus_search_and_refuses_a_lone_top(
     assert settings["prior_top"] == 2 and settings["prior"] == str(model)
     assert main([*argv[:9], "--search-prior-top", "2"]) == 2
     one_error_line(capsys, "--search-prior-top", "--search-prior")
+    assert main([*argv, "--search-prior-weight", "0.05", "--no-progress"]) == 0
+    settings = json.loads(report.read_text())["results"]["search+network"]["settings"]
+    assert (settings["prior_top"], settings["prior_weight"]) == (0, 0.05)
+    assert main([*argv[:9], "--search-prior-weight", "0.05"]) == 2
+    one_error_line(capsys, "--search-prior-weight", "--search-prior")
+    assert main([*argv, "--search-prior-weight", "-1"]) == 2
+    one_error_line(capsys, "--search-prior-weight", "[0, 100]")
 
 
 # ---------------------------------------------------------------------- stops and changes
