@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -367,64 +368,58 @@ class _Guide:
         return np.where(masks != 0, scores, -np.inf)
 
 
-def test_a_guided_search_searches_only_the_guides_best_candidates() -> None:
-    """With ``prior_top`` at least the candidates, the guided search scores as the plain one;
-    with 1, the guide's best candidate is the move (scored as an only move)."""
-    budget = SearchBudget(method="solve", seconds=0.002, nodes=200)
+GUIDED_BUDGET = SearchBudget(method="solve", seconds=0.002, nodes=200)
+
+
+def _scores_along_a_game(**guided: SearchAgent) -> Iterator[dict[str, np.ndarray]]:
+    """The scores of the plain search (``"plain"``) and of each agent of ``guided`` at the
+    first 15 moves of Number Ten deal 8, played by the plain search's choices."""
     env = FortyThievesEnv("NumberTen")
     obs, _ = env.reset(seed=8)
-    spec = env.variant
-    agents = {
-        "plain": SearchAgent(2, budget),
-        "all": SearchAgent(2, budget, prior=_Guide(), prior_top=1000),
-        "one": SearchAgent(2, budget, prior=_Guide(), prior_top=1),
-    }
+    agents = {"plain": SearchAgent(2, GUIDED_BUDGET), **guided}
     for agent in agents.values():
-        agent.start_games(spec, np.array([0]))
-    assert agents["one"].name == "search+network"
-    narrowed = 0
+        agent.start_games(env.variant, np.array([0]))
     for _ in range(15):
         mask = env.action_masks()
         scores = {
             k: a.action_scores(obs[None], mask[None], np.array([0]))[0] for k, a in agents.items()
         }
-        assert np.array_equal(scores["plain"], scores["all"])
-        searched = np.flatnonzero(scores["plain"] > 0)  # the candidates (others score 0)
-        if searched.size > 1:
-            narrowed += 1
-            best = int(np.argmax(scores["one"]))
-            assert best == int(searched.max())  # the guide's favourite candidate
+        yield scores
         obs, _, terminated, truncated, _ = env.step(int(np.argmax(scores["plain"])))
         if terminated or truncated:
             break
+
+
+def test_a_guided_search_searches_only_the_guides_best_candidates() -> None:
+    """With ``prior_top`` at least the candidates, the guided search scores as the plain one;
+    with 1, the guide's best candidate is the move (scored as an only move)."""
+    one = SearchAgent(2, GUIDED_BUDGET, prior=_Guide(), prior_top=1)
+    assert one.name == "search+network"
+    narrowed = 0
+    for scores in _scores_along_a_game(
+        every=SearchAgent(2, GUIDED_BUDGET, prior=_Guide(), prior_top=1000), one=one
+    ):
+        assert np.array_equal(scores["plain"], scores["every"])
+        searched = np.flatnonzero(scores["plain"] > 0)  # the candidates (others score 0)
+        if searched.size > 1:
+            narrowed += 1
+            assert int(np.argmax(scores["one"])) == int(searched.max())  # the guide's favourite
     assert narrowed >= 5
     with pytest.raises(ValueError, match="prior_top >= 1"):
-        SearchAgent(0, budget, prior=_Guide())
+        SearchAgent(0, GUIDED_BUDGET, prior=_Guide())
 
 
 def test_a_weighted_guide_spreads_the_samples_instead_of_pruning() -> None:
     """``prior_weight`` > 0 with ``prior_top`` 0: every candidate of the plain search is
     still searched (scores above the pruned moves' 0); a weight that outweighs any value
-    (100 per unit of the guide's logits, the action index; values are in [0, 1]) makes the guide's favourite
-    candidate the move, as ``prior_top=1`` does; a small one keeps the samples' say (the
-    moves differ from the guide's favourite somewhere). Bad weights are refused."""
-    budget = SearchBudget(method="solve", seconds=0.002, nodes=200)
-    env = FortyThievesEnv("NumberTen")
-    obs, _ = env.reset(seed=8)
-    spec = env.variant
-    agents = {
-        "plain": SearchAgent(2, budget),
-        "heavy": SearchAgent(2, budget, prior=_Guide(), prior_weight=100.0),
-        "light": SearchAgent(2, budget, prior=_Guide(), prior_weight=1e-6),
-    }
-    for agent in agents.values():
-        agent.start_games(spec, np.array([0]))
+    (100 per unit of the guide's logits, the action index; values are in [0, 1]) makes the
+    guide's favourite candidate the move, as ``prior_top=1`` does; a tiny one keeps the
+    samples' say (the moves differ from the guide's favourite somewhere). Bad weights are
+    refused."""
+    heavy = SearchAgent(2, GUIDED_BUDGET, prior=_Guide(), prior_weight=100.0)
+    light = SearchAgent(2, GUIDED_BUDGET, prior=_Guide(), prior_weight=1e-6)
     several, light_differs = 0, 0
-    for _ in range(15):
-        mask = env.action_masks()
-        scores = {
-            k: a.action_scores(obs[None], mask[None], np.array([0]))[0] for k, a in agents.items()
-        }
+    for scores in _scores_along_a_game(heavy=heavy, light=light):
         searched = np.flatnonzero(scores["plain"] > 0)
         for k in ("heavy", "light"):
             assert np.array_equal(np.flatnonzero(scores[k] > 0), searched)  # none pruned
@@ -432,15 +427,12 @@ def test_a_weighted_guide_spreads_the_samples_instead_of_pruning() -> None:
             several += 1
             assert int(np.argmax(scores["heavy"])) == int(searched.max())
             light_differs += int(np.argmax(scores["light"])) != int(searched.max())
-        obs, _, terminated, truncated, _ = env.step(int(np.argmax(scores["plain"])))
-        if terminated or truncated:
-            break
     assert several >= 5 and light_differs >= 1
-    assert agents["heavy"].description()["prior_weight"] == 100.0
-    assert agents["heavy"].description()["prior_top"] == 0
+    assert heavy.description()["prior_weight"] == 100.0
+    assert heavy.description()["prior_top"] == 0
     for bad in (-1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="prior_weight must be finite and >= 0"):
-            SearchAgent(0, budget, prior=_Guide(), prior_weight=bad)
+            SearchAgent(0, GUIDED_BUDGET, prior=_Guide(), prior_weight=bad)
     with pytest.raises(ValueError, match="prior_weight needs the solving setting"):
         SearchAgent(0, SearchBudget(), prior=_Guide(), prior_weight=1.0)
 
