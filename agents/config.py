@@ -634,6 +634,12 @@ class ExpertConfig(_Section):
         description="validation deals the network alone plays after each iteration (the "
         "learning curve); 0: none",
     )
+    start_model: str | None = Field(
+        default=None,
+        description="a model zip the iterations start from instead of the teacher's clone "
+        "(this variant's, with this config's policy network: e.g. the shipped PPO model; "
+        "relative to the working directory; needs train.teacher: null); null: the clone",
+    )
 
 
 class PPOConfig(_Section):
@@ -753,6 +759,17 @@ class Config(_NoBoolForNumbers):
                 "teacher.no_cycling needs train.no_cycling: true (the teacher's games follow "
                 "the training games' rule)"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _start_model_replaces_the_teacher(self) -> Config:
+        if self.expert.start_model is not None and self.train.teacher is not None:
+            raise ValueError(
+                "expert.start_model replaces the teacher's clone: set train.teacher: null "
+                f"(got train.teacher: {self.train.teacher})"
+            )
+        if self.expert.start_model is not None and self.expert.iterations == 0:
+            raise ValueError("expert.start_model needs expert.iterations > 0")
         return self
 
     @model_validator(mode="after")

@@ -871,9 +871,50 @@ def train(
             f"--run-dir {run}: a run is already there; choose another folder, or continue it "
             "with --resume <checkpoint>"
         )
+    if resume is None and not continue_expert and config.expert.start_model is not None:
+        _check_start_model(config)
     argv = list(argv if argv is not None else sys.argv)
     with torch_threads(config.train.torch_threads), stop_signals_interrupt():
         return _train(config, run, resume, argv, console, continue_expert)
+
+
+def _load_start_model(model: Any, path: str) -> None:
+    """Set ``model``'s policy to the weights of the zip at ``path`` (weights only: SB3's
+    ``set_parameters``, which unpickles nothing).
+
+    Raises:
+        ConfigError: the zip's network is not the config's (one line naming the setting).
+    """
+    try:
+        model.set_parameters(path, exact_match=True)
+    except (RuntimeError, ValueError, KeyError) as exc:
+        cause = " ".join(str(exc).split())[:200]
+        raise ConfigError(
+            f"expert.start_model {path}: its network is not this config's policy ({cause})"
+        ) from None
+
+
+def _check_start_model(config: Config) -> None:
+    """Refuse an ``expert.start_model`` that is not a readable model zip of the config's
+    variant, made under the current rules (one line naming the setting), before any work.
+
+    Raises:
+        ConfigError: as above.
+    """
+    path = config.expert.start_model
+    assert path is not None
+    what = "expert.start_model"
+    check_readable_file(path, what, zip_archive=True)
+    try:
+        check_model_rules(path)
+        saved = model_variant(path)
+    except ModelMismatchError as exc:
+        raise ConfigError(f"{what}: {exc}") from None
+    if saved != config.env.variant:
+        raise ConfigError(
+            f"{what} {path}: a model of {saved or 'no recorded variant'}, not of "
+            f"{config.env.variant}"
+        )
 
 
 def _callbacks(
@@ -1128,6 +1169,8 @@ def _train(
             tag_model(model, config.env)
         else:
             model = build_model(config, env, tb)
+            if config.expert.start_model is not None and not continue_expert:
+                _load_start_model(model, config.expert.start_model)
         start_steps = int(model.num_timesteps)
         remaining = config.train.total_timesteps - start_steps
         if remaining <= 0:

@@ -14,7 +14,7 @@ import pytest
 import torch
 from benchmark_modules import benchmark_module
 from fortythieves_agents.cli.main import main
-from fortythieves_agents.config import load_config
+from fortythieves_agents.config import ConfigError, load_config
 from fortythieves_agents.envs import make_training_vec_env, register_config_variant
 from fortythieves_agents.evaluation.evaluate import ModelAgent
 from fortythieves_agents.players.search import (
@@ -647,3 +647,52 @@ def test_a_finished_expert_run_takes_more_iterations_on_resume(
     b = _parameters(ExpertFolder(extended / "expert").iteration_model(1))
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
     assert json.loads((extended / "run.json").read_text())["status"] == "completed"
+
+
+def test_expert_iterations_start_from_a_given_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``expert.start_model``: the first iteration starts from that zip's network (its
+    weights, bit for bit), not from a fresh or cloned one; a zip of another variant, a
+    missing one, or one with another network is refused in one line before the run folder is
+    written; with a teacher or without iterations the config is refused."""
+    ppo = tmp_path / "ppo"
+    assert main(["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(ppo), *with_set(EXPERT),
+                 "--set", "expert.iterations=0"]) == 0  # fmt: skip
+    start = ppo / "models" / "final_model.zip"
+    one = [*with_set(EXPERT), "--set", "expert.iterations=1", "--set", "expert.games=1"]
+    run = tmp_path / "run"
+    argv = ["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(run), *one]
+    assert main([*argv, "--set", f"expert.start_model={start}"]) == 0
+    config = _config()
+    mine, theirs = _model(config), _model(config)
+    mine.set_parameters(str(ExpertFolder(run / "expert").start_model(0)), exact_match=True)
+    theirs.set_parameters(str(start), exact_match=True)
+    for a, b in zip(mine.policy.parameters(), theirs.policy.parameters(), strict=True):
+        assert torch.equal(a, b)
+    fresh = _model(config)  # a new network differs: the start was really read
+    assert not all(
+        torch.equal(a, b)
+        for a, b in zip(fresh.policy.parameters(), theirs.policy.parameters(), strict=True)
+    )
+    streets = tmp_path / "streets"
+    assert main(["train", str(CONFIGS / "streets.yaml"), "--run-dir", str(streets),
+                 *with_set(EXPERT), "--set", "expert.iterations=0"]) == 0  # fmt: skip
+    for bad, message in (
+        (streets / "models" / "final_model.zip", "a model of Streets, not of Lucas"),
+        (tmp_path / "none.zip", "no such file"),
+    ):
+        other = tmp_path / f"refused-{bad.parent.name}"
+        argv = ["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(other), *one]
+        assert main([*argv, "--set", f"expert.start_model={bad}"]) == 2
+        one_error_line(capsys, "expert.start_model", message)
+        assert not other.exists()
+    wider = tmp_path / "wider"
+    argv = ["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(wider), *one]
+    assert main([*argv, "--set", f"expert.start_model={start}", "--set",
+                 "policy.player.state_dim=64"]) == 2  # fmt: skip
+    one_error_line(capsys, "expert.start_model", "not this config's policy")
+    with pytest.raises(ConfigError, match=r"set train\.teacher: null"):
+        _config([f"expert.start_model={start}", "train.teacher=greedy"])
+    with pytest.raises(ConfigError, match=r"needs expert\.iterations > 0"):
+        _config([f"expert.start_model={start}", "expert.iterations=0"])
