@@ -10,10 +10,11 @@ covers, because the agents cost very different amounts to play:
   deals, ``results/training/<Variant>/final_evaluation.json``;
 * **search alone** at 0.1 s per move: ``results/search/<Variant>-200-s0.1.json`` (the first
   200 test deals);
-* **network + search** at 0.1 s per move (the expert network as the search's prior, its 3
-  best candidates searched): ``results/search/prior/<Variant>-50-s0.1-expert-top3-vs-search.json``
-  (``benchmarks/prior_vs_search.py``: the first 50 test deals, with the search alone's wins on
-  the same deals).
+* **network + search** at 0.1 s per move (the expert network as the search's prior), one
+  entry per saved setting: ``results/search/prior/<Variant>-50-s0.1-expert-top3-vs-search.json``
+  (its 3 best candidates searched) and ``...-expert-w<W>-vs-search.json`` (every candidate,
+  its log-probability weighted ``W``); ``benchmarks/prior_vs_search.py``: the first 50 test
+  deals, with the search alone's wins on the same deals.
 
 A missing report is ``-``. With ``--doc`` it writes the table between
 ``<!-- expert-table:start -->`` and ``<!-- expert-table:end -->`` (``docs/training.md``), so
@@ -77,6 +78,18 @@ def _agent(report: dict[str, Any] | None, name: str, episodes: int | None) -> di
     return report["results"][name]
 
 
+def _setting(name: str) -> str:
+    """How the network guided the search, from a pairing file's name: ``...-expert-top3-vs-
+    search.json`` -> ``top 3`` (its 3 best candidates searched), ``...-expert-w0.02-vs-
+    search.json`` -> ``weight 0.02`` (every candidate, its log-probability weighted)."""
+    tag = name.rsplit("-expert-", 1)[1].removesuffix("-vs-search.json")
+    if tag.startswith("top"):
+        return f"top {tag[3:]}"
+    if tag.startswith("w"):
+        return f"weight {tag[1:]}"
+    raise ValueError(f"{name}: not a network + search setting (top<K> or w<WEIGHT>)")
+
+
 def row(variant: str, results: Path = RESULTS) -> str:
     """The table row of ``variant`` from the reports under ``results``.
 
@@ -87,7 +100,12 @@ def row(variant: str, results: Path = RESULTS) -> str:
     expert = _read(results / "expert" / low / "network-500.json")
     final = _read(results / "training" / variant / "final_evaluation.json")
     search = _read(results / "search" / f"{variant}-200-s0.1.json")
-    pair = _read(results / "search" / "prior" / f"{variant}-50-s0.1-expert-top3-vs-search.json")
+    pairs = {
+        _setting(path.name): _read(path)
+        for path in sorted(
+            (results / "search" / "prior").glob(f"{variant}-50-s0.1-expert-*-vs-search.json")
+        )
+    }
     network = _agent(expert, "ppo", 500)
     ceiling = None if network is None else network.get("solver_ceiling")
     cells = [
@@ -98,13 +116,19 @@ def row(variant: str, results: Path = RESULTS) -> str:
         wins_cell(_agent(final, "random", 500)),
         wins_cell(_agent(search, "search", 200)),
     ]
-    if pair is None:
+    if not pairs:
         cells += ["-", "-"]
     else:
-        deals = pair["deals"]
+        alone = {f"{p['search_alone_wins']}/{p['deals']}" for p in pairs.values() if p}
+        if len(alone) != 1:
+            raise ValueError(f"network + search reports on other deals: search alone {alone}")
         cells += [
-            f"{pair['search_plus_network_wins']}/{deals}",
-            f"{pair['search_alone_wins']}/{deals}",
+            "; ".join(
+                f"{p['search_plus_network_wins']}/{p['deals']} ({setting})"
+                for setting, p in pairs.items()
+                if p
+            ),
+            alone.pop(),
         ]
     return f"| {variant} | " + " | ".join(cells) + " |"
 

@@ -606,6 +606,19 @@ def test_the_expert_table_of_the_docs_is_generated_from_the_saved_reports(tmp_pa
     (bad / "network-500.json").write_text(json.dumps({**report, "episodes": 200}))
     with pytest.raises(ValueError, match="NumberTen: a report of 200 deals where 500"):
         expert_table.table_for(tmp_path)
+    # network + search: one entry per saved setting, the search alone once
+    prior = tmp_path / "search" / "prior"
+    prior.mkdir(parents=True)
+    for tag, wins in (("top3", 27), ("w0.02", 33)):
+        pairing = {"deals": 50, "search_plus_network_wins": wins, "search_alone_wins": 31}
+        (prior / f"Lucas-50-s0.1-expert-{tag}-vs-search.json").write_text(json.dumps(pairing))
+    cells = expert_table.row("Lucas", tmp_path).split(" | ")
+    assert cells[-2:] == ["27/50 (top 3); 33/50 (weight 0.02)", "31/50 |"]
+    (prior / "Lucas-50-s0.1-expert-w0.1-vs-search.json").write_text(
+        json.dumps({"deals": 50, "search_plus_network_wins": 1, "search_alone_wins": 30})
+    )
+    with pytest.raises(ValueError, match="on other deals"):
+        expert_table.row("Lucas", tmp_path)
 
 
 def test_a_finished_expert_run_takes_more_iterations_on_resume(
