@@ -55,6 +55,7 @@ def compare(report_path: Path, curve_path: Path = CURVE) -> dict[str, object]:
         "budget_seconds_per_move": budget,
         "prior": guided["settings"].get("prior"),
         "prior_top": guided["settings"].get("prior_top"),
+        "prior_weight": guided["settings"].get("prior_weight", 0.0),
         "deals": len(both),
         "search_plus_network_wins": sum(r["won"] for r, _ in both),
         "search_alone_wins": sum(g["won"] for _, g in both),
