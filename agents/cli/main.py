@@ -976,6 +976,41 @@ def _search_budget(args: argparse.Namespace) -> Any:
     )
 
 
+def _checked_search_options(args: argparse.Namespace) -> Any:
+    """The search's budget (:func:`_search_budget`) when ``evaluate`` plays the search agent
+    (as ``RUN_OR_MODEL`` or among ``args.baselines``), else None.
+
+    Raises:
+        ConfigError: a search option without the search agent, or ``--search-prior-top`` /
+            ``--search-prior-weight`` without ``--search-prior``.
+    """
+    options = (
+        args.search_samples,
+        args.search_horizon,
+        args.search_allocation,
+        args.search_method,
+        args.search_budget,
+        args.search_nodes,
+        args.search_prior,
+        args.search_prior_top,
+        args.search_prior_weight,
+    )
+    budget = None
+    if args.agent == "search" or "search" in args.baselines:
+        budget = _search_budget(args)
+    elif options != (None,) * len(options):
+        raise ConfigError(
+            "--search-samples, --search-allocation, --search-horizon, --search-method, "
+            "--search-budget, --search-nodes, --search-prior, --search-prior-top and "
+            "--search-prior-weight are options of the search agent, which this evaluation "
+            "does not play"
+        )
+    for given, flag in ((args.search_prior_top, "top"), (args.search_prior_weight, "weight")):
+        if given is not None and args.search_prior is None:
+            raise ConfigError(f"argument --search-prior-{flag}: only with --search-prior MODEL")
+    return budget
+
+
 def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from fortythieves_env.records import RecordError
 
@@ -990,37 +1025,12 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
         raise ConfigError(
             "--resume needs --save-games DIR: the folder of the interrupted run's game records"
         )
-    budget = None
     # beside a model or the search agent the baselines default to random and greedy; random
     # or greedy plays alone unless --baselines names some
     if args.baselines is None:
         alone = args.agent in ("random", "greedy")
         args.baselines = [] if alone else ["random", "greedy"]
-    uses_search = args.agent == "search" or "search" in args.baselines
-    options = (
-        args.search_samples,
-        args.search_horizon,
-        args.search_allocation,
-        args.search_method,
-        args.search_budget,
-        args.search_nodes,
-        args.search_prior,
-        args.search_prior_top,
-        args.search_prior_weight,
-    )
-    if uses_search:
-        budget = _search_budget(args)
-    elif options != (None,) * len(options):
-        raise ConfigError(
-            "--search-samples, --search-allocation, --search-horizon, --search-method, "
-            "--search-budget, --search-nodes, --search-prior, --search-prior-top and "
-            "--search-prior-weight are options of the search agent, which this evaluation "
-            "does not play"
-        )
-    if args.search_prior_top is not None and args.search_prior is None:
-        raise ConfigError("argument --search-prior-top: only with --search-prior MODEL")
-    if args.search_prior_weight is not None and args.search_prior is None:
-        raise ConfigError("argument --search-prior-weight: only with --search-prior MODEL")
+    budget = _checked_search_options(args)
     if args.agent in AGENT_NAMES:
         if args.variant is None:
             raise ConfigError(

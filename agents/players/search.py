@@ -622,11 +622,27 @@ def solve_scores(
         values[:] = value
     if bonus is not None:
         value = value + bonus
-    finalists = np.flatnonzero(last_round == len(per_round) - 1)
+    return _ranked(value, last_round, samples, tb, moves, limit, budget)
+
+
+def _ranked(
+    value: np.ndarray,
+    last_round: np.ndarray,
+    samples: np.ndarray,
+    tb: np.ndarray,
+    moves: np.ndarray,
+    horizon: int,
+    budget: SearchBudget,
+) -> np.ndarray:
+    """:func:`solve_scores`' scores from the candidates' values and last halving rounds:
+    ordered by (last round, value, for the best-valued finalists the greedy rollouts' score
+    on ``samples`` up to ``horizon`` moves, earlier in ``moves``), the ``i``-th worst of
+    ``n`` scoring ``budget.samples x (i + 1) / (n + 1)``."""
+    count = moves.shape[0]
+    finalists = np.flatnonzero(last_round == last_round.max())
     top = finalists[value[finalists] == value[finalists].max()]
     tie = np.zeros(count, dtype=np.float64)
     if top.size > 1:
-        horizon = limit  # the rollouts stop where the solves do
         tie[top] = _rollout_scores(
             samples, tb, moves[top], [len(samples)], horizon, budget.stall, 1
         )
