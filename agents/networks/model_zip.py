@@ -107,11 +107,15 @@ RENAMED = {
     "agents.features.CardSlotsExtractor": EXTRACTORS[0],
     "fortythieves_agents.policy.PlayerPolicy": POLICY_CLASSES[0],
     "fortythieves_agents.features.CardSlotsExtractor": EXTRACTORS[0],
+    "agents.networks.policy.PlayerPolicy": POLICY_CLASSES[0],
+    "agents.networks.features.CardSlotsExtractor": EXTRACTORS[0],
 }
 """Class names of models saved under earlier module paths, read as today's: the package's
 import name was ``agents`` (the OpenAI Agents SDK's name) until version 0.x, and the
 network modules stood at the package's top (``fortythieves_agents.policy``) until they moved
-to ``fortythieves_agents.networks`` (every shipped model and any run made before either change)."""
+to ``fortythieves_agents.networks`` (every shipped model and any run made before either change);
+a checkout's folder imported as ``agents`` (``python -m agents.cli.main``) writes
+``agents.networks...``."""
 
 _CLASS_TEXT = re.compile(r"<class '([\w.]+)'>")
 _INIT_TEXT = re.compile(r"<function (\w+)\.__init__ at 0x[0-9a-fA-F]+>")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 import pytest
 import torch
 from fortythieves_agents.cli.main import main
@@ -415,3 +416,37 @@ def test_a_model_saved_under_the_old_package_name_resumes_training(tmp_path: Pat
     with zipfile.ZipFile(run / "models" / "final_model.zip") as archive:
         saved = json.loads(archive.read("data"))
     assert saved["policy_class"]["__module__"] == "fortythieves_agents.networks.policy"
+
+
+def _with_policy_module(source_path: Path, target_path: Path, module: str) -> Path:
+    """A copy of the model zip at ``source_path`` whose policy class names ``module``."""
+    with zipfile.ZipFile(source_path) as source, zipfile.ZipFile(target_path, "w") as target:
+        for item in source.infolist():
+            content = source.read(item)
+            if item.filename == "data":
+                data = json.loads(content)
+                data["policy_class"]["__module__"] = module
+                content = json.dumps(data).encode()
+            target.writestr(item, content)
+    return target_path
+
+
+@pytest.mark.parametrize(
+    "module", ["agents.policy", "fortythieves_agents.policy", "agents.networks.policy"]
+)
+def test_models_saved_under_earlier_module_paths_load_to_play(tmp_path: Path, module: str) -> None:
+    """The policy class of a model saved before the networks moved to
+    ``fortythieves_agents.networks`` (or by a checkout imported as ``agents``) is read as
+    today's: the model loads to play without unpickling, and plays as the shipped one; an
+    unknown module is refused, named."""
+    old = ROOT / "results" / "training" / "Lucas" / "best_model.zip"
+    copy = _with_policy_module(old, tmp_path / "model.zip", module)
+    agents = [load_model_agent(path, "Lucas")[0] for path in (old, copy)]
+    env = gym.make("FortyThieves/Lucas-v0")
+    obs, _ = env.reset(seed=4)
+    mask = env.unwrapped.action_masks()[None]
+    first, second = (a.action_scores(obs[None], mask, np.array([0])) for a in agents)
+    assert np.array_equal(first, second)
+    bad = _with_policy_module(old, tmp_path / "bad.zip", "elsewhere.policy")
+    with pytest.raises(ModelMismatchError, match=r"elsewhere\.policy\.PlayerPolicy"):
+        load_model_agent(bad, "Lucas")
