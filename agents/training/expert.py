@@ -649,6 +649,8 @@ def run_expert_iterations(
         state.update(extra_state or {})
         folder.write_state(state)
     if "start_validation" not in state:  # the learning curve's first point: the network before
+        if state["iterations"]:  # a run from before this point was recorded: its first start
+            model.set_parameters(str(folder.start_model(0)), exact_match=True)
         state["start_validation"] = validate_network(model, env_id, ec.validation_games)
         folder.write_state(state)
     done = len(state["iterations"])

@@ -709,3 +709,23 @@ def test_expert_iterations_start_from_a_given_model(
         _config([f"expert.start_model={start}", "train.teacher=greedy"])
     with pytest.raises(ConfigError, match=r"needs expert\.iterations > 0"):
         _config([f"expert.start_model={start}", "expert.iterations=0"])
+
+
+def test_a_continued_run_without_a_start_point_validates_its_first_start(tmp_path: Path) -> None:
+    """A run recorded before ``start_validation`` existed gets it on continue from its first
+    iteration's start network (``iter-000/start.zip``), not from the network being built."""
+    one = _config(["expert.iterations=1", "expert.games=1", "expert.validation_games=4"])
+    run = tmp_path / "run"
+    first = run_expert_iterations(one, _model(one), run, "FortyThieves/Lucas-v0", echo=str)
+    folder = ExpertFolder(run / "expert")
+    state = folder.read_state()
+    del state["start_validation"]
+    folder.write_state(state)
+    two = _config(["expert.iterations=2", "expert.games=1", "expert.validation_games=4"])
+    fresh = _model(two)
+    torch.manual_seed(123)
+    for parameter in fresh.policy.parameters():  # a network unlike the run's start
+        torch.nn.init.normal_(parameter)
+    again = run_expert_iterations(two, fresh, run, "FortyThieves/Lucas-v0", echo=str)
+    assert again["start_validation"] == first["start_validation"]
+    assert len(again["iterations"]) == 2
