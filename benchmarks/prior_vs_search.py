@@ -8,6 +8,9 @@ each on the common deals, the deals only one of them won, and the seconds per mo
 
     python benchmarks/prior_vs_search.py results/search/prior/NumberTen-50-s0.1-ppo-top3.json \\
         --json results/search/prior/NumberTen-50-s0.1-ppo-top3-vs-search.json
+
+For a variant the curve does not cover, ``--alone-games DIR`` reads the search alone's games
+from the game records of ``scripts/search/run_eval.sh`` (``runs/search-eval/<V>-200-s0.1/search``).
 """
 
 from __future__ import annotations
@@ -16,16 +19,48 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 CURVE = Path(__file__).resolve().parents[1] / "results" / "search" / "budget_curve" / "curve.json"
 
 
-def compare(report_path: Path, curve_path: Path = CURVE) -> dict[str, object]:
-    """The comparison (see the module docstring).
+def alone_from_games(folder: Path, variant: str, budget: float) -> dict[int, dict[str, object]]:
+    """The search alone's games by deal seed from a folder of game records
+    (``evaluate --save-games DIR``'s ``DIR/search``), as ``{"won", "length", "seconds"}``
+    (``seconds`` None: records do not time the moves).
 
     Raises:
-        SystemExit: the report has no ``search+network`` per-episode rows, or the curve no
-            point of the search alone at the report's budget covering its deals.
+        SystemExit: a record of another variant, agent or budget.
+    """
+    games: dict[int, dict[str, object]] = {}
+    for path in sorted(folder.glob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        settings = record["agent"].get("settings", {})
+        if (
+            record["variant"]["id"] != variant
+            or record["agent"]["name"] != "search"
+            or settings.get("budget_seconds_per_move") != budget
+        ):
+            raise SystemExit(f"{path}: not the search alone at {budget} s per move on {variant}")
+        outcome = record["outcome"]
+        games[record["source"]["value"]] = {
+            "won": outcome["won"],
+            "length": outcome["length"],
+            "seconds": None,
+        }
+    return games
+
+
+def compare(
+    report_path: Path, curve_path: Path = CURVE, alone_games: Path | None = None
+) -> dict[str, object]:
+    """The comparison (see the module docstring); with ``alone_games`` the search alone's
+    games are read from that folder of game records (:func:`alone_from_games`) instead of
+    the curve.
+
+    Raises:
+        SystemExit: the report has no ``search+network`` per-episode rows, or the curve (or
+            the folder) no game of the search alone at the report's budget on one of its deals.
     """
     report = json.loads(report_path.read_text(encoding="utf-8"))
     guided = report["results"].get("search+network", {})
@@ -33,6 +68,10 @@ def compare(report_path: Path, curve_path: Path = CURVE) -> dict[str, object]:
     if not rows:
         raise SystemExit(f"{report_path}: no search+network per-episode rows (--per-episode)")
     budget = guided["settings"]["budget_seconds_per_move"]
+    if alone_games is not None:
+        return _pairing(
+            report, rows, alone_from_games(alone_games, report["variant"], budget), alone_games
+        )
     curve = json.loads(curve_path.read_text(encoding="utf-8"))
     points = [
         p
@@ -42,13 +81,26 @@ def compare(report_path: Path, curve_path: Path = CURVE) -> dict[str, object]:
         and p["budget_seconds"] == budget
     ]
     alone = {g["seed"]: g for p in points for g in p["games"]}
+    return _pairing(report, rows, alone, curve_path)
+
+
+def _pairing(
+    report: dict[str, Any], rows: list[dict[str, Any]], alone: dict[int, Any], source: Path
+) -> dict[str, object]:
+    """The comparison of the guided search's ``rows`` with the search alone's games by seed
+    (read from ``source``).
+
+    Raises:
+        SystemExit: a deal of ``rows`` has no game of the search alone.
+    """
+    guided = report["results"]["search+network"]
+    budget = guided["settings"]["budget_seconds_per_move"]
     missing = [r["seed"] for r in rows if r["seed"] not in alone]
     if missing:
-        raise SystemExit(
-            f"{curve_path}: the search alone at {budget} s has no game of deals {missing}"
-        )
+        raise SystemExit(f"{source}: the search alone at {budget} s has no game of deals {missing}")
     both = [(r, alone[r["seed"]]) for r in rows]
-    seconds = sum(g["seconds"] for _, g in both)
+    timed = all(g["seconds"] is not None for _, g in both)
+    seconds = sum(g["seconds"] for _, g in both) if timed else None
     moves = sum(g["length"] for _, g in both)
     return {
         "variant": report["variant"],
@@ -64,7 +116,9 @@ def compare(report_path: Path, curve_path: Path = CURVE) -> dict[str, object]:
         "search_plus_network_seconds_per_move": report["timing"]["search+network"][
             "seconds_per_move"
         ],
-        "search_alone_seconds_per_move": round(seconds / max(moves, 1), 6),
+        "search_alone_seconds_per_move": (
+            None if seconds is None else round(seconds / max(moves, 1), 6)
+        ),
     }
 
 
@@ -72,9 +126,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("report", type=Path)
     parser.add_argument("--curve", type=Path, default=CURVE)
+    parser.add_argument(
+        "--alone-games",
+        type=Path,
+        help="the search alone's game records (evaluate --save-games DIR: DIR/search) "
+        "instead of the curve",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    out = compare(args.report, args.curve)
+    out = compare(args.report, args.curve, args.alone_games)
     text = json.dumps(out, indent=2) + "\n"
     if args.json:
         args.json.write_text(text, encoding="utf-8")

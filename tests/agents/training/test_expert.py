@@ -578,6 +578,26 @@ def test_prior_vs_search_compares_deal_by_deal(tmp_path: Path) -> None:
     (tmp_path / "c.json").write_text(json.dumps(curve))
     with pytest.raises(SystemExit, match=r"no game of deals \[7\]"):
         compare(tmp_path / "r.json", tmp_path / "c.json")
+    # the search alone's game records instead of the curve (a variant the curve lacks)
+    folder = tmp_path / "records"
+    folder.mkdir()
+    settings = {"budget_seconds_per_move": 0.1}
+    for game in games:
+        record = {
+            "variant": {"id": "NumberTen"},
+            "agent": {"name": "search", "settings": settings},
+            "source": {"kind": "seed", "value": game["seed"]},
+            "outcome": {"won": game["won"], "length": game["length"]},
+        }
+        (folder / f"NumberTen-{game['seed']}.json").write_text(json.dumps(record))
+    out = compare(tmp_path / "r.json", alone_games=folder)
+    assert (out["search_plus_network_wins"], out["search_alone_wins"]) == (2, 2)
+    assert (out["only_search_plus_network"], out["only_search_alone"]) == ([5], [6])
+    assert out["search_alone_seconds_per_move"] is None  # records do not time the moves
+    record["agent"]["settings"] = {"budget_seconds_per_move": 1.0}
+    (folder / "NumberTen-7.json").write_text(json.dumps(record))
+    with pytest.raises(SystemExit, match=r"not the search alone at 0\.1 s per move"):
+        compare(tmp_path / "r.json", alone_games=folder)
 
 
 def test_the_shipped_expert_config_is_the_measured_pilots_recipe() -> None:
