@@ -417,3 +417,18 @@ def test_piped_output_is_wide_enough_for_the_tables(monkeypatch: pytest.MonkeyPa
     for bad in ("0", "-5", "abc", "", "5"):
         monkeypatch.setenv("COLUMNS", bad)
         assert _console().width == PIPED_WIDTH, bad
+
+
+def test_python_m_runs_the_command() -> None:
+    """``python -m fortythieves_agents.cli`` is the ``fortythieves`` command."""
+    import subprocess
+
+    from fortythieves_env import __version__
+
+    done = subprocess.run(
+        [sys.executable, "-m", "fortythieves_agents.cli", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, f"fortythieves {__version__}")
