@@ -827,28 +827,7 @@ def train(
     variant = config.env.variant
     if resume is not None:
         resume = Path(resume)
-        check_readable_file(resume, "--resume", zip_archive=True)
-        try:
-            saved = model_variant(resume)
-        except ModelMismatchError as exc:
-            raise ConfigError(f"--resume {exc}") from None
-        if saved is not None and saved != variant:
-            raise ConfigError(
-                f"--resume {resume}: checkpoint trained for variant {saved!r}, "
-                f"but the config says {variant!r}"
-            )
-        try:
-            check_model_rules(resume)
-        except ModelMismatchError as exc:
-            raise ConfigError(f"--resume {exc}; start a new run") from None
-        made_for = model_env_id(resume)
-        wanted = register_config_variant(config.env)
-        if made_for is not None and made_for != wanted:
-            raise ConfigError(
-                f"--resume {resume}: checkpoint made for {made_for}, but training plays "
-                f"{wanted} (another observation version): it cannot continue here; start "
-                f"a new run (evaluate it with --env-version {made_for.rpartition('-v')[2]})"
-            )
+        _check_model_zip(resume, "--resume", config)
 
     if run_dir is None and resume is not None:
         run_dir = run_folder_of(resume)  # resume where the checkpoint was written
@@ -872,7 +851,7 @@ def train(
             "with --resume <checkpoint>"
         )
     if resume is None and not continue_expert and config.expert.start_model is not None:
-        _check_start_model(config)
+        _check_model_zip(config.expert.start_model, "expert.start_model", config)
     argv = list(argv if argv is not None else sys.argv)
     with torch_threads(config.train.torch_threads), stop_signals_interrupt():
         return _train(config, run, resume, argv, console, continue_expert)
@@ -894,26 +873,44 @@ def _load_start_model(model: Any, path: str) -> None:
         ) from None
 
 
-def _check_start_model(config: Config) -> None:
-    """Refuse an ``expert.start_model`` that is not a readable model zip of the config's
-    variant, made under the current rules (one line naming the setting), before any work.
+def _check_model_zip(path: str | Path, what: str, config: Config) -> None:
+    """Refuse a model zip that training with ``config`` cannot start from, before any work:
+    a checkpoint to resume (``what`` ``"--resume"``) or the expert iterations' start
+    (``"expert.start_model"``). The one-line message names ``what`` and the path.
+
+    Args:
+        path: the model zip.
+        what: the argument or setting that named it.
+        config: the training config (its variant, rules and observation version).
 
     Raises:
-        ConfigError: as above.
+        ConfigError: the file is missing, unreadable or not a zip; it was trained for another
+            variant (a zip that records none, from before variants were recorded, is
+            accepted: the network's shape is still checked when it is loaded); it was made
+            under other rules; or for another observation version (``LittleForty-v0``).
     """
-    path = config.expert.start_model
-    assert path is not None
-    what = "expert.start_model"
+    path = Path(path)
     check_readable_file(path, what, zip_archive=True)
+    variant = config.env.variant
     try:
-        check_model_rules(path)
         saved = model_variant(path)
     except ModelMismatchError as exc:
-        raise ConfigError(f"{what}: {exc}") from None
-    if saved != config.env.variant:
+        raise ConfigError(f"{what} {exc}") from None
+    if saved is not None and saved != variant:
         raise ConfigError(
-            f"{what} {path}: a model of {saved or 'no recorded variant'}, not of "
-            f"{config.env.variant}"
+            f"{what} {path}: a model of {saved}, not of {variant} (the config's env.variant)"
+        )
+    try:
+        check_model_rules(path)
+    except ModelMismatchError as exc:
+        raise ConfigError(f"{what} {exc}; start a new run") from None
+    made_for = model_env_id(path)
+    wanted = register_config_variant(config.env)
+    if made_for is not None and made_for != wanted:
+        raise ConfigError(
+            f"{what} {path}: a model made for {made_for}, but training plays {wanted} "
+            f"(another observation version): it cannot continue here; start a new run "
+            f"(evaluate it with --env-version {made_for.rpartition('-v')[2]})"
         )
 
 

@@ -256,7 +256,7 @@ def test_resume_with_checkpoint_of_other_variant_refused(
     maria = CONFIGS / "maria.yaml"
     assert main(["train", str(maria), "--resume", str(model)]) == 2
     err = capsys.readouterr().err
-    assert "'Streets'" in err and "'Maria'" in err
+    assert "a model of Streets, not of Maria (the config's env.variant)" in err
 
 
 def test_resume_of_a_little_forty_v0_checkpoint_is_refused_by_its_id(
@@ -264,7 +264,8 @@ def test_resume_of_a_little_forty_v0_checkpoint_is_refused_by_its_id(
 ) -> None:
     """A checkpoint made before observation version 1 (LittleForty-v0) cannot continue on
     the -v1 training env: refused naming both ids, before anything is written (it was
-    refused only by SB3's space check, its message a truncated Box)."""
+    refused only by SB3's space check, its message a truncated Box). The same check refuses
+    it as the expert iterations' start model (one helper serves both)."""
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -284,6 +285,13 @@ def test_resume_of_a_little_forty_v0_checkpoint_is_refused_by_its_id(
     assert err.count("\n") == 1 and "Box(" not in err
     assert "made for FortyThieves/LittleForty-v0, but training plays " in err
     assert "FortyThieves/LittleForty-v1" in err and "--env-version 0" in err
+    assert not run.exists()
+    start = ["--set", f"expert.start_model={path}", "--set", "train.teacher=null"]
+    assert main(["train", str(config), "--run-dir", str(run), "--set", "expert.iterations=1",
+                 *start]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("fortythieves train: error: expert.start_model ")
+    assert "made for FortyThieves/LittleForty-v0, but training plays " in err
     assert not run.exists()
 
 
