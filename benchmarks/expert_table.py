@@ -16,9 +16,17 @@ covers, because the agents cost very different amounts to play:
   its log-probability weighted ``W``); ``benchmarks/prior_vs_search.py``: the first 50 test
   deals, with the search alone's wins on the same deals.
 
-A missing report is ``-``. With ``--doc`` it writes the table between
-``<!-- expert-table:start -->`` and ``<!-- expert-table:end -->`` (``docs/training.md``), so
-the table is generated, never typed.
+A second table gives the issue's goal figures: each variant's best shipped network alone
+(``results/expert/goal/<Variant>-network-500.json``, made by ``scripts/expert/goal.sh``: the
+expert-iteration network where one is shipped, else PPO's; one row per deal) against the
+search alone on the first 200 test deals, the search's: its wins there as a share of the
+search's (goal: at least 80% where the search wins at least 10% of deals); and its wins among
+the solver-proved wins of all 500 (goal: at least 50% on Indian, Limited and Number Ten).
+
+A missing report is ``-``. With ``--doc`` it writes the tables between
+``<!-- expert-table:start -->`` and ``<!-- expert-table:end -->``, and between
+``<!-- expert-goal:start -->`` and ``<!-- expert-goal:end -->`` (``docs/training.md``), so
+the tables are generated, never typed.
 
 Usage::
 
@@ -43,6 +51,21 @@ from fortythieves_env import VARIANTS
 
 START = "<!-- expert-table:start -->"
 END = "<!-- expert-table:end -->"
+GOAL_START = "<!-- expert-goal:start -->"
+GOAL_END = "<!-- expert-goal:end -->"
+SEARCH_SHARE_GOAL = 0.8
+"""The network alone's wins at least this share of the search alone's ..."""
+SEARCH_WINS_FLOOR = 0.1
+"""... on every variant where the search alone wins at least this share of deals."""
+PROVED_SHARE_GOAL = 0.5
+"""The network alone wins at least this share of the solver-proved wins ..."""
+PROVED_GOAL_VARIANTS = ("Indian", "Limited", "NumberTen")
+"""... on these variants (issue 26)."""
+GOAL_HEADER = (
+    "| variant | search alone, first 200 | best network | network alone, same 200 | "
+    "network / search | goal: 80% of the search's wins | network / solver-proved, 500 | "
+    "goal: 50% of the proved |\n|---|---|---|---|---|---|---|---|"
+)
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 HEADER = (
     "| variant | network alone, 500 deals | network alone / solver-proved wins | PPO, 500 | "
@@ -133,6 +156,72 @@ def row(variant: str, results: Path = RESULTS) -> str:
     return f"| {variant} | " + " | ".join(cells) + " |"
 
 
+def _met(ok: bool) -> str:
+    return "met" if ok else "**not met**"
+
+
+def goal_row(variant: str, results: Path = RESULTS) -> str:
+    """The goal table's row of ``variant`` from the reports under ``results``.
+
+    Raises:
+        ValueError: a report is not JSON, covers other deals than its column says, or has
+            no rows per deal.
+    """
+    search_report = _read(results / "search" / f"{variant}-200-s0.1.json")
+    search = _agent(search_report, "search", 200)
+    report = _read(results / "expert" / "goal" / f"{variant}-network-500.json")
+    network = _agent(report, "ppo", 500)
+    if search is None or network is None:
+        return f"| {variant} | " + " | ".join(["-"] * 7) + " |"
+    assert report is not None and search_report is not None
+    if report["seeds"]["first"] != search_report["seeds"]["first"]:
+        raise ValueError("the network's deals do not start at the search's")
+    if "per_episode" not in network:
+        raise ValueError("the network's report has no rows per deal (--per-episode)")
+    first = search_report["seeds"]["first"]
+    same = sum(row["won"] for row in network["per_episode"] if row["seed"] < first + 200)
+    kind = "expert iteration" if "results/expert/" in str(report.get("model")) else "PPO"
+    cells = [f"{search['wins']}/200", kind, f"{same}/200"]
+    if search["wins"]:
+        share = same / search["wins"]
+        cells.append(f"{share:.0%}")
+    else:
+        share = None
+        cells.append("-")
+    if search["wins"] / 200 < SEARCH_WINS_FLOOR:
+        cells.append("does not apply (search under 10%)")
+    else:
+        cells.append(_met(share is not None and share >= SEARCH_SHARE_GOAL))
+    ceiling = network.get("solver_ceiling")
+    if ceiling is None or not ceiling["proved_won"]:
+        cells.append("-")
+    else:
+        cells.append(
+            f"{ceiling['wins_among_proved']}/{ceiling['proved_won']} "
+            f"({ceiling['share_of_proved']:.0%})"
+        )
+    if variant not in PROVED_GOAL_VARIANTS:
+        cells.append("does not apply")
+    else:
+        cells.append(_met(ceiling is not None and ceiling["share_of_proved"] >= PROVED_SHARE_GOAL))
+    return f"| {variant} | " + " | ".join(cells) + " |"
+
+
+def goal_table_for(results: Path = RESULTS) -> str:
+    """The goal table, one row per variant of the registry.
+
+    Raises:
+        ValueError: as :func:`goal_row`, naming the variant.
+    """
+    rows = []
+    for variant in VARIANTS:
+        try:
+            rows.append(goal_row(variant, results))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{variant}: {exc}") from None
+    return "\n".join([GOAL_HEADER, *rows])
+
+
 def table_for(results: Path = RESULTS) -> str:
     """The Markdown table, one row per variant of the registry.
 
@@ -155,10 +244,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         table = table_for(Path(args.results))
+        goal = goal_table_for(Path(args.results))
         if args.doc:
             write_between(args.doc, table, START, END)
+            write_between(args.doc, goal, GOAL_START, GOAL_END)
         else:
-            print(table)
+            print(table, goal, sep="\n\n")
     except (OSError, ValueError) as exc:
         print(f"expert_table: error: {exc}", file=sys.stderr)
         return 2

@@ -2,9 +2,13 @@
 ablation, offline): the iteration's start network, its labelled games, a target mix and a
 fit, then the network alone on validation deals. One JSON line per setting to ``--out``.
 
-A setting is ``MOVE_WEIGHT,EPOCHS,LEARNING_RATE,SEED``: the target is ``(1 - w) * soft +
-w * one-hot(search's move)`` (``w = 1``: hard targets; ``0``: the values' softmax as
-labelled), then ``EPOCHS`` passes at ``LEARNING_RATE``; ``SEED`` shuffles and seeds torch.
+A setting is ``MOVE_WEIGHT,EPOCHS,LEARNING_RATE,SEED``: the target is ``(1 - w) * labelled +
+w * one-hot(search's move)`` (``w = 1``: hard targets; ``0``: the targets as labelled, the
+run's ``expert.targets``), then ``EPOCHS`` passes at ``LEARNING_RATE``; ``SEED`` shuffles and
+seeds torch. ``--soft-temperature T`` replaces the labelled targets by the soft ones made
+from the saved candidate values, ``softmax(value / T)`` over the valued legal moves (so a run
+labelled with ``improve`` targets can be refitted with ``soft`` ones; a demoted return to a
+seen view is not marked in the saved values, so it keeps its share here).
 
     python scripts/expert/refit_targets.py RUN --iteration 0 --games 32 \\
         --validation 200 --out results/expert/refit.jsonl 0,4,1e-3,0 1,16,1e-3,0
@@ -27,6 +31,18 @@ from fortythieves_agents.training.expert import load_labels, validate_network
 from fortythieves_agents.training.teacher import clone_teacher
 
 
+def _soft(values: np.ndarray, labelled: np.ndarray, temperature: float) -> np.ndarray:
+    """``softmax(values / temperature)`` per row over the valued moves (NaN: not valued);
+    a row with no valued move keeps its labelled target. ``float32 (N, A)``."""
+    valued = ~np.isnan(values)
+    best = np.where(valued, values, -np.inf).max(axis=1, keepdims=True)
+    shifted = np.where(valued, values - np.where(np.isfinite(best), best, 0.0), -np.inf)
+    weights = np.where(valued, np.exp(shifted / temperature), 0.0)
+    totals = weights.sum(axis=1, keepdims=True)
+    out = np.where(totals > 0, weights / np.where(totals > 0, totals, 1.0), labelled)
+    return out.astype(np.float32)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run", type=Path)
@@ -35,14 +51,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, required=True, help="the iteration's games")
     parser.add_argument("--validation", type=int, default=200, help="validation deals")
     parser.add_argument("--out", type=Path, required=True, help="JSON lines appended here")
+    parser.add_argument(
+        "--soft-temperature",
+        type=float,
+        help="refit soft targets made from the saved values at this temperature",
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     folder = ExpertFolder(args.run / "expert")
     base = load_config(args.run / "config.yaml", [])
     env_id = register_config_variant(base.env)
-    moves = np.concatenate(
-        [np.load(folder.game(args.iteration, g))["search_moves"] for g in range(args.games)]
-    )
+    games = [np.load(folder.game(args.iteration, g)) for g in range(args.games)]
+    moves = np.concatenate([game["search_moves"] for game in games])
+    values = np.concatenate([game["values"] for game in games]).astype(np.float64)
     for setting in args.settings:
         weight, epochs, rate, seed = setting.split(",")
         config = load_config(
@@ -50,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         data = load_labels(folder, [args.iteration], args.games)
         soft = data.probs.astype(np.float32)
+        if args.soft_temperature is not None:
+            soft = _soft(values, soft, args.soft_temperature)
         hard = np.zeros_like(soft)
         hard[np.arange(moves.size), moves] = 1.0
         data.probs = ((1 - float(weight)) * soft + float(weight) * hard).astype(np.float16)
@@ -64,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
             "epochs": int(epochs),
             "learning_rate": float(rate),
             "seed": int(seed),
+            "soft_temperature": args.soft_temperature,
             "labels": len(data),
             "held_out_agreement": fit["after"]["accuracy"],
             "train_agreement": fit["train_after"]["accuracy"],

@@ -641,6 +641,54 @@ def test_the_expert_table_of_the_docs_is_generated_from_the_saved_reports(tmp_pa
         expert_table.row("Lucas", tmp_path)
 
 
+def test_the_goal_table_counts_the_networks_wins_on_the_searchs_deals(tmp_path: Path) -> None:
+    """docs/training.md's goal table is the script's rendering of results/; the network's
+    wins are counted on the search's first 200 deals only (from its rows per deal), a goal is
+    met at 80% of the search's wins and not below, and a report without rows per deal or
+    starting at other deals is refused."""
+    expert_table = benchmark_module("expert_table")
+    doc = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
+    inside = doc.split(expert_table.GOAL_START)[1].split(expert_table.GOAL_END)[0].strip()
+    assert inside == expert_table.goal_table_for()
+    (tmp_path / "search").mkdir()
+    search = json.loads((ROOT / "results/search/Lucas-200-s0.1.json").read_text())
+    search["results"]["search"]["wins"] = 100
+    (tmp_path / "search" / "Lucas-200-s0.1.json").write_text(json.dumps(search))
+    first = search["seeds"]["first"]
+    goal = tmp_path / "expert" / "goal"
+    goal.mkdir(parents=True)
+
+    def network(won_first_200: int, won_after: int, **extra: object) -> str:
+        rows = [
+            {"seed": first + i, "won": i < won_first_200 or 200 <= i < 200 + won_after}
+            for i in range(500)
+        ]
+        summary = {"wins": won_first_200 + won_after, "per_episode": rows, **extra}
+        report = {"episodes": 500, "seeds": {"first": first}, "model": "m.zip",
+                  "results": {"ppo": summary}}  # fmt: skip
+        (goal / "Lucas-network-500.json").write_text(json.dumps(report))
+        return expert_table.goal_row("Lucas", tmp_path)
+
+    cells = network(80, 300).split(" | ")
+    assert cells[1:6] == ["100/200", "PPO", "80/200", "80%", "met"]
+    cells = network(79, 300).split(" | ")
+    assert cells[3:6] == ["79/200", "79%", "**not met**"]
+    ceiling = {"proved_won": 10, "wins_among_proved": 5, "share_of_proved": 0.5}
+    assert network(79, 0, solver_ceiling=ceiling).split(" | ")[6:] == [
+        "5/10 (50%)",
+        "does not apply |",
+    ]
+    report = json.loads((goal / "Lucas-network-500.json").read_text())
+    del report["results"]["ppo"]["per_episode"]
+    (goal / "Lucas-network-500.json").write_text(json.dumps(report))
+    with pytest.raises(ValueError, match="no rows per deal"):
+        expert_table.goal_row("Lucas", tmp_path)
+    report["seeds"]["first"] = first + 1
+    (goal / "Lucas-network-500.json").write_text(json.dumps(report))
+    with pytest.raises(ValueError, match="do not start at the search's"):
+        expert_table.goal_row("Lucas", tmp_path)
+
+
 def test_a_finished_expert_run_takes_more_iterations_on_resume(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

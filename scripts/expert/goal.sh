@@ -1,0 +1,21 @@
+#!/bin/bash
+# Issue 26's goal figures, network side: each variant's best shipped network alone (the expert-
+# iteration network where one is shipped, results/expert/<variant>/model.zip, else the shipped
+# PPO model, results/training/<Variant>/best_model.zip) on the 500 test deals, one row per
+# deal: the first 200 are the deals of the search alone's table
+# (results/search/<Variant>-200-s0.1.json). With the wins among the solver-proved ones.
+# benchmarks/expert_table.py --doc docs/training.md renders the goal table.
+#   scripts/expert/goal.sh [VARIANT ...]        (default: all nine)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cmd=${FORTYTHIEVES:-.venv/bin/fortythieves}
+variants=("$@")
+[ ${#variants[@]} -gt 0 ] || variants=(FortyThieves Indian Limited LittleForty Lucas Maria NumberTen RankAndFile Streets)
+mkdir -p results/expert/goal
+for variant in "${variants[@]}"; do
+  low=$(echo "$variant" | tr '[:upper:]' '[:lower:]')
+  model=results/expert/$low/model.zip
+  [ -f "$model" ] || model=results/training/$variant/best_model.zip
+  $cmd evaluate "$model" --episodes 500 --baselines --per-episode --no-progress \
+    --json "results/expert/goal/$variant-network-500.json"
+done
