@@ -10,10 +10,11 @@ covers, because the agents cost very different amounts to play:
   deals, ``results/training/<Variant>/final_evaluation.json``;
 * **search alone** at 0.1 s per move: ``results/search/<Variant>-200-s0.1.json`` (the first
   200 test deals);
-* **network + search** at 0.1 s per move (the expert network as the search's prior), one
-  entry per saved setting: ``results/search/prior/<Variant>-50-s0.1-expert-top3-vs-search.json``
-  (its 3 best candidates searched) and ``...-expert-w<W>-vs-search.json`` (every candidate,
-  its log-probability weighted ``W``); ``benchmarks/prior_vs_search.py``: the first 50 test
+* **network + search** at 0.1 s per move (the expert network or the PPO model as the
+  search's prior), one entry per saved setting:
+  ``results/search/prior/<Variant>-50-s0.1-<expert|ppo>-top3-vs-search.json`` (its 3 best
+  candidates searched) and ``...-<expert|ppo>-w<W>-vs-search.json`` (every candidate, its
+  log-probability weighted ``W``); ``benchmarks/prior_vs_search.py``: the first 50 test
   deals, with the search alone's wins on the same deals.
 
 A second table gives the issue's goal figures: each variant's best shipped network alone
@@ -101,15 +102,27 @@ def _agent(report: dict[str, Any] | None, name: str, episodes: int | None) -> di
     return report["results"][name]
 
 
+NETWORKS = {"expert": "expert", "ppo": "PPO"}
+"""The prior's name in a pairing file's name -> how the table names it."""
+
+
 def _setting(name: str) -> str:
-    """How the network guided the search, from a pairing file's name: ``...-expert-top3-vs-
-    search.json`` -> ``top 3`` (its 3 best candidates searched), ``...-expert-w0.02-vs-
-    search.json`` -> ``weight 0.02`` (every candidate, its log-probability weighted)."""
-    tag = name.rsplit("-expert-", 1)[1].removesuffix("-vs-search.json")
+    """Which network guided the search and how, from a pairing file's name:
+    ``...-expert-top3-vs-search.json`` -> ``expert, top 3`` (its 3 best candidates searched),
+    ``...-ppo-w0.02-vs-search.json`` -> ``PPO, weight 0.02`` (every candidate, its
+    log-probability weighted).
+
+    Raises:
+        ValueError: another network name or setting.
+    """
+    stem = name.removesuffix("-vs-search.json")
+    network, _, tag = stem.split("-s0.1-", 1)[1].rpartition("-")
+    if network not in NETWORKS:
+        raise ValueError(f"{name}: not a network + search pairing of {sorted(NETWORKS)}")
     if tag.startswith("top"):
-        return f"top {tag[3:]}"
+        return f"{NETWORKS[network]}, top {tag[3:]}"
     if tag.startswith("w"):
-        return f"weight {tag[1:]}"
+        return f"{NETWORKS[network]}, weight {tag[1:]}"
     raise ValueError(f"{name}: not a network + search setting (top<K> or w<WEIGHT>)")
 
 
@@ -126,7 +139,7 @@ def row(variant: str, results: Path = RESULTS) -> str:
     pairs = {
         _setting(path.name): _read(path)
         for path in sorted(
-            (results / "search" / "prior").glob(f"{variant}-50-s0.1-expert-*-vs-search.json")
+            (results / "search" / "prior").glob(f"{variant}-50-s0.1-*-vs-search.json")
         )
     }
     network = _agent(expert, "ppo", 500)

@@ -633,7 +633,7 @@ def test_the_expert_table_of_the_docs_is_generated_from_the_saved_reports(tmp_pa
         pairing = {"deals": 50, "search_plus_network_wins": wins, "search_alone_wins": 31}
         (prior / f"Lucas-50-s0.1-expert-{tag}-vs-search.json").write_text(json.dumps(pairing))
     cells = expert_table.row("Lucas", tmp_path).split(" | ")
-    assert cells[-2:] == ["27/50 (top 3); 33/50 (weight 0.02)", "31/50 |"]
+    assert cells[-2:] == ["27/50 (expert, top 3); 33/50 (expert, weight 0.02)", "31/50 |"]
     (prior / "Lucas-50-s0.1-expert-w0.1-vs-search.json").write_text(
         json.dumps({"deals": 50, "search_plus_network_wins": 1, "search_alone_wins": 30})
     )
