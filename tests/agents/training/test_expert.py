@@ -689,6 +689,29 @@ def test_the_goal_table_counts_the_networks_wins_on_the_searchs_deals(tmp_path: 
         expert_table.goal_row("Lucas", tmp_path)
 
 
+def test_the_refit_scripts_soft_targets_are_the_values_softmax() -> None:
+    """scripts/expert/refit_targets.py's soft targets from saved values: the softmax of the
+    valued moves' values over the temperature (the search's soft targets), nothing on a move
+    the search did not value, and the labelled target kept where it valued none."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "refit_targets", ROOT / "scripts" / "expert" / "refit_targets.py"
+    )
+    assert spec is not None and spec.loader is not None
+    refit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(refit)
+    values = np.array([[0.5, np.nan, 0.25], [np.nan, np.nan, np.nan]])
+    labelled = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], dtype=np.float32)
+    out = refit._soft(values, labelled, 0.05)
+    legal = np.ones(3, dtype=np.int8)
+    scores = np.nan_to_num(values[0], nan=-1.0)
+    expected = expert_module.targets_from_search(scores, values[0], legal, "soft", 0.05)
+    np.testing.assert_allclose(out[0], expected, rtol=1e-6)
+    assert out[0, 1] == 0.0 and out[0, 0] == pytest.approx(1 / (1 + np.exp(-5)), rel=1e-6)
+    np.testing.assert_array_equal(out[1], labelled[1])
+
+
 def test_a_finished_expert_run_takes_more_iterations_on_resume(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
