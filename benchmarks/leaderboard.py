@@ -54,6 +54,7 @@ from fortythieves_env import VARIANTS
 ROOT = Path(__file__).resolve().parents[1]
 TRAINING_DIR = ROOT / "results" / "training"
 SEARCH_DIR = ROOT / "results" / "search"
+EXPERT_DIR = ROOT / "results" / "expert"
 LEADERBOARD_DIR = ROOT / "results" / "leaderboard"
 SOLVER_DIR = ROOT / "results" / "solver"
 
@@ -189,14 +190,17 @@ def summary_table(
     training_dir: Path = TRAINING_DIR,
     search_dir: Path = SEARCH_DIR,
     solver_dir: Path = SOLVER_DIR,
+    expert_dir: Path = EXPERT_DIR,
 ) -> str:
     """The README's one results table: per variant, the wins (and mean foundation cards)
-    of random, greedy and the shipped PPO run (its final evaluation), of the search agent
-    (its default budget), and the solver's ceiling on the protocol's deals (the share proved
-    winnable .. that plus the undecided share). A caption line says the deals of each."""
+    of random, greedy and the shipped PPO run (its final evaluation), of the shipped
+    expert-iteration network (``<expert_dir>/<variant>/network-500.json``; ``-`` where none is
+    shipped), of the search agent (its default budget), and the solver's ceiling on the
+    protocol's deals (the share proved winnable .. that plus the undecided share). A caption
+    line says the deals of each."""
     lines = [
-        "| variant | random | greedy | PPO | search | solver ceiling |",
-        "|---|---|---|---|---|---|",
+        "| variant | random | greedy | PPO | expert iteration | search | solver ceiling |",
+        "|---|---|---|---|---|---|---|",
     ]
     deals: dict[str, Counter[int]] = {k: Counter() for k in ("ppo", "search")}
     for variant in VARIANTS:
@@ -207,6 +211,8 @@ def summary_table(
         search = _search_report(variant, search_dir)
         if search is not None:
             deals["search"][search["episodes"]] += 1
+        expert_path = expert_dir / variant.lower() / "network-500.json"
+        expert = read_report(expert_path)["results"] if expert_path.is_file() else {}
         labels = _labels(variant, PROTOCOL_DEALS, solver_dir)
         ceiling = "-"
         if labels is not None:
@@ -226,7 +232,8 @@ def summary_table(
             search_cell += f" [{', '.join(marks)}]"
         lines.append(
             f"| {variant} | {_short(final.get('random'))} | {_short(final.get('greedy'))} "
-            f"| {_short(final.get('ppo'))} | {search_cell} | {ceiling} |"
+            f"| {_short(final.get('ppo'))} | {_short(expert.get('ppo'))} | {search_cell} "
+            f"| {ceiling} |"
         )
 
     def usual(counter: Counter[int]) -> str:
@@ -234,7 +241,9 @@ def summary_table(
 
     caption = (
         f"Wins on the test deals, mean foundation cards (of 104) in parentheses. Random, greedy "
-        f"and PPO: the shipped runs' final evaluations ({usual(deals['ppo'])} deals); search: "
+        f"and PPO: the shipped runs' final evaluations ({usual(deals['ppo'])} deals); expert "
+        "iteration: the network alone that the search taught (500 deals; `-`: none shipped, "
+        "see docs/training.md); search: "
         f"the search agent at its default budget, solving sampled deals at {DEFAULT_SECONDS:g} s "
         f"per move ({usual(deals['search'])} deals, else as marked); solver ceiling: the "
         f"share of the first {PROTOCOL_DEALS} deals the clairvoyant solver proved winnable .. "

@@ -242,7 +242,9 @@ def test_leaderboard_labels_and_summary_are_generated_from_the_saved_reports() -
 def test_summary_table_has_every_agent_and_the_ceiling() -> None:
     board = benchmark_module("leaderboard")
     table = board.summary_table()
-    assert table.splitlines()[0] == "| variant | random | greedy | PPO | search | solver ceiling |"
+    assert table.splitlines()[0] == (
+        "| variant | random | greedy | PPO | expert iteration | search | solver ceiling |"
+    )
     rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
     assert [r.split("|")[1].strip() for r in rows[1:]] == list(VARIANTS)
     lucas = next(r for r in rows if r.startswith("| Lucas |"))
