@@ -689,6 +689,45 @@ def test_the_goal_table_counts_the_networks_wins_on_the_searchs_deals(tmp_path: 
         expert_table.goal_row("Lucas", tmp_path)
 
 
+def test_the_ablation_table_of_the_docs_is_generated_from_the_saved_records(
+    tmp_path: Path,
+) -> None:
+    """docs/training.md's ablation table is benchmarks/expert_ablation.py's rendering of
+    results/: every run's validation wins after each iteration as its state file has them,
+    the refits per target and seed, and a PPO-after report of other than 500 deals refused."""
+    ablation = benchmark_module("expert_ablation")
+    doc = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
+    inside = doc.split(ablation.START)[1].split(ablation.END)[0].strip()
+    assert inside == ablation.table_for()
+    state = json.loads((ROOT / "results/expert/pilots/indian-ppo-state.json").read_text())
+    wins = ", ".join(str(entry["validation"]["wins"]) for entry in state["iterations"])
+    start = state["start_validation"]["wins"]
+    assert f"| Indian | labelled games | DAgger | {start} | {wins} | - |" in inside
+    (tmp_path / "expert" / "ablation").mkdir(parents=True)
+    rows = [
+        {"soft_temperature": None, "move_weight": 1.0, "win_rate": 0.04, "seed": 1,
+         "validation_deals": 200},
+        {"soft_temperature": 0.05, "move_weight": 0.0, "win_rate": 0.5, "seed": 0,
+         "validation_deals": 200},
+        {"soft_temperature": None, "move_weight": 0.5, "win_rate": 0.9, "seed": 0,
+         "validation_deals": 200},
+    ]  # fmt: skip
+    (tmp_path / "expert" / "ablation" / "indian-targets.jsonl").write_text(
+        "".join(json.dumps(row) + "\n" for row in rows)
+    )
+    table = ablation.table_for(tmp_path)
+    assert "| Indian | targets | soft (temperature 0.05) | - | 100 (fit seed 0) | - |" in table
+    assert "| Indian | targets | hard | - | 8 (fit seed 1) | - |" in table
+    assert "180" not in table  # a mixed target is none of the three
+    report = json.loads((ROOT / "results/expert/indian/network-500.json").read_text())
+    (tmp_path / "expert" / "indian").mkdir()
+    (tmp_path / "expert" / "indian" / "network-500.json").write_text(
+        json.dumps({**report, "episodes": 200})
+    )
+    with pytest.raises(ValueError, match="200 deals where 500"):
+        ablation.table_for(tmp_path)
+
+
 def test_the_refit_scripts_soft_targets_are_the_values_softmax() -> None:
     """scripts/expert/refit_targets.py's soft targets from saved values: the softmax of the
     valued moves' values over the temperature (the search's soft targets), nothing on a move

@@ -1,0 +1,174 @@
+"""The expert-iteration ablation table (issue 26, point 3), rendered from the saved records.
+
+Three questions, each on Number Ten and Indian; one Markdown row per setting:
+
+* **targets**: soft (the softmax of the search's values), hard (the search's move) or improve
+  (the network's own distribution times ``exp(value / temperature)``). Number Ten: the
+  pilots' ``expert/state.json`` copies in ``results/expert/pilots/`` (one run per target from
+  the greedy clone); Indian: the first iteration's labels refitted with each target
+  (``results/expert/ablation/indian-targets.jsonl``, ``scripts/expert/refit_targets.py``, one
+  row per fit seed).
+* **labelled games**: DAgger's (the network plays, ``beta = 0.5 * 0.5**i`` of the moves the
+  search's) against the teacher's own (``beta = 1``): the runs' state files.
+* **PPO after**: the shipped expert network alone on the 500 test deals, against the same
+  network after 200,704 more PPO steps (``results/expert/<variant>/network-500.json`` and
+  ``results/expert/ablation/<variant>-ppo-after-500.json``).
+
+Validation cells are wins of the network alone on 200 validation deals after each iteration
+(``start``: before the first); a missing record is ``-``. With ``--doc`` the table goes between
+``<!-- expert-ablation:start -->`` and ``<!-- expert-ablation:end -->`` (``docs/training.md``).
+
+Usage::
+
+    python benchmarks/expert_ablation.py
+    python benchmarks/expert_ablation.py --doc docs/training.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
+from bench_report import write_between
+
+START = "<!-- expert-ablation:start -->"
+END = "<!-- expert-ablation:end -->"
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+HEADER = (
+    "| variant | question | setting | start | validation wins of 200 after iterations 0, 1, ... "
+    "| test deals won of 500 |\n|---|---|---|---|---|---|"
+)
+RUNS: tuple[tuple[str, str, str, str], ...] = (
+    ("NumberTen", "targets", "soft", "pilots/numberten-pilot1-state.json"),
+    ("NumberTen", "targets", "hard", "pilots/numberten-pilot2-state.json"),
+    ("NumberTen", "targets", "improve", "pilots/numberten-pilot3-state.json"),
+    ("NumberTen", "labelled games", "DAgger", "pilots/numberten-pilot3x-state.json"),
+    ("NumberTen", "labelled games", "teacher's own", "ablation/numberten-teacher-games-state.json"),
+    ("Indian", "labelled games", "DAgger", "pilots/indian-ppo-state.json"),
+    ("Indian", "labelled games", "teacher's own", "ablation/indian-teacher-games-state.json"),
+)
+"""(variant, question, setting, state file under results/expert) of the runs compared."""
+NUMBER_TEN_START = "pilots/numberten-pilot3x-state.json"
+"""The Number Ten pilots share one start, the greedy clone, validated in pilot 3x's state
+(the first pilots' state files predate ``start_validation``)."""
+REFITTED = "pilots/indian-ppo-state.json"
+"""The run whose first iteration's labels indian-targets.jsonl refits (its start network)."""
+TARGETS = {1.0: "hard", 0.0: "improve"}
+"""refit_targets.py's move weight (without --soft-temperature) -> target name, for a run
+labelled with improve targets."""
+
+
+def _read(path: Path) -> Any:
+    """The JSON at ``path`` (None when it is not saved).
+
+    Raises:
+        ValueError: the file is not JSON (named).
+    """
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ValueError(f"{path}: not JSON ({exc})") from None
+
+
+def _wins(validation: dict[str, Any] | None) -> str:
+    return "-" if not validation else str(validation["wins"])
+
+
+def _run_row(variant: str, question: str, setting: str, state: dict[str, Any] | None,
+             start: str) -> str:  # fmt: skip
+    if state is None:
+        return f"| {variant} | {question} | {setting} | - | - | - |"
+    after = ", ".join(_wins(entry.get("validation")) for entry in state["iterations"])
+    return f"| {variant} | {question} | {setting} | {start} | {after} | - |"
+
+
+def _refit_rows(path: Path, start: str) -> list[str]:
+    """Indian's targets: one row per target, the fit seeds' validation wins joined; ``start``:
+    the refitted iteration's start network's validation wins."""
+    if not path.is_file():
+        return ["| Indian | targets | - | - | - | - |"]
+    by_target: dict[str, list[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["soft_temperature"] is not None and row["move_weight"] == 0.0:
+            name = f"soft (temperature {row['soft_temperature']:g})"
+        elif row["soft_temperature"] is None and row["move_weight"] in TARGETS:
+            name = TARGETS[row["move_weight"]]
+        else:
+            continue  # a mixed target: not one of the three
+        wins = round(row["win_rate"] * row["validation_deals"])
+        by_target.setdefault(name, []).append(f"{wins} (fit seed {row['seed']})")
+    order = sorted(by_target, key=lambda n: ("soft" not in n, n != "hard"))
+    return [
+        f"| Indian | targets | {name} | {start} | {'; '.join(by_target[name])} | - |"
+        for name in order
+    ]
+
+
+def _ppo_after_rows(variant: str, results: Path) -> list[str]:
+    rows = []
+    for setting, path in (
+        ("expert network alone", results / "expert" / variant.lower() / "network-500.json"),
+        ("then 200,704 PPO steps", results / "expert" / "ablation" /
+         f"{variant.lower()}-ppo-after-500.json"),
+    ):  # fmt: skip
+        report = _read(path)
+        cell = "-"
+        if report is not None:
+            summary = report["results"]["ppo"]
+            if report["episodes"] != 500:
+                raise ValueError(f"{path}: {report['episodes']} deals where 500 are expected")
+            cell = f"{summary['wins']} ({summary['truncated']} truncated)"
+        rows.append(f"| {variant} | PPO after | {setting} | - | - | {cell} |")
+    return rows
+
+
+def table_for(results: Path = RESULTS) -> str:
+    """The Markdown table.
+
+    Raises:
+        ValueError: a record is not JSON or a report covers other deals than 500.
+    """
+    expert = results / "expert"
+    starts = {"NumberTen": _read(expert / NUMBER_TEN_START)}
+    rows = []
+    for variant, question, setting, name in RUNS:
+        state = _read(expert / name)
+        start_state = starts.get(variant) or state
+        start = "-" if start_state is None else _wins(start_state.get("start_validation"))
+        rows.append(_run_row(variant, question, setting, state, start))
+        if (variant, question, setting) == ("NumberTen", "targets", "improve"):
+            refitted = _read(expert / REFITTED)
+            start = "-" if refitted is None else _wins(refitted.get("start_validation"))
+            rows += _refit_rows(expert / "ablation" / "indian-targets.jsonl", start)
+    rows.sort(key=lambda r: ["targets", "labelled games"].index(r.split(" | ")[1]))
+    for variant in ("NumberTen", "Indian"):
+        rows += _ppo_after_rows(variant, results)
+    return "\n".join([HEADER, *rows])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", default=str(RESULTS), help="the results folder")
+    parser.add_argument("--doc", help="write the table into this file, between markers")
+    args = parser.parse_args(argv)
+    try:
+        table = table_for(Path(args.results))
+        if args.doc:
+            write_between(args.doc, table, START, END)
+        else:
+            print(table)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"expert_ablation: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
