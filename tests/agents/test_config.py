@@ -9,7 +9,7 @@ import pytest
 import yaml
 from fortythieves_agents.cli.main import main
 from fortythieves_agents.config import Config, ConfigError, ConfigLoader, dump_config, load_config
-from helpers import CONFIGS
+from helpers import CONFIGS, ROOT
 
 VARIANT_FILES = sorted(p for p in CONFIGS.glob("*.yaml") if p.name != "defaults.yaml")
 
@@ -44,6 +44,25 @@ def test_variant_file_loads_and_names_its_variant(path: Path) -> None:
     assert config.policy.network == "player" and config.train.teacher == "greedy"
     assert config.train.no_cycling and config.train.vec_env == "batched"
     assert config.eval.final_episodes == 500
+
+
+EXPERT_FILES = sorted((CONFIGS / "expert").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", EXPERT_FILES, ids=lambda p: p.stem)
+def test_expert_file_loads_and_starts_from_its_variants_model(path: Path) -> None:
+    """Each shipped expert-iteration recipe (configs/expert/) validates, runs iterations of
+    the improve targets, and its start model (relative to the checkout's root, where its
+    comment says to run it) is a shipped model of its own variant."""
+    from fortythieves_agents.networks.model_zip import model_variant
+
+    config = load_config(path)
+    assert path.stem.split("-")[0] == config.env.variant.lower()
+    assert config.expert.iterations > 0 and config.expert.targets == "improve"
+    if config.expert.start_model is not None:
+        start = ROOT / config.expert.start_model
+        assert model_variant(start) == config.env.variant
+        assert config.train.teacher is None
 
 
 def test_yaml_exponent_without_dot_is_a_number() -> None:
