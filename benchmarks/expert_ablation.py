@@ -12,7 +12,8 @@ Three questions, each on Number Ten and Indian; one Markdown row per setting:
   search's) against the teacher's own (``beta = 1``): the runs' state files.
 * **PPO after**: the shipped expert network alone on the 500 test deals, against the same
   network after 200,704 more PPO steps (``results/expert/<variant>/network-500.json`` and
-  ``results/expert/ablation/<variant>-ppo-after-500.json``).
+  ``results/expert/ablation/<variant>-ppo-after-500.json``), and after as many whose first
+  50,000 train the critic alone (``train.critic_warmup``; ``...-ppo-after-warm-500.json``).
 
 Validation cells are wins of the network alone on 200 validation deals after each iteration
 (``start``: before the first); a missing record is ``-``. With ``--doc`` the table goes between
@@ -117,6 +118,8 @@ def _ppo_after_rows(variant: str, results: Path) -> list[str]:
         ("expert network alone", results / "expert" / variant.lower() / "network-500.json"),
         ("then 200,704 PPO steps", results / "expert" / "ablation" /
          f"{variant.lower()}-ppo-after-500.json"),
+        ("then 200,704 PPO steps, the first 50,000 the critic's alone",
+         results / "expert" / "ablation" / f"{variant.lower()}-ppo-after-warm-500.json"),
     ):  # fmt: skip
         report = _read(path)
         cell = "-"
