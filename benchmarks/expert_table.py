@@ -24,9 +24,16 @@ search alone on the first 200 test deals, the search's: its wins there as a shar
 search's (goal: at least 80% where the search wins at least 10% of deals); and its wins among
 the solver-proved wins of all 500 (goal: at least 50% on Indian, Limited and Number Ten).
 
+A third table says where each expert run's time went (issue 26, point 2), from the saved
+``state.json`` copies in ``results/expert/pilots/`` and ``results/expert/ablation/``: labels
+made and their seconds (labels per second), the fits' seconds (labelled positions times
+epochs per second: the training steps of the fit) and the validation's (recorded since
+2026-12-05; ``-`` before), on the machine's 2 cores under the load its command says.
+
 A missing report is ``-``. With ``--doc`` it writes the tables between
 ``<!-- expert-table:start -->`` and ``<!-- expert-table:end -->``, and between
-``<!-- expert-goal:start -->`` and ``<!-- expert-goal:end -->`` (``docs/training.md``), so
+``<!-- expert-goal:start -->`` and ``<!-- expert-goal:end -->``, and
+``<!-- expert-budget:start -->`` and ``<!-- expert-budget:end -->`` (``docs/training.md``), so
 the tables are generated, never typed.
 
 Usage::
@@ -62,6 +69,13 @@ PROVED_SHARE_GOAL = 0.5
 """The network alone wins at least this share of the solver-proved wins ..."""
 PROVED_GOAL_VARIANTS = ("Indian", "Limited", "NumberTen")
 """... on these variants (issue 26)."""
+BUDGET_START = "<!-- expert-budget:start -->"
+BUDGET_END = "<!-- expert-budget:end -->"
+BUDGET_HEADER = (
+    "| run | variant | iterations | labels | labelling, s (labels/s) | fit, s "
+    "(positions x epochs / s) | validation, s | labelling share |\n"
+    "|---|---|---|---|---|---|---|---|"
+)
 GOAL_HEADER = (
     "| variant | search alone, first 200 | best network | network alone, same 200 | "
     "network / search | goal: 80% of the search's wins | network / solver-proved, 500 | "
@@ -235,6 +249,55 @@ def goal_table_for(results: Path = RESULTS) -> str:
     return "\n".join([GOAL_HEADER, *rows])
 
 
+def budget_row(path: Path) -> str | None:
+    """The budget table's row of the expert run whose ``state.json`` copy is at ``path``
+    (None for a state without iterations).
+
+    Raises:
+        ValueError: the file is not JSON.
+    """
+    state = _read(path)
+    if not state or not state.get("iterations"):
+        return None
+    entries = state["iterations"]
+    config = state.get("config") or {}
+    variant = config.get("env.variant", "-")
+    epochs = config.get("expert.epochs")
+    labels = sum(e["labels"] for e in entries)
+    label_s = sum(e["label_seconds"] for e in entries)
+    fit_s = sum(e["fit_seconds"] for e in entries)
+    fitted = sum(e["fit"]["train_samples"] for e in entries)
+    fit_rate = "-" if epochs is None else f"{fitted * epochs / fit_s:,.0f}"
+    timed = [e["validation_seconds"] for e in entries if "validation_seconds" in e]
+    validation = f"{sum(timed):,.0f}" if len(timed) == len(entries) else "-"
+    total = label_s + fit_s + (sum(timed) if validation != "-" else 0.0)
+    share = f"{label_s / total:.0%}" + ("" if validation != "-" else " (of labels + fit)")
+    name = path.name.removesuffix("-state.json")
+    return (
+        f"| {path.parent.name}/{name} | {variant} | {len(entries)} | {labels:,} "
+        f"| {label_s:,.0f} ({labels / label_s:.1f}) | {fit_s:,.0f} ({fit_rate}) "
+        f"| {validation} | {share} |"
+    )
+
+
+def budget_table_for(results: Path = RESULTS) -> str:
+    """The budget table, one row per saved expert run state (pilots, then ablation runs).
+
+    Raises:
+        ValueError: as :func:`budget_row`, naming the file.
+    """
+    rows = []
+    for folder in ("pilots", "ablation"):
+        for path in sorted((results / "expert" / folder).glob("*-state.json")):
+            try:
+                row = budget_row(path)
+            except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+                raise ValueError(f"{path}: {exc}") from None
+            if row is not None:
+                rows.append(row)
+    return "\n".join([BUDGET_HEADER, *rows])
+
+
 def table_for(results: Path = RESULTS) -> str:
     """The Markdown table, one row per variant of the registry.
 
@@ -258,11 +321,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         table = table_for(Path(args.results))
         goal = goal_table_for(Path(args.results))
+        budget = budget_table_for(Path(args.results))
         if args.doc:
             write_between(args.doc, table, START, END)
             write_between(args.doc, goal, GOAL_START, GOAL_END)
+            write_between(args.doc, budget, BUDGET_START, BUDGET_END)
         else:
-            print(table, goal, sep="\n\n")
+            print(table, goal, budget, sep="\n\n")
     except (OSError, ValueError) as exc:
         print(f"expert_table: error: {exc}", file=sys.stderr)
         return 2

@@ -674,7 +674,9 @@ def run_expert_iterations(
         fit = clone_teacher(model, data, ec, config.ppo.max_grad_norm, config.seed + it)
         fit_seconds = time.perf_counter() - fit_began
         save(model, folder.iteration_model(it))
+        validation_began = time.perf_counter()
         validation = validate_network(model, env_id, ec.validation_games)
+        validation_seconds = time.perf_counter() - validation_began
         entry = {
             "iteration": it,
             "beta": beta,
@@ -691,6 +693,7 @@ def run_expert_iterations(
             "fit": fit,
             "fit_seconds": round(fit_seconds, 2),
             "validation": validation,
+            "validation_seconds": round(validation_seconds, 2),
         }
         state["iterations"].append(entry)
         folder.write_state(state)

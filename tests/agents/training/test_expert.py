@@ -324,6 +324,13 @@ def test_train_runs_expert_iterations_then_ppo_and_resumes_after_ctrl_c(
     assert [r["win_rate"] for r in rows] == [e["validation"]["win_rate"] for e in state]
     assert [r["agreement"] for r in rows] == [e["fit"]["after"]["accuracy"] for e in state]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # where the time went, per iteration: labelling, fitting, validating (seconds > 0)
+    for entry in state:
+        assert entry["label_seconds"] > 0 and entry["fit_seconds"] > 0
+        assert entry["validation_seconds"] > 0
+        assert entry["labels_per_second"] == pytest.approx(
+            entry["labels"] / entry["label_seconds"], rel=0.05
+        )
 
 
 @pytest.mark.parametrize(
@@ -687,6 +694,36 @@ def test_the_goal_table_counts_the_networks_wins_on_the_searchs_deals(tmp_path: 
     (goal / "Lucas-network-500.json").write_text(json.dumps(report))
     with pytest.raises(ValueError, match="do not start at the search's"):
         expert_table.goal_row("Lucas", tmp_path)
+
+
+def test_the_budget_table_sums_each_runs_iterations(tmp_path: Path) -> None:
+    """docs/training.md's budget table is the script's rendering of the saved run states:
+    labels and seconds summed over the iterations, labels per second and the fit's
+    positions x epochs per second from those sums, validation seconds only when every
+    iteration recorded them."""
+    expert_table = benchmark_module("expert_table")
+    doc = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
+    inside = doc.split(expert_table.BUDGET_START)[1].split(expert_table.BUDGET_END)[0].strip()
+    assert inside == expert_table.budget_table_for()
+    pilots = tmp_path / "expert" / "pilots"
+    pilots.mkdir(parents=True)
+
+    def entry(labels: int, seconds: float, validation: float | None) -> dict[str, Any]:
+        out = {"labels": labels, "label_seconds": seconds, "fit_seconds": 2.0,
+               "fit": {"train_samples": 100}}  # fmt: skip
+        return out if validation is None else {**out, "validation_seconds": validation}
+
+    config = {"env.variant": "Lucas", "expert.epochs": 8}
+    state = {"config": config, "iterations": [entry(300, 10.0, 1.0), entry(100, 10.0, 3.0)]}
+    (pilots / "a-state.json").write_text(json.dumps(state))
+    state["iterations"][1].pop("validation_seconds")
+    (pilots / "b-state.json").write_text(json.dumps(state))
+    (pilots / "c-state.json").write_text(json.dumps({"iterations": []}))
+    rows = expert_table.budget_table_for(tmp_path).splitlines()[2:]
+    assert rows == [
+        "| pilots/a | Lucas | 2 | 400 | 20 (20.0) | 4 (400) | 4 | 71% |",
+        "| pilots/b | Lucas | 2 | 400 | 20 (20.0) | 4 (400) | - | 83% (of labels + fit) |",
+    ]
 
 
 def test_the_ablation_table_of_the_docs_is_generated_from_the_saved_records(
