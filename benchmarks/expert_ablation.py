@@ -35,6 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
 from bench_report import write_between
+from fortythieves_agents.evaluation.leaderboard import read_report
 
 START = "<!-- expert-ablation:start -->"
 END = "<!-- expert-ablation:end -->"
@@ -77,8 +78,21 @@ def _read(path: Path) -> Any:
         raise ValueError(f"{path}: not JSON ({exc})") from None
 
 
+VALIDATION_DEALS = 200
+"""The validation deals every compared run and refit played (the table's header says so)."""
+
+
 def _wins(validation: dict[str, Any] | None) -> str:
-    return "-" if not validation else str(validation["wins"])
+    """A validation's wins, ``-`` without one.
+
+    Raises:
+        ValueError: it played another number of deals than :data:`VALIDATION_DEALS`.
+    """
+    if not validation:
+        return "-"
+    if validation["episodes"] != VALIDATION_DEALS:
+        raise ValueError(f"a validation of {validation['episodes']} deals, not {VALIDATION_DEALS}")
+    return str(validation["wins"])
 
 
 def _run_row(variant: str, question: str, setting: str, state: dict[str, Any] | None,
@@ -95,8 +109,14 @@ def _refit_rows(path: Path, start: str) -> list[str]:
     if not path.is_file():
         return ["| Indian | targets | - | - | - | - |"]
     by_target: dict[str, list[str]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            row = json.loads(line)
+            if row["validation_deals"] != VALIDATION_DEALS:
+                raise ValueError(f"{row['validation_deals']} validation deals, not 200")
+            row["soft_temperature"], row["move_weight"], row["win_rate"], row["seed"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}, line {number}: not a refit row ({exc!r})") from None
         if row["soft_temperature"] is not None and row["move_weight"] == 0.0:
             name = f"soft (temperature {row['soft_temperature']:g})"
         elif row["soft_temperature"] is None and row["move_weight"] in TARGETS:
@@ -121,12 +141,16 @@ def _ppo_after_rows(variant: str, results: Path) -> list[str]:
         ("then 200,704 PPO steps, the first 50,000 the critic's alone",
          results / "expert" / "ablation" / f"{variant.lower()}-ppo-after-warm-500.json"),
     ):  # fmt: skip
-        report = _read(path)
         cell = "-"
-        if report is not None:
-            summary = report["results"]["ppo"]
+        if path.is_file():
+            report = read_report(path)
+            if report["variant"] != variant:
+                raise ValueError(f"{path}: a report of {report['variant']}, not of {variant}")
             if report["episodes"] != 500:
                 raise ValueError(f"{path}: {report['episodes']} deals where 500 are expected")
+            if "ppo" not in report["results"]:
+                raise ValueError(f"{path}: no network ('ppo') in the report")
+            summary = report["results"]["ppo"]
             cell = f"{summary['wins']} ({summary['truncated']} truncated)"
         rows.append(f"| {variant} | PPO after | {setting} | - | - | {cell} |")
     return rows
@@ -144,8 +168,11 @@ def table_for(results: Path = RESULTS) -> str:
     for variant, question, setting, name in RUNS:
         state = _read(expert / name)
         start_state = starts.get(variant) or state
-        start = "-" if start_state is None else _wins(start_state.get("start_validation"))
-        rows.append(_run_row(variant, question, setting, state, start))
+        try:
+            start = "-" if start_state is None else _wins(start_state.get("start_validation"))
+            rows.append(_run_row(variant, question, setting, state, start))
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{expert / name}: not a run state ({exc!r})") from None
         if (variant, question, setting) == ("NumberTen", "targets", "improve"):
             refitted = _read(expert / REFITTED)
             start = "-" if refitted is None else _wins(refitted.get("start_validation"))
@@ -167,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             write_between(args.doc, table, START, END)
         else:
             print(table)
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError) as exc:
         print(f"expert_ablation: error: {exc}", file=sys.stderr)
         return 2
     return 0

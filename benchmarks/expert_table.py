@@ -53,6 +53,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
 from bench_report import write_between
 from fortythieves_agents.evaluation.evaluate import ceiling_cell
+from fortythieves_agents.evaluation.leaderboard import read_report
 from results_table import wins_cell
 
 from fortythieves_env import VARIANTS
@@ -103,17 +104,29 @@ def _read(path: Path) -> dict[str, Any] | None:
         raise ValueError(f"{path}: not a JSON report ({exc})") from None
 
 
-def _agent(report: dict[str, Any] | None, name: str, episodes: int | None) -> dict[str, Any] | None:
-    """Agent ``name``'s summary in ``report`` (None without it).
+def _report(path: Path, variant: str, episodes: int) -> dict[str, Any] | None:
+    """The evaluation report at ``path`` (None when it is not saved), checked by the
+    leaderboard's :func:`read_report` (keys, one row per deal where rows are saved, the
+    rules) and for being ``variant``'s on ``episodes`` deals.
 
     Raises:
-        ValueError: the report covers another number of deals than ``episodes``.
+        ValueError: any of those checks fails (the message names the file).
     """
-    if report is None or name not in report.get("results", {}):
+    if not path.is_file():
         return None
-    if episodes is not None and report["episodes"] != episodes:
-        raise ValueError(f"a report of {report['episodes']} deals where {episodes} are expected")
-    return report["results"][name]
+    report = read_report(path)
+    if report["variant"] != variant:
+        raise ValueError(f"{path}: a report of {report['variant']}, not of {variant}")
+    if report["episodes"] != episodes:
+        raise ValueError(
+            f"{path}: a report of {report['episodes']} deals where {episodes} are expected"
+        )
+    return report
+
+
+def _agent(report: dict[str, Any] | None, name: str) -> dict[str, Any] | None:
+    """Agent ``name``'s summary in ``report`` (None without the report or the agent)."""
+    return None if report is None else report["results"].get(name)
 
 
 NETWORKS = {"expert": "expert", "ppo": "PPO"}
@@ -147,24 +160,24 @@ def row(variant: str, results: Path = RESULTS) -> str:
         ValueError: a report is not JSON or covers other deals than its column says.
     """
     low = variant.lower()
-    expert = _read(results / "expert" / low / "network-500.json")
-    final = _read(results / "training" / variant / "final_evaluation.json")
-    search = _read(results / "search" / f"{variant}-200-s0.1.json")
-    pairs = {
-        _setting(path.name): _read(path)
-        for path in sorted(
-            (results / "search" / "prior").glob(f"{variant}-50-s0.1-*-vs-search.json")
-        )
-    }
-    network = _agent(expert, "ppo", 500)
+    expert = _report(results / "expert" / low / "network-500.json", variant, 500)
+    final = _report(results / "training" / variant / "final_evaluation.json", variant, 500)
+    search = _report(results / "search" / f"{variant}-200-s0.1.json", variant, 200)
+    pairs = {}
+    for path in sorted((results / "search" / "prior").glob(f"{variant}-50-s0.1-*-vs-search.json")):
+        pairing = _read(path)
+        if not isinstance(pairing, dict) or pairing.get("deals") != 50:
+            raise ValueError(f"{path}: not a pairing on 50 deals")
+        pairs[_setting(path.name)] = pairing
+    network = _agent(expert, "ppo")
     ceiling = None if network is None else network.get("solver_ceiling")
     cells = [
         wins_cell(network),
         "-" if ceiling is None else ceiling_cell(ceiling),
-        wins_cell(_agent(final, "ppo", 500)),
-        wins_cell(_agent(final, "greedy", 500)),
-        wins_cell(_agent(final, "random", 500)),
-        wins_cell(_agent(search, "search", 200)),
+        wins_cell(_agent(final, "ppo")),
+        wins_cell(_agent(final, "greedy")),
+        wins_cell(_agent(final, "random")),
+        wins_cell(_agent(search, "search")),
     ]
     if not pairs:
         cells += ["-", "-"]
@@ -194,18 +207,21 @@ def goal_row(variant: str, results: Path = RESULTS) -> str:
         ValueError: a report is not JSON, covers other deals than its column says, or has
             no rows per deal.
     """
-    search_report = _read(results / "search" / f"{variant}-200-s0.1.json")
-    search = _agent(search_report, "search", 200)
-    report = _read(results / "expert" / "goal" / f"{variant}-network-500.json")
-    network = _agent(report, "ppo", 500)
+    search_report = _report(results / "search" / f"{variant}-200-s0.1.json", variant, 200)
+    search = _agent(search_report, "search")
+    path = results / "expert" / "goal" / f"{variant}-network-500.json"
+    report = _report(path, variant, 500)
+    network = _agent(report, "ppo")
     if search is None or network is None:
         return f"| {variant} | " + " | ".join(["-"] * 7) + " |"
     assert report is not None and search_report is not None
     if report["seeds"]["first"] != search_report["seeds"]["first"]:
-        raise ValueError("the network's deals do not start at the search's")
+        raise ValueError(f"{path}: the network's deals do not start at the search's")
     if "per_episode" not in network:
-        raise ValueError("the network's report has no rows per deal (--per-episode)")
+        raise ValueError(f"{path}: the network's report has no rows per deal (--per-episode)")
     first = search_report["seeds"]["first"]
+    if sorted(row["seed"] for row in network["per_episode"]) != list(range(first, first + 500)):
+        raise ValueError(f"{path}: the rows per deal are not the 500 deals from seed {first}")
     same = sum(row["won"] for row in network["per_episode"] if row["seed"] < first + 200)
     kind = "expert iteration" if "results/expert/" in str(report.get("model")) else "PPO"
     cells = [f"{search['wins']}/200", kind, f"{same}/200"]
@@ -229,8 +245,10 @@ def goal_row(variant: str, results: Path = RESULTS) -> str:
         )
     if variant not in PROVED_GOAL_VARIANTS:
         cells.append("does not apply")
+    elif ceiling is None or not ceiling["proved_won"]:
+        cells.append("-")  # no solver column: not measured
     else:
-        cells.append(_met(ceiling is not None and ceiling["share_of_proved"] >= PROVED_SHARE_GOAL))
+        cells.append(_met(ceiling["share_of_proved"] >= PROVED_SHARE_GOAL))
     return f"| {variant} | " + " | ".join(cells) + " |"
 
 
@@ -244,7 +262,7 @@ def goal_table_for(results: Path = RESULTS) -> str:
     for variant in VARIANTS:
         try:
             rows.append(goal_row(variant, results))
-        except (KeyError, TypeError, ValueError) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{variant}: {exc}") from None
     return "\n".join([GOAL_HEADER, *rows])
 
@@ -291,7 +309,7 @@ def budget_table_for(results: Path = RESULTS) -> str:
         for path in sorted((results / "expert" / folder).glob("*-state.json")):
             try:
                 row = budget_row(path)
-            except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+            except (AttributeError, KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
                 raise ValueError(f"{path}: {exc}") from None
             if row is not None:
                 rows.append(row)
@@ -308,7 +326,7 @@ def table_for(results: Path = RESULTS) -> str:
     for variant in VARIANTS:
         try:
             rows.append(row(variant, results))
-        except (KeyError, TypeError, ValueError) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{variant}: {exc}") from None
     return "\n".join([HEADER, *rows])
 

@@ -41,7 +41,7 @@ from fortythieves_agents.cli.main import DEFAULT_NODES, DEFAULT_SECONDS
 from fortythieves_agents.evaluation import leaderboard as board
 from fortythieves_agents.evaluation.labels import LABELS_FILE, PROTOCOL_DEALS, labels_from_verdicts
 from fortythieves_agents.evaluation.leaderboard import (
-    ReportError,  # noqa: F401  (re-exported: the tests and callers catch it here)
+    ReportError,  # also re-exported: the tests and callers catch it here
     Row,
     leaderboard_table,
     read_report,
@@ -186,6 +186,23 @@ def _search_report(variant: str, search_dir: Path) -> dict[str, Any] | None:
     return None if best is None else best[1]
 
 
+def _expert_results(path: Path, variant: str) -> dict[str, Any]:
+    """The shipped expert network's results (``{}`` when none is shipped).
+
+    Raises:
+        ReportError: not an evaluation report of ``variant``'s network on 500 deals.
+    """
+    if not path.is_file():
+        return {}
+    report = read_report(path)
+    if report["variant"] != variant or report["episodes"] != 500 or "ppo" not in report["results"]:
+        raise ReportError(
+            f"{path}: not the network's ('ppo') report of {variant} on 500 deals "
+            f"({report['variant']}, {report['episodes']} deals, agents {list(report['results'])})"
+        )
+    return report["results"]
+
+
 def summary_table(
     training_dir: Path = TRAINING_DIR,
     search_dir: Path = SEARCH_DIR,
@@ -211,8 +228,7 @@ def summary_table(
         search = _search_report(variant, search_dir)
         if search is not None:
             deals["search"][search["episodes"]] += 1
-        expert_path = expert_dir / variant.lower() / "network-500.json"
-        expert = read_report(expert_path)["results"] if expert_path.is_file() else {}
+        expert = _expert_results(expert_dir / variant.lower() / "network-500.json", variant)
         labels = _labels(variant, PROTOCOL_DEALS, solver_dir)
         ceiling = "-"
         if labels is not None:

@@ -631,7 +631,9 @@ def test_the_expert_table_of_the_docs_is_generated_from_the_saved_reports(tmp_pa
     bad.mkdir(parents=True)
     report = json.loads((ROOT / "results/expert/numberten/network-500.json").read_text())
     (bad / "network-500.json").write_text(json.dumps({**report, "episodes": 200}))
-    with pytest.raises(ValueError, match="NumberTen: a report of 200 deals where 500"):
+    with pytest.raises(
+        ValueError, match=r"NumberTen: .*network-500\.json: a report of 200 deals where 500"
+    ):
         expert_table.table_for(tmp_path)
     # network + search: one entry per saved setting, the search alone once
     prior = tmp_path / "search" / "prior"
@@ -667,12 +669,15 @@ def test_the_goal_table_counts_the_networks_wins_on_the_searchs_deals(tmp_path: 
 
     def network(won_first_200: int, won_after: int, **extra: object) -> str:
         rows = [
-            {"seed": first + i, "won": i < won_first_200 or 200 <= i < 200 + won_after}
+            {"seed": first + i, "won": i < won_first_200 or 200 <= i < 200 + won_after,
+             "foundation_cards": 0, "length": 1, "ret": 0.0, "truncated": False}
             for i in range(500)
-        ]
-        summary = {"wins": won_first_200 + won_after, "per_episode": rows, **extra}
-        report = {"episodes": 500, "seeds": {"first": first}, "model": "m.zip",
-                  "results": {"ppo": summary}}  # fmt: skip
+        ]  # fmt: skip
+        wins = won_first_200 + won_after
+        summary = {"wins": wins, "win_rate": wins / 500, "mean_foundation_cards": 0.0,
+                   "per_episode": rows, **extra}  # fmt: skip
+        report = {"variant": "Lucas", "episodes": 500, "seeds": {"first": first},
+                  "model": "m.zip", "results": {"ppo": summary}}  # fmt: skip
         (goal / "Lucas-network-500.json").write_text(json.dumps(report))
         return expert_table.goal_row("Lucas", tmp_path)
 
@@ -686,6 +691,14 @@ def test_the_goal_table_counts_the_networks_wins_on_the_searchs_deals(tmp_path: 
         "does not apply |",
     ]
     report = json.loads((goal / "Lucas-network-500.json").read_text())
+    rows = report["results"]["ppo"]["per_episode"]
+    report["results"]["ppo"]["per_episode"] = rows[:200] + rows[:300]  # deals twice
+    (goal / "Lucas-network-500.json").write_text(json.dumps(report))
+    with pytest.raises(ValueError, match="not the 500 deals"):
+        expert_table.goal_row("Lucas", tmp_path)
+    (goal / "Lucas-network-500.json").write_text(json.dumps({**report, "variant": "Indian"}))
+    with pytest.raises(ValueError, match="a report of Indian, not of Lucas"):
+        expert_table.goal_row("Lucas", tmp_path)
     del report["results"]["ppo"]["per_episode"]
     (goal / "Lucas-network-500.json").write_text(json.dumps(report))
     with pytest.raises(ValueError, match="no rows per deal"):
