@@ -75,6 +75,7 @@ __all__ = [
     "ModelMismatchError",
     "NoOptimizer",
     "check_model_rules",
+    "check_model_spaces",
     "custom_objects",
     "load_inference_model",
     "load_maskable_ppo",
@@ -212,6 +213,33 @@ def check_model_rules(path: str | Path, data: dict[str, Any] | None = None) -> N
         raise ModelMismatchError(
             f"{path}: the model was {mismatch}; train it again under these rules"
         )
+
+
+def check_model_spaces(
+    path: str | Path,
+    observation_space: gym.spaces.Space,
+    action_space: gym.spaces.Space,
+    env_name: str,
+    data: dict[str, Any] | None = None,
+) -> None:
+    """Refuse a model zip whose saved spaces are not the environment's.
+
+    Args:
+        path: the model ``.zip`` (named in the message).
+        observation_space, action_space: the environment's.
+        env_name: how the environment is named in the message (``"variant 'Streets'"``).
+        data: the zip's ``data`` entry if already read (:func:`model_data`).
+
+    Raises:
+        ModelMismatchError: a saved space is missing or differs (one line, both described).
+    """
+    data = model_data(path) if data is None else data
+    for name, space in (("observation_space", observation_space), ("action_space", action_space)):
+        if not _space_fits(data.get(name), space):
+            raise ModelMismatchError(
+                f"{path}: the model's {name} {_describe_saved(data.get(name))} does not "
+                f"match {env_name}'s {_describe(space)}"
+            )
 
 
 def model_env_id(path: str | Path) -> str | None:
@@ -652,12 +680,7 @@ def load_inference_model(
         raise ModelMismatchError(str(exc)) from None
     data = model_data(path)
     check_model_rules(path, data)  # first: other rules may change the spaces too
-    for name, space in (("observation_space", observation_space), ("action_space", action_space)):
-        if not _space_fits(data.get(name), space):
-            raise ModelMismatchError(
-                f"{path}: the model's {name} {_describe_saved(data.get(name))} does not "
-                f"match {env_name}'s {_describe(space)}"
-            )
+    check_model_spaces(path, observation_space, action_space, env_name, data)
     try:
         name = _policy_class(data.get("policy_class"))
         if name not in POLICY_CLASSES:

@@ -56,6 +56,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
 
@@ -73,6 +74,7 @@ from ..evaluation.evaluate import single_torch_thread
 from ..networks.model_zip import (
     ModelMismatchError,
     check_model_rules,
+    check_model_spaces,
     load_maskable_ppo,
     model_data,
     model_env_id,
@@ -827,7 +829,7 @@ def train(
     variant = config.env.variant
     if resume is not None:
         resume = Path(resume)
-        _check_model_zip(resume, "--resume", config)
+        _check_model_zip(resume, "--resume", config, resuming=True)
 
     if run_dir is None and resume is not None:
         run_dir = run_folder_of(resume)  # resume where the checkpoint was written
@@ -851,7 +853,7 @@ def train(
             "with --resume <checkpoint>"
         )
     if resume is None and not continue_expert and config.expert.start_model is not None:
-        _check_model_zip(config.expert.start_model, "expert.start_model", config)
+        _check_model_zip(config.expert.start_model, "expert.start_model", config, resuming=False)
     argv = list(argv if argv is not None else sys.argv)
     with torch_threads(config.train.torch_threads), stop_signals_interrupt():
         return _train(config, run, resume, argv, console, continue_expert)
@@ -866,36 +868,46 @@ def _load_start_model(model: Any, path: str) -> None:
     """
     try:
         model.set_parameters(path, exact_match=True)
-    except (RuntimeError, ValueError, KeyError) as exc:
-        cause = " ".join(str(exc).split())[:200]
+    except Exception as exc:  # torch, pickle and zip errors alike: the weights are unusable
+        cause = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
         raise ConfigError(
             f"expert.start_model {path}: its network is not this config's policy ({cause})"
         ) from None
 
 
-def _check_model_zip(path: str | Path, what: str, config: Config) -> None:
+def _check_model_zip(path: str | Path, what: str, config: Config, *, resuming: bool) -> None:
     """Refuse a model zip that training with ``config`` cannot start from, before any work:
-    a checkpoint to resume (``what`` ``"--resume"``) or the expert iterations' start
-    (``"expert.start_model"``). The one-line message names ``what`` and the path.
+    a checkpoint to resume (``resuming``; ``what`` ``"--resume"``) or the expert iterations'
+    start (``"expert.start_model"``). The one-line message names ``what`` and the path.
 
     Args:
         path: the model zip.
         what: the argument or setting that named it.
         config: the training config (its variant, rules and observation version).
+        resuming: a checkpoint to continue: one that records no variant (saved before
+            variants were recorded) is accepted, as loading it compares its spaces with the
+            environment's. A start model must record this variant, and its saved spaces are
+            compared here (its weights are set into a new network, which compares shapes
+            only: another variant's network can have the same).
 
     Raises:
         ConfigError: the file is missing, unreadable or not a zip; it was trained for another
-            variant (a zip that records none, from before variants were recorded, is
-            accepted: the network's shape is still checked when it is loaded); it was made
+            variant (or, a start model, records none or saved other spaces); it was made
             under other rules; or for another observation version (``LittleForty-v0``).
     """
     path = Path(path)
     check_readable_file(path, what, zip_archive=True)
     variant = config.env.variant
+    again = "; start a new run" if resuming else ""
     try:
         saved = model_variant(path)
     except ModelMismatchError as exc:
         raise ConfigError(f"{what} {exc}") from None
+    if saved is None and not resuming:
+        raise ConfigError(
+            f"{what} {path}: the model records no variant (fortythieves train records it), "
+            f"so it cannot be checked to be {variant}'s"
+        )
     if saved is not None and saved != variant:
         raise ConfigError(
             f"{what} {path}: a model of {saved}, not of {variant} (the config's env.variant)"
@@ -903,15 +915,23 @@ def _check_model_zip(path: str | Path, what: str, config: Config) -> None:
     try:
         check_model_rules(path)
     except ModelMismatchError as exc:
-        raise ConfigError(f"{what} {exc}; start a new run") from None
+        raise ConfigError(f"{what} {exc}{again}") from None
     made_for = model_env_id(path)
     wanted = register_config_variant(config.env)
     if made_for is not None and made_for != wanted:
         raise ConfigError(
             f"{what} {path}: a model made for {made_for}, but training plays {wanted} "
-            f"(another observation version): it cannot continue here; start a new run "
-            f"(evaluate it with --env-version {made_for.rpartition('-v')[2]})"
+            f"(another observation version){': it cannot continue here' if resuming else ''}"
+            f"{again} (evaluate it with --env-version {made_for.rpartition('-v')[2]})"
         )
+    if not resuming:
+        env = gym.make(wanted)
+        try:
+            check_model_spaces(path, env.observation_space, env.action_space, wanted)
+        except ModelMismatchError as exc:
+            raise ConfigError(f"{what} {exc}") from None
+        finally:
+            env.close()
 
 
 def _callbacks(

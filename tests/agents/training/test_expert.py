@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -885,6 +885,34 @@ def test_expert_iterations_start_from_a_given_model(
     assert main([*argv, "--set", f"expert.start_model={start}", "--set",
                  "policy.player.state_dim=64"]) == 2  # fmt: skip
     one_error_line(capsys, "expert.start_model", "not this config's policy")
+    # a zip that records no variant (a Lucas network fits other variants' shapes), and one
+    # whose weights are not a torch file: refused in one line, before the run folder
+    import zipfile
+
+    def rewritten(name: str, change: Callable[[str, bytes], bytes]) -> Path:
+        target = tmp_path / name
+        with zipfile.ZipFile(start) as source, zipfile.ZipFile(target, "w") as out:
+            for item in source.infolist():
+                out.writestr(item, change(item.filename, source.read(item)))
+        return target
+
+    def no_variant(name: str, content: bytes) -> bytes:
+        if name != "data":
+            return content
+        data = json.loads(content)
+        del data["fortythieves_variant"]
+        return json.dumps(data).encode()
+
+    for bad, message in (
+        (rewritten("anonymous.zip", no_variant), "records no variant"),
+        (rewritten("junk.zip", lambda n, c: b"junk" if n == "policy.pth" else c),
+         "its network is not this config's policy"),
+    ):  # fmt: skip
+        other = tmp_path / f"refused-{bad.stem}"
+        argv = ["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(other), *one]
+        assert main([*argv, "--set", f"expert.start_model={bad}"]) == 2
+        one_error_line(capsys, "expert.start_model", message)
+    assert not (tmp_path / "refused-anonymous").exists()
     with pytest.raises(ConfigError, match=r"set train\.teacher: null"):
         _config([f"expert.start_model={start}", "train.teacher=greedy"])
     with pytest.raises(ConfigError, match=r"needs expert\.iterations > 0"):
