@@ -11,7 +11,14 @@ cd "$(dirname "$0")/../.."
 cmd=${FORTYTHIEVES:-.venv/bin/fortythieves}
 variants=("$@")
 [ ${#variants[@]} -gt 0 ] || variants=(FortyThieves Indian Limited LittleForty Lucas Maria NumberTen RankAndFile Streets)
+# $cmd may hold a command and its arguments (FORTYTHIEVES="nice -n 10 python -m ..."): unquoted on purpose
 mkdir -p results/expert/goal
+all=" FortyThieves Indian Limited LittleForty Lucas Maria NumberTen RankAndFile Streets "
+for variant in "${variants[@]}"; do
+  if [[ "$all" != *" $variant "* ]]; then
+    echo "goal.sh: error: $variant is not a variant (one of:$all)" >&2; exit 2
+  fi
+done
 for variant in "${variants[@]}"; do
   low=$(echo "$variant" | tr '[:upper:]' '[:lower:]')
   model=results/expert/$low/model.zip

@@ -43,17 +43,43 @@ def _soft(values: np.ndarray, labelled: np.ndarray, temperature: float) -> np.nd
     return out.astype(np.float32)
 
 
+def _setting(text: str) -> tuple[float, int, float, int]:
+    """``MOVE_WEIGHT,EPOCHS,LEARNING_RATE,SEED`` parsed (argparse's type: a bad one is a
+    one-line usage error before any fit)."""
+    try:
+        weight, epochs, rate, seed = text.split(",")
+        out = (float(weight), int(epochs), float(rate), int(seed))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: not MOVE_WEIGHT,EPOCHS,LEARNING_RATE,SEED (e.g. 0,8,1e-3,0)"
+        ) from None
+    if not 0.0 <= out[0] <= 1.0 or out[1] < 1 or not out[2] > 0.0:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: MOVE_WEIGHT must be in [0, 1], EPOCHS >= 1 and LEARNING_RATE > 0"
+        )
+    return out
+
+
+def _temperature(text: str) -> float:
+    value = float(text) if text.strip() else float("nan")
+    if not np.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a temperature must be a number > 0")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run", type=Path)
-    parser.add_argument("settings", nargs="+", help="MOVE_WEIGHT,EPOCHS,LEARNING_RATE,SEED")
+    parser.add_argument(
+        "settings", nargs="+", type=_setting, help="MOVE_WEIGHT,EPOCHS,LEARNING_RATE,SEED"
+    )
     parser.add_argument("--iteration", type=int, default=0)
     parser.add_argument("--games", type=int, required=True, help="the iteration's games")
     parser.add_argument("--validation", type=int, default=200, help="validation deals")
     parser.add_argument("--out", type=Path, required=True, help="JSON lines appended here")
     parser.add_argument(
         "--soft-temperature",
-        type=float,
+        type=_temperature,
         help="refit soft targets made from the saved values at this temperature",
     )
     args = parser.parse_args(argv)
@@ -61,11 +87,14 @@ def main(argv: list[str] | None = None) -> int:
     folder = ExpertFolder(args.run / "expert")
     base = load_config(args.run / "config.yaml", [])
     env_id = register_config_variant(base.env)
+    missing = [g for g in range(args.games) if not folder.game(args.iteration, g).is_file()]
+    if missing:
+        first = folder.game(args.iteration, missing[0])
+        parser.error(f"--games {args.games} --iteration {args.iteration}: {first} is not saved")
     games = [np.load(folder.game(args.iteration, g)) for g in range(args.games)]
     moves = np.concatenate([game["search_moves"] for game in games])
     values = np.concatenate([game["values"] for game in games]).astype(np.float64)
-    for setting in args.settings:
-        weight, epochs, rate, seed = setting.split(",")
+    for weight, epochs, rate, seed in args.settings:
         config = load_config(
             args.run / "config.yaml", [f"expert.epochs={epochs}", f"expert.learning_rate={rate}"]
         )
