@@ -636,6 +636,7 @@ class ExpertConfig(_Section):
     )
     start_model: str | None = Field(
         default=None,
+        min_length=1,
         description="a model zip the iterations start from instead of the teacher's clone "
         "(this variant's, with this config's policy network: e.g. the shipped PPO model; "
         "relative to the working directory; needs train.teacher: null); null: the clone",
