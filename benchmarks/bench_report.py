@@ -50,6 +50,20 @@ def save_report(
     print(f"written to {out}")
 
 
+def read_json(path: Path) -> Any:
+    """The JSON at ``path``, or None when it is not saved.
+
+    Raises:
+        ValueError: the file is not JSON (named).
+    """
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ValueError(f"{path}: not JSON ({exc})") from None
+
+
 def replace_between(readme: str, table: str, start: str, end: str) -> str:
     """``readme`` with the text between the marker lines ``start`` and ``end`` replaced by
     ``table`` (how generated tables are written into the README).

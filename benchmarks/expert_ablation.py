@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
-from bench_report import write_between
+from bench_report import read_json, write_between
 from fortythieves_agents.evaluation.leaderboard import read_report
 
 START = "<!-- expert-ablation:start -->"
@@ -62,20 +62,6 @@ REFITTED = "pilots/indian-ppo-state.json"
 TARGETS = {1.0: "hard", 0.0: "improve"}
 """refit_targets.py's move weight (without --soft-temperature) -> target name, for a run
 labelled with improve targets."""
-
-
-def _read(path: Path) -> Any:
-    """The JSON at ``path`` (None when it is not saved).
-
-    Raises:
-        ValueError: the file is not JSON (named).
-    """
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise ValueError(f"{path}: not JSON ({exc})") from None
 
 
 VALIDATION_DEALS = 200
@@ -163,10 +149,10 @@ def table_for(results: Path = RESULTS) -> str:
         ValueError: a record is not JSON or a report covers other deals than 500.
     """
     expert = results / "expert"
-    starts = {"NumberTen": _read(expert / NUMBER_TEN_START)}
+    starts = {"NumberTen": read_json(expert / NUMBER_TEN_START)}
     rows = []
     for variant, question, setting, name in RUNS:
-        state = _read(expert / name)
+        state = read_json(expert / name)
         start_state = starts.get(variant) or state
         try:
             start = "-" if start_state is None else _wins(start_state.get("start_validation"))
@@ -174,7 +160,7 @@ def table_for(results: Path = RESULTS) -> str:
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{expert / name}: not a run state ({exc!r})") from None
         if (variant, question, setting) == ("NumberTen", "targets", "improve"):
-            refitted = _read(expert / REFITTED)
+            refitted = read_json(expert / REFITTED)
             start = "-" if refitted is None else _wins(refitted.get("start_validation"))
             rows += _refit_rows(expert / "ablation" / "indian-targets.jsonl", start)
     rows.sort(key=lambda r: ["targets", "labelled games"].index(r.split(" | ")[1]))

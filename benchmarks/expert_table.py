@@ -45,13 +45,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
-from bench_report import write_between
+from bench_report import read_json, write_between
 from fortythieves_agents.evaluation.evaluate import ceiling_cell
 from fortythieves_agents.evaluation.leaderboard import read_report
 from results_table import wins_cell
@@ -88,20 +88,6 @@ HEADER = (
     "greedy, 500 | random, 500 | search alone 0.1 s, first 200 | network + search 0.1 s, "
     "first 50 | search alone, same 50 |\n|---|---|---|---|---|---|---|---|---|"
 )
-
-
-def _read(path: Path) -> dict[str, Any] | None:
-    """The JSON report at ``path``, or None when it is not saved.
-
-    Raises:
-        ValueError: the file is not JSON (named).
-    """
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise ValueError(f"{path}: not a JSON report ({exc})") from None
 
 
 def _report(path: Path, variant: str, episodes: int) -> dict[str, Any] | None:
@@ -165,7 +151,7 @@ def row(variant: str, results: Path = RESULTS) -> str:
     search = _report(results / "search" / f"{variant}-200-s0.1.json", variant, 200)
     pairs = {}
     for path in sorted((results / "search" / "prior").glob(f"{variant}-50-s0.1-*-vs-search.json")):
-        pairing = _read(path)
+        pairing = read_json(path)
         if not isinstance(pairing, dict) or pairing.get("deals") != 50:
             raise ValueError(f"{path}: not a pairing on 50 deals")
         pairs[_setting(path.name)] = pairing
@@ -252,19 +238,28 @@ def goal_row(variant: str, results: Path = RESULTS) -> str:
     return f"| {variant} | " + " | ".join(cells) + " |"
 
 
+def _per_variant(header: str, row_of: Callable[[str, Path], str], results: Path) -> str:
+    """``header`` and ``row_of(variant, results)`` for each variant of the registry.
+
+    Raises:
+        ValueError: a row could not be made (the message starts with the variant).
+    """
+    rows = []
+    for variant in VARIANTS:
+        try:
+            rows.append(row_of(variant, results))
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{variant}: {exc}") from None
+    return "\n".join([header, *rows])
+
+
 def goal_table_for(results: Path = RESULTS) -> str:
     """The goal table, one row per variant of the registry.
 
     Raises:
         ValueError: as :func:`goal_row`, naming the variant.
     """
-    rows = []
-    for variant in VARIANTS:
-        try:
-            rows.append(goal_row(variant, results))
-        except (AttributeError, KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{variant}: {exc}") from None
-    return "\n".join([GOAL_HEADER, *rows])
+    return _per_variant(GOAL_HEADER, goal_row, results)
 
 
 def budget_row(path: Path) -> str | None:
@@ -274,7 +269,7 @@ def budget_row(path: Path) -> str | None:
     Raises:
         ValueError: the file is not JSON.
     """
-    state = _read(path)
+    state = read_json(path)
     if not state or not state.get("iterations"):
         return None
     entries = state["iterations"]
@@ -322,13 +317,7 @@ def table_for(results: Path = RESULTS) -> str:
     Raises:
         ValueError: as :func:`row`, naming the variant.
     """
-    rows = []
-    for variant in VARIANTS:
-        try:
-            rows.append(row(variant, results))
-        except (AttributeError, KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{variant}: {exc}") from None
-    return "\n".join([HEADER, *rows])
+    return _per_variant(HEADER, row, results)
 
 
 def main(argv: list[str] | None = None) -> int:
