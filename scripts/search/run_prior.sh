@@ -5,7 +5,7 @@
 # weighted WEIGHT beside the samples' values. Resumable (game records in runs/search-eval/).
 # The search alone on the same deals is the budget curve's 0.1 s point
 # (results/search/budget_curve); benchmarks/prior_vs_search.py compares the two deal by deal.
-#   [VARIANT=NumberTen] [PRIOR=MODEL NAME=ppo TOP=3 | WEIGHT=0.05] scripts/search/run_prior.sh
+#   [VARIANT=NumberTen] [EPISODES=50] [PRIOR=MODEL NAME=ppo TOP=3 | WEIGHT=0.05] scripts/search/run_prior.sh
 # Another variant (the budget curve covers Number Ten only) is compared with the search alone's
 # game records of scripts/search/run_eval.sh: benchmarks/prior_vs_search.py --alone-games DIR.
 # Defaults: the shipped PPO model (NAME ppo), TOP 3. The expert-iteration network, spread:
@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 cmd=${FORTYTHIEVES:-.venv/bin/fortythieves}
 variant=${VARIANT:-NumberTen}
+episodes=${EPISODES:-50}
 prior=${PRIOR:-results/training/$variant/best_model.zip}
 name=${NAME:-ppo}
 if [ -n "${WEIGHT:-}" ]; then
@@ -22,8 +23,8 @@ else
   top=${TOP:-3}; guide=(--search-prior-top "$top"); tag="top$top"
 fi
 mkdir -p results/search/prior
-$cmd evaluate search --variant "$variant" --episodes 50 --search-budget 0.1 \
+$cmd evaluate search --variant "$variant" --episodes "$episodes" --search-budget 0.1 \
   --search-prior "$prior" "${guide[@]}" \
   --baselines --per-episode --no-progress \
-  --save-games "runs/search-eval/$variant-50-s0.1-prior-$name-$tag" --resume \
-  --json "results/search/prior/$variant-50-s0.1-$name-$tag.json"
+  --save-games "runs/search-eval/$variant-$episodes-s0.1-prior-$name-$tag" --resume \
+  --json "results/search/prior/$variant-$episodes-s0.1-$name-$tag.json"
