@@ -4,8 +4,9 @@ One Markdown row per variant, in the registry's order; each cell says how many t
 covers, because the agents cost very different amounts to play:
 
 * **network alone** (expert iteration): ``results/expert/<variant>/network-500.json``
-  (``fortythieves evaluate MODEL --episodes 500``), with its wins among the deals the
-  clairvoyant solver proved won;
+  (``fortythieves evaluate MODEL --episodes 500``), or where the network was continued by PPO
+  with a better result ``results/expert/<variant>-ppo/network-500.json`` (marked ``+ PPO``),
+  with its wins among the deals the clairvoyant solver proved won;
 * **PPO**, **greedy**, **random**: the shipped model's final evaluation on the same 500 test
   deals, ``results/training/<Variant>/final_evaluation.json``;
 * **search alone** at 0.1 s per move: ``results/search/<Variant>-200-s0.1.json`` (the first
@@ -146,7 +147,10 @@ def row(variant: str, results: Path = RESULTS) -> str:
         ValueError: a report is not JSON or covers other deals than its column says.
     """
     low = variant.lower()
-    expert = _report(results / "expert" / low / "network-500.json", variant, 500)
+    expert = _report(results / "expert" / f"{low}-ppo" / "network-500.json", variant, 500)
+    after_ppo = expert is not None
+    if expert is None:
+        expert = _report(results / "expert" / low / "network-500.json", variant, 500)
     final = _report(results / "training" / variant / "final_evaluation.json", variant, 500)
     search = _report(results / "search" / f"{variant}-200-s0.1.json", variant, 200)
     pairs = {}
@@ -158,7 +162,7 @@ def row(variant: str, results: Path = RESULTS) -> str:
     network = _agent(expert, "ppo")
     ceiling = None if network is None else network.get("solver_ceiling")
     cells = [
-        wins_cell(network),
+        wins_cell(network) + (" (+ PPO)" if after_ppo else ""),
         "-" if ceiling is None else ceiling_cell(ceiling),
         wins_cell(_agent(final, "ppo")),
         wins_cell(_agent(final, "greedy")),
@@ -180,6 +184,21 @@ def row(variant: str, results: Path = RESULTS) -> str:
             alone.pop(),
         ]
     return f"| {variant} | " + " | ".join(cells) + " |"
+
+
+def best_network(variant: str, results: Path = RESULTS) -> tuple[Path, str]:
+    """``variant``'s best shipped network and how it was made: the expert-iteration network
+    continued by PPO (``expert/<variant>-ppo/model.zip``), else the expert-iteration network
+    (``expert/<variant>/model.zip``), else the shipped PPO model
+    (``training/<Variant>/best_model.zip``). ``scripts/expert/goal.sh`` picks the same."""
+    low = variant.lower()
+    for path, kind in (
+        (results / "expert" / f"{low}-ppo" / "model.zip", "expert iteration + PPO"),
+        (results / "expert" / low / "model.zip", "expert iteration"),
+    ):
+        if path.is_file():
+            return path, kind
+    return results / "training" / variant / "best_model.zip", "PPO"
 
 
 def _met(ok: bool) -> str:
@@ -209,7 +228,9 @@ def goal_row(variant: str, results: Path = RESULTS) -> str:
     if sorted(row["seed"] for row in network["per_episode"]) != list(range(first, first + 500)):
         raise ValueError(f"{path}: the rows per deal are not the 500 deals from seed {first}")
     same = sum(row["won"] for row in network["per_episode"] if row["seed"] < first + 200)
-    kind = "expert iteration" if "results/expert/" in str(report.get("model")) else "PPO"
+    model, kind = best_network(variant, results)
+    if Path(str(report.get("model"))).parts[-3:] != model.parts[-3:]:
+        raise ValueError(f"{path}: the report is of {report.get('model')}, not of {model}")
     cells = [f"{search['wins']}/200", kind, f"{same}/200"]
     if search["wins"]:
         share = same / search["wins"]

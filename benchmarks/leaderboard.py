@@ -211,7 +211,8 @@ def summary_table(
 ) -> str:
     """The README's one results table: per variant, the wins (and mean foundation cards)
     of random, greedy and the shipped PPO run (its final evaluation), of the shipped
-    expert-iteration network (``<expert_dir>/<variant>/network-500.json``; ``-`` where none is
+    expert-iteration network (``<expert_dir>/<variant>-ppo/network-500.json`` where it was
+    continued by PPO, else ``<expert_dir>/<variant>/network-500.json``; ``-`` where none is
     shipped), of the search agent (its default budget), and the solver's ceiling on the
     protocol's deals (the share proved winnable .. that plus the undecided share). A caption
     line says the deals of each."""
@@ -228,7 +229,11 @@ def summary_table(
         search = _search_report(variant, search_dir)
         if search is not None:
             deals["search"][search["episodes"]] += 1
-        expert = _expert_results(expert_dir / variant.lower() / "network-500.json", variant)
+        expert = _expert_results(
+            expert_dir / f"{variant.lower()}-ppo" / "network-500.json", variant
+        )
+        if not expert:
+            expert = _expert_results(expert_dir / variant.lower() / "network-500.json", variant)
         labels = _labels(variant, PROTOCOL_DEALS, solver_dir)
         ceiling = "-"
         if labels is not None:
@@ -258,7 +263,8 @@ def summary_table(
     caption = (
         f"Wins on the test deals, mean foundation cards (of 104) in parentheses. Random, greedy "
         f"and PPO: the shipped runs' final evaluations ({usual(deals['ppo'])} deals); expert "
-        "iteration: the network alone that the search taught (500 deals; `-`: none shipped, "
+        "iteration: the network alone that the search taught, then PPO where that helped (500 "
+        "deals; `-`: none shipped, "
         "see docs/training.md); search: "
         f"the search agent at its default budget, solving sampled deals at {DEFAULT_SECONDS:g} s "
         f"per move ({usual(deals['search'])} deals, else as marked); solver ceiling: the "

@@ -1,6 +1,8 @@
-"""Each variant's best shipped network (issue 26, point 4): the expert-iteration network where
-one is shipped (``results/expert/<variant>/model.zip``), else the shipped PPO model
-(``results/training/<Variant>/best_model.zip``), as ``scripts/expert/goal.sh`` picks it. Its
+"""Each variant's best shipped network (issue 26, point 4): the expert-iteration network
+continued by PPO, or the expert-iteration network, where one is shipped
+(``results/expert/<variant>-ppo/model.zip``, ``results/expert/<variant>/model.zip``), else the
+shipped PPO model (``results/training/<Variant>/best_model.zip``), as
+``scripts/expert/goal.sh`` picks it (``benchmarks/expert_table.py``'s ``best_network``). Its
 saved report (``results/expert/goal/<Variant>-network-500.json``) is what ``fortythieves
 evaluate`` gives again today, and ``play --hint-model`` takes its moves from it."""
 
@@ -10,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from benchmark_modules import benchmark_module
 from fortythieves_agents.cli.main import main
 from fortythieves_agents.envs import env_id_for
 from fortythieves_agents.evaluation.evaluate import load_model_agent
@@ -22,10 +25,7 @@ GOAL = ROOT / "results" / "expert" / "goal"
 
 def best_model(variant: str) -> Path:
     """The variant's best shipped network, as scripts/expert/goal.sh picks it."""
-    expert = ROOT / "results" / "expert" / variant.lower() / "model.zip"
-    return (
-        expert if expert.is_file() else ROOT / "results" / "training" / variant / "best_model.zip"
-    )
+    return benchmark_module("expert_table").best_network(variant)[0]
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))

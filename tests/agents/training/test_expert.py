@@ -677,7 +677,8 @@ def test_the_goal_table_counts_the_networks_wins_on_the_searchs_deals(tmp_path: 
         summary = {"wins": wins, "win_rate": wins / 500, "mean_foundation_cards": 0.0,
                    "per_episode": rows, **extra}  # fmt: skip
         report = {"variant": "Lucas", "episodes": 500, "seeds": {"first": first},
-                  "model": "m.zip", "results": {"ppo": summary}}  # fmt: skip
+                  "model": "results/training/Lucas/best_model.zip",
+                  "results": {"ppo": summary}}  # fmt: skip
         (goal / "Lucas-network-500.json").write_text(json.dumps(report))
         return expert_table.goal_row("Lucas", tmp_path)
 
