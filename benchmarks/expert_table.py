@@ -116,7 +116,7 @@ def _agent(report: dict[str, Any] | None, name: str) -> dict[str, Any] | None:
     return None if report is None else report["results"].get(name)
 
 
-NETWORKS = {"expert": "expert", "ppo": "PPO"}
+NETWORKS = {"expert": "expert", "expertppo": "expert + PPO", "ppo": "PPO"}
 """The prior's name in a pairing file's name -> how the table names it."""
 
 
