@@ -15,7 +15,7 @@ Three questions, each on Number Ten and Indian; one Markdown row per setting:
   ``results/expert/ablation/<variant>-ppo-after-500.json``), and after as many whose first
   50,000 train the critic alone (``train.critic_warmup``; ``...-ppo-after-warm-500.json``),
   and after up to 600,064 such steps, the model best on the validation deals every 100,000
-  (``results/expert/<variant>-ppo/network-500.json``, shipped where it is better).
+  (``...-ppo-after-warm600k-500.json``; Number Ten's is shipped, ``results/expert/numberten-ppo/``).
 
 Validation cells are wins of the network alone on 200 validation deals after each iteration
 (``start``: before the first); a missing record is ``-``. With ``--doc`` the table goes between
@@ -128,8 +128,8 @@ def _ppo_after_rows(variant: str, results: Path) -> list[str]:
          f"{variant.lower()}-ppo-after-500.json"),
         ("then 200,704 PPO steps, the first 50,000 the critic's alone",
          results / "expert" / "ablation" / f"{variant.lower()}-ppo-after-warm-500.json"),
-        ("then up to 600,064 PPO steps so, the best on validation (the shipped + PPO network)",
-         results / "expert" / f"{variant.lower()}-ppo" / "network-500.json"),
+        ("then up to 600,064 PPO steps so, the best on validation",
+         results / "expert" / "ablation" / f"{variant.lower()}-ppo-after-warm600k-500.json"),
     ):  # fmt: skip
         cell = "-"
         if path.is_file():
