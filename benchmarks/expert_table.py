@@ -11,12 +11,13 @@ covers, because the agents cost very different amounts to play:
   deals, ``results/training/<Variant>/final_evaluation.json``;
 * **search alone** at 0.1 s per move: ``results/search/<Variant>-200-s0.1.json`` (the first
   200 test deals);
-* **network + search** at 0.1 s per move (the expert network or the PPO model as the
-  search's prior), one entry per saved setting:
-  ``results/search/prior/<Variant>-50-s0.1-<expert|ppo>-top3-vs-search.json`` (its 3 best
-  candidates searched) and ``...-<expert|ppo>-w<W>-vs-search.json`` (every candidate, its
-  log-probability weighted ``W``); ``benchmarks/prior_vs_search.py``: the first 50 test
-  deals, with the search alone's wins on the same deals.
+* **network + search against the search alone** at 0.1 s per move (a network as the
+  search's prior), one entry per saved setting, each with the search alone's wins on the
+  same first N test deals:
+  ``results/search/prior/<Variant>-<N>-s0.1-<network>-top3-vs-search.json`` (its 3 best
+  candidates searched) and ``...-<network>-w<W>-vs-search.json`` (every candidate, its
+  log-probability weighted ``W``); ``<network>``: ``expert``, ``expertppo`` or ``ppo``;
+  ``benchmarks/prior_vs_search.py``.
 
 A second table gives the issue's goal figures: each variant's best shipped network alone
 (``results/expert/goal/<Variant>-network-500.json``, made by ``scripts/expert/goal.sh``: the
@@ -86,8 +87,8 @@ GOAL_HEADER = (
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 HEADER = (
     "| variant | network alone, 500 deals | network alone / solver-proved wins | PPO, 500 | "
-    "greedy, 500 | random, 500 | search alone 0.1 s, first 200 | network + search 0.1 s, "
-    "first 50 | search alone, same 50 |\n|---|---|---|---|---|---|---|---|---|"
+    "greedy, 500 | random, 500 | search alone 0.1 s, first 200 | network + search against "
+    "the search alone, 0.1 s, same deals |\n|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -153,12 +154,13 @@ def row(variant: str, results: Path = RESULTS) -> str:
         expert = _report(results / "expert" / low / "network-500.json", variant, 500)
     final = _report(results / "training" / variant / "final_evaluation.json", variant, 500)
     search = _report(results / "search" / f"{variant}-200-s0.1.json", variant, 200)
-    pairs = {}
-    for path in sorted((results / "search" / "prior").glob(f"{variant}-50-s0.1-*-vs-search.json")):
+    pairs = []
+    for path in sorted((results / "search" / "prior").glob(f"{variant}-*-s0.1-*-vs-search.json")):
+        deals = path.name.removeprefix(f"{variant}-").split("-", 1)[0]
         pairing = read_json(path)
-        if not isinstance(pairing, dict) or pairing.get("deals") != 50:
-            raise ValueError(f"{path}: not a pairing on 50 deals")
-        pairs[_setting(path.name)] = pairing
+        if not isinstance(pairing, dict) or str(pairing.get("deals")) != deals:
+            raise ValueError(f"{path}: not a pairing on {deals} deals")
+        pairs.append((int(deals), _setting(path.name), pairing))
     network = _agent(expert, "ppo")
     ceiling = None if network is None else network.get("solver_ceiling")
     cells = [
@@ -169,20 +171,13 @@ def row(variant: str, results: Path = RESULTS) -> str:
         wins_cell(_agent(final, "random")),
         wins_cell(_agent(search, "search")),
     ]
-    if not pairs:
-        cells += ["-", "-"]
-    else:
-        alone = {f"{p['search_alone_wins']}/{p['deals']}" for p in pairs.values() if p}
-        if len(alone) != 1:
-            raise ValueError(f"network + search reports on other deals: search alone {alone}")
-        cells += [
-            "; ".join(
-                f"{p['search_plus_network_wins']}/{p['deals']} ({setting})"
-                for setting, p in pairs.items()
-                if p
-            ),
-            alone.pop(),
-        ]
+    cells.append(
+        "; ".join(
+            f"{p['search_plus_network_wins']} vs {p['search_alone_wins']} of {deals} ({setting})"
+            for deals, setting, p in sorted(pairs, key=lambda x: x[0])
+        )
+        or "-"
+    )
     return f"| {variant} | " + " | ".join(cells) + " |"
 
 

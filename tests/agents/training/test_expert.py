@@ -635,18 +635,26 @@ def test_the_expert_table_of_the_docs_is_generated_from_the_saved_reports(tmp_pa
         ValueError, match=r"NumberTen: .*network-500\.json: a report of 200 deals where 500"
     ):
         expert_table.table_for(tmp_path)
-    # network + search: one entry per saved setting, the search alone once
+    # network + search: one entry per saved setting, each with the search alone's wins on
+    # the same deals, by number of deals; a pairing on other deals than its name says refused
     prior = tmp_path / "search" / "prior"
     prior.mkdir(parents=True)
-    for tag, wins in (("top3", 27), ("w0.02", 33)):
-        pairing = {"deals": 50, "search_plus_network_wins": wins, "search_alone_wins": 31}
-        (prior / f"Lucas-50-s0.1-expert-{tag}-vs-search.json").write_text(json.dumps(pairing))
+    for name, deals, wins, alone in (
+        ("50-s0.1-expert-top3", 50, 27, 31),
+        ("100-s0.1-expertppo-w0.02", 100, 71, 63),
+        ("50-s0.1-ppo-w0.02", 50, 33, 31),
+    ):
+        pairing = {"deals": deals, "search_plus_network_wins": wins, "search_alone_wins": alone}
+        (prior / f"Lucas-{name}-vs-search.json").write_text(json.dumps(pairing))
     cells = expert_table.row("Lucas", tmp_path).split(" | ")
-    assert cells[-2:] == ["27/50 (expert, top 3); 33/50 (expert, weight 0.02)", "31/50 |"]
-    (prior / "Lucas-50-s0.1-expert-w0.1-vs-search.json").write_text(
-        json.dumps({"deals": 50, "search_plus_network_wins": 1, "search_alone_wins": 30})
+    assert cells[-1] == (
+        "27 vs 31 of 50 (expert, top 3); 33 vs 31 of 50 (PPO, weight 0.02); "
+        "71 vs 63 of 100 (expert + PPO, weight 0.02) |"
     )
-    with pytest.raises(ValueError, match="on other deals"):
+    (prior / "Lucas-50-s0.1-expert-w0.1-vs-search.json").write_text(
+        json.dumps({"deals": 40, "search_plus_network_wins": 1, "search_alone_wins": 30})
+    )
+    with pytest.raises(ValueError, match="not a pairing on 50 deals"):
         expert_table.row("Lucas", tmp_path)
 
 
