@@ -3,10 +3,11 @@
 One Markdown row per variant, in the registry's order; each cell says how many test deals it
 covers, because the agents cost very different amounts to play:
 
-* **network alone** (expert iteration): ``results/expert/<variant>/network-500.json``
-  (``fortythieves evaluate MODEL --episodes 500``), or where the network was continued by PPO
-  with a better result ``results/expert/<variant>-ppo/network-500.json`` (marked ``+ PPO``),
-  with its wins among the deals the clairvoyant solver proved won;
+* **network alone** (expert iteration): the latest shipped stage's
+  ``results/expert/<variant><stage>/network-500.json`` (``STAGES``: the network after expert
+  iteration, after PPO on top, after expert iteration again; a later stage, named in the
+  cell, is shipped only where better), with its wins among the deals the clairvoyant solver
+  proved won;
 * **PPO**, **greedy**, **random**: the shipped model's final evaluation on the same 500 test
   deals, ``results/training/<Variant>/final_evaluation.json``;
 * **search alone** at 0.1 s per move: ``results/search/<Variant>-200-s0.1.json`` (the first
@@ -147,11 +148,8 @@ def row(variant: str, results: Path = RESULTS) -> str:
     Raises:
         ValueError: a report is not JSON or covers other deals than its column says.
     """
-    low = variant.lower()
-    expert = _report(results / "expert" / f"{low}-ppo" / "network-500.json", variant, 500)
-    after_ppo = expert is not None
-    if expert is None:
-        expert = _report(results / "expert" / low / "network-500.json", variant, 500)
+    stage = expert_stage(variant, results)
+    expert = None if stage is None else _report(stage[0] / "network-500.json", variant, 500)
     final = _report(results / "training" / variant / "final_evaluation.json", variant, 500)
     search = _report(results / "search" / f"{variant}-200-s0.1.json", variant, 200)
     pairs = []
@@ -163,8 +161,9 @@ def row(variant: str, results: Path = RESULTS) -> str:
         pairs.append((int(deals), _setting(path.name), pairing))
     network = _agent(expert, "ppo")
     ceiling = None if network is None else network.get("solver_ceiling")
+    later = "" if stage is None or stage[0].name == variant.lower() else f" ({stage[1]})"
     cells = [
-        wins_cell(network) + (" (+ PPO)" if after_ppo else ""),
+        wins_cell(network) + later,
         "-" if ceiling is None else ceiling_cell(ceiling),
         wins_cell(_agent(final, "ppo")),
         wins_cell(_agent(final, "greedy")),
@@ -181,18 +180,33 @@ def row(variant: str, results: Path = RESULTS) -> str:
     return f"| {variant} | " + " | ".join(cells) + " |"
 
 
+STAGES: tuple[tuple[str, str], ...] = (
+    ("-ppo-expert", "expert iteration, PPO, expert iteration"),
+    ("-ppo", "expert iteration + PPO"),
+    ("", "expert iteration"),
+)
+"""The shipped expert-iteration stages, latest first: ``results/expert/<variant><suffix>/``
+holds a stage's ``model.zip`` and its ``network-500.json``; a later stage is shipped only
+where it is better than the one before."""
+
+
+def expert_stage(variant: str, results: Path = RESULTS) -> tuple[Path, str] | None:
+    """``variant``'s latest shipped expert-iteration stage: its folder and how it was made
+    (:data:`STAGES`), or None where none is shipped."""
+    for suffix, kind in STAGES:
+        folder = results / "expert" / f"{variant.lower()}{suffix}"
+        if (folder / "model.zip").is_file():
+            return folder, kind
+    return None
+
+
 def best_network(variant: str, results: Path = RESULTS) -> tuple[Path, str]:
-    """``variant``'s best shipped network and how it was made: the expert-iteration network
-    continued by PPO (``expert/<variant>-ppo/model.zip``), else the expert-iteration network
-    (``expert/<variant>/model.zip``), else the shipped PPO model
+    """``variant``'s best shipped network and how it was made: its latest expert-iteration
+    stage (:func:`expert_stage`), else the shipped PPO model
     (``training/<Variant>/best_model.zip``). ``scripts/expert/goal.sh`` picks the same."""
-    low = variant.lower()
-    for path, kind in (
-        (results / "expert" / f"{low}-ppo" / "model.zip", "expert iteration + PPO"),
-        (results / "expert" / low / "model.zip", "expert iteration"),
-    ):
-        if path.is_file():
-            return path, kind
+    stage = expert_stage(variant, results)
+    if stage is not None:
+        return stage[0] / "model.zip", stage[1]
     return results / "training" / variant / "best_model.zip", "PPO"
 
 

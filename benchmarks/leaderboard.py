@@ -37,6 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
 from bench_report import replace_between
+from expert_table import expert_stage
 from fortythieves_agents.cli.main import DEFAULT_NODES, DEFAULT_SECONDS
 from fortythieves_agents.evaluation import leaderboard as board
 from fortythieves_agents.evaluation.labels import LABELS_FILE, PROTOCOL_DEALS, labels_from_verdicts
@@ -211,11 +212,10 @@ def summary_table(
 ) -> str:
     """The README's one results table: per variant, the wins (and mean foundation cards)
     of random, greedy and the shipped PPO run (its final evaluation), of the shipped
-    expert-iteration network (``<expert_dir>/<variant>-ppo/network-500.json`` where it was
-    continued by PPO, else ``<expert_dir>/<variant>/network-500.json``; ``-`` where none is
-    shipped), of the search agent (its default budget), and the solver's ceiling on the
-    protocol's deals (the share proved winnable .. that plus the undecided share). A caption
-    line says the deals of each."""
+    expert-iteration network (its latest shipped stage's ``network-500.json``:
+    ``expert_table.expert_stage``; ``-`` where none is shipped), of the search agent (its
+    default budget), and the solver's ceiling on the protocol's deals (the share proved
+    winnable .. that plus the undecided share). A caption line says the deals of each."""
     lines = [
         "| variant | random | greedy | PPO | expert iteration | search | solver ceiling |",
         "|---|---|---|---|---|---|---|",
@@ -229,11 +229,8 @@ def summary_table(
         search = _search_report(variant, search_dir)
         if search is not None:
             deals["search"][search["episodes"]] += 1
-        expert = _expert_results(
-            expert_dir / f"{variant.lower()}-ppo" / "network-500.json", variant
-        )
-        if not expert:
-            expert = _expert_results(expert_dir / variant.lower() / "network-500.json", variant)
+        stage = expert_stage(variant, expert_dir.parent)
+        expert = {} if stage is None else _expert_results(stage[0] / "network-500.json", variant)
         labels = _labels(variant, PROTOCOL_DEALS, solver_dir)
         ceiling = "-"
         if labels is not None:

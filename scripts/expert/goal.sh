@@ -1,7 +1,6 @@
 #!/bin/bash
-# Issue 26's goal figures, network side: each variant's best shipped network alone (the expert-
-# iteration network continued by PPO where that is shipped, results/expert/<variant>-ppo/model.zip,
-# else the expert-iteration network, results/expert/<variant>/model.zip, else the shipped PPO
+# Issue 26's goal figures, network side: each variant's best shipped network alone (its latest
+# expert-iteration stage, results/expert/<variant>[-ppo[-expert]]/model.zip, else the shipped PPO
 # model, results/training/<Variant>/best_model.zip; benchmarks/expert_table.py best_network) on the 500 test deals, one row per
 # deal: the first 200 are the deals of the search alone's table
 # (results/search/<Variant>-200-s0.1.json). With the wins among the solver-proved ones.
@@ -22,7 +21,9 @@ for variant in "${variants[@]}"; do
 done
 for variant in "${variants[@]}"; do
   low=$(echo "$variant" | tr '[:upper:]' '[:lower:]')
-  model=results/expert/$low-ppo/model.zip                                  # expert iteration, then PPO
+  # the latest shipped expert-iteration stage (benchmarks/expert_table.py STAGES), else PPO's
+  model=results/expert/$low-ppo-expert/model.zip                           # expert, PPO, expert
+  [ -f "$model" ] || model=results/expert/$low-ppo/model.zip                # expert iteration, then PPO
   [ -f "$model" ] || model=results/expert/$low/model.zip                    # expert iteration
   [ -f "$model" ] || model=results/training/$variant/best_model.zip         # PPO
   $cmd evaluate "$model" --episodes 500 --baselines --per-episode --no-progress \
