@@ -6,8 +6,8 @@ covers, because the agents cost very different amounts to play:
 * **network alone** (expert iteration): the latest shipped stage's
   ``results/expert/<variant><stage>/network-500.json`` (``STAGES``: the network after expert
   iteration, after PPO on top, after expert iteration again; a later stage, named in the
-  cell, is shipped only where better), with its wins among the deals the clairvoyant solver
-  proved won;
+  cell, is shipped only where better on the validation deals), with its wins among the deals
+  the clairvoyant solver proved won;
 * **PPO**, **greedy**, **random**: the shipped model's final evaluation on the same 500 test
   deals, ``results/training/<Variant>/final_evaluation.json``;
 * **search alone** at 0.1 s per move: ``results/search/<Variant>-200-s0.1.json`` (the first
@@ -187,7 +187,8 @@ STAGES: tuple[tuple[str, str], ...] = (
 )
 """The shipped expert-iteration stages, latest first: ``results/expert/<variant><suffix>/``
 holds a stage's ``model.zip`` and its ``network-500.json``; a later stage is shipped only
-where it is better than the one before."""
+where it wins more of the 200 validation deals than the one before (never picked on the test
+deals)."""
 
 
 def expert_stage(variant: str, results: Path = RESULTS) -> tuple[Path, str] | None:
