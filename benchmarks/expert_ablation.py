@@ -133,13 +133,7 @@ def _ppo_after_rows(variant: str, results: Path) -> list[str]:
     ):  # fmt: skip
         cell = "-"
         if path.is_file():
-            report = read_report(path)
-            if report["variant"] != variant:
-                raise ValueError(f"{path}: a report of {report['variant']}, not of {variant}")
-            if report["episodes"] != 500:
-                raise ValueError(f"{path}: {report['episodes']} deals where 500 are expected")
-            if "ppo" not in report["results"]:
-                raise ValueError(f"{path}: no network ('ppo') in the report")
+            report = read_report(path, variant=variant, episodes=500, agent="ppo")
             summary = report["results"]["ppo"]
             cell = f"{summary['wins']} ({summary['truncated']} truncated)"
         rows.append(f"| {variant} | PPO after | {setting} | - | - | {cell} |")
@@ -167,7 +161,6 @@ def table_for(results: Path = RESULTS) -> str:
             refitted = read_json(expert / REFITTED)
             start = "-" if refitted is None else _wins(refitted.get("start_validation"))
             rows += _refit_rows(expert / "ablation" / "indian-targets.jsonl", start)
-    rows.sort(key=lambda r: ["targets", "labelled games"].index(r.split(" | ")[1]))
     for variant in ("NumberTen", "Indian"):
         rows += _ppo_after_rows(variant, results)
     return "\n".join([HEADER, *rows])

@@ -55,33 +55,37 @@ class Row:
     source: str
 
 
-def read_report(path: Path) -> dict[str, Any]:
-    """An evaluation report, checked for the keys the tables read.
+def read_report(
+    path: Path,
+    *,
+    variant: str | None = None,
+    episodes: int | None = None,
+    agent: str | None = None,
+) -> dict[str, Any]:
+    """An evaluation report, checked for the keys the tables read and, where given, for
+    being ``variant``'s, on ``episodes`` deals, with agent ``agent`` among its results.
 
     Raises:
         ReportError: the file cannot be read or lacks ``variant``, ``episodes`` or
             ``results`` (agent name -> summary with ``win_rate``); an agent's per-deal rows
-            (``per_episode``) are not one readable row per deal; or the report was made
+            (``per_episode``) are not one readable row per deal; the report was made
             under other rules than the current :data:`fortythieves_env.RULES_VERSION`
             (``rules_version``, missing in reports written before it: version 1; both
-            versions are named): its games are not these rules' games.
+            versions are named): its games are not these rules' games; or it is another
+            variant's, on another number of deals, or without ``agent`` (each named).
     """
     try:
         report = json.loads(Path(path).read_text(encoding="utf-8"))
-        variant, episodes, results = report["variant"], report["episodes"], report["results"]
-        if (
-            not isinstance(variant, str)
-            or not isinstance(episodes, int)
-            or isinstance(episodes, bool)
-        ):
+        saved, deals, results = report["variant"], report["episodes"], report["results"]
+        if not isinstance(saved, str) or not isinstance(deals, int) or isinstance(deals, bool):
             raise TypeError("variant or episodes of the wrong type")
         for name, summary in results.items():
             summary["win_rate"], summary["mean_foundation_cards"]
             rows = summary.get("per_episode")
             if rows is not None:
-                if len(rows) != episodes:
+                if len(rows) != deals:
                     raise ReportError(
-                        f"{path}: {name} has {len(rows)} per-deal rows for {episodes} deals"
+                        f"{path}: {name} has {len(rows)} per-deal rows for {deals} deals"
                     )
                 [EpisodeResult(**row) for row in rows]
         rules = recorded_rules_version(report.get("rules_version"))
@@ -92,6 +96,12 @@ def read_report(path: Path) -> dict[str, Any]:
     mismatch = rules_version_mismatch(rules)
     if mismatch:
         raise ReportError(f"{path}: {mismatch}; evaluate again under these rules")
+    if variant is not None and saved != variant:
+        raise ReportError(f"{path}: a report of {saved}, not of {variant}")
+    if episodes is not None and deals != episodes:
+        raise ReportError(f"{path}: a report of {deals} deals where {episodes} are expected")
+    if agent is not None and agent not in report["results"]:
+        raise ReportError(f"{path}: no {agent!r} agent (agents: {', '.join(report['results'])})")
     return report
 
 
