@@ -27,20 +27,21 @@ from fortythieves_agents.config import load_config
 from fortythieves_agents.envs import register_config_variant
 from fortythieves_agents.networks.model_zip import load_maskable_ppo
 from fortythieves_agents.run_folder import ExpertFolder
-from fortythieves_agents.training.expert import load_labels, validate_network
+from fortythieves_agents.training.expert import load_labels, targets_from_search, validate_network
 from fortythieves_agents.training.teacher import clone_teacher
 
 
 def _soft(values: np.ndarray, labelled: np.ndarray, temperature: float) -> np.ndarray:
-    """``softmax(values / temperature)`` per row over the valued moves (NaN: not valued);
-    a row with no valued move keeps its labelled target. ``float32 (N, A)``."""
-    valued = ~np.isnan(values)
-    best = np.where(valued, values, -np.inf).max(axis=1, keepdims=True)
-    shifted = np.where(valued, values - np.where(np.isfinite(best), best, 0.0), -np.inf)
-    weights = np.where(valued, np.exp(shifted / temperature), 0.0)
-    totals = weights.sum(axis=1, keepdims=True)
-    out = np.where(totals > 0, weights / np.where(totals > 0, totals, 1.0), labelled)
-    return out.astype(np.float32)
+    """The search's soft targets (:func:`targets_from_search`) remade from the saved values,
+    per row over the valued moves (NaN: not valued); a row with no valued move keeps its
+    labelled target. ``float32 (N, A)``."""
+    out = labelled.astype(np.float32)
+    for i, row in enumerate(values):
+        valued = ~np.isnan(row)
+        if valued.any():  # a valued move scores its value (>= 0), the others below
+            scores = np.where(valued, row, -1.0)
+            out[i] = targets_from_search(scores, row, valued, "soft", temperature)
+    return out
 
 
 def _setting(text: str) -> tuple[float, int, float, int]:
