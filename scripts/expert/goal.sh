@@ -1,8 +1,8 @@
 #!/bin/bash
 # Issue 26's goal figures, network side: each variant's best shipped network alone (its latest
 # expert-iteration stage, results/expert/<variant>[-ppo[-expert]]/model.zip, else the shipped PPO
-# model, results/training/<Variant>/best_model.zip; benchmarks/expert_table.py best_network) on the 500 test deals, one row per
-# deal: the first 200 are the deals of the search alone's table
+# model, results/training/<Variant>/best_model.zip; benchmarks/expert_table.py best_network) on
+# the 500 test deals, one row per deal: the first 200 are the deals of the search alone's table
 # (results/search/<Variant>-200-s0.1.json). With the wins among the solver-proved ones.
 # benchmarks/expert_table.py --doc docs/training.md renders the goal table.
 #   scripts/expert/goal.sh [VARIANT ...]        (default: all nine)
