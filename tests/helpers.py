@@ -12,6 +12,8 @@ import io
 import os
 import subprocess
 import sys
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -79,6 +81,15 @@ def play_cli(
     code = main(["play", *argv])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def rewrite_zip(source: Path, target: Path, change: Callable[[str, bytes], bytes]) -> Path:
+    """``source`` copied to ``target`` with each member's bytes replaced by
+    ``change(name, content)`` (the archive itself stays valid); returns ``target``."""
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for item in old.infolist():
+            new.writestr(item, change(item.filename, old.read(item)))
+    return target
 
 
 def one_error_line(

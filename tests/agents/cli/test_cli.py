@@ -20,7 +20,7 @@ from fortythieves_agents.config import load_config
 from fortythieves_agents.envs import make_training_vec_env
 from fortythieves_agents.training.train import build_model
 from helpers import STREETS as STREETS_YAML
-from helpers import one_error_line
+from helpers import one_error_line, rewrite_zip
 
 from configs import PLAIN
 
@@ -163,9 +163,7 @@ def test_good_numbers_in_yaml_like_forms_are_accepted(
 
 def _damage_member(src: Path, dst: Path, member: str, data: bytes) -> None:
     """Copy a zip replacing one member's bytes (the zip itself stays valid)."""
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
-        for item in zin.infolist():
-            zout.writestr(item, data if item.filename == member else zin.read(item.filename))
+    rewrite_zip(src, dst, lambda name, content: data if name == member else content)
 
 
 def test_damaged_policy_inside_intact_zip(

@@ -1,8 +1,8 @@
-"""Each variant's best shipped network (issue 26, point 4): the expert-iteration network
-continued by PPO, or the expert-iteration network, where one is shipped
-(``results/expert/<variant>-ppo/model.zip``, ``results/expert/<variant>/model.zip``), else the
-shipped PPO model (``results/training/<Variant>/best_model.zip``), as
-``scripts/expert/goal.sh`` picks it (``benchmarks/expert_table.py``'s ``best_network``). Its
+"""Each variant's best shipped network (issue 26, point 4): its latest shipped
+expert-iteration stage (``results/expert/<variant>[-ppo[-expert]]/model.zip``,
+``benchmarks/expert_table.py``'s ``STAGES``), else the shipped PPO model
+(``results/training/<Variant>/best_model.zip``), as ``scripts/expert/goal.sh`` picks it
+(``best_network``). Its
 saved report (``results/expert/goal/<Variant>-network-500.json``) is what ``fortythieves
 evaluate`` gives again today, and ``play --hint-model`` takes its moves from it."""
 

@@ -27,7 +27,7 @@ import torch
 from fortythieves_agents.cli.main import main
 from fortythieves_agents.evaluation.evaluate import ModelAgent, load_model_agent
 from fortythieves_agents.networks.model_zip import ModelMismatchError, load_maskable_ppo
-from helpers import ROOT, STREETS, play_cli
+from helpers import ROOT, STREETS, play_cli, rewrite_zip
 
 SHIPPED = ROOT / "results" / "training" / "Streets" / "best_model.zip"
 """A trained ``player`` model (the Results table's Streets agent)."""
@@ -420,15 +420,15 @@ def test_a_model_saved_under_the_old_package_name_resumes_training(tmp_path: Pat
 
 def _with_policy_module(source_path: Path, target_path: Path, module: str) -> Path:
     """A copy of the model zip at ``source_path`` whose policy class names ``module``."""
-    with zipfile.ZipFile(source_path) as source, zipfile.ZipFile(target_path, "w") as target:
-        for item in source.infolist():
-            content = source.read(item)
-            if item.filename == "data":
-                data = json.loads(content)
-                data["policy_class"]["__module__"] = module
-                content = json.dumps(data).encode()
-            target.writestr(item, content)
-    return target_path
+
+    def renamed(name: str, content: bytes) -> bytes:
+        if name != "data":
+            return content
+        data = json.loads(content)
+        data["policy_class"]["__module__"] = module
+        return json.dumps(data).encode()
+
+    return rewrite_zip(source_path, target_path, renamed)
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,7 @@ from fortythieves_agents.training.expert import (
     targets_from_search,
 )
 from fortythieves_agents.training.train import build_model
-from helpers import CONFIGS, ROOT, one_error_line
+from helpers import CONFIGS, ROOT, one_error_line, rewrite_zip
 from positions import shuffle_hidden
 
 from configs import TINY, with_set
@@ -895,16 +895,11 @@ def test_expert_iterations_start_from_a_given_model(
     assert main([*argv, "--set", f"expert.start_model={start}", "--set",
                  "policy.player.state_dim=64"]) == 2  # fmt: skip
     one_error_line(capsys, "expert.start_model", "not this config's policy")
+
     # a zip that records no variant (a Lucas network fits other variants' shapes), and one
     # whose weights are not a torch file: refused in one line, before the run folder
-    import zipfile
-
     def rewritten(name: str, change: Callable[[str, bytes], bytes]) -> Path:
-        target = tmp_path / name
-        with zipfile.ZipFile(start) as source, zipfile.ZipFile(target, "w") as out:
-            for item in source.infolist():
-                out.writestr(item, change(item.filename, source.read(item)))
-        return target
+        return rewrite_zip(start, tmp_path / name, change)
 
     def no_variant(name: str, content: bytes) -> bytes:
         if name != "data":
