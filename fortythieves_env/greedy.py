@@ -31,7 +31,7 @@ action index, so the rule is deterministic. Scores, highest first:
 ====  =====================================================================================
 
 The solver's rollout pass (:mod:`.solver`) is *not* this rule: it follows the solver's own
-move order (:func:`.solver._children`) and sees every card.
+move order (:func:`.pruning._children`) and sees every card.
 """
 
 from __future__ import annotations

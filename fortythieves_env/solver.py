@@ -14,21 +14,25 @@ what a player who sees only :func:`~fortythieves_env.view.player_view` can achie
   ``max_episode_steps``). The argument is in :func:`_search`'s docstring.
 * ``"unknown"``: the node budget (or the seconds cap, or a caller's stop) ran out first.
 
-Two passes (compiled with numba, on the packed state arrays of :mod:`._fast`), one node
-budget: every position entered counts one node, in both passes.
+Three passes (compiled with numba, on the packed state arrays of :mod:`._fast`), one node
+budget: every position entered counts one node, in every pass.
 
-1. **Rollouts** (:func:`_nested`, at most half the budget): a one-level nested greedy
-   rollout search that sees every card. From the current position of its line it tries
-   every child (:func:`_children`, same rules and order), plays a greedy rollout from each
-   (:func:`_rollout`: always the first child that repeats no position of the line or of
-   the rollout) and keeps the best sequence so far (most foundation cards at its end; the
-   first on ties); it then plays the first move of that sequence and goes on (the best
-   sequence is kept, so the line's outcome never gets worse). A rollout that wins ends the
-   pass with the line plus the rollout: a real winning line (replayed like any other).
-   The pass ends without a win when its line cannot go on; it **never proves ``lost``**.
-   On Number Ten and Rank and File it finds most of the wins (at 10**6 nodes, 15/20 and
-   12/20 test deals against 6/20 and 3/20 for the search alone).
-2. **Search** (:func:`_search`, the rest of the budget): depth-first with an explicit
+1. **Rollouts** (:func:`_nested`, at most 1/8 of the budget; half with ``beam=False``): a one-
+   level nested greedy rollout search that sees every card. From the current position of its
+   line it tries every child (:func:`_children`, same rules and order), plays a greedy rollout
+   from each (:func:`_rollout`: always the first child that repeats no position of the line or
+   of the rollout) and keeps the best sequence so far (most foundation cards at its end; the
+   first on ties); it then plays the first move of that sequence and goes on (the best sequence
+   is kept, so the line's outcome never gets worse). A rollout that wins ends the pass with the
+   line plus the rollout: a real winning line (replayed like any other). The pass ends without a
+   win when its line cannot go on; it **never proves ``lost``**. On Number Ten and Rank and File
+   it finds most of the wins (at 10**6 nodes, 15/20 and 12/20 test deals against 6/20 and 3/20
+   for the search alone).
+2. **Beam** (:class:`.beam.Beam`, up to 5/8 of the budget in all; version 4): iteratively
+   widened beam searches ordered by progress (foundation cards, cards turned up, empty
+   columns, the waste's length, ...), for the wins in spaces the depth-first search does
+   not finish. It never proves ``lost`` either.
+3. **Search** (:func:`_search`, the rest of the budget): depth-first with an explicit
    stack and a transposition table (the *closed set*) keyed by the position up to the
    column order (two 64-bit Zobrist keys, updated by each move: :func:`_child_keys`).
    An entry keeps the largest number of remaining steps with which its position was
@@ -40,7 +44,7 @@ budget: every position entered counts one node, in both passes.
    proves ``lost`` (its stack empties: the search was exhaustive); the result then says
    what the proof needed (:attr:`SolveResult.proof`).
 
-Both passes are deterministic: the node budget is the figure of record (equal inputs, equal
+Every pass is deterministic: the node budget is the figure of record (equal inputs, equal
 answer, line and node count), ``seconds`` only a cap.
 
 Pruning rules (each proven safe for two decks in its function's docstring; "safe" means:
@@ -69,7 +73,6 @@ import numpy as np
 
 from ._checks import INT64_MAX, checked_int
 from ._fast import (
-    H_ACCEPTS,
     H_C,
     H_DEAL,
     H_DECODE,
@@ -87,11 +90,9 @@ from ._fast import (
     S_NWASTE,
     S_REDEALS,
     _apply,
-    _fits_foundation,
     _pile_for,
     apply,
     canonical_hash,
-    legal_actions,
     tables_for,
 )
 from ._jit import kernel
@@ -103,9 +104,20 @@ from .actions import (
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
 )
+from .beam import DONE as BEAM_DONE
+from .beam import WON as BEAM_WON
+from .beam import Beam
 from .engine import InvalidPositionError, rules_for
+from .pruning import (
+    _BUILD_CODE,
+    RULES,
+    _children,
+    build_code,
+    pruned_moves,
+    rule_flags,
+)
 from .state import GameState
-from .variants import Build, VariantSpec, get_variant
+from .variants import VariantSpec, get_variant
 
 __all__ = [
     "RULES",
@@ -120,20 +132,16 @@ __all__ = [
 
 Status = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION = 3
+SOLVER_VERSION = 4
 """The version of the search's results (2: the rollout pass before the search; 3: the
 closed set settles positions "at all" with lowlinks, Zobrist keys updated by the move,
-a table sized from the budget up to ``2**26`` records): bumped
+a table sized from the budget up to ``2**26`` records; 4: a beam search ordered by progress
+(:mod:`.beam`) between the rollout pass, now at most 1/8 of the budget, and the
+depth-first search, which keeps at least 3/8): bumped
 whenever a change could give another verdict, line or node count for the same input (move
 order, pruning rules, table size, node counting).
 Saved results (``fortythieves solve``) are keyed by it, so results of an older search are
 never mixed with newer ones."""
-
-RULES: tuple[str, ...] = ("F", "W", "E")
-"""The pruning rules, by name; :func:`solve` uses all of them unless told otherwise."""
-
-_BUILD_CODE = {Build.SAME_SUIT: 0, Build.ALTERNATE_COLOUR: 1, Build.OTHER_SUIT: 2}
-_USE_F, _USE_W, _USE_E = 1, 2, 4
 
 MAX_TABLE_BITS = 26
 """The closed set has at most ``2**26`` records of 32 bytes (2 GiB, touched only as it
@@ -167,8 +175,8 @@ class SolveResult:
         rules: the pruning rules used (names from :data:`RULES`).
         stopped_by: for ``unknown``, what ran out: ``"nodes"``, ``"seconds"`` or
             ``"stop"`` (the ``should_stop`` callback); else ``""``.
-        found_by: for ``won``, the pass that found the line: ``"rollouts"`` or
-            ``"search"``; else ``""``.
+        found_by: for ``won``, the pass that found the line: ``"rollouts"``,
+            ``"beam"`` or ``"search"``; else ``""``.
         proof: for ``lost``, what the proof needed, checkable by a search without
             pruning on small positions (``tests/env/test_solver.py``): ``positions`` stored
             in the closed set, ``re_searched`` (entered again with more steps left),
@@ -190,244 +198,6 @@ class SolveResult:
     proof: dict[str, int | bool] | None = None
     clairvoyant: bool = field(default=True, repr=False)
     """Always True: the solver saw every card (face-down ones and the stock's order)."""
-
-
-# ---------------------------------------------------------------------- pruning rules
-@kernel(inline="always")
-def _lowest(st: np.ndarray, f0: int, suit: int) -> int:
-    """The lower of the two foundation piles of ``suit``."""
-    return min(st[f0 + 2 * suit], st[f0 + 2 * suit + 1])
-
-
-@kernel
-def _safe_foundation(st: np.ndarray, tb: np.ndarray, card: int, build: int) -> bool:
-    """Rule F: may ``card``, which fits a foundation pile, be played up at once as the
-    only move tried here?
-
-    With ``s``, ``r`` the card's suit and rank (Ace = 1) and a pile of ``s`` at ``r - 1``:
-
-    * every build rule needs the *other* pile of ``s`` at ``r - 1`` or higher (the card
-      goes onto the lower pile of its suit);
-    * same suit: nothing more (F1);
-    * alternate colour: both piles of each suit of the other colour at ``r - 2`` or
-      higher, and both piles of the other suit of the card's colour at ``r - 3`` or higher
-      (F2, which contains F1);
-    * any suit but its own: all 6 piles of the other three suits at ``r - 2`` or higher
-      (F2, which contains F1).
-
-    Aces always qualify; so do the 2s of Lucas. The caller applies F to the waste top only
-    when no redeal is left (playing a waste card early changes how the later passes
-    through the stock group the cards, which the argument below does not cover).
-
-    Why it is safe (two decks; ``docs/solver_design.md`` section 2.1 in full): let a line
-    L win from position P and let P' be P with the card ``c`` up.
-
-    * Lemma R: if both piles of suit t are at ``q - 1`` or higher and a copy of (t, q) is
-      off, then one pile of t is exactly ``q - 1`` (the piles of t at ``q`` or higher
-      number the copies of (t, q) up, at most one), and stays so: that copy can go up
-      whenever it is a top.
-    * F1: every card that could be put onto ``c`` (its *hosts*, rank ``r - 1``) has both
-      copies up, so in L nothing is ever put on ``c``. Delete from L every move of ``c``
-      (a sequence move carrying ``c`` on top moves one card fewer). Each kept move stays
-      legal: a top card taken away only exposes the card below earlier; a foundation move
-      of the twin of ``c`` still finds a pile at ``r - 1`` because the other pile of ``s``
-      was at ``r - 1`` or higher. ``c`` has at least one move in L, so the new line is no
-      longer.
-    * F2: the hosts of ``c`` not yet up are ready to go up for good (Lemma R: their piles
-      are at ``r - 2`` or higher), and so is every card that could lie on such a host
-      (rank ``r - 2``, piles at ``r - 3`` or higher), while the cards that could lie on
-      those are all up. Replace each move of L that puts cards onto ``c`` (or onto a card
-      already sent up) by sending those at most two cards up, top first, and delete their
-      later moves: each card still costs one move, so the line is no longer.
-
-    The argument never uses what an empty column takes: a line without ``c`` (or without
-    the cards sent up) leaves a column empty only where the line's column held just those
-    cards, which no move of the line goes onto; so F is safe with Kings-only empty columns
-    (:class:`~fortythieves_env.variants.EmptyColumn`) too, and W and E are (the positions
-    they merge differ only in the column order). ``tests/env/test_solver.py`` checks all three
-    against the exhaustive search on two Kings-only variants.
-
-    Not safe beyond this: without the other pile's condition (the twin stranded on the
-    waste above both copies of the card below), or with only ``r - 2`` on the other pile
-    in a same-suit game; the design note gives one counterexample each.
-    """
-    f0 = tb[H_FOUND]
-    s = (card - 1) // 13
-    r = (card - 1) % 13 + 1
-    if _lowest(st, f0, s) < r - 1:
-        return False
-    if build == 0:  # same suit
-        return True
-    if build == 1:  # alternate colour: C, S black (0, 3); D, H red (1, 2)
-        red = s == 1 or s == 2
-        o1, o2 = (0, 3) if red else (1, 2)  # the other colour
-        mate = 3 - s  # the other suit of the same colour: C <-> S, D <-> H
-        return (
-            _lowest(st, f0, o1) >= r - 2
-            and _lowest(st, f0, o2) >= r - 2
-            and _lowest(st, f0, mate) >= r - 3
-        )
-    for t in range(4):  # noqa: SIM110  (any suit but its own; a plain loop for numba)
-        if t != s and _lowest(st, f0, t) < r - 2:
-            return False
-    return True
-
-
-# ---------------------------------------------------------------------- move order
-@kernel
-def _score(st: np.ndarray, tb: np.ndarray, action: int) -> int:
-    """The move-ordering score of a legal ``action`` (higher is tried first).
-
-    A cheap reading of ``docs/solver_design.md`` section 3.1, as integers:
-    foundation moves (``1000 - rank``: low cards first); a column move that empties its
-    column (850) or turns up a face-down card (800); one that uncovers a card that fits a
-    foundation (700); waste onto a column (600); other builds (``500 + cards``, longest
-    sequence first); ``draw`` (300); ``redeal`` (250); moves into an empty column
-    (``150 + cards``; 250 if it turns up a face-down card); a *lateral* move, whose cards
-    already lay on a card that takes them, last (100). Ties keep the ascending action
-    order. Ordering changes how fast a line is found, never a verdict.
-    """
-    d = tb[H_DECODE] + 4 * action
-    kind = tb[d]
-    if kind == DRAW:
-        return 300
-    if kind == REDEAL:
-        return 250
-    v = tb[H_V]
-    len0 = tb[H_LEN]
-    if kind == WASTE_TO_FOUNDATION:
-        card = st[tb[H_WASTE] + st[tb[H_SCAL] + S_NWASTE] - 1]
-        return 1000 - ((card - 1) % 13 + 1)
-    if kind == COLUMN_TO_FOUNDATION:
-        src = tb[d + 1]
-        card = st[src * v + st[len0 + src] - 1]
-        return 1000 - ((card - 1) % 13 + 1)
-    dst = tb[d + 2]
-    if kind == WASTE_TO_COLUMN:
-        return 200 if st[len0 + dst] == 0 else 600
-    src = tb[d + 1]
-    n = tb[d + 3]
-    rest = st[len0 + src] - n
-    fd = st[tb[H_FD] + src]
-    if st[len0 + dst] == 0:
-        return 250 if (fd > 0 and rest == fd) else 150 + n
-    if rest == 0:
-        return 850
-    if fd > 0 and rest == fd:
-        return 800
-    below = st[src * v + rest - 1]
-    if tb[tb[H_ACCEPTS] + below * 53 + st[src * v + rest]]:
-        return 100
-    if _fits_foundation(st, tb, below):
-        return 700
-    return 500 + n
-
-
-@kernel
-def _children(
-    st: np.ndarray,
-    tb: np.ndarray,
-    flags: int,
-    build: int,
-    legal: np.ndarray,
-    out: np.ndarray,
-    scores: np.ndarray,
-) -> int:
-    """The moves the search tries from ``st``, best first, into ``out``; returns how many.
-
-    Rule F (``flags & 1``): if a foundation move passes :func:`_safe_foundation` (a column
-    top, or the waste top when no redeal is left), it is the only child.
-
-    Rule W (``flags & 2``): a move that carries a whole column (no face-down card under
-    it) into an empty column is dropped. *Safe*: the new position is the old one with two
-    columns swapped, the same game one step later; a line that makes the move can leave
-    it out and is one step shorter.
-
-    Rule E (``flags & 4``): a move into an empty column is kept only into the first empty
-    column. *Safe*: moves that differ only in the empty column they fill lead to positions
-    that differ only in the column order, which win in the same number of steps.
-    """
-    count = legal_actions(st, tb, legal)
-    c = tb[H_C]
-    v = tb[H_V]
-    len0 = tb[H_LEN]
-    dec = tb[H_DECODE]
-    if flags & 1:
-        no_redeal = st[tb[H_SCAL] + S_REDEALS] == 0
-        for k in range(count):
-            a = legal[k]
-            kind = tb[dec + 4 * a]
-            if kind == COLUMN_TO_FOUNDATION:
-                src = tb[dec + 4 * a + 1]
-                card = st[src * v + st[len0 + src] - 1]
-            elif kind == WASTE_TO_FOUNDATION and no_redeal:
-                card = st[tb[H_WASTE] + st[tb[H_SCAL] + S_NWASTE] - 1]
-            else:
-                continue
-            if _safe_foundation(st, tb, card, build):
-                out[0] = a
-                return 1
-    first_empty = -1
-    for j in range(c):
-        if st[len0 + j] == 0:
-            first_empty = j
-            break
-    m = 0
-    for k in range(count):
-        a = legal[k]
-        kind = tb[dec + 4 * a]
-        if kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN:  # noqa: SIM109
-            dst = tb[dec + 4 * a + 2]
-            if st[len0 + dst] == 0:
-                if (flags & 4) and dst != first_empty:
-                    continue
-                if (flags & 2) and kind == COLUMN_TO_COLUMN:
-                    src = tb[dec + 4 * a + 1]
-                    if tb[dec + 4 * a + 3] == st[len0 + src]:
-                        continue
-        sc = _score(st, tb, a)
-        # insertion sort, descending by score, stable
-        q = m
-        while q > 0 and scores[q - 1] < sc:
-            out[q] = out[q - 1]
-            scores[q] = scores[q - 1]
-            q -= 1
-        out[q] = a
-        scores[q] = sc
-        m += 1
-    return m
-
-
-def build_code(spec: VariantSpec) -> int:
-    """The ``build`` argument of :func:`pruned_moves` for ``spec`` (0 same suit, 1
-    alternate colour, 2 any suit but its own)."""
-    return _BUILD_CODE[spec.build]
-
-
-@kernel
-def pruned_moves(
-    st: np.ndarray,
-    tb: np.ndarray,
-    build: int,
-    legal: np.ndarray,
-    out: np.ndarray,
-    scores: np.ndarray,
-) -> int:
-    """The moves the solver tries from ``st`` under rules F, W and E (:func:`_children`),
-    best first by :func:`_score`, into ``out``; returns how many.
-
-    One move and a foundation move: rule F found it safe (or it was the only one left).
-    Everything read is what a player sees: the legal moves, the column tops and lengths,
-    face-up cards, face-down counts and the foundations; never a face-down card or the
-    stock. So a search agent may call it on a position whose hidden cards were sampled.
-
-    Args:
-        st: state array (``int16``), read only.
-        tb: table array (``int32``).
-        build: :func:`build_code` of the variant.
-        legal, out, scores: ``int32`` work arrays of length ``n_actions``.
-    """
-    return _children(st, tb, _USE_F | _USE_W | _USE_E, build, legal, out, scores)
 
 
 _K2_M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -1138,22 +908,6 @@ def _resolve(
     )
 
 
-def _rule_flags(rules: Any) -> tuple[tuple[str, ...], int]:
-    """The pruning rules :func:`solve` uses (in :data:`RULES` order) and their bit flags.
-
-    Raises:
-        ValueError: a rule not in :data:`RULES`, or a string instead of a sequence.
-    """
-    unknown_rules = [r for r in rules if r not in RULES]
-    if unknown_rules or isinstance(rules, str):
-        raise ValueError(f"solve: unknown pruning rules {rules!r}; choose from {list(RULES)}")
-    used = tuple(r for r in RULES if r in rules)
-    flags = sum(
-        bit for name, bit in zip(RULES, (_USE_F, _USE_W, _USE_E), strict=True) if name in used
-    )
-    return used, flags
-
-
 def _rollout_pass(
     tb: np.ndarray,
     root: np.ndarray,
@@ -1200,6 +954,34 @@ def _rollout_pass(
     return WON, int(nst[N_NODES]), [int(a) for a in line[: int(nst[N_DEPTH])]], stopped_by
 
 
+def _beam_pass(
+    tables: Any,
+    root: np.ndarray,
+    step_limit: int,
+    flags: int,
+    build: int,
+    nodes_before: int,
+    quota: int,
+    out_of_time: Callable[[], str],
+) -> tuple[int, int, list[int], str]:
+    """:func:`solve`'s second pass, the beam search of :mod:`.beam` from ``root`` until
+    ``quota`` nodes have been spent in all (checking ``out_of_time`` between chunks):
+    ``(status, nodes used in all, winning actions, stopped_by)``, status ``WON`` or
+    ``RUNNING`` (nothing proved)."""
+    if nodes_before >= quota:
+        return RUNNING, nodes_before, [], ""
+    search = Beam(tables, root, step_limit, flags, build, nodes_before)
+    while True:
+        status = search.run(min(quota, (search.nodes // _CHUNK + 1) * _CHUNK), quota)
+        if status == BEAM_WON:
+            return WON, search.nodes, search.line(), ""
+        if status == BEAM_DONE or search.nodes >= quota:
+            return RUNNING, search.nodes, [], ""
+        stopped_by = out_of_time()
+        if stopped_by:
+            return RUNNING, search.nodes, [], stopped_by
+
+
 def _search_pass(search: _Search, nodes: int, out_of_time: Callable[[], str]) -> tuple[int, str]:
     """:func:`solve`'s second pass: ``search`` run in chunks of :data:`_CHUNK` nodes until
     it ends, reaches ``nodes`` or ``out_of_time`` says stop: ``(status, stopped_by)``."""
@@ -1224,6 +1006,7 @@ def solve(
     rules: tuple[str, ...] | list[str] = RULES,
     should_stop: Callable[[], bool] | None = None,
     rollouts: bool = True,
+    beam: bool = True,
 ) -> SolveResult:
     """Search for a winning line from a position, **seeing every card** (clairvoyant:
     face-down cards and the stock's order are read; see the module docstring).
@@ -1248,10 +1031,14 @@ def solve(
             ``"E"``); fewer rules give the same verdicts, more slowly (for tests).
         should_stop: called between chunks of nodes; returning True stops the search
             (``unknown``, ``stopped_by="stop"``).
-        rollouts: run the rollout pass first (module docstring); False: the depth-first
-            search only (for tests; the verdicts ``won``/``lost`` never differ where both
-            finish, only how soon a win is found).
-
+        rollouts: run the win-finding passes first (the rollout pass, then the beam
+            search: module docstring); False: the depth-first search only (for tests; the
+            verdicts ``won``/``lost`` never differ where both finish, only how soon a win
+            is found).
+        beam: with ``rollouts``, run the beam search (:mod:`.beam`) between the rollout
+            pass and the depth-first search (version 4); False: version 3's two passes,
+            with the rollout pass's share of the budget as then (half), which
+            :class:`SolverContext` runs.
     Returns:
         A :class:`SolveResult`.
 
@@ -1267,7 +1054,7 @@ def solve(
         isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds > 0
     ):
         raise ValueError(f"solve: seconds must be a positive number or None, got {seconds!r}")
-    used, flags = _rule_flags(rules)
+    used, flags = rule_flags(rules, "solve")
     spec, state = _resolve(position_or_state, variant)
     if step_limit is None:
         step_limit = spec.max_episode_steps
@@ -1300,16 +1087,25 @@ def solve(
         status, used_nodes = WON, 1
     elif step_limit == 0:
         status, used_nodes = LOST, 1  # not won, and no move may be made
-    if status == RUNNING and rollouts:  # pass 1: nested greedy rollouts, at most half
+    if status == RUNNING and rollouts:  # pass 1: nested greedy rollouts
+        share = nodes // 8 if beam else nodes // 2
         status, used_nodes, actions, stopped_by = _rollout_pass(
-            tb, root, depth, step_limit, flags, build, max(1, nodes // 2), legal, scores,
+            tb, root, depth, step_limit, flags, build, max(1, share), legal, scores,
             out_of_time,
         )  # fmt: skip
         if status == WON:
             found_by = "rollouts"
+    if status == RUNNING and rollouts and beam and not stopped_by and used_nodes < nodes:
+        # pass 2: the beam search, up to 5/8 of the budget in all
+        status, used_nodes, actions, stopped_by = _beam_pass(
+            tables, root, step_limit, flags, build, used_nodes, max(1, nodes * 5 // 8),
+            out_of_time,
+        )  # fmt: skip
+        if status == WON:
+            found_by = "beam"
     if status == RUNNING and not stopped_by and used_nodes >= nodes:
-        stopped_by = "nodes"  # the rollouts spent it all (nodes=1): no node for pass 2
-    if status == RUNNING and not stopped_by:  # pass 2: the search, the rest of the budget
+        stopped_by = "nodes"  # the first passes spent it all (nodes=1): none for the search
+    if status == RUNNING and not stopped_by:  # pass 3: the search, the rest of the budget
         search = _Search(tables, root, step_limit, flags, build, nodes, used_nodes)
         status, stopped_by = _search_pass(search, nodes, out_of_time)
         used_nodes = search.nodes
@@ -1525,20 +1321,10 @@ class SolverContext:
         step_limit: int | None = None,
         rules: tuple[str, ...] | list[str] = RULES,
     ) -> None:
-        unknown_rules = [r for r in rules if r not in RULES]
-        if unknown_rules or isinstance(rules, str):
-            raise ValueError(
-                f"SolverContext: unknown pruning rules {rules!r}; choose from {list(RULES)}"
-            )
+        self.rules, self.flags = rule_flags(rules, "SolverContext")
         self.spec = spec
         limit = spec.max_episode_steps if step_limit is None else step_limit
         self.step_limit = checked_int("SolverContext: step_limit", limit, 0, MAX_STEP_LIMIT)
-        self.rules = tuple(r for r in RULES if r in rules)
-        self.flags = sum(
-            bit
-            for name, bit in zip(RULES, (_USE_F, _USE_W, _USE_E), strict=True)
-            if name in self.rules
-        )
         self.tables = tables_for(spec)
         tb = self.tables.table
         self.tb = tb

@@ -27,15 +27,14 @@ pytestmark = pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba i
 
 if backends_module._HAVE_NUMBA:
     from fortythieves_env import _fast
+    from fortythieves_env.pruning import _children, _safe_foundation, rule_flags
     from fortythieves_env.solver import (
         MAX_NODES,
         MAX_STEP_LIMIT,
         RULES,
         SolveResult,
         _child_keys,
-        _children,
         _full_keys,
-        _safe_foundation,
         key_tables_for,
         solve,
     )
@@ -242,8 +241,11 @@ def test_buried_predecessors_are_lost() -> None:
         result = solve(pos, rules=rule_set, rollouts=False)
         assert (result.status, result.moves, result.nodes) == ("lost", (), 2)
         # the rollout pass first: the root (1 node), the draw tried (1) and played (1),
-        # then stuck; the search after it proves the loss
+        # then stuck; the beam: the draw made (1), then no child; the search after them
+        # proves the loss (2)
         result = solve(pos, rules=rule_set)
+        assert (result.status, result.moves, result.nodes) == ("lost", (), 6)
+        result = solve(pos, rules=rule_set, beam=False)
         assert (result.status, result.moves, result.nodes) == ("lost", (), 5)
         assert result.found_by == ""
 
@@ -314,7 +316,7 @@ def test_pruning_rules_agree_with_exhaustive_search(spec: VariantSpec) -> None:
     Both verdicts occur (small random end positions are nearly always won: the ``lost``
     verdicts come mostly from the limit ``D - 1``, an exhaustive search all the same).
     Also for two custom variants whose empty columns take only Kings (rules F, W and E are
-    safe under that rule too: see :func:`~fortythieves_env.solver._safe_foundation`)."""
+    safe under that rule too: see :func:`~fortythieves_env.pruning._safe_foundation`)."""
     rules = rules_for(spec)
     rng = np.random.default_rng(sum(map(ord, spec.id)))
     verdicts = {"won": 0, "lost": 0}
@@ -622,10 +624,7 @@ def new_search(
 
     tables = _fast.tables_for(spec)
     root = tables.pack(rules_for(spec).from_position(pos))
-    flags = sum(
-        bit for name, bit in zip(RULES, (sv._USE_F, sv._USE_W, sv._USE_E), strict=True)
-        if name in rule_set
-    )  # fmt: skip
+    _, flags = rule_flags(rule_set, "test")
     return sv._Search(tables, root, limit, flags, sv.build_code(spec), nodes, 0)
 
 
@@ -921,7 +920,8 @@ def test_one_and_two_moves_from_the_win_at_step_limits_0_1_2(rollouts: bool) -> 
                         "deepest": 0,
                         "no_win_at_all": False,
                     }
-                    assert result.nodes == (5 if rollouts else 2)
+                    # rollouts 3 nodes, the beam 1 (the draw, then the limit), search 2
+                    assert result.nodes == (6 if rollouts else 2)
                 else:
                     assert (result.status, result.moves) == ("won", line)
                     assert result.nodes == len(line) + 1

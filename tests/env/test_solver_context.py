@@ -49,7 +49,7 @@ def test_the_context_solves_as_solve_does(variant: str) -> None:
     for k, pos in enumerate(_positions(variant)):
         state = rules.from_position(pos)
         for nodes, limit in ((1_000, None), (20_000, 300), (3_000, 40), (5, None), (1, None)):
-            expected = solve(pos, nodes=nodes, step_limit=limit)
+            expected = solve(pos, nodes=nodes, step_limit=limit, beam=False)
             got = context.run(tables.pack(state), nodes, limit)
             where = f"position {k}, {nodes} nodes, limit {limit}"
             assert got.status == expected.status, where
