@@ -8,11 +8,17 @@ the same dict). Read by default: the shipped runs' final evaluations
 ``results/search/ppo/*.json``) and the reports in ``results/leaderboard/*.json`` (yours: see
 ``docs/protocol.md``); ``--reports`` adds more.
 
+Every report is checked field by field first
+(:mod:`fortythieves_agents.evaluation.report_schema`); printing the leaderboard, a refused
+report gets one line on stderr naming the file and the field, the others still rank, and the
+exit code is 2; ``--write`` refuses to write while any report is refused.
+
 One leaderboard row per variant, agent and number of deals (an agent's row from a second
 report of the same deals is left out): wins with a 95% Wilson interval (wins per deal), the
 normalized score (wins among the deals the clairvoyant solver proved winnable, from the
-report's per-deal rows and ``results/solver/<Variant>.jsonl`` when it has them, else its
-``solver_ceiling``), mean foundation cards and the report's file.
+report's per-deal rows and ``results/solver/<Variant>.jsonl``; without rows, the
+checkout's own saved reports show their ``solver_ceiling``, a report given with ``--reports``
+none), mean foundation cards and the report's file.
 
 Usage::
 
@@ -42,7 +48,7 @@ from fortythieves_agents.cli.main import DEFAULT_NODES, DEFAULT_SECONDS
 from fortythieves_agents.evaluation import leaderboard as board
 from fortythieves_agents.evaluation.labels import LABELS_FILE, PROTOCOL_DEALS, labels_from_verdicts
 from fortythieves_agents.evaluation.leaderboard import (
-    ReportError,  # noqa: F401  (re-exported: the tests and callers catch it here)
+    ReportError,  # re-exported: the tests and callers catch it here
     Row,
     leaderboard_table,
     read_report,
@@ -66,10 +72,22 @@ MARKERS = {
 }
 
 
-def rows_of(paths: Iterable[Path], solver_dir: Path = SOLVER_DIR, root: Path = ROOT) -> list[Row]:
+def rows_of(
+    paths: Iterable[Path],
+    solver_dir: Path = SOLVER_DIR,
+    root: Path = ROOT,
+    refused: list[ReportError] | None = None,
+) -> list[Row]:
     """:func:`fortythieves_agents.evaluation.leaderboard.rows_of` with this checkout's solver
-    records and report paths relative to its root."""
-    return board.rows_of(paths, solver_dir, root)
+    records and report paths relative to its root. The checkout's saved reports
+    (:func:`default_reports`) without per-deal rows show their own ``solver_ceiling``; any
+    other report is scored from its rows only.
+
+    Raises:
+        ReportError: a report is refused (only when ``refused`` is None; else it is
+            appended there and the others still rank).
+    """
+    return board.rows_of(paths, solver_dir, root, refused, saved=default_reports(root))
 
 
 def default_reports(root: Path = ROOT) -> list[Path]:
@@ -317,7 +335,11 @@ def main(argv: list[str] | None = None) -> int:
         elif args.labels:
             print(labels_table())
         else:
-            print(leaderboard_table(rows_of(reports)))
+            refused: list[ReportError] = []
+            print(leaderboard_table(rows_of(reports, refused=refused)))
+            for exc in refused:
+                print(f"leaderboard: refused: {exc}", file=sys.stderr)
+            return 2 if refused else 0
     except ValueError as exc:  # ReportError, SolverResultsError, missing markers
         print(f"leaderboard: error: {exc}", file=sys.stderr)
         return 2

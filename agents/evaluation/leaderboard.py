@@ -11,14 +11,12 @@ and the report's file.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fortythieves_env import VARIANTS
-from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch
 
 from .evaluate import (
     EpisodeResult,
@@ -26,6 +24,7 @@ from .evaluate import (
     ceiling_summary,
 )
 from .labels import PROTOCOL_DEALS, protocol_verdicts
+from .report_schema import ReportError, load_report
 
 __all__ = [
     "ReportError",
@@ -37,10 +36,6 @@ __all__ = [
     "rows_of",
     "wins_cell",
 ]
-
-
-class ReportError(ValueError):
-    """A file is not an evaluation report (the message names it and the cause)."""
 
 
 @dataclass(frozen=True)
@@ -62,40 +57,20 @@ def read_report(
     episodes: int | None = None,
     agent: str | None = None,
 ) -> dict[str, Any]:
-    """An evaluation report, checked for the keys the tables read and, where given, for
-    being ``variant``'s, on ``episodes`` deals, with agent ``agent`` among its results.
+    """An evaluation report, every field checked
+    (:func:`~fortythieves_agents.evaluation.report_schema.load_report`: the schema, one
+    per-deal row per deal of the protocol, the summaries recomputed from the rows, a known
+    variant, the current rules, a size cap) and, where given, for being ``variant``'s, on
+    ``episodes`` deals, with agent ``agent`` among its results.
 
     Raises:
-        ReportError: the file cannot be read or lacks ``variant``, ``episodes`` or
-            ``results`` (agent name -> summary with ``win_rate``); an agent's per-deal rows
-            (``per_episode``) are not one readable row per deal; the report was made
-            under other rules than the current :data:`fortythieves_env.RULES_VERSION`
-            (``rules_version``, missing in reports written before it: version 1; both
-            versions are named): its games are not these rules' games; or it is another
-            variant's, on another number of deals, or without ``agent`` (each named).
+        ReportError: one line naming the file and the field at fault (see
+            :func:`~fortythieves_agents.evaluation.report_schema.load_report`); or the report
+            is another variant's, on another number of deals, or without ``agent`` (each
+            named).
     """
-    try:
-        report = json.loads(Path(path).read_text(encoding="utf-8"))
-        saved, deals, results = report["variant"], report["episodes"], report["results"]
-        if not isinstance(saved, str) or not isinstance(deals, int) or isinstance(deals, bool):
-            raise TypeError("variant or episodes of the wrong type")
-        for name, summary in results.items():
-            summary["win_rate"], summary["mean_foundation_cards"]
-            rows = summary.get("per_episode")
-            if rows is not None:
-                if len(rows) != deals:
-                    raise ReportError(
-                        f"{path}: {name} has {len(rows)} per-deal rows for {deals} deals"
-                    )
-                [EpisodeResult(**row) for row in rows]
-        rules = recorded_rules_version(report.get("rules_version"))
-    except ReportError:
-        raise
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ReportError(f"{path}: not an evaluation report ({exc!r})") from None
-    mismatch = rules_version_mismatch(rules)
-    if mismatch:
-        raise ReportError(f"{path}: {mismatch}; evaluate again under these rules")
+    report = load_report(path)
+    saved, deals = report["variant"], report["episodes"]
     if variant is not None and saved != variant:
         raise ReportError(f"{path}: a report of {saved}, not of {variant}")
     if episodes is not None and deals != episodes:
@@ -124,10 +99,14 @@ def agent_label(name: str, summary: dict[str, Any], path: Path) -> str:
     return name
 
 
-def _ceiling(variant: str, summary: dict[str, Any], solver_dir: Path | None) -> Any:
+def _ceiling(
+    variant: str, summary: dict[str, Any], solver_dir: Path | None, own: bool = False
+) -> dict[str, Any] | None:
     """An agent's ``solver_ceiling`` from its per-deal rows: against the records of
     ``solver_dir`` (a checkout's ``results/solver``) when it has the variant's file, else
-    against the shipped labels; without rows (or labels of its deals), the report's own."""
+    against the shipped labels; without rows or without labels of its deals, the report's
+    own ``solver_ceiling`` if ``own`` (a report the checkout saved), else None: anyone can
+    write a ``solver_ceiling``."""
     from .solve import solver_verdicts
 
     rows = summary.get("per_episode")
@@ -141,11 +120,15 @@ def _ceiling(variant: str, summary: dict[str, Any], solver_dir: Path | None) -> 
             verdicts = protocol_verdicts(variant, seeds)
         if verdicts is not None:
             return ceiling_summary(results, verdicts)
-    return summary.get("solver_ceiling")
+    return summary.get("solver_ceiling") if own else None
 
 
 def rows_of(
-    paths: Iterable[Path], solver_dir: Path | None = None, root: Path | None = None
+    paths: Iterable[Path],
+    solver_dir: Path | None = None,
+    root: Path | None = None,
+    refused: list[ReportError] | None = None,
+    saved: Collection[Path] = (),
 ) -> list[Row]:
     """Every agent of every report, in the leaderboard's order: variants in the registry's
     order, then the protocol's deal count first, then more deals before fewer, then wins
@@ -153,13 +136,33 @@ def rows_of(
     reports show on the same deals keeps its first row (the one with a normalized score if
     only one has it). A report's file is named relative to ``root`` when under it.
 
+    Args:
+        paths: the reports (:func:`read_report` checks each).
+        solver_dir: a checkout's ``results/solver`` (None: the shipped labels only).
+        root: report files under it are named relative to it.
+        refused: if given, a report that fails :func:`read_report` is left out and its
+            :class:`ReportError` appended here, so the others still rank; if None, the
+            first one is raised.
+        saved: the checkout's own saved reports (``benchmarks/leaderboard.py``), written by
+            this project's runs against its solver records: where one has no per-deal rows,
+            its own ``solver_ceiling`` is shown. Any other report's is never read (the
+            normalized score is then ``-`` without per-deal rows).
+
     Raises:
-        ReportError: a file is not an evaluation report.
+        ReportError: a file is not an evaluation report the leaderboard can rank (only
+            when ``refused`` is None).
     """
     found: dict[tuple[str, str, int], Row] = {}
+    own = {Path(p).resolve() for p in saved}
     for path in paths:
         path = Path(path)
-        report = read_report(path)
+        try:
+            report = read_report(path)
+        except ReportError as exc:
+            if refused is None:
+                raise
+            refused.append(exc)
+            continue
         source = path.name
         if root is not None and path.resolve().is_relative_to(root):
             source = str(path.resolve().relative_to(root))
@@ -170,7 +173,7 @@ def rows_of(
                 agent=agent_label(name, summary, path),
                 deals=report["episodes"],
                 summary=summary,
-                ceiling=_ceiling(variant, summary, solver_dir),
+                ceiling=_ceiling(variant, summary, solver_dir, path.resolve() in own),
                 source=source,
             )
             key = (row.variant, row.agent, row.deals)

@@ -1,14 +1,23 @@
-"""benchmarks/leaderboard.py refuses reports it cannot rank beside the others: made under
-other rules, with a per-deal row count other than its deal count, or with rows it cannot
-read (one ``ReportError`` naming the file, never a traceback)."""
+"""The leaderboard (benchmarks/leaderboard.py and ``fortythieves leaderboard``) refuses reports it
+cannot rank beside the others: made under other rules, with a per-deal row count other than its
+deal count, a deal twice, deals outside the protocol's, a summary its rows contradict, a number
+out of range or not finite, a string for a number, a missing field, an unknown variant, a file
+too large (one ``ReportError`` naming the file and the field, never a traceback); the good
+reports still rank, and a report's own solver ceiling is never read (issue 37)."""
 
 from __future__ import annotations
 
+import copy
 import json
+import os
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fortythieves_agents.cli.main import main
+from fortythieves_agents.evaluation.report_schema import MAX_REPORT_BYTES
 from helpers import ROOT
 
 from fortythieves_env import RULES_VERSION
@@ -41,13 +50,13 @@ def test_a_report_of_other_rules_is_refused_naming_both_versions(tmp_path: Path)
     path = saved(tmp_path, {**ppo_report(), "rules_version": RULES_VERSION + 1})
     with pytest.raises(
         board.ReportError,
-        match=rf"r\.json: made under rules version {RULES_VERSION + 1}, not the current "
-        rf"rules version {RULES_VERSION}",
+        match=rf"r\.json: rules_version: made under rules version {RULES_VERSION + 1}, not the "
+        rf"current rules version {RULES_VERSION}",
     ):
         board.rows_of([path])
     for bad in ("banana", 0, True, 1.0):
         path = saved(tmp_path, {**ppo_report(), "rules_version": bad})
-        with pytest.raises(board.ReportError, match="rules_version must be a positive integer"):
+        with pytest.raises(board.ReportError, match=r"rules_version: must be (an integer|>= 1)"):
             board.rows_of([path])
 
 
@@ -59,11 +68,17 @@ def test_a_boolean_deal_count_is_refused(tmp_path: Path) -> None:
 def test_per_deal_rows_must_cover_the_deals_and_be_readable(tmp_path: Path) -> None:
     report = ppo_report()
     report["results"]["ppo"]["per_episode"] = report["results"]["ppo"]["per_episode"][:50]
-    with pytest.raises(board.ReportError, match="ppo has 50 per-deal rows for 200 deals"):
+    with pytest.raises(
+        board.ReportError, match=r"results\.ppo\.per_episode: 50 per-deal rows for 200 deals"
+    ):
         board.rows_of([saved(tmp_path, report)])
     report = ppo_report()
     report["results"]["ppo"]["per_episode"][0]["extra"] = 1
-    with pytest.raises(board.ReportError, match=r"r\.json: not an evaluation report"):
+    with pytest.raises(
+        board.ReportError,
+        match=r"r\.json: not an evaluation report: results\.ppo\.per_episode\[0\]\.extra: "
+        "unknown field",
+    ):
         board.rows_of([saved(tmp_path, report)])
     assert board.main(["--reports", str(tmp_path / "r.json")]) == 2
 
@@ -78,3 +93,194 @@ def test_search_table_names_a_cut_ppo_report(tmp_path: Path) -> None:
     (tmp_path / "ppo" / "Lucas-200.json").write_text(PPO.read_text(encoding="utf-8")[:500])
     with pytest.raises(ValueError, match=r"ppo/Lucas-200\.json: not a PPO report"):
         search_table.table_for(tmp_path)
+
+
+def test_a_deal_copied_over_every_row_is_refused_and_the_genuine_report_still_ranks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 37's repro: one won per-deal row copied over all of them ranked as ``200 / 1``
+    (and dropped the genuine report's row), exit 0."""
+    monkeypatch.chdir(tmp_path)  # no results/solver here: the shipped labels
+    genuine = ppo_report()
+    rows = genuine["results"]["ppo"]["per_episode"]
+    won = next(row for row in rows if row["won"])
+    forged = copy.deepcopy(genuine)
+    forged["results"]["ppo"]["per_episode"] = [dict(won) for _ in rows]
+    (tmp_path / "dup.json").write_text(json.dumps(forged), encoding="utf-8")
+    (tmp_path / "rep.json").write_text(json.dumps(genuine), encoding="utf-8")
+    assert main(["leaderboard", "dup.json", "rep.json"]) == 2
+    out, err = capsys.readouterr()
+    (line,) = [line for line in out.splitlines() if line.startswith("| Lucas")]
+    wins = genuine["results"]["ppo"]["solver_ceiling"]["wins_among_proved"]
+    assert line.startswith("| Lucas | ppo | 200 | ") and f"| {wins} / 199 (" in line
+    assert line.endswith("| `rep.json` |")
+    assert err == (
+        f"fortythieves leaderboard: error: dup.json: results.ppo.per_episode[1].seed: deal "
+        f"{won['seed']} again (row 0 has it)\n"
+    )
+
+
+def _ppo(report: dict[str, Any]) -> dict[str, Any]:
+    return report["results"]["ppo"]
+
+
+def _rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return _ppo(report)["per_episode"]
+
+
+def _shift_seeds(report: dict[str, Any], by: int) -> None:
+    for row in _rows(report):
+        row["seed"] += by
+
+
+BAD: dict[str, tuple[Callable[[dict[str, Any]], object], str]] = {
+    "NaN win rate": (
+        lambda r: _ppo(r).update(win_rate=float("nan")),
+        r"results\.ppo\.win_rate: must be a finite number, got nan",
+    ),
+    "win rate 7.0": (
+        lambda r: _ppo(r).update(win_rate=7.0),
+        r"results\.ppo\.win_rate: must be <= 1\.0, got 7\.0",
+    ),
+    "infinite cards": (
+        lambda r: _ppo(r).update(mean_foundation_cards=float("inf")),
+        r"results\.ppo\.mean_foundation_cards: must be a finite number, got inf",
+    ),
+    "-5 deals": (lambda r: r.update(episodes=-5), r"episodes: must be >= 1, got -5"),
+    "true deals": (lambda r: r.update(episodes=True), r"episodes: must be an integer, got True"),
+    "string win rate": (
+        lambda r: _ppo(r).update(win_rate="0.5"),
+        r"results\.ppo\.win_rate: must be a number, got '0\.5'",
+    ),
+    "missing interval": (
+        lambda r: _ppo(r).pop("win_rate_ci95"),
+        r"results\.ppo\.win_rate_ci95: missing",
+    ),
+    "unknown field": (
+        lambda r: r.update(verified=True),
+        r"verified: unknown field",
+    ),
+    "unknown variant": (
+        lambda r: r.update(variant="Klondike"),
+        r"variant: unknown variant 'Klondike' \(known: FortyThieves, ",
+    ),
+    "another variant's id": (
+        lambda r: r.update(env_id="FortyThieves/Streets-v0"),
+        r"env_id: 'FortyThieves/Streets-v0' is not an id of Lucas",
+    ),
+    "seeds outside the test range": (
+        lambda r: _shift_seeds(r, -1_999_000_000),
+        r"results\.ppo\.per_episode\[0\]\.seed: must be >= 2000000000, got 1000000",
+    ),
+    "seeds past the deals played": (
+        lambda r: _shift_seeds(r, 200),
+        r"results\.ppo\.per_episode\[0\]\.seed: 2000000200 is not among the first 200 test "
+        r"deals \(2000000000\.\.2000000199\)",
+    ),
+    "a win with 50 cards": (
+        lambda r: _rows(r)[3].update(won=True, foundation_cards=50),
+        r"results\.ppo\.per_episode\[3\]\.won: True with 50 foundation cards",
+    ),
+    "more wins than rows": (
+        lambda r: _ppo(r).update(wins=_ppo(r)["wins"] + 1),
+        r"results\.ppo\.wins: \d+ in the summary, \d+ from the per-deal rows",
+    ),
+    "a better mean than rows": (
+        lambda r: _ppo(r).update(mean_foundation_cards=_ppo(r)["mean_foundation_cards"] + 5),
+        r"results\.ppo\.mean_foundation_cards: .* in the summary, .* from the per-deal rows",
+    ),
+    "wins beyond the win rate, no rows": (
+        lambda r: (_ppo(r).pop("per_episode"), _ppo(r).update(wins=150)),
+        r"results\.ppo\.win_rate: .*, but 150 wins in 200 deals",
+    ),
+    "more games than deals, no rows": (
+        lambda r: (_ppo(r).pop("per_episode"), _ppo(r).update(wins=199)),
+        r"results\.ppo\.wins: 199 won \+ 0 truncated \+ \d+ stuck games in 200 deals",
+    ),
+    "other seeds than the deals": (
+        lambda r: r["seeds"].update(count=500),
+        r"seeds\.count: 500, but episodes is 200",
+    ),
+    "a Markdown table in a name": (
+        lambda r: r["results"].update({"a | b": r["results"].pop("ppo")}),
+        r"results\['a \| b'\] \(a key\): string should match pattern",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BAD)
+def test_an_impossible_report_is_refused_naming_the_file_and_the_field(
+    tmp_path: Path, case: str
+) -> None:
+    change, field = BAD[case]
+    report = ppo_report()
+    change(report)
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    with pytest.raises(board.ReportError) as refused:
+        board.rows_of([path])
+    message = str(refused.value)
+    assert message.startswith(f"{path}: ") and "\n" not in message
+    assert re.search(field, message), message
+
+
+def test_the_ceiling_comes_from_the_labels_never_from_the_report(tmp_path: Path) -> None:
+    """A forged ``solver_ceiling`` is not shown: with rows it is recomputed from the labels,
+    without rows there is none (``-``), for any report but the checkout's own saved ones."""
+    genuine = ppo_report()
+    (row,) = board.rows_of([saved(tmp_path, genuine)])
+    assert row.ceiling == _ppo(genuine)["solver_ceiling"]  # the labels give the same
+    forged = ppo_report()
+    _ppo(forged)["solver_ceiling"] = {
+        "proved_won": 200,
+        "wins_among_proved": 200,
+        "share_of_proved": 1.0,
+        "wins_not_proved": 0,
+    }
+    (row,) = board.rows_of([saved(tmp_path, forged)])
+    assert row.ceiling == _ppo(genuine)["solver_ceiling"]
+    _ppo(forged).pop("per_episode")
+    (row,) = board.rows_of([saved(tmp_path, forged)])
+    assert row.ceiling is None
+    assert "| - |" in board.leaderboard_table([row])
+
+
+def test_a_file_too_large_or_not_regular_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as file:
+        file.truncate(MAX_REPORT_BYTES + 1)  # sparse: no disk used, not valid JSON either
+    with pytest.raises(
+        board.ReportError,
+        match=rf"huge\.json: {MAX_REPORT_BYTES + 1:,} bytes, more than a report's "
+        rf"{MAX_REPORT_BYTES:,}; not read",
+    ):
+        board.rows_of([huge])
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)  # opening it would wait for a writer
+    with pytest.raises(board.ReportError, match=r"fifo\.json: not a regular file"):
+        board.rows_of([fifo])
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 5000 + "]" * 5000, encoding="utf-8")
+    with pytest.raises(board.ReportError, match=r"deep\.json: .*nested 5000 levels deep"):
+        board.rows_of([deep])
+
+
+def test_the_benchmark_script_prints_the_good_reports_and_names_the_bad(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = ppo_report()
+    _ppo(bad)["win_rate"] = 7.0
+    (tmp_path / "bad.json").write_text(json.dumps(bad), encoding="utf-8")
+    (tmp_path / "good.json").write_text(json.dumps(ppo_report()), encoding="utf-8")
+    refused: list[board.ReportError] = []
+    rows = board.rows_of([tmp_path / "bad.json", tmp_path / "good.json"], refused=refused)
+    assert [(r.agent, r.source) for r in rows] == [("ppo", "good.json")]
+    assert [str(e) for e in refused] == [
+        f"{tmp_path / 'bad.json'}: not an evaluation report: results.ppo.win_rate: must be "
+        "<= 1.0, got 7.0"
+    ]
+    capsys.readouterr()
+    assert board.main(["--reports", str(tmp_path / "bad.json"), str(tmp_path / "good.json")]) == 2
+    out, err = capsys.readouterr()
+    assert "| Lucas | ppo | 200 |" in out and "`good.json`" in out and "bad.json" not in out
+    assert err.count("\n") == 1 and "bad.json: not an evaluation report" in err
