@@ -6,12 +6,12 @@ anyone can replay it with this package (or any engine that reads the rule book's
 move notation) and check it. ``fortythieves evaluate --save-games DIR`` writes one per test
 deal and agent; ``fortythieves replay FILE`` shows one (text, ``--gif``, ``--html``).
 
-Format (``format_version`` 4; a JSON object, every field required):
+Format (``format_version`` 5; a JSON object, every field required):
 
-- ``format_version`` (int): 4 (version 3, without ``rules_version``, read as rules version
-  1; version 2, without ``outcome.unfinished`` either, and version 1, without
-  ``outcome.stuck`` either, are still read, as false). A record of another version is
-  refused.
+- ``format_version`` (int): 5 (version 4, without ``digest``, is still read; version 3,
+  without ``rules_version`` either, read as rules version 1; version 2, without
+  ``outcome.unfinished`` either, and version 1, without ``outcome.stuck`` either, are still
+  read, as false). A record of another version is refused.
 - ``package_version`` (str): the ``fortythieves_env`` version that wrote it.
 - ``rules_version`` (int): the :data:`~fortythieves_env.RULES_VERSION` the game was played
   under. A record made under other rules than this package's is read (and described) but
@@ -29,9 +29,10 @@ Format (``format_version`` 4; a JSON object, every field required):
   ``{"kind": "pysol_deal", "value": n}`` (PySolFC's game number) or
   ``{"kind": "position", "value": null}`` (``reset(options={"state": start})``).
 - ``agent`` (object): ``name`` (str) plus what else identifies the player (for a trained
-  model: ``model`` path, ``deterministic``, ``seed``; for the random baseline ``seed``; for
-  the search agent ``seed`` and ``settings``, its budget). ``evaluate --resume`` reads a
-  record only for the same player.
+  model: ``model`` path, ``model_digest`` (the zip's SHA-256), ``deterministic``, ``seed``;
+  for the random baseline ``seed``; for the search agent ``seed`` and ``settings``, its
+  budget; from ``evaluate``, ``no_cycling``: whether the player followed the no-cycling
+  rule). ``evaluate --resume`` reads a record only for the same player.
 - ``start`` (object): the starting position in the rule book's format (every card, the
   face-down ones and the stock's order included).
 - ``moves`` (list of str): the moves played, in the rule book's notation (``"t2>t0x3"``).
@@ -43,6 +44,11 @@ Format (``format_version`` 4; a JSON object, every field required):
   :mod:`fortythieves_agents.cycles`), ``unfinished`` (bool: the player stopped before the game
   ended, e.g. ``fortythieves play --save FILE`` then ``q``; neither terminated, truncated nor
   stuck: the record holds the moves played so far).
+- ``digest`` (str): ``"sha256:"`` and the SHA-256 of every other field, as JSON with sorted
+  keys and no spaces (:meth:`GameRecord.content_digest`). A record changed after it was
+  written, by hand or by another program, no longer matches it (:attr:`GameRecord.intact`):
+  ``evaluate --resume`` then plays its deal again. It tells edits from the record as written,
+  not a forger who writes a new digest: the replay (:func:`verify`) is the check of the game.
 
 Checks (:func:`verify`): the record was made under the current rules, the start is what the
 source deals (a seed always; a PySolFC number when ``pysol-cards`` is installed), every move
@@ -56,8 +62,10 @@ field or the move (or both rules versions).
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -89,12 +97,15 @@ __all__ = [
     "write_html",
 ]
 
-FORMAT_VERSION = 4
-"""The version of the record format this module writes (it reads 1, 2 and 3 too)."""
+FORMAT_VERSION = 5
+"""The version of the record format this module writes (it reads 1 to 4 too)."""
 
-_READS = (1, 2, 3, 4)
+_READS = (1, 2, 3, 4, 5)
 _RULES_VERSION_FROM = 4
 """The first format that records ``rules_version`` (older records: rules version 1)."""
+_DIGEST_FROM = 5
+"""The first format that carries a ``digest`` of the record."""
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 SourceKind = Literal["seed", "pysol_deal", "position"]
 _SOURCE_KINDS = ("seed", "pysol_deal", "position")
@@ -107,7 +118,13 @@ _OUTCOME_KEYS = (
     "stuck",
     "unfinished",
 )
-_OUTCOME_KEYS_OF = {1: _OUTCOME_KEYS[:5], 2: _OUTCOME_KEYS[:6], 3: _OUTCOME_KEYS, 4: _OUTCOME_KEYS}
+_OUTCOME_KEYS_OF = {
+    1: _OUTCOME_KEYS[:5],
+    2: _OUTCOME_KEYS[:6],
+    3: _OUTCOME_KEYS,
+    4: _OUTCOME_KEYS,
+    5: _OUTCOME_KEYS,
+}
 """The outcome keys of each format version (1: no ``stuck``; 2: no ``unfinished``)."""
 _OUTCOME_FLAGS = ("stuck", "unfinished")
 """Outcome keys that :func:`make_record` and an older record leave false when missing."""
@@ -132,9 +149,33 @@ class GameRecord:
     package_version: str = field(default_factory=lambda: _package_version())
     format_version: int = FORMAT_VERSION
     rules_version: int = RULES_VERSION
+    digest: str | None = field(default=None, compare=False)
+    """The digest the record was read with; None for a record made here (:meth:`to_json`
+    computes it) or read from a format before 5."""
+
+    def content_digest(self) -> str:
+        """``"sha256:"`` and the SHA-256 of the record's fields but ``digest``, as JSON with
+        sorted keys and no spaces (ASCII): what :meth:`to_json` writes as ``digest``."""
+        content = self._fields_json()
+        text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
+
+    @property
+    def intact(self) -> bool:
+        """Whether the record is as it was written: read with a ``digest`` (format 5 on) that
+        matches its content (:meth:`content_digest`)."""
+        return self.digest is not None and self.digest == self.content_digest()
 
     def to_json(self) -> dict[str, Any]:
-        """The record as a JSON-ready dict (keys in the order of the format)."""
+        """The record as a JSON-ready dict (keys in the order of the format): ``digest``, for
+        format 5 on, the one it was read with, else its :meth:`content_digest`."""
+        out = self._fields_json()
+        if self.format_version >= _DIGEST_FROM:
+            out["digest"] = self.digest if self.digest is not None else self.content_digest()
+        return out
+
+    def _fields_json(self) -> dict[str, Any]:
+        """:meth:`to_json` without ``digest``."""
         spec = asdict(self.variant)
         spec["build"] = self.variant.build.value
         if self.variant.empty_column is EmptyColumn.ANY:
@@ -179,6 +220,8 @@ class GameRecord:
         version = data.get("format_version")
         if _is_int(version) and version < _RULES_VERSION_FROM:
             names.remove("rules_version")  # formats 1 to 3: rules version 1
+        if _is_int(version) and version < _DIGEST_FROM:
+            names.remove("digest")  # formats 1 to 4: none
         missing = [n for n in names if n not in data]
         unknown = sorted(set(data) - set(names))
         if missing or unknown:
@@ -248,6 +291,12 @@ class GameRecord:
                     f"game record field rules_version: must be a positive integer, got {value!r}"
                 )
             rules_version = int(value)
+        digest = data.get("digest")
+        if "digest" in data and (not isinstance(digest, str) or not _DIGEST.match(digest)):
+            raise RecordError(
+                "game record field digest: must be 'sha256:' and 64 lowercase hex digits, "
+                f"got {digest!r:.80}"
+            )
         return cls(
             variant=spec,
             step_limit=_int_or_none(data["step_limit"]),
@@ -260,6 +309,7 @@ class GameRecord:
             package_version=data["package_version"],
             format_version=int(data["format_version"]),
             rules_version=rules_version,
+            digest=digest,
         )
 
 

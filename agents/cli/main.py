@@ -1078,6 +1078,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 allow_cycles=args.allow_cycles,
                 env_version=args.env_version,
                 timing=True,
+                on_note=_resume_note,
             )
     except RecordError as exc:  # --resume and a record that is not this run's
         raise ConfigError(f"--resume: {exc}") from None
@@ -1109,6 +1110,11 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if args.save_games:
         console.print(f"game records written to {args.save_games}/<agent>/")
     return 0
+
+
+def _resume_note(note: str) -> None:
+    """``evaluate --resume``: one line on stderr per agent with saved records played again."""
+    print(f"fortythieves evaluate: --resume: {note}", file=sys.stderr)
 
 
 def _solver_verdicts(given: str | None, variant: str, episodes: int) -> dict[int, str] | None:

@@ -93,6 +93,7 @@ __all__ = [
     "baseline_agents",
     "ceiling_summary",
     "evaluate_agents",
+    "file_digest",
     "load_model_agent",
     "play_deals",
     "play_episode",
@@ -204,6 +205,9 @@ class ModelAgent:
         self.seed = seed
         self.path: str | None = None
         """The model zip's path, if loaded from one (for game records)."""
+        self.digest: str | None = None
+        """The model zip's ``sha256:`` digest, if loaded from one (for game records: a
+        record of another zip at the same path is not this player's)."""
         self._episodes = 0
         self._draws = PerGameDraws(seed)
 
@@ -375,7 +379,23 @@ def load_model_agent(
     name = "ppo" if deterministic else "ppo-sampled"
     agent = ModelAgent(model, name, deterministic, seed)
     agent.path = str(path)
+    agent.digest = file_digest(path)
     return agent, chosen
+
+
+def file_digest(path: str | Path) -> str:
+    """``"sha256:"`` and the SHA-256 of the file's bytes (read in 1 MiB blocks).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    import hashlib
+
+    sha = hashlib.sha256()
+    with open(path, "rb") as file:
+        while block := file.read(2**20):
+            sha.update(block)
+    return "sha256:" + sha.hexdigest()
 
 
 def play_episode(
@@ -662,6 +682,7 @@ def evaluate_agents(
     env_version: int | None = None,
     timing: bool = False,
     resume: bool = False,
+    on_note: Callable[[str], object] | None = None,
 ) -> dict[str, Any]:
     """Play the first ``episodes`` test deals of ``variant`` with each agent.
 
@@ -695,7 +716,9 @@ def evaluate_agents(
             interrupted run's) are read from them (:func:`resumed_results`), not played
             again; the others are played with the deal indices they have in the whole list,
             so the report is the one an uninterrupted run writes (``timing`` counts the
-            deals played now and says how many were read: ``resumed_deals``).
+            deals played now and says how many were read: ``resumed_deals``); a record
+            not taken is played again and overwritten.
+        on_note: called with one line per agent with records played again (``resume``).
 
     Returns:
         A JSON-ready dict: ``variant``, ``env_id``, ``rules_version``
@@ -709,8 +732,8 @@ def evaluate_agents(
     Raises:
         ValueError: ``episodes`` < 1, or ``batch_size`` < 1, or ``solver`` lacks a deal,
             or ``resume`` without ``save_games``.
-        fortythieves_env.records.RecordError: ``resume`` and a record in the folder that
-            is not this agent's game of its deal under these rules (one line, its path).
+        fortythieves_env.records.RecordError: ``resume`` and a record that
+            :func:`resumed_results` refuses (one line, its path).
         TypeError: the rule is on and an agent has no ``action_scores``.
         KeyboardInterrupt: passed on as it comes (Ctrl-C); nothing is returned then, the
             caller says how to re-run.
@@ -745,7 +768,7 @@ def evaluate_agents(
             folder = None if save_games is None else Path(save_games)
             resumed: dict[int, EpisodeResult] = {}
             if resume and folder is not None:
-                resumed = resumed_results(folder, agent, env_id, seeds)
+                resumed = _resumed(folder, agent, env_id, seeds, allow_cycles, on_note)
                 bar.update(len(resumed))
             start = time.perf_counter()
             results = _play_agent(
@@ -763,6 +786,23 @@ def evaluate_agents(
                 if resume:
                     out["timing"][agent.name]["resumed_deals"] = len(resumed)
     return out
+
+
+def _resumed(
+    folder: Path,
+    agent: Agent | BatchAgent,
+    env_id: str,
+    seeds: Sequence[int],
+    allow_cycles: bool,
+    on_note: Callable[[str], object] | None,
+) -> dict[int, EpisodeResult]:
+    """:func:`resumed_results`, with one ``on_note`` line when records are played again."""
+    again: list[str] = []
+    resumed = resumed_results(folder, agent, env_id, seeds, allow_cycles, again)
+    if again and on_note is not None:
+        more = f" (and {len(again) - 1} more)" if len(again) > 1 else ""
+        on_note(f"{agent.name}: {len(again)} saved record(s) played again: {again[0]}{more}")
+    return resumed
 
 
 def _new_report(variant: str, env_id: str, episodes: int, allow_cycles: bool) -> dict[str, Any]:
@@ -826,7 +866,7 @@ def _play_agent(
 
         def save(i: int, result: EpisodeResult, trace: GameTrace | None) -> None:
             if folder is not None and trace is not None:
-                save_record(folder, agent, env_id, result, trace)
+                save_record(folder, agent, env_id, result, trace, allow_cycles=allow_cycles)
 
         part = list(seeds[a:b])
         with single_torch_thread():
@@ -855,25 +895,48 @@ def _play_agent(
 
 
 def resumed_results(
-    folder: Path, agent: Agent | BatchAgent, env_id: str, seeds: Sequence[int]
+    folder: Path,
+    agent: Agent | BatchAgent,
+    env_id: str,
+    seeds: Sequence[int],
+    allow_cycles: bool = False,
+    again: list[str] | None = None,
 ) -> dict[int, EpisodeResult]:
     """The results of the deals whose game records ``folder/<agent>/<variant>-<seed>.json``
     an earlier (interrupted) evaluation wrote: deal index -> result.
 
-    Each record is replayed (:func:`fortythieves_env.records.verify`: legal moves, the
-    outcome it states, these rules) and once more on ``env_id``'s registered game for the
-    return; it must be this agent's (:func:`agent_description`: name, model, seed,
-    settings), of this deal, with ``env_id``'s step limit and no-progress setting.
+    A record counts as a played deal only when it is a finished game of this very player,
+    as the evaluation wrote it:
+
+    - intact (:attr:`fortythieves_env.records.GameRecord.intact`: its ``digest`` matches its
+      content; a record edited after it was written, or written before records carried a
+      digest, is played again);
+    - this player's (:func:`agent_description` with ``allow_cycles``: name, model path and
+      digest, seed, settings, the no-cycling rule), of this deal, with ``env_id``'s step
+      limit and no-progress setting (else refused: the folder holds another evaluation);
+    - replayed (:func:`fortythieves_env.records.verify`: legal moves, the outcome it states,
+      these rules) and once more on ``env_id``'s registered game for the return;
+    - finished (not ``unfinished``; else played again).
+
+    Args:
+        folder: the ``--save-games`` folder.
+        agent: the player.
+        env_id: the id played.
+        seeds: the deals, in order.
+        allow_cycles: the evaluation's setting (the no-cycling rule is part of the player).
+        again: if given, one line (the file and why) is appended per record not taken, whose
+            deal is then played again.
 
     Raises:
-        fortythieves_env.records.RecordError: a record that does not pass (one line: its
-            path and what differs).
+        fortythieves_env.records.RecordError: a record that cannot be read, says it is
+            another player's game or another deal's, or does not replay (one line: its path
+            and what differs).
     """
     from fortythieves_env import get_variant
 
     spec_ = gym.spec(env_id)
     variant = get_variant(spec_.kwargs["variant"])
-    who = json.loads(json.dumps(agent_description(agent)))
+    who = json.loads(json.dumps(agent_description(agent, allow_cycles)))
     settings = {
         "step_limit": spec_.max_episode_steps,
         "max_steps_without_progress": spec_.kwargs.get("max_steps_without_progress"),
@@ -889,10 +952,19 @@ def resumed_results(
     env = gym.make(env_id)  # the registered game: its rewards, for each record's return
     try:
         for i, seed, path in found:
-            out[i] = _resumed_result(path, seed, who, variant, env_id, settings, env)
+            try:
+                out[i] = _resumed_result(path, seed, who, variant, env_id, settings, env)
+            except _PlayAgain as exc:
+                if again is not None:
+                    again.append(f"{path}: {exc}")
     finally:
         env.close()
     return out
+
+
+class _PlayAgain(Exception):
+    """A saved record that is not a played deal of this evaluation: its deal is played
+    again (the message says why)."""
 
 
 def _resumed_result(
@@ -904,10 +976,20 @@ def _resumed_result(
     settings: dict[str, Any],
     env: gym.Env,
 ) -> EpisodeResult:
-    """One record's result for :func:`resumed_results` (its checks, the same raises)."""
+    """One record's result for :func:`resumed_results` (its checks, the same raises).
+
+    Raises:
+        _PlayAgain: the record is not intact or not finished.
+    """
     from fortythieves_env.records import RecordError, load_record, verify
 
     record = load_record(path)
+    if record.digest is None:
+        raise _PlayAgain(
+            f"written before records carried a digest (format {record.format_version})"
+        )
+    if not record.intact:
+        raise _PlayAgain("changed after it was written (its digest does not match it)")
     recorded = {
         "step_limit": record.step_limit,
         "max_steps_without_progress": record.max_steps_without_progress,
@@ -925,6 +1007,8 @@ def _resumed_result(
             f"{path}: cannot resume from it: {exc} (delete it, or evaluate into "
             "another --save-games folder)"
         ) from None
+    if outcome["unfinished"]:
+        raise _PlayAgain(f"an unfinished game ({len(record.moves)} moves), not a played deal")
     return EpisodeResult(
         seed=seed,
         won=bool(outcome["won"]),
@@ -948,18 +1032,29 @@ def _replayed_return(env: gym.Env, seed: int, moves: Sequence[str]) -> float:
     return total
 
 
-def agent_description(agent: Agent | BatchAgent) -> dict[str, Any]:
+def agent_description(
+    agent: Agent | BatchAgent, allow_cycles: bool | None = None
+) -> dict[str, Any]:
     """What a game record says of the player: ``name``, and where they apply ``model`` (the
-    zip's path), ``deterministic``, ``seed`` and ``settings`` (the agent's
-    ``description()``, e.g. the search agent's budget)."""
+    zip's path), ``model_digest`` (its ``sha256:`` digest: :func:`file_digest`),
+    ``deterministic``, ``seed`` and ``settings`` (the agent's ``description()``, e.g. the
+    search agent's budget); with ``allow_cycles`` given, ``no_cycling`` (whether the player
+    followed the no-cycling rule: it changes the games)."""
     out: dict[str, Any] = {"name": agent.name}
-    for key, attr in (("model", "path"), ("deterministic", "deterministic"), ("seed", "seed")):
+    for key, attr in (
+        ("model", "path"),
+        ("model_digest", "digest"),
+        ("deterministic", "deterministic"),
+        ("seed", "seed"),
+    ):
         value = getattr(agent, attr, None)
         if value is not None:
             out[key] = value
     describe = getattr(agent, "description", None)
     if callable(describe):
         out["settings"] = describe()
+    if allow_cycles is not None:
+        out["no_cycling"] = not allow_cycles
     return out
 
 
@@ -969,16 +1064,19 @@ def save_records(
     env_id: str,
     results: Sequence[EpisodeResult],
     traces: Sequence[GameTrace],
+    *,
+    allow_cycles: bool = False,
 ) -> list[Path]:
     """Write one game record per deal, ``folder/<agent>/<variant>-<seed>.json``; return the
-    paths. The step limit and no-progress setting are those of ``env_id``'s registration.
+    paths. The step limit and no-progress setting are those of ``env_id``'s registration;
+    ``allow_cycles`` as in :func:`save_record`.
 
     Raises:
         OSError: a file cannot be written.
     """
 
     return [
-        save_record(folder, agent, env_id, result, trace)
+        save_record(folder, agent, env_id, result, trace, allow_cycles=allow_cycles)
         for result, trace in zip(results, traces, strict=True)
     ]
 
@@ -989,10 +1087,13 @@ def save_record(
     env_id: str,
     result: EpisodeResult,
     trace: GameTrace,
+    *,
+    allow_cycles: bool = False,
 ) -> Path:
     """Write one game record, ``folder/<agent>/<variant>-<seed>.json`` (a temporary file
     renamed into place, so that an interruption never leaves half a record); return its
-    path.
+    path. The record's agent is :func:`agent_description` with ``allow_cycles`` (the
+    evaluation's setting: whether the game followed the no-cycling rule).
 
     Raises:
         OSError: the file cannot be written.
@@ -1005,7 +1106,7 @@ def save_record(
     record = make_record(
         variant,
         ("seed", result.seed),
-        agent_description(agent),
+        agent_description(agent, allow_cycles),
         trace.start,
         trace.actions,
         {

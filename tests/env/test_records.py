@@ -179,11 +179,11 @@ def test_a_format_2_record_reads_as_finished_and_an_unfinished_one_needs_format_
     """Format 3 adds ``outcome.unfinished`` (a game the player stopped, ``play --save``):
     a format-2 record (without it) still reads, as finished; the key is required in 3."""
     path, good = _a_record(tmp_path)
-    assert good["format_version"] == FORMAT_VERSION == 4
+    assert good["format_version"] == FORMAT_VERSION == 5
     assert good["outcome"]["unfinished"] is False
     old = json.loads(json.dumps(good))
     old["format_version"] = 2
-    del old["outcome"]["unfinished"], old["rules_version"]
+    del old["outcome"]["unfinished"], old["rules_version"], old["digest"]
     path.write_text(json.dumps(old))
     assert verify(load_record(path))["unfinished"] is False
     data = json.loads(json.dumps(good))
@@ -207,7 +207,7 @@ def test_a_record_carries_its_rules_version_and_one_of_other_rules_is_not_replay
     assert good["rules_version"] == RULES_VERSION == load_record(path).rules_version
     old = json.loads(json.dumps(good))
     old["format_version"] = 3
-    del old["rules_version"]
+    del old["rules_version"], old["digest"]
     path.write_text(json.dumps(old))
     record = load_record(path)
     assert record.rules_version == 1 and record.to_json() == old  # written back as read
@@ -362,3 +362,34 @@ def test_a_record_nested_too_deep_is_refused_in_one_line(
     fine = tmp_path / "fine.json"
     fine.write_text(json.dumps(data).replace('"NESTED"', "[" * 30 + "]" * 30))
     assert load_record(fine).agent["notes"] == data["agent"]["notes"]
+
+
+def test_a_record_carries_a_digest_of_itself_and_an_edited_one_is_no_longer_intact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Format 5 adds ``digest``, the SHA-256 of every other field (issue 37, point 2): a record
+    read as written is intact; one whose agent (or anything else) was changed afterwards still
+    replays but is not; a format-4 record (without it) reads, not intact; the field is
+    required in format 5 and refused in format 4."""
+    path, good = _a_record(tmp_path)
+    assert list(good)[-1] == "digest" and good["digest"].startswith("sha256:")
+    record = load_record(path)
+    assert record.intact and record.digest == record.content_digest() == good["digest"]
+    assert record.to_json() == good  # written back as read
+    relabelled = {**good, "agent": {"name": "random", "seed": 0}}
+    edited = load_record(_saved(tmp_path, relabelled))
+    assert not edited.intact and verify(edited) == good["outcome"]  # it replays all the same
+    assert edited.content_digest() != good["digest"]
+    old = {k: v for k, v in good.items() if k != "digest"}
+    old["format_version"] = 4
+    assert not load_record(_saved(tmp_path, old)).intact
+    assert load_record(_saved(tmp_path, old)).to_json() == old
+    assert "unknown field(s) digest" in _refused(
+        tmp_path, {**old, "digest": good["digest"]}, capsys
+    )
+    missing = {k: v for k, v in good.items() if k != "digest"}
+    assert "missing field(s) digest" in _refused(tmp_path, missing, capsys)
+    for bad in (None, 5, "sha256:xyz", "md5:" + "0" * 64):
+        assert f"field digest: must be 'sha256:' and 64 lowercase hex digits, got {bad!r}" in (
+            _refused(tmp_path, {**good, "digest": bad}, capsys)
+        )

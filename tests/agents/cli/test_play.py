@@ -29,7 +29,7 @@ from rich.console import Console
 
 from fortythieves_env import FortyThievesEnv
 from fortythieves_env.cards import CARD_NAMES, RED
-from fortythieves_env.records import load_record, verify
+from fortythieves_env.records import FORMAT_VERSION, load_record, verify
 
 
 @pytest.fixture(scope="module")
@@ -495,7 +495,7 @@ def test_quitting_early_saves_an_unfinished_record_that_replay_shows(
     game.play(game.parse("d"))
     cards = game.view().foundation_cards
     data = json.loads(save.read_text())
-    assert data["format_version"] == 4 and data["moves"] == ["draw", "draw"]
+    assert data["format_version"] == FORMAT_VERSION and data["moves"] == ["draw", "draw"]
     assert data["outcome"] == {
         "won": False,
         "foundation_cards": cards,
