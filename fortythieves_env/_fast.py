@@ -692,7 +692,8 @@ def step(st: np.ndarray, tb: np.ndarray, obs: np.ndarray, mask: np.ndarray, acti
             _write_column(st, tb, obs, tb[d + 1])
         _write_foundations(st, tb, obs)
     n_legal = _legal_mask(st, tb, mask)
-    return (n_legal << 8) | (st[tb[H_SCAL] + S_FCARDS] << 1) | cards
+    # int64: run as Python (NUMBA_DISABLE_JIT), the int16 read would make the sum int16
+    return (n_legal << 8) | (np.int64(st[tb[H_SCAL] + S_FCARDS]) << 1) | cards
 
 
 # ---------------------------------------------------------------------- position hashes

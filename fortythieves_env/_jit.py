@@ -20,6 +20,10 @@ in two ways:
   :func:`kernel` compiles it uncached instead, and warns once per process
   (:class:`NoCacheWarning`, one line) that ``NUMBA_CACHE_DIR`` would cache it.
 
+Under numba's debugging switch ``NUMBA_DISABLE_JIT=1`` the kernels run as Python, with the
+same results (a test plays the same games both ways): NumPy's overflow warnings are off in
+them, as compiled integer arithmetic wraps silently (the hashes wrap on purpose).
+
 What a module "imports" is read from its source: every ``import`` and ``from ... import``
 line (at any indentation; ``TYPE_CHECKING`` blocks too), restricted to the
 ``fortythieves_env`` package and the kernel's own top-level package. A value reached
@@ -32,10 +36,11 @@ import hashlib
 import re
 import warnings
 from collections.abc import Callable, Iterator
-from functools import cache
+from functools import cache, wraps
 from pathlib import Path
 from typing import Any, overload
 
+import numpy as np
 from numba import njit
 from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.dispatcher import Dispatcher
@@ -77,8 +82,9 @@ def kernel(func: Callable[..., Any] | None = None, /, **options: Any) -> Any:
     Use as ``@kernel`` or ``@kernel(inline="always")``; ``options`` are ``njit``'s.
 
     Returns:
-        numba's ``CPUDispatcher`` of ``func`` (``func`` itself under ``NUMBA_DISABLE_JIT=1``),
-        or a decorator when called with options only.
+        numba's ``CPUDispatcher`` of ``func`` (under ``NUMBA_DISABLE_JIT=1``, ``func`` run by
+        Python with NumPy's overflow warnings off, as compiled integers wrap silently), or a
+        decorator when called with options only.
 
     Warns:
         NoCacheWarning: once per process, the first time a function cannot be cached
@@ -89,7 +95,7 @@ def kernel(func: Callable[..., Any] | None = None, /, **options: Any) -> Any:
         return lambda f: kernel(f, **options)
     dispatcher = njit(**options)(func)
     if not isinstance(dispatcher, Dispatcher):  # NUMBA_DISABLE_JIT: the Python function
-        return dispatcher
+        return _interpreted(func)
     try:
         dispatcher._cache = _KernelCache(dispatcher.py_func, source_digest(func))
     except (RuntimeError, OSError) as exc:  # numba: "no locator available"; unreadable source
@@ -109,6 +115,19 @@ class _KernelCache(FunctionCache):
             filename_base=self._impl.filename_base,
             source_stamp=(self._impl.locator.get_source_stamp(), digest),
         )
+
+
+def _interpreted(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` run by Python (``NUMBA_DISABLE_JIT=1``) as the compiled kernel runs: with
+    NumPy's overflow warnings off, since compiled integer arithmetic wraps silently (the
+    position hashes and random draws wrap on purpose, ``uint64`` modulo ``2**64``)."""
+
+    @wraps(func)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with np.errstate(over="ignore"):
+            return func(*args, **kwargs)
+
+    return run
 
 
 def _warn_uncached(func: Callable[..., Any], exc: BaseException) -> None:
