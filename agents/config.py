@@ -47,6 +47,7 @@ __all__ = [
     "MAX_EPISODE_STEPS",
     "MAX_NESTING",
     "MAX_REWARD",
+    "MAX_YAML_BYTES",
     "TEACHER_NAMES",
     "Config",
     "ConfigError",
@@ -75,6 +76,9 @@ teaches nothing."""
 class ConfigError(Exception):
     """A configuration problem; the message is meant for the user, without a traceback."""
 
+
+MAX_YAML_BYTES = 2**20
+"""The largest config or variant-spec file read (1 MiB; the shipped configs are under 4 KB)."""
 
 MAX_NESTING = 32
 """The deepest nesting of mappings and lists a config file, a ``--set`` value or a ``--grid``
@@ -791,18 +795,23 @@ def _read_yaml(path: Path, named_by: str | None) -> dict[str, Any]:
     """Read one config file as a mapping.
 
     Raises:
-        ConfigError: a missing, unreadable or non-UTF-8 file, a folder, a YAML syntax error,
-            a key given twice in one mapping (naming the key and both lines), nesting deeper
-            than :data:`MAX_NESTING` (all on one line, with the line and column), or a top
-            level that is not a mapping.
+        ConfigError: a missing, unreadable or non-UTF-8 file, a folder or another path
+            that is not a regular file (a FIFO), a file over :data:`MAX_YAML_BYTES`, a YAML
+            syntax error, a key given twice in one mapping (naming the key and both lines),
+            nesting deeper than :data:`MAX_NESTING` (all on one line, with the line and
+            column), or a top level that is not a mapping.
     """
+    from fortythieves_env._files import UserFileError, read_user_text
+
     where = f" (named as base by {named_by})" if named_by else ""
     if path.is_dir():
         raise ConfigError(f"{path}: is a folder, not a config file{where}")
-    if not path.is_file():
+    if not path.exists():
         raise ConfigError(f"{path}: config file not found{where}")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_user_text(path, MAX_YAML_BYTES)
+    except UserFileError as exc:
+        raise ConfigError(f"{path}: {exc.strerror}{where}") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(
             f"{path}: not a UTF-8 text file ({exc.reason} at byte {exc.start}){where}"

@@ -139,9 +139,10 @@ def register_saved_variant(path: str | Path) -> None:
             registered in this process for a different spec.
     """
     from fortythieves_env import VariantSpec
+    from fortythieves_env._files import open_user_file
 
     try:
-        with zipfile.ZipFile(path) as archive:
+        with open_user_file(path) as file, zipfile.ZipFile(file) as archive:
             data = json.loads(archive.read("data").decode("utf-8"))
     except (OSError, KeyError, zipfile.BadZipFile, ValueError):
         return

@@ -1,7 +1,8 @@
 """Checks that the files a command reads or writes are usable, before any long work starts.
 
-Each check only looks (``stat`` and ``os.access``): nothing is created or written, so a
-refused command leaves the disk as it was. A problem raises
+Each check only looks (``stat`` and ``os.access``; a file to be read is also opened and,
+a zip, read): nothing is created or written, so a refused command leaves the disk as it
+was. A problem raises
 :class:`fortythieves_agents.config.ConfigError`
 whose one-line message names the argument and the path, e.g.
 ``--json out/r.json/x.json: out/r.json is a file, not a folder``.
@@ -72,13 +73,28 @@ def check_writable_file(path: str | Path, what: str) -> None:
         raise ConfigError(f"{what} {path}: folder {existing} is not writable")
 
 
-def check_readable_file(path: str | Path, what: str, zip_archive: bool = False) -> None:
+def check_readable_file(
+    path: str | Path, what: str, zip_archive: bool = False, max_bytes: int | None = None
+) -> None:
     """Refuse unless ``path`` is a readable regular file (a readable zip archive if asked).
 
+    The file is opened as every file a user names is
+    (:func:`fortythieves_env._files.open_user_file`): a FIFO, a device or a socket is
+    refused, not read (reading a FIFO waits for a writer).
+
+    Args:
+        path: the file.
+        what: the argument to name in the message, e.g. ``"--resume"``.
+        zip_archive: the file must be a zip archive whose members are undamaged.
+        max_bytes: the largest size accepted (None: any).
+
     Raises:
-        ConfigError: ``path`` is missing, a folder, unreadable, or (``zip_archive``) not a
-            valid zip archive or one with a damaged member (CRC check of every member).
+        ConfigError: ``path`` is missing, a folder, not a regular file, over ``max_bytes``,
+            unreadable, or (``zip_archive``) not a valid zip archive or one with a damaged
+            member (CRC check of every member).
     """
+    from fortythieves_env._files import open_user_file
+
     path = Path(path)
     if not path.exists():
         parent = _nearest_existing(path.parent)
@@ -89,11 +105,15 @@ def check_readable_file(path: str | Path, what: str, zip_archive: bool = False) 
         raise ConfigError(f"{what} {path}: is a folder, not a file")
     if not os.access(path, os.R_OK):
         raise ConfigError(f"{what} {path}: the file is not readable")
-    if zip_archive:
-        try:
-            with zipfile.ZipFile(path) as archive:
-                damaged = archive.testzip()
-        except (OSError, zipfile.BadZipFile, ValueError) as exc:
-            raise ConfigError(f"{what} {path}: not a model zip file ({exc})") from None
-        if damaged is not None:
-            raise ConfigError(f"{what} {path}: damaged zip member {damaged!r}")
+    try:
+        with open_user_file(path, max_bytes) as file:
+            if zip_archive:
+                try:
+                    with zipfile.ZipFile(file) as archive:
+                        damaged = archive.testzip()
+                except (OSError, zipfile.BadZipFile, ValueError, EOFError) as exc:
+                    raise ConfigError(f"{what} {path}: not a model zip file ({exc})") from None
+                if damaged is not None:
+                    raise ConfigError(f"{what} {path}: damaged zip member {damaged!r}")
+    except OSError as exc:
+        raise ConfigError(f"{what} {path}: {exc.strerror or exc}") from None

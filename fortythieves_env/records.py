@@ -75,6 +75,7 @@ import numpy as np
 
 from ._checks import MAX_JSON_NESTING, json_depth
 from ._checks import is_int as _is_int
+from ._files import read_user_text
 from .env import FortyThievesEnv
 from .variants import (
     RULES_VERSION,
@@ -324,17 +325,24 @@ def _package_version() -> str:
     return __version__
 
 
+MAX_RECORD_BYTES = 64 * 2**20
+"""The largest record file read (64 MiB: a record takes about 10 bytes a move; the longest
+game allowed by the training configs, a million moves, about 10 MB)."""
+
+
 def load_record(path: str | Path) -> GameRecord:
     """Read a record file (not yet replayed: see :func:`verify`).
 
     Raises:
-        RecordError: the file cannot be read, is not JSON, nests arrays and objects deeper
+        RecordError: the file cannot be read, is not a regular file (a FIFO: see
+            :func:`~fortythieves_env._files.open_user_file`) or is over
+            :data:`MAX_RECORD_BYTES`, is not JSON, nests arrays and objects deeper
             than :data:`~fortythieves_env._checks.MAX_JSON_NESTING` levels (a record has 4;
             ``json`` would raise ``RecursionError`` at about 1,000), or is not a valid record;
             the message (one line) starts with the path.
     """
     try:
-        text = Path(path).read_text("utf-8")
+        text = read_user_text(path, MAX_RECORD_BYTES)
         depth = json_depth(text)
         if depth > MAX_JSON_NESTING:
             raise RecordError(

@@ -7,13 +7,15 @@ hand-built positions in ``positions.py``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import os
 import subprocess
 import sys
+import threading
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -109,3 +111,26 @@ def one_error_line(
     for name in names:
         assert name in lines[0], (name, lines[0])
     return lines[0]
+
+
+@contextlib.contextmanager
+def fifo(path: Path) -> Iterator[Path]:
+    """A FIFO (named pipe) at ``path`` whose readers never wait long: while the block runs,
+    a thread opens it for writing whenever a reader has it open, and closes it at once, so
+    a reader sees an empty file. Code that reads a FIFO instead of refusing it then fails
+    on the empty content (its message does not name the FIFO) instead of hanging."""
+    os.mkfifo(path)
+    stop = threading.Event()
+
+    def unblock() -> None:
+        while not stop.wait(0.05):
+            with contextlib.suppress(OSError):  # ENXIO until a reader has it open
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+
+    thread = threading.Thread(target=unblock, daemon=True)
+    thread.start()
+    try:
+        yield path
+    finally:
+        stop.set()
+        thread.join()

@@ -756,8 +756,11 @@ def resolve_model_path(target: Path) -> Path:
                 if (folder / name).is_file():
                     return folder / name
         raise ConfigError(f"{target}: no model found (looked for {', '.join(MODEL_NAMES)})")
-    if target.exists():
-        raise ConfigError(f"{target}: not a run folder or a model file")
+    if target.exists():  # a FIFO, a device, a socket
+        from fortythieves_env._files import file_kind
+
+        kind = file_kind(target.stat().st_mode)
+        raise ConfigError(f"{target}: {kind}, not a run folder or a model file")
     raise ConfigError(f"{target}: no such run folder or model file")
 
 

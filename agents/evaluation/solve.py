@@ -76,6 +76,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fortythieves_env._files import read_user_text
 from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch
 
 from ..seeds import TEST_START, seeds_for_test
@@ -217,16 +218,18 @@ def read_records(path: str | Path) -> tuple[list[dict[str, Any]], bool]:
     newline.
 
     Raises:
-        SolverResultsError: the file cannot be read, or a line is not a record (the message
-            names the file and the line number).
+        SolverResultsError: the file cannot be read or is not a regular file (a FIFO:
+            :func:`fortythieves_env._files.open_user_file`), or a line is not a record (the
+            message names the file and the line number).
     """
     path = Path(path)
     if not path.exists():
         return [], True
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_user_text(path)
     except (OSError, UnicodeDecodeError) as exc:
-        raise SolverResultsError(f"{path}: cannot read the solver results ({exc})") from None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise SolverResultsError(f"{path}: cannot read the solver results ({reason})") from None
     lines = text.split("\n")
     ends_cleanly = lines[-1] == ""
     records = []
@@ -419,7 +422,7 @@ def test_deal_verdicts(
 
         return protocol_verdicts(variant, seeds_for_test(episodes))
     try:
-        if given is not None and not path.is_file():
+        if given is not None and not path.exists():  # a FIFO or a folder: read_records says
             raise SolverResultsError(f"{path}: no such file")
         verdicts = solver_verdicts(path, variant, seeds_for_test(episodes))
         if verdicts is None:

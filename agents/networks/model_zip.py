@@ -139,19 +139,24 @@ def model_data(path: str | Path) -> dict[str, Any]:
     """A model zip's ``data`` entry, parsed as plain JSON (its pickles are left as text).
 
     Raises:
-        ModelMismatchError: ``path`` is not an SB3 model zip, or its ``data`` is over
+        ModelMismatchError: ``path`` is not a regular file (a FIFO is refused, not read:
+            :func:`fortythieves_env._files.open_user_file`) or not an SB3 model zip, or its
+            ``data`` is over
             :data:`MAX_DATA_BYTES` or nested deeper than ``MAX_JSON_NESTING``.
     """
     from fortythieves_env._checks import MAX_JSON_NESTING, json_depth
+    from fortythieves_env._files import UserFileError, open_user_file
 
     try:
-        with zipfile.ZipFile(path) as archive:
+        with open_user_file(path) as file, zipfile.ZipFile(file) as archive:
             if archive.getinfo("data").file_size > MAX_DATA_BYTES:
                 raise ValueError(f"its data entry is over {MAX_DATA_BYTES} bytes")
             text = archive.read("data").decode("utf-8")
             if json_depth(text) > MAX_JSON_NESTING:
                 raise ValueError(f"its data nests deeper than {MAX_JSON_NESTING} levels")
             data = json.loads(text)
+    except UserFileError as exc:
+        raise ModelMismatchError(str(exc)) from None
     except (OSError, KeyError, zipfile.BadZipFile, ValueError) as exc:
         raise ModelMismatchError(f"{path}: not a saved SB3 model ({exc})") from None
     return data if isinstance(data, dict) else {}
@@ -601,8 +606,14 @@ def _read_weights(path: Path) -> dict[str, Any]:
     unpickler (``torch.load(..., weights_only=True)``: no other object is built)."""
     import torch
 
+    from fortythieves_env._files import open_user_file
+
     try:
-        with zipfile.ZipFile(path) as archive, archive.open("policy.pth") as member:
+        with (
+            open_user_file(path) as file,
+            zipfile.ZipFile(file) as archive,
+            archive.open("policy.pth") as member,
+        ):
             state = torch.load(member, map_location="cpu", weights_only=True)
     except KeyError:
         raise _Refused("the zip has no policy.pth (the policy's weights)") from None
