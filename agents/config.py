@@ -17,8 +17,10 @@ Every problem is raised as :class:`ConfigError`, whose message names the file (o
 YAML: files are read with :class:`ConfigLoader`, a ``SafeLoader`` that also reads ``1e6``,
 ``3e-4`` and ``1_000_000.0`` as numbers (plain PyYAML reads ``1e6`` as the string
 ``"1e6"``). Integer fields accept integral floats (``1e6`` -> ``1000000``) but refuse ``1.5``.
-It refuses a key given twice in one mapping (plain PyYAML keeps the last one silently) and
-nesting deeper than :data:`MAX_NESTING` levels.
+It refuses a key given twice in one mapping (plain PyYAML keeps the last one silently),
+nesting deeper than :data:`MAX_NESTING` levels, and aliases that expand a document past
+:data:`MAX_YAML_VALUES` values (a "billion laughs"). :func:`load_yaml` is the one reader of
+YAML a user gives (files, specs, ``--set``, ``--grid``).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ __all__ = [
     "MAX_NESTING",
     "MAX_REWARD",
     "MAX_YAML_BYTES",
+    "MAX_YAML_VALUES",
     "TEACHER_NAMES",
     "Config",
     "ConfigError",
@@ -61,8 +64,10 @@ __all__ = [
     "ShapingConfig",
     "TeacherConfig",
     "TrainConfig",
+    "YAMLProblem",
     "dump_config",
     "load_config",
+    "load_yaml",
     "parse_override",
 ]
 
@@ -87,25 +92,45 @@ list may have (the top level is level 1; the shipped configs reach 4, at
 PyYAML builds nested data recursively: 2,000 levels raised ``RecursionError``."""
 
 
+MAX_YAML_VALUES = 10_000
+"""The most values (mappings, lists and scalars, keys included) a YAML document may hold once
+its aliases are expanded (the shipped configs hold under 300). An alias names a collection
+again without copying it, so a few lines can stand for a billion values (the "billion
+laughs"): the package's readers walk them as expanded (merging, validation, messages), and
+``evaluate --variant-spec`` and ``train`` hung on one."""
+
+
 class ConfigLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` for every YAML the package reads (config files, ``--set`` values,
-    ``--grid`` lists), with three differences:
+    """``yaml.SafeLoader`` for every YAML the package reads (config files, variant specs,
+    ``--set`` values, ``--grid`` lists: through :func:`load_yaml`), with four differences:
 
     - its float resolver also accepts exponents without a dot (``1e6``);
     - a key given twice in one mapping is refused (PyYAML keeps the last silently, so a
       config with two ``ppo:`` blocks lost the first; yaml/pyyaml#165); the ``<<`` merge
       key's entries may still be overridden;
-    - nesting deeper than :data:`MAX_NESTING` levels is refused before it is built.
+    - nesting deeper than :data:`MAX_NESTING` levels is refused before it is built;
+    - a document whose aliases expand it past :data:`MAX_YAML_VALUES` values or
+      :data:`MAX_NESTING` levels, or make it contain itself, is refused before it is built
+      (counted on the composed nodes, each shared node once).
 
     Raises (from ``yaml.load``):
         yaml.MarkedYAMLError: ``problem_mark`` at the repeated key (``problem`` names the key
             and the lines, and the columns on one line, of both) or at the first collection
-            too deep (``problem`` gives the depth and the limit); a ``yaml.YAMLError``.
+            too deep (``problem`` gives the depth and the limit); for aliases, ``problem``
+            says which bound they break and ``problem_mark`` is None; a ``yaml.YAMLError``.
     """
 
     def __init__(self, stream: str | bytes | typing.IO[str] | typing.IO[bytes]) -> None:
         super().__init__(stream)
         self._depth = 0
+
+    def compose_document(self) -> yaml.Node | None:
+        node: yaml.Node | None = super().compose_document()
+        if node is not None:
+            problem = _alias_problem(node)
+            if problem is not None:
+                raise yaml.composer.ComposerError(None, None, problem, None)
+        return node
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         if not self.check_event(yaml.MappingStartEvent, yaml.SequenceStartEvent):
@@ -162,6 +187,89 @@ class ConfigLoader(yaml.SafeLoader):
                         b,
                     )
         return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+
+
+def _alias_problem(root: yaml.Node) -> str | None:
+    """What is wrong with ``root``'s document once its aliases are expanded (None: nothing):
+    more than :data:`MAX_YAML_VALUES` values, nesting deeper than :data:`MAX_NESTING`, or a
+    collection that contains itself. Each node is visited once (a depth-first walk without
+    recursion; an alias is the node it names, shared), its expanded size and depth computed
+    from its children's."""
+    expanded: dict[int, tuple[int, int]] = {}  # id(node) -> (values, depth) once expanded
+    open_: set[int] = set()  # the collections being walked: the current node's ancestors
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        if finished:
+            values = 1 + sum(expanded[id(c)][0] for c in children)
+            depth = 1 + max((expanded[id(c)][1] for c in children), default=0)
+            if values > MAX_YAML_VALUES:
+                return (
+                    f"it holds more than {MAX_YAML_VALUES:,} values once its aliases are "
+                    f"expanded; at most {MAX_YAML_VALUES:,} are allowed"
+                )
+            if isinstance(node, yaml.CollectionNode) and depth > MAX_NESTING:
+                return (
+                    f"its aliases nest it more than {MAX_NESTING} levels deep; at most "
+                    f"{MAX_NESTING} are allowed"
+                )
+            expanded[id(node)] = (values, depth if isinstance(node, yaml.CollectionNode) else 0)
+            open_.discard(id(node))
+            continue
+        if id(node) in expanded:
+            continue
+        open_.add(id(node))
+        stack.append((node, True))
+        for child in children:
+            if id(child) in open_:
+                return "an alias names a collection it is inside of (endless nesting)"
+            if id(child) not in expanded:
+                stack.append((child, False))
+    return None
+
+
+def load_yaml(text: str) -> Any:
+    """The data of YAML ``text`` a user gave (a config file, a variant spec, a ``--set``
+    value, a ``--grid`` list): the one YAML reader of the package, :class:`ConfigLoader`
+    (floats such as ``1e6``; a key given twice, nesting past :data:`MAX_NESTING` and aliases
+    expanding past :data:`MAX_YAML_VALUES` values refused).
+
+    Raises:
+        YAMLProblem: the text is not YAML or breaks a bound; one line, with its place.
+    """
+    try:
+        return yaml.load(text, Loader=ConfigLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        raise YAMLProblem(
+            " ".join(problem.split()),
+            None if mark is None else mark.line + 1,
+            None if mark is None else mark.column + 1,
+        ) from None
+
+
+class YAMLProblem(ValueError):
+    """Why :func:`load_yaml` refused a text: ``problem`` (one line), and the ``line`` and
+    ``column`` (from 1) where it was found, if known; ``located`` is ``"line L, column C:
+    problem"`` (the problem alone without a place)."""
+
+    def __init__(self, problem: str, line: int | None, column: int | None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.line = line
+        self.column = column
+
+    @property
+    def located(self) -> str:
+        if self.line is None:
+            return self.problem
+        return f"line {self.line}, column {self.column}: {self.problem}"
 
 
 ConfigLoader.add_implicit_resolver(
@@ -821,12 +929,9 @@ def _read_yaml(path: Path, named_by: str | None) -> dict[str, Any]:
             f"{path}: cannot read the config file ({exc.strerror or exc}){where}"
         ) from None
     try:
-        data = yaml.load(text, Loader=ConfigLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where_in = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
-        raise ConfigError(f"{path}: invalid YAML: {where_in}{problem}") from None
+        data = load_yaml(text)
+    except YAMLProblem as exc:
+        raise ConfigError(f"{path}: invalid YAML: {exc.located}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -911,10 +1016,9 @@ def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
     if not sep or not all(parts):
         raise ConfigError(f"--set {text}: expected KEY.SUB=VALUE, e.g. train.total_timesteps=1e6")
     try:
-        value = yaml.load(raw, Loader=ConfigLoader) if raw.strip() else ""
-    except yaml.YAMLError as exc:
-        problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
-        raise ConfigError(f"--set {text}: the value is not valid YAML ({problem})") from None
+        value = load_yaml(raw) if raw.strip() else ""
+    except YAMLProblem as exc:
+        raise ConfigError(f"--set {text}: the value is not valid YAML ({exc.problem})") from None
     return parts, value
 
 

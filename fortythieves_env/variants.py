@@ -33,12 +33,22 @@ class EmptyColumn(str, Enum):
     Forty Thieves that PySolFC plays): for custom variants."""
 
 
+MAX_ID_LENGTH = 40
+"""The longest variant id (:attr:`VariantSpec.id`), in characters. Ids name saved files
+(``evaluate --save-games``: ``<agent>/<id>-<seed>.json``; ``solve``: ``<id>.jsonl``): at
+most 4 bytes a character in UTF-8, such a name stays far below the 255 bytes most file
+systems allow (a 300-character id failed with ``File name too long`` after its games were
+played)."""
+
+
 @dataclass(frozen=True)
 class VariantSpec:
     """The points on which Forty Thieves variants differ.
 
     Attributes:
-        id: short identifier, used in the environment id ``FortyThieves/<id>-v0`` and in positions.
+        id: short identifier (a Python identifier of at most :data:`MAX_ID_LENGTH`
+            characters), used in the environment id ``FortyThieves/<id>-v0``, in positions
+            and in the names of saved files.
         name: the game's usual name.
         n_columns: number of tableau columns.
         face_down: cards dealt face down at the bottom of each column.
@@ -55,7 +65,8 @@ class VariantSpec:
         pysol_id: the game's number in PySolFC, for reference only.
 
     Raises:
-        ValueError: the fields do not describe a playable game (too many cards dealt,
+        ValueError: the id is not an identifier of at most :data:`MAX_ID_LENGTH`
+            characters, the fields do not describe a playable game (too many cards dealt,
             non-positive counts, an unknown build rule), or a ``deal_count`` other than 1
             or ``redeals`` other than 0 when the tableau takes every card (no stock: they
             could never apply). One line naming the field, its allowed values and the value.
@@ -114,7 +125,12 @@ class VariantSpec:
                 "from " + ", ".join(e.value for e in EmptyColumn)
             ) from None
         if not self.id.isidentifier():
-            raise ValueError(f"variant id must be an identifier, got {self.id!r}")
+            raise ValueError(f"variant id must be an identifier, got {self.id[:60]!r}")
+        if len(self.id) > MAX_ID_LENGTH:
+            raise ValueError(
+                f"variant id must be at most {MAX_ID_LENGTH} characters (it names saved "
+                f"files), got {len(self.id)}: {self.id[:MAX_ID_LENGTH]!r}..."
+            )
         for name, low in (
             ("n_columns", 1),
             ("face_down", 0),

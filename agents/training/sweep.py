@@ -50,9 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from ..config import Config, ConfigError, ConfigLoader, dump_config, load_config
+from ..config import Config, ConfigError, YAMLProblem, dump_config, load_config, load_yaml
 from ..run_folder import RunFolder
 
 __all__ = [
@@ -152,10 +150,9 @@ def parse_grid(texts: Sequence[str]) -> list[tuple[str, list[Any]]]:
         if not sep or not all(key.split(".")):
             raise ConfigError(f"{where}: expected KEY.SUB=[V1, V2, ...], e.g. ppo.n_epochs=[4, 8]")
         try:
-            values = yaml.load(raw, Loader=ConfigLoader)
-        except yaml.YAMLError as exc:
-            problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
-            raise ConfigError(f"{where}: the values are not valid YAML ({problem})") from None
+            values = load_yaml(raw)
+        except YAMLProblem as exc:
+            raise ConfigError(f"{where}: the values are not valid YAML ({exc.problem})") from None
         if not isinstance(values, list) or not values:
             raise ConfigError(f"{where}: expected a non-empty YAML list of values, e.g. [1, 2]")
         seen = [json.dumps(v, sort_keys=True) for v in values]

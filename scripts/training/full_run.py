@@ -62,10 +62,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's code
-from fortythieves_agents.config import Config, ConfigError, ConfigLoader, load_config
+from fortythieves_agents.config import Config, ConfigError, YAMLProblem, load_config, load_yaml
 
 from fortythieves_env import VARIANTS
 
@@ -132,12 +130,12 @@ def read_settings(path: Path = SETTINGS) -> dict[str, list[str]]:
 
     Raises:
         RunError: the file is missing or not YAML (read as configs are:
-            :class:`fortythieves_agents.config.ConfigLoader`, so a setting named twice is refused,
+            :func:`fortythieves_agents.config.load_yaml`, so a setting named twice is refused,
             not lost), or ``settings`` is not a mapping of names to lists of ``KEY=VALUE`` strings.
     """
     try:
-        data = yaml.load((ROOT / path).read_text(encoding="utf-8"), Loader=ConfigLoader)
-    except (OSError, yaml.YAMLError) as exc:
+        data = load_yaml((ROOT / path).read_text(encoding="utf-8"))
+    except (OSError, YAMLProblem) as exc:
         raise RunError(f"{path}: cannot read the ablation settings: {exc}") from None
     settings = data.get("settings") if isinstance(data, dict) else None
     if not isinstance(settings, dict) or not settings:

@@ -625,3 +625,70 @@ def test_a_custom_variant_without_a_stock_refuses_redeals(
         f"fortythieves train: error: {message}"
     )
     assert load_config(path, ["env.custom_variant.redeals=0"]).env.variant_spec().stock_size == 0
+
+
+def _laughs(levels: int, indent: str = "") -> str:
+    """YAML list items whose aliases expand to ``10**levels`` values (each level names the
+    one before ten times): a "billion laughs" at 9 levels."""
+    lines = [f"{indent}- &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"]
+    lines += [f"{indent}- &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]\n" for i in range(1, levels)]
+    return "".join(lines)
+
+
+def test_yaml_aliases_expanding_past_the_bound_are_refused(
+    base_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 37, point 4: an alias names a collection again without copying it, so a few
+    lines of a config stood for a billion values, and ``train`` hung walking them. A
+    document expanding past MAX_YAML_VALUES (10,000) values, or nesting past MAX_NESTING
+    through aliases, or containing itself, is refused in one line, in files, ``--set`` and
+    ``--grid`` alike; anchors within the bound (shared defaults) still load."""
+    from fortythieves_agents.config import MAX_YAML_VALUES, load_yaml, parse_override
+    from fortythieves_agents.training.sweep import parse_grid
+
+    assert MAX_YAML_VALUES == 10_000
+    too_many = (
+        "it holds more than 10,000 values once its aliases are expanded; at most 10,000 are allowed"
+    )
+    path = write(
+        base_dir / "laughs.yaml",
+        f"base: defaults.yaml\npolicy:\n  net_arch_pi:\n{_laughs(5, '    ')}",
+    )
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value) == f"{path}: invalid YAML: {too_many}"
+    assert _train_refused(tmp_path, monkeypatch, capsys, str(path)) == (
+        f"fortythieves train: error: {path}: invalid YAML: {too_many}"
+    )
+    flow = (
+        "["
+        + ", ".join(
+            ["&a [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"] + ["[" + ", ".join(["*a"] * 10) + "]"] * 100
+        )
+        + "]"
+    )
+    with pytest.raises(ConfigError) as set_error:
+        parse_override(f"policy.net_arch_pi={flow}")
+    assert str(set_error.value).endswith(f": the value is not valid YAML ({too_many})")
+    with pytest.raises(ConfigError) as grid_error:
+        parse_grid([f"policy.net_arch_pi={flow}"])
+    assert str(grid_error.value).endswith(f": the values are not valid YAML ({too_many})")
+    # a chain of aliases nests past MAX_NESTING though the text nests 2 levels
+    chain = "a0: &a0 [1]\n" + "".join(f"a{i}: &a{i} [*a{i - 1}]\n" for i in range(1, 40))
+    with pytest.raises(
+        ConfigError,
+        match=r"invalid YAML: its aliases nest it more than 32 levels deep; at most 32 are allowed$",
+    ):
+        load_config(write(base_dir / "chain.yaml", chain))
+    with pytest.raises(
+        ConfigError,
+        match=r"invalid YAML: an alias names a collection it is inside of \(endless nesting\)$",
+    ):
+        load_config(write(base_dir / "loop.yaml", "base: defaults.yaml\ntrain: &t {shaping: *t}\n"))
+    # within the bound: 1,000 values through aliases, and the zoo's shared defaults
+    assert len(load_yaml(f"x:\n{_laughs(3)}")["x"][2]) == 10
+    shared = "common: &c {gamma: 0.9, n_epochs: 4}\nppo:\n  <<: *c\n  n_epochs: 8\n"
+    assert load_yaml(shared)["ppo"] == {"gamma": 0.9, "n_epochs": 8}

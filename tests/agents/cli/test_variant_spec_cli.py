@@ -27,6 +27,12 @@ empty_column: kings
 """
 
 
+BOMB = "lol:\n  - &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"  - &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]\n" for i in range(1, 5)
+)
+"""YAML aliases that expand to 10**5 values (each level names the one before ten times)."""
+
+
 @pytest.fixture
 def spec_file(tmp_path: Path) -> str:
     path = tmp_path / "wide.yaml"
@@ -79,6 +85,14 @@ def test_evaluate_solve_replay_and_play_take_a_variant_from_a_file(
         (SPEC.replace("id: SpecFileForty", "id: Maria"), "'Maria' is a built-in variant"),
         (SPEC + "id: Again\n", "'id' is given twice"),
         ("env:\n  variant: Streets\n", "a training config without env.custom_variant"),
+        (  # ids name saved files: a 300-character id failed after its games were played
+            SPEC.replace("id: SpecFileForty", f"id: {'L' * 300}"),
+            "variant id must be at most 40 characters (it names saved files), got 300: ",
+        ),
+        (  # a "billion laughs": 10**5 values from 6 lines (10**9 hung evaluate)
+            SPEC + BOMB,
+            "invalid YAML: it holds more than 10,000 values once its aliases are expanded; at most",
+        ),
     ],
 )
 def test_a_bad_variant_file_is_one_line_naming_it(
@@ -111,3 +125,19 @@ def test_a_training_config_with_a_custom_variant_is_a_variant_file(
     argv = ["evaluate", "greedy", "--variant", "SpecFileForty", "--episodes", "1"]
     assert main([*argv, "--variant-spec", str(config), "--no-progress"]) == 0
     assert "FortyThieves/SpecFileForty-v1" in capsys.readouterr().out
+
+
+def test_the_longest_id_names_its_saved_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An id of 40 four-byte characters (the longest, in the widest encoding) still names
+    the game records ``evaluate --save-games`` writes."""
+    long_id = "\U00020000" * 40  # a CJK ideograph: a letter to isidentifier(), 4 UTF-8 bytes
+    spec = tmp_path / "long.yaml"
+    spec.write_text(SPEC.replace("SpecFileForty", long_id), encoding="utf-8")
+    games = tmp_path / "games"
+    argv = ["evaluate", "greedy", "--variant", long_id, "--variant-spec", str(spec)]
+    assert main([*argv, "--episodes", "1", "--save-games", str(games), "--no-progress"]) == 0
+    (record,) = (games / "greedy").iterdir()
+    assert record.name == f"{long_id}-2000000000.json" and len(record.name.encode()) == 176
+    assert json.loads(record.read_text(encoding="utf-8"))["variant"]["id"] == long_id
