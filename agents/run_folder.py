@@ -16,11 +16,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 __all__ = [
     "MODEL_NAMES",
@@ -28,7 +30,9 @@ __all__ = [
     "RUN_FOLDERS",
     "ExpertFolder",
     "RunFolder",
+    "RunWriteError",
     "atomic_write",
+    "save_model",
 ]
 
 RUN_FOLDERS = ("models", "models/checkpoints", "eval", "tensorboard")
@@ -122,12 +126,57 @@ class RunFolder:
         return self.path / "expert"
 
 
+class RunWriteError(OSError):
+    """A file of a run folder could not be written (a full disk, a quota, a folder made
+    read-only): :func:`atomic_write` and :func:`save_model` removed what they had written, and
+    the file at the path, if any, is the one written before. ``filename`` is the path,
+    ``strerror`` the reason (``No space left on device``)."""
+
+    def __str__(self) -> str:
+        return f"cannot write {self.filename}: {self.strerror}"
+
+
+def _write_through_part(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """``write`` into ``<path>.part`` (same folder), synced, then renamed to ``path``; on any
+    failure the ``.part`` file is removed and ``path`` left as it was.
+
+    Raises:
+        RunWriteError: an ``OSError`` on the way (the file, its folder, the disk).
+    """
+    part = path.with_name(path.name + ".part")
+    try:
+        with open(part, "wb") as file:
+            write(file)
+            file.flush()
+            os.fsync(file.fileno())  # a full disk may only tell when the data is flushed
+        os.replace(part, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            part.unlink()
+        if isinstance(exc, OSError):
+            raise RunWriteError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+        raise
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a ``.part`` file renamed into place: a reader
-    (or a resumed run) never sees half a file."""
-    part = path.with_name(path.name + ".part")
-    part.write_bytes(data)
-    os.replace(part, path)
+    (or a resumed run) never sees half a file, and a failed write leaves no ``.part`` file.
+
+    Raises:
+        RunWriteError: the file could not be written (``path`` is as it was).
+    """
+    _write_through_part(path, lambda file: file.write(data))
+
+
+def save_model(model: Any, path: Path) -> None:
+    """Save an SB3 model (``model.save``) to ``path`` as :func:`atomic_write` writes: through
+    ``<path>.part``, synced and renamed, so that a full disk leaves no half-written zip for
+    ``--resume`` or ``evaluate`` to pick, and the model saved there before stays.
+
+    Raises:
+        RunWriteError: the model could not be written (``path`` is as it was).
+    """
+    _write_through_part(path, model.save)
 
 
 @dataclass(frozen=True)

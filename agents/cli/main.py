@@ -839,7 +839,9 @@ def _train(args: argparse.Namespace, argv: Sequence[str]) -> int:
             continue_expert=True,
         )
         return 0 if result.status == "completed" else EXIT_INTERRUPTED
-    resume = None if args.resume is None else resume_checkpoint(args.resume)
+    resume = None
+    if args.resume is not None:
+        resume = resume_checkpoint(args.resume, note=lambda line: print(line, flush=True))
     if resume is not None and Path(args.resume).is_dir():
         print(f"--resume {args.resume}: continuing from {resume}", flush=True)
     result = train(

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import io
 import json
 import shlex
 import sys
@@ -82,7 +83,15 @@ from ..networks.model_zip import (
 )
 from ..paths import check_readable_file, check_writable_dir, check_writable_file
 from ..process import stop_signals_interrupt, torch_threads
-from ..run_folder import RUN_FILES, RUN_FOLDERS, ExpertFolder, RunFolder
+from ..run_folder import (
+    RUN_FILES,
+    RUN_FOLDERS,
+    ExpertFolder,
+    RunFolder,
+    RunWriteError,
+    atomic_write,
+    save_model,
+)
 
 __all__ = [
     "EpisodeStatsCallback",
@@ -101,6 +110,7 @@ __all__ = [
     "saved_timesteps",
     "train",
     "trim_tensorboard",
+    "unreadable_model",
 ]
 
 
@@ -319,14 +329,14 @@ class ValidationCallback(BaseCallback):
         if self.folder is not None:
             self.folder.mkdir(parents=True, exist_ok=True)
             timesteps = np.asarray(self.evaluations_timesteps, dtype=np.int64)
-            np.savez(
+            _write_npz(
                 self.folder / "evaluations.npz",
                 timesteps=timesteps,
                 results=np.asarray(self.evaluations_results, dtype=np.float64),
                 ep_lengths=np.asarray(self.evaluations_length, dtype=np.int64),
                 successes=np.asarray(self.evaluations_successes, dtype=bool),
             )
-            np.savez(
+            _write_npz(
                 self.folder / "foundation_cards.npz",
                 timesteps=timesteps,
                 foundation_cards=np.asarray(self.evaluations_foundation_cards, dtype=np.int64),
@@ -348,7 +358,7 @@ class ValidationCallback(BaseCallback):
             self.best_timesteps = int(self.num_timesteps)
             if self.best_model_save_path is not None:
                 Path(self.best_model_save_path).mkdir(parents=True, exist_ok=True)
-                self.model.save(Path(self.best_model_save_path) / "best_model")
+                save_model(self.model, Path(self.best_model_save_path) / "best_model.zip")
         self.seconds += time.perf_counter() - began
         if self.echo is not None:
             self.echo(self._line(summarize(results), new_best))
@@ -395,7 +405,7 @@ class TotalStepCheckpoint(CheckpointCallback):
 
     def _on_step(self) -> bool:
         if self.num_timesteps >= self._next_at:
-            self.model.save(self._checkpoint_path(extension="zip"))
+            save_model(self.model, Path(self._checkpoint_path(extension="zip")))
             self._next_at = next_multiple(self.num_timesteps, self.save_freq)
         return True
 
@@ -628,7 +638,15 @@ class TrainResult:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    atomic_write(path, (json.dumps(data, indent=2) + "\n").encode())
+
+
+def _write_npz(path: Path, **arrays: np.ndarray) -> None:
+    """``np.savez(path, **arrays)`` through :func:`atomic_write` (a full disk leaves the
+    previous file, not half of a new one)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    atomic_write(path, buffer.getvalue())
 
 
 def run_folder_of(checkpoint: str | Path) -> Path | None:
@@ -640,37 +658,101 @@ def run_folder_of(checkpoint: str | Path) -> Path | None:
     return None
 
 
-def resume_checkpoint(target: str | Path) -> Path:
+def unreadable_model(path: Path) -> str | None:
+    """Why the model zip at ``path`` cannot be read (missing, not a regular file, not a zip,
+    a damaged member, no readable ``data``: a save cut short by a full disk), or None when
+    it can."""
+    try:
+        check_readable_file(path, "", zip_archive=True)
+        model_data(path)
+    except (ConfigError, ModelMismatchError) as exc:
+        return str(exc).strip().removeprefix(f"{path}: ")
+    return None
+
+
+def _checkpoints_newest_first(run: Path) -> list[tuple[int, Path]]:
+    """``(steps, path)`` of the run's ``ckpt_<steps>_steps.zip`` files, most steps first."""
+    found = []
+    for path in RunFolder(run).checkpoint_paths():
+        steps = path.name[len("ckpt_") : -len("_steps.zip")]
+        if steps.isdigit():
+            found.append((int(steps), path))
+    return sorted(found, reverse=True)
+
+
+def resume_checkpoint(target: str | Path, note: Callable[[str], object] | None = None) -> Path:
     """The model zip ``--resume TARGET`` continues from: ``target`` itself when it is a
     file; for a run folder, the model its last start ended with (``run.json``'s ``model``:
     ``models/final_model.zip`` or ``models/interrupted_model.zip``), else (a start that was
-    killed before it could save, ``run.json`` still ``running``) its checkpoint of the most
-    steps (``models/checkpoints/ckpt_<steps>_steps.zip``).
+    killed or failed before it could save, ``run.json`` still ``running`` or ``failed``) its
+    checkpoint of the most steps (``models/checkpoints/ckpt_<steps>_steps.zip``). In a run
+    folder, a model that cannot be read (:func:`unreadable_model`: a save cut short, say) is
+    skipped for the next one, each with a one-line note.
+
+    Args:
+        target: a model zip or a run folder.
+        note: called with each note (``--resume RUN: skipped ... (why)``); None: silent.
 
     Raises:
-        ConfigError: ``target`` is missing, or a folder with none of those files (the
-            message names what was looked for).
+        ConfigError: ``target`` is missing, or a folder with none of those files readable
+            (the message names what was looked for, and how many were skipped).
     """
+    from fortythieves_env._files import read_user_text
+
     target = Path(target)
     if not target.is_dir():
         return target  # check_readable_file says what is wrong with it, if anything
     try:
-        meta = json.loads(RunFolder(target).run_json.read_text(encoding="utf-8"))
+        meta = json.loads(read_user_text(RunFolder(target).run_json))
     except (OSError, ValueError):
         meta = None
     model = meta.get("model") if isinstance(meta, dict) else None
-    if isinstance(model, str) and (target / model).is_file():
-        return target / model
-    checkpoints = []
-    for path in RunFolder(target).checkpoint_paths():
-        steps = path.name[len("ckpt_") : -len("_steps.zip")]
-        if steps.isdigit():
-            checkpoints.append((int(steps), path))
-    if checkpoints:
-        return max(checkpoints)[1]
+    candidates = [target / model] if isinstance(model, str) and (target / model).exists() else []
+    candidates += [path for _, path in _checkpoints_newest_first(target)]
+    skipped = 0
+    for path in candidates:
+        why = unreadable_model(path)
+        if why is None:
+            return path
+        skipped += 1
+        if note is not None:
+            note(f"--resume {target}: skipped {path.relative_to(target)} ({why})")
+    unreadable = f"; {skipped} unreadable skipped" if skipped else ""
     raise ConfigError(
         f"--resume {target}: no model to continue from in this folder (looked for the model "
-        "named in run.json and models/checkpoints/ckpt_<steps>_steps.zip); give a model zip"
+        f"named in run.json and models/checkpoints/ckpt_<steps>_steps.zip{unreadable}); "
+        "give a model zip"
+    )
+
+
+def _write_failure(run: Path, exc: RunWriteError) -> str:
+    """The one line of a run stopped by a file it could not write: the folder, the file,
+    why, the models kept (the newest readable checkpoint and the other models of
+    ``models/``), and how to continue."""
+    folder = RunFolder(run)
+    name = Path(exc.filename)
+    with contextlib.suppress(ValueError):
+        name = name.relative_to(run)
+    kept = [
+        str(path.relative_to(run))
+        for path in (folder.final_model, folder.interrupted_model, folder.best_model)
+        if path.is_file() and unreadable_model(path) is None
+    ]
+    checkpoint = next(
+        (path for _, path in _checkpoints_newest_first(run) if unreadable_model(path) is None),
+        None,
+    )
+    if checkpoint is not None:
+        kept.insert(0, f"{checkpoint.relative_to(run)} (the newest checkpoint)")
+    if folder.final_model.is_file() and unreadable_model(folder.final_model) is None:
+        then = f"free space, then evaluate it with: fortythieves evaluate {run}"
+    elif checkpoint is not None or ExpertFolder(folder.expert).unfinished():
+        then = f"free space, then continue with: fortythieves train {folder.config} --resume {run}"
+    else:
+        then = "nothing to resume from: free space, then train again in a new --run-dir"
+    return (
+        f"--run-dir {run}: cannot write {name} ({exc.strerror}); the half-written file was "
+        f"removed; kept: {', '.join(kept) or 'no model'}; {then}"
     )
 
 
@@ -821,7 +903,13 @@ def train(
             for another id version (``LittleForty-v0``: another observation) or with
             another network, or has already reached ``train.total_timesteps``; the run
             folder or a file in it cannot be written; ``run_dir`` holds another run and this
-            is not a resume. Raised before anything is written.
+            is not a resume. Raised before anything is written. Also, during the run, when a
+            file of the run folder cannot be written (a full disk): every model and file is
+            written through a ``.part`` file renamed into place
+            (:func:`fortythieves_agents.run_folder.save_model`), so the failed write leaves
+            nothing behind; ``run.json`` is marked ``failed`` if it can be, and the one-line
+            message names the folder, the file, the models kept and the ``--resume``
+            command.
     """
     from rich.console import Console
 
@@ -856,7 +944,10 @@ def train(
         _check_model_zip(config.expert.start_model, "expert.start_model", config, resuming=False)
     argv = list(argv if argv is not None else sys.argv)
     with torch_threads(config.train.torch_threads), stop_signals_interrupt():
-        return _train(config, run, resume, argv, console, continue_expert)
+        try:
+            return _train(config, run, resume, argv, console, continue_expert)
+        except RunWriteError as exc:  # a full disk: one line, what was kept, how to go on
+            raise ConfigError(_write_failure(run, exc)) from None
 
 
 def _load_start_model(model: Any, path: str) -> None:
@@ -1211,7 +1302,7 @@ def _train(
             console.print(f"the run's earlier config.yaml is kept as {run / kept}")
         if cloned and not continue_expert:
             tag_model(model, config.env)
-            model.save(folder.teacher_model)
+            save_model(model, folder.teacher_model)
         expert_meta = None
         if config.expert.iterations > 0 and resume is None:
             expert_meta = _expert_phase(config, model, run, console, teacher_meta)
@@ -1267,7 +1358,7 @@ def _train(
         seconds = time.perf_counter() - start
         end_validated = _validate_end(validation, status, cloned, meta)
         tag_model(model, config.env)
-        model.save(model_path)
+        save_model(model, model_path)
     except Exception as exc:
         if meta is not None:  # a crash: run.json must not stay "running"
             _mark_failed(run, meta, "status", exc)
@@ -1304,7 +1395,7 @@ def _expert_phase(
 
     def save(m: Any, path: Path) -> None:
         tag_model(m, config.env)
-        m.save(path)
+        save_model(m, path)
 
     ec = config.expert
     console.print(
