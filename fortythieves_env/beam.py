@@ -10,11 +10,12 @@ is the simplest of those that keeps memory bounded: a **beam search**.
 
 * Level ``d`` holds at most ``width`` positions reached in ``d`` moves. Every child of every
   position of the level (the solver's children: rules F, W and E of :mod:`.pruning`) is
-  made, scored by :func:`progress` and keyed by
-  :func:`~fortythieves_env._fast.canonical_hash`; the ``width`` best children whose key was
-  not kept before (at any level: a position reached again later is never better) form level
-  ``d + 1``. Ties keep the parent's order and then the solver's move order, so the search is
-  deterministic: the node budget is the figure of record, as in :mod:`.solver`.
+  scored by :func:`progress` and keyed by the first of the solver's two Zobrist keys
+  (:mod:`.keys`), both from the parent and the move, without making the child; the ``width``
+  best children whose key was not kept before (at any level: a position reached again later
+  is never better) form level ``d + 1``. Ties keep the parent's order and then the solver's
+  move order, so the search is deterministic: the node budget is the figure of record, as in
+  :mod:`.solver`.
 * A child with all 104 cards up ends the search: its line (read back through each level's
   parent and move) is a winning line of ``d + 1`` moves, at most the step limit.
 * **Iterative widening** (:class:`Beam`): widths 1, 2, 4, ... up to :data:`MAX_WIDTH`, each
@@ -40,17 +41,29 @@ import numpy as np
 from ._fast import (
     H_ACCEPTS,
     H_C,
+    H_DEAL,
+    H_DECODE,
     H_FD,
     H_LEN,
     H_NACT,
     H_SCAL,
     H_V,
+    H_WASTE,
     S_FCARDS,
+    S_NSTOCK,
     S_NWASTE,
     apply,
-    canonical_hash,
 )
 from ._jit import kernel
+from .actions import (
+    COLUMN_TO_COLUMN,
+    COLUMN_TO_FOUNDATION,
+    DRAW,
+    REDEAL,
+    WASTE_TO_COLUMN,
+    WASTE_TO_FOUNDATION,
+)
+from .keys import _child_keys, _full_keys, key_tables_for
 from .pruning import _children
 
 __all__ = ["MAX_WIDTH", "PROGRESS_WEIGHTS", "Beam", "progress"]
@@ -81,6 +94,48 @@ N_BCTL = 10
 RUNNING, WON, DONE = 0, 1, 2
 
 
+@kernel(inline="always")
+def _column_terms(
+    st: np.ndarray, tb: np.ndarray, i: int, n: int, fd: int, extra: int, n_extra: int
+) -> int:
+    """A column's own part of :func:`progress`: ``-3 * face-down - 2 * breaks - blocked``
+    (weights :data:`PROGRESS_WEIGHTS`) of the column made of column ``i``'s first ``n``
+    cards, ``fd`` of them face down, with ``n_extra`` more cards on top read from
+    ``st[extra:]`` (a move's cards, so a child's column is scored without making it)."""
+    v = tb[H_V]
+    acc = tb[H_ACCEPTS]
+    breaks = 0
+    blocked = 0
+    low0 = low1 = low2 = low3 = 99
+    prev = 0
+    for j in range(n + n_extra):
+        card = st[i * v + j] if j < n else st[extra + j - n]
+        s = (card - 1) // 13
+        r = (card - 1) % 13 + 1
+        if j > 0 and j >= fd and tb[acc + prev * 53 + card] == 0:
+            breaks += 1
+        low = low0 if s == 0 else low1 if s == 1 else low2 if s == 2 else low3
+        if low < r:
+            blocked += 1
+        elif r < low:
+            if s == 0:
+                low0 = r
+            elif s == 1:
+                low1 = r
+            elif s == 2:
+                low2 = r
+            else:
+                low3 = r
+        prev = card
+    return -_W_DOWN * fd - _W_BREAK * breaks - _W_BLOCKED * blocked
+
+
+@kernel(inline="always")
+def _total(up: int, waste: int, empty: int, columns: int) -> int:
+    """:func:`progress` from its parts (``columns``: the sum of :func:`_column_terms`)."""
+    return _W_UP * up - _W_WASTE * waste + _W_EMPTY * min(empty, 4) + columns
+
+
 @kernel
 def progress(st: np.ndarray, tb: np.ndarray) -> int:
     """How far a position is on its way to a win, as an integer (higher is better): the
@@ -91,49 +146,96 @@ def progress(st: np.ndarray, tb: np.ndarray) -> int:
     that does not follow the build rule on the card below it (face up or down), and a
     card is *blocked* when a lower card of its suit lies under it in its column (that card
     must go up first, so this one must move away; face-down cards count as what they are:
-    the solver sees them). The weights are :data:`PROGRESS_WEIGHTS`.
+    the solver sees them). The weights are :data:`PROGRESS_WEIGHTS`. The beam computes a
+    child's value from its parent's by the move (:func:`_child_progress`), equal to this.
 
     Args:
         st: state array (``int16``), read only.
         tb: table array (``int32``).
     """
+    len0 = tb[H_LEN]
+    fd0 = tb[H_FD]
+    scal = tb[H_SCAL]
+    empty = 0
+    columns = 0
+    for i in range(tb[H_C]):
+        n = st[len0 + i]
+        if n == 0:
+            empty += 1
+        else:
+            columns += _column_terms(st, tb, i, n, st[fd0 + i], 0, 0)
+    return _total(st[scal + S_FCARDS], st[scal + S_NWASTE], empty, columns)
+
+
+@kernel
+def _fill_terms(st: np.ndarray, tb: np.ndarray, terms: np.ndarray) -> None:
+    """Each column's :func:`_column_terms` into ``terms[:C]``, their sum into ``terms[C]``
+    and the empty columns into ``terms[C + 1]`` (what :func:`_child_progress` reads)."""
+    c = tb[H_C]
+    len0 = tb[H_LEN]
+    fd0 = tb[H_FD]
+    terms[c] = 0
+    terms[c + 1] = 0
+    for i in range(c):
+        n = st[len0 + i]
+        terms[i] = _column_terms(st, tb, i, n, st[fd0 + i], 0, 0) if n > 0 else 0
+        terms[c] += terms[i]
+        if n == 0:
+            terms[c + 1] += 1
+
+
+@kernel(inline="always")
+def _child_progress(st: np.ndarray, tb: np.ndarray, action: int, terms: np.ndarray) -> int:
+    """:func:`progress` of the position after ``action`` (not ``REDEAL``) from ``st`` and
+    its :func:`_fill_terms`, without making the position: a move changes the foundation
+    and waste counts and at most two columns, whose terms are made again."""
     c = tb[H_C]
     v = tb[H_V]
     len0 = tb[H_LEN]
     fd0 = tb[H_FD]
-    acc = tb[H_ACCEPTS]
     scal = tb[H_SCAL]
-    down = 0
-    empty = 0
-    breaks = 0
-    blocked = 0
-    low = np.empty(4, dtype=np.int64)
-    for i in range(c):
-        n = st[len0 + i]
-        fd = st[fd0 + i]
-        down += fd
-        if n == 0:
+    d = tb[H_DECODE] + 4 * action
+    kind = tb[d]
+    src = tb[d + 1]
+    dst = tb[d + 2]
+    n = tb[d + 3]
+    up = st[scal + S_FCARDS]
+    waste = st[scal + S_NWASTE]
+    columns = terms[c]
+    empty = terms[c + 1]
+    if kind == DRAW:
+        waste += min(tb[H_DEAL], st[scal + S_NSTOCK])
+    elif kind == WASTE_TO_FOUNDATION:
+        up += 1
+        waste -= 1
+    elif kind == WASTE_TO_COLUMN:
+        waste -= 1
+        nd = st[len0 + dst]
+        if nd == 0:
+            empty -= 1
+        columns += (
+            _column_terms(st, tb, dst, nd, st[fd0 + dst], tb[H_WASTE] + waste, 1) - terms[dst]
+        )
+    else:  # a column's top card(s): to a foundation or onto another column
+        ns = st[len0 + src]
+        left = ns - n
+        fd = st[fd0 + src]
+        if fd > 0 and left == fd:  # the face-down card left on top turns face up
+            fd -= 1
+        new = 0
+        if left == 0:
             empty += 1
-            continue
-        low[:] = 99
-        for j in range(n):
-            card = st[i * v + j]
-            s = (card - 1) // 13
-            r = (card - 1) % 13 + 1
-            if j > 0 and j >= fd and tb[acc + st[i * v + j - 1] * 53 + card] == 0:
-                breaks += 1
-            if low[s] < r:
-                blocked += 1
-            elif r < low[s]:
-                low[s] = r
-    return (
-        _W_UP * st[scal + S_FCARDS]
-        - _W_DOWN * down
-        + _W_EMPTY * min(empty, 4)
-        - _W_BREAK * breaks
-        - _W_BLOCKED * blocked
-        - _W_WASTE * st[scal + S_NWASTE]
-    )
+        else:
+            new = _column_terms(st, tb, src, left, fd, 0, 0)
+        columns += new - terms[src]
+        if kind == COLUMN_TO_FOUNDATION:
+            up += 1
+        else:
+            nd = st[len0 + dst]
+            if nd == 0:
+                empty -= 1
+            columns += _column_terms(st, tb, dst, nd, st[fd0 + dst], src * v + left, n) - terms[dst]
+    return _total(up, waste, empty, columns)
 
 
 @kernel(inline="always")
@@ -160,6 +262,9 @@ def _beam_run(
     flags: int,
     build: int,
     beams: np.ndarray,
+    raws: np.ndarray,
+    bkeys: np.ndarray,
+    terms: np.ndarray,
     par: np.ndarray,
     act: np.ndarray,
     keys: np.ndarray,
@@ -167,53 +272,77 @@ def _beam_run(
     c_act: np.ndarray,
     c_sc: np.ndarray,
     c_h: np.ndarray,
-    tmp: np.ndarray,
     legal: np.ndarray,
     kids: np.ndarray,
     scores: np.ndarray,
+    kbuf: np.ndarray,
+    zc: np.ndarray,
+    zd: np.ndarray,
+    zs: np.ndarray,
+    zw: np.ndarray,
+    zf: np.ndarray,
+    zr: np.ndarray,
     quota: int,
     hard: int,
 ) -> int:
     """Run one beam search (module docstring) from level ``ctl[B_DEPTH]`` until it wins
-    (``WON``: ``ctl[B_DEPTH]`` is the winning level, ``ctl[B_WON]`` the winning child's
-    parent in it and ``act[level, width]`` its move... see :meth:`Beam.line`), ends
+    (``WON``: ``ctl[B_DEPTH]`` is the level of the winning child's parent, ``ctl[B_WON]``
+    its index there, the winning move in ``act[level, width]``: :meth:`Beam.line`), ends
     (``DONE``: no new child, the step limit, or ``hard`` nodes spent) or has spent
-    ``quota`` nodes at the end of a level (``RUNNING``: call again)."""
+    ``quota`` nodes at the end of a level (``RUNNING``: call again).
+
+    A child is scored (:func:`_child_progress`) and keyed (the first of the solver's two
+    Zobrist keys, :func:`~fortythieves_env.keys._child_keys`) from its parent and the move;
+    only the children kept for the next level are made (``REDEAL``'s are made to be
+    scored). Each child counts one node, made or not."""
     width = ctl[B_WIDTH]
     scal = tb[H_SCAL]
+    dec = tb[H_DECODE]
     cap = c_par.shape[0]
     while True:
         d = ctl[B_DEPTH]
         if d >= ctl[B_LIMIT]:
             ctl[B_STATUS] = DONE
             return DONE
-        cur = beams[ctl[B_WHICH]]
-        nxt = beams[1 - ctl[B_WHICH]]
+        w = ctl[B_WHICH]
+        cur = beams[w]
         m = 0
         for i in range(ctl[B_N]):
-            k = _children(cur[i], tb, flags, build, legal, kids, scores)
+            st = cur[i]
+            k = _children(st, tb, flags, build, legal, kids, scores)
             for q in range(k):
-                tmp[:] = cur[i]
-                apply(tmp, tb, np.int64(kids[q]))
+                a = kids[q]
+                kind = tb[dec + 4 * a]
                 ctl[B_NODES] += 1
-                if tmp[scal + S_FCARDS] == 104:
+                up_move = kind == WASTE_TO_FOUNDATION
+                up_move |= kind == COLUMN_TO_FOUNDATION
+                if up_move and st[scal + S_FCARDS] == 103:
                     ctl[B_WON] = i
-                    par[d, width] = i
-                    act[d, width] = kids[q]
+                    act[d, width] = a
                     ctl[B_STATUS] = WON
                     return WON
-                if m < cap:
-                    c_par[m] = i
-                    c_act[m] = kids[q]
-                    c_sc[m] = np.int64(progress(tmp, tb)) * 4096 - min(q, 4095)
-                    c_h[m] = canonical_hash(tmp, tb) | np.uint64(1)
-                    m += 1
-                else:
+                if m >= cap:
                     ctl[B_DROPPED] = 1
+                    continue
+                if kind == REDEAL:
+                    tmp = beams[1 - w, width]  # a spare row
+                    tmp[:] = st
+                    apply(tmp, tb, np.int64(a))
+                    sc = progress(tmp, tb)
+                    _full_keys(tmp, tb, zc, zd, zs, zw, zf, zr, raws[1 - w, width], kbuf)
+                else:
+                    sc = _child_progress(st, tb, a, terms[w, i])
+                    _child_keys(st, tb, a, zc, zd, zs, zw, zf, raws[w, i], bkeys[w, i], kbuf)
+                c_par[m] = i
+                c_act[m] = a
+                c_sc[m] = np.int64(sc) * 4096 - min(q, 4095)
+                c_h[m] = kbuf[0] | np.uint64(1)
+                m += 1
             if ctl[B_NODES] >= hard:
                 ctl[B_STATUS] = DONE
                 return DONE
         order = np.argsort(-c_sc[:m], kind="mergesort")
+        nxt = beams[1 - w]
         nn = 0
         for t in range(m):
             j = order[t]
@@ -222,15 +351,34 @@ def _beam_run(
             if nn == width:
                 ctl[B_DROPPED] = 1
                 break
-            nxt[nn] = cur[c_par[j]]
-            apply(nxt[nn], tb, np.int64(c_act[j]))
-            par[d, nn] = c_par[j]
-            act[d, nn] = c_act[j]
+            p = c_par[j]
+            a = c_act[j]
+            nxt[nn] = cur[p]
+            apply(nxt[nn], tb, np.int64(a))
+            kind = tb[dec + 4 * a]
+            if kind == REDEAL:
+                _full_keys(nxt[nn], tb, zc, zd, zs, zw, zf, zr, raws[1 - w, nn], bkeys[1 - w, nn])
+            else:  # the keys by the move, as the depth-first search makes them
+                _child_keys(cur[p], tb, a, zc, zd, zs, zw, zf, raws[w, p], bkeys[w, p], kbuf)
+                raws[1 - w, nn] = raws[w, p]
+                if kind == COLUMN_TO_COLUMN or kind == COLUMN_TO_FOUNDATION:  # noqa: SIM109
+                    src = tb[dec + 4 * a + 1]
+                    raws[1 - w, nn, src, 0] = kbuf[2]
+                    raws[1 - w, nn, src, 1] = kbuf[3]
+                if kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN:  # noqa: SIM109
+                    dst = tb[dec + 4 * a + 2]
+                    raws[1 - w, nn, dst, 0] = kbuf[4]
+                    raws[1 - w, nn, dst, 1] = kbuf[5]
+                bkeys[1 - w, nn, 0] = kbuf[0]
+                bkeys[1 - w, nn, 1] = kbuf[1]
+            _fill_terms(nxt[nn], tb, terms[1 - w, nn])
+            par[d, nn] = p
+            act[d, nn] = a
             nn += 1
         if nn == 0:
             ctl[B_STATUS] = DONE
             return DONE
-        ctl[B_WHICH] = 1 - ctl[B_WHICH]
+        ctl[B_WHICH] = 1 - w
         ctl[B_N] = nn
         ctl[B_DEPTH] = d + 1
         if ctl[B_NODES] >= quota:
@@ -267,7 +415,8 @@ class Beam:
         self.legal = np.zeros(n_act, dtype=np.int32)
         self.kids = np.zeros(n_act, dtype=np.int32)
         self.scores = np.zeros(n_act, dtype=np.int32)
-        self.tmp = self.root.copy()
+        self.kbuf = np.zeros(6, dtype=np.uint64)
+        self.z = key_tables_for(tables)
         self.nodes = nodes_before
         self.width = 0
         self.status = DONE
@@ -278,8 +427,15 @@ class Beam:
         self.width = width
         self.widths.append(width)
         size = self.root.shape[0]
-        self.beams = np.zeros((2, width, size), dtype=np.int16)
+        c = int(self.tb[H_C])
+        # two levels of width + 1 rows (the last: a spare row to score a redeal's child)
+        self.beams = np.zeros((2, width + 1, size), dtype=np.int16)
         self.beams[0, 0] = self.root
+        self.raws = np.zeros((2, width + 1, c, 2), dtype=np.uint64)
+        self.bkeys = np.zeros((2, width + 1, 2), dtype=np.uint64)
+        self.terms = np.zeros((2, width + 1, c + 2), dtype=np.int64)
+        _full_keys(self.root, self.tb, *self.z, self.raws[0, 0], self.bkeys[0, 0])
+        _fill_terms(self.root, self.tb, self.terms[0, 0])
         self.par = np.zeros((self.limit, width + 1), dtype=np.int32)
         self.act = np.zeros((self.limit, width + 1), dtype=np.int32)
         cap = width * CANDIDATES_PER_POSITION
@@ -294,7 +450,7 @@ class Beam:
         self.ctl[B_WIDTH] = width
         self.ctl[B_LIMIT] = self.limit
         self.ctl[B_NODES] = self.nodes
-        _keep(self.keys, self.ctl, canonical_hash(self.root, self.tb) | np.uint64(1))
+        _keep(self.keys, self.ctl, self.bkeys[0, 0, 0] | np.uint64(1))
         self.status = RUNNING
 
     def run(self, quota: int, hard: int) -> int:
@@ -303,9 +459,9 @@ class Beam:
         pass's whole budget (a search is cut there, mid-level)."""
         while True:
             status = _beam_run(
-                self.ctl, self.tb, self.flags, self.build, self.beams, self.par, self.act,
-                self.keys, self.c_par, self.c_act, self.c_sc, self.c_h, self.tmp, self.legal,
-                self.kids, self.scores, quota, hard,
+                self.ctl, self.tb, self.flags, self.build, self.beams, self.raws, self.bkeys,
+                self.terms, self.par, self.act, self.keys, self.c_par, self.c_act, self.c_sc,
+                self.c_h, self.legal, self.kids, self.scores, self.kbuf, *self.z, quota, hard,
             )  # fmt: skip
             self.nodes = int(self.ctl[B_NODES])
             if status == WON:

@@ -155,3 +155,54 @@ def test_the_beam_stops_at_a_callers_stop_and_counts_every_node() -> None:
     result = solve(pos, nodes=8_000_000, should_stop=stop)
     assert (result.status, result.stopped_by) == ("unknown", "stop")
     assert 1_000_000 < result.nodes < 5_000_000
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_a_childs_progress_and_key_by_the_move_equal_the_made_childs(variant: str) -> None:
+    """In random play, for every move but ``redeal`` of every 5th position: the score the
+    beam gives a child without making it (``_child_progress``, from the parent's column
+    terms) equals :func:`progress` of the child made, and its key by the move
+    (``_child_keys``) the key made from scratch (``_full_keys``)."""
+    from fortythieves_env._fast import apply
+    from fortythieves_env.actions import REDEAL
+    from fortythieves_env.beam import _child_progress, _fill_terms
+    from fortythieves_env.keys import _child_keys, _full_keys, key_tables_for
+
+    spec = VARIANTS[variant]
+    rules = rules_for(spec)
+    tables = tables_for(spec)
+    tb = tables.table
+    z = key_tables_for(tables)
+    c = spec.n_columns
+    terms = np.zeros(c + 2, dtype=np.int64)
+    raw, key = np.zeros((c, 2), dtype=np.uint64), np.zeros(2, dtype=np.uint64)
+    kbuf = np.zeros(6, dtype=np.uint64)
+    child_raw, child_key = raw.copy(), key.copy()
+    rng = np.random.default_rng(5)
+    env = gym.make(env_id(spec))
+    moves = 0
+    for game in range(2):
+        env.reset(seed=10 + game)
+        for step in range(300):
+            state = rules.from_position(env.unwrapped.get_state())
+            legal = rules.legal_actions(state)
+            if not legal:
+                break
+            if step % 5 == 0:
+                st = tables.pack(state)
+                _fill_terms(st, tb, terms)
+                _full_keys(st, tb, *z, raw, key)
+                for a in legal:
+                    if rules.codec.decode(a)[0] == REDEAL:
+                        continue
+                    child = st.copy()
+                    apply(child, tb, a)
+                    assert _child_progress(st, tb, a, terms) == progress(child, tb)
+                    _child_keys(st, tb, a, *z[:5], raw, key, kbuf)
+                    _full_keys(child, tb, *z, child_raw, child_key)
+                    assert (kbuf[0], kbuf[1]) == (child_key[0], child_key[1])
+                    moves += 1
+            _, _, terminated, truncated, _ = env.step(int(rng.choice(legal)))
+            if terminated or truncated:
+                break
+    assert moves >= 100
