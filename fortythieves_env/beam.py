@@ -185,6 +185,37 @@ def _fill_terms(st: np.ndarray, tb: np.ndarray, terms: np.ndarray) -> None:
 
 
 @kernel(inline="always")
+def _move_terms(
+    st: np.ndarray, tb: np.ndarray, parent: np.ndarray, out: np.ndarray, action: int
+) -> None:
+    """:func:`_fill_terms` of ``st``, the position made by ``action`` from the position
+    whose terms are ``parent``: the parent's, with the move's source and target columns
+    made again."""
+    c = tb[H_C]
+    len0 = tb[H_LEN]
+    fd0 = tb[H_FD]
+    d = tb[H_DECODE] + 4 * action
+    kind = tb[d]
+    out[:] = parent
+    for k in range(2):
+        if k == 0 and (kind == COLUMN_TO_COLUMN or kind == COLUMN_TO_FOUNDATION):  # noqa: SIM109
+            i = tb[d + 1]
+        elif k == 1 and (kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN):  # noqa: SIM109
+            i = tb[d + 2]
+        else:
+            continue
+        n = st[len0 + i]
+        new = _column_terms(st, tb, i, n, st[fd0 + i], 0, 0) if n > 0 else 0
+        out[c] += new - out[i]
+        out[i] = new
+    empty = 0
+    for i in range(c):
+        if st[len0 + i] == 0:
+            empty += 1
+    out[c + 1] = empty
+
+
+@kernel(inline="always")
 def _child_progress(st: np.ndarray, tb: np.ndarray, action: int, terms: np.ndarray) -> int:
     """:func:`progress` of the position after ``action`` (not ``REDEAL``) from ``st`` and
     its :func:`_fill_terms`, without making the position: a move changes the foundation
@@ -371,7 +402,10 @@ def _beam_run(
                     raws[1 - w, nn, dst, 1] = kbuf[5]
                 bkeys[1 - w, nn, 0] = kbuf[0]
                 bkeys[1 - w, nn, 1] = kbuf[1]
-            _fill_terms(nxt[nn], tb, terms[1 - w, nn])
+            if kind == REDEAL or kind == DRAW:  # noqa: SIM109  (no column changed)
+                terms[1 - w, nn] = terms[w, p]
+            else:
+                _move_terms(nxt[nn], tb, terms[w, p], terms[1 - w, nn], a)
             par[d, nn] = p
             act[d, nn] = a
             nn += 1

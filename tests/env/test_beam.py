@@ -161,11 +161,12 @@ def test_the_beam_stops_at_a_callers_stop_and_counts_every_node() -> None:
 def test_a_childs_progress_and_key_by_the_move_equal_the_made_childs(variant: str) -> None:
     """In random play, for every move but ``redeal`` of every 5th position: the score the
     beam gives a child without making it (``_child_progress``, from the parent's column
-    terms) equals :func:`progress` of the child made, and its key by the move
-    (``_child_keys``) the key made from scratch (``_full_keys``)."""
+    terms) equals :func:`progress` of the child made, its key by the move
+    (``_child_keys``) the key made from scratch (``_full_keys``), and the child's column
+    terms by the move (``_move_terms``) those made from scratch (``_fill_terms``)."""
     from fortythieves_env._fast import apply
     from fortythieves_env.actions import REDEAL
-    from fortythieves_env.beam import _child_progress, _fill_terms
+    from fortythieves_env.beam import _child_progress, _fill_terms, _move_terms
     from fortythieves_env.keys import _child_keys, _full_keys, key_tables_for
 
     spec = VARIANTS[variant]
@@ -201,6 +202,10 @@ def test_a_childs_progress_and_key_by_the_move_equal_the_made_childs(variant: st
                     _child_keys(st, tb, a, *z[:5], raw, key, kbuf)
                     _full_keys(child, tb, *z, child_raw, child_key)
                     assert (kbuf[0], kbuf[1]) == (child_key[0], child_key[1])
+                    by_move, made = terms.copy(), terms.copy()
+                    _move_terms(child, tb, terms, by_move, a)
+                    _fill_terms(child, tb, made)
+                    assert by_move.tolist() == made.tolist()
                     moves += 1
             _, _, terminated, truncated, _ = env.step(int(rng.choice(legal)))
             if terminated or truncated:
