@@ -117,16 +117,45 @@ class FastTables:
         spec: the variant.
         observation_version: the observation the kernels write (see
             :mod:`.observation`); the state array does not depend on it.
+        layout: where the kernels write the observation: ``None`` (default) for the
+            variant's own layout of ``observation_version``, or a larger
+            :class:`ObservationLayout` with room for the variant (at least its columns,
+            :attr:`VariantSpec.max_visible` slots per column and its stock in waste slots,
+            and known-stock slots if it has redeals and the version shows them), such as
+            the family's shared layout (:mod:`.family`): then the state array has that
+            layout's ``column_slots`` per column too, and the entries the variant does not
+            fill (columns it lacks, slots past its own) are never written.
 
     Attributes:
         table: ``int32`` array (header, accepts table, decode table); read by the kernels.
         state_size: length of a state array.
+
+    Raises:
+        ValueError: ``layout`` has no room for the variant (the message names the part).
     """
 
-    def __init__(self, spec: VariantSpec, observation_version: int = LATEST_VERSION) -> None:
+    def __init__(
+        self,
+        spec: VariantSpec,
+        observation_version: int = LATEST_VERSION,
+        layout: ObservationLayout | None = None,
+    ) -> None:
         codec = codec_for(spec)
-        layout = ObservationLayout.for_variant(spec, observation_version)
-        c, v, s = spec.n_columns, spec.max_visible, spec.stock_size
+        own = ObservationLayout.for_variant(spec, observation_version)
+        if layout is None:
+            layout = own
+        else:
+            for part, need, room in (
+                ("columns", own.n_columns, layout.n_columns),
+                ("column slots", own.column_slots, layout.column_slots),
+                ("waste slots", own.waste_slots, layout.waste_slots),
+                ("known-stock slots", own.stock_slots, layout.stock_slots),
+            ):
+                if room < need:
+                    raise ValueError(
+                        f"the observation layout has {room} {part}, {spec.id} needs {need}"
+                    )
+        c, v, s = spec.n_columns, layout.column_slots, spec.stock_size
         self.n_columns, self.slots, self.stock_slots = c, v, s
         self.len0 = c * v
         self.fd0 = self.len0 + c
@@ -148,7 +177,8 @@ class FastTables:
         header[H_OBS_FOUND] = layout.foundations.start
         header[H_OBS_FD] = layout.face_down.start
         header[H_OBS_STOCK] = layout.stock
-        header[H_OBS_KNOWN] = layout.known_stock.start if layout.stock_slots else -1
+        # the known-stock slots only where the variant's own observation has them
+        header[H_OBS_KNOWN] = layout.known_stock.start if own.stock_slots else -1
         header[H_REDEALS] = spec.redeals
         header[H_ACCEPTS] = N_HEADER
         header[H_DECODE] = N_HEADER + accepts.size
@@ -247,9 +277,14 @@ class FastTables:
 
 
 @cache
-def tables_for(spec: VariantSpec, observation_version: int = LATEST_VERSION) -> FastTables:
-    """The (shared, read-only) :class:`FastTables` of ``spec`` (and observation version)."""
-    return FastTables(spec, observation_version)
+def tables_for(
+    spec: VariantSpec,
+    observation_version: int = LATEST_VERSION,
+    layout: ObservationLayout | None = None,
+) -> FastTables:
+    """The (shared, read-only) :class:`FastTables` of ``spec`` (and observation version,
+    and observation layout: see :class:`FastTables`)."""
+    return FastTables(spec, observation_version, layout)
 
 
 # ---------------------------------------------------------------------- kernels

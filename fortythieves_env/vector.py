@@ -31,6 +31,7 @@ from .engine import (
     GameState,
     IllegalMoveError,
     InvalidPositionError,
+    Rules,
     rules_for,
 )
 from .env import checked_penalty, finite_reward, game_over, made_progress, move_reward
@@ -54,6 +55,85 @@ _INT64_MAX = np.iinfo(np.int64).max
 _INFO_KEYS = ("action_mask", "foundation_cards", "is_success", "illegal_action")
 
 
+@kernel(inline="always")
+def _step_game(
+    st: np.ndarray,
+    tb: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    a: int,
+    i: int,
+    rewards: np.ndarray,
+    flags: np.ndarray,
+    counts: np.ndarray,
+    fparams: np.ndarray,
+    iparams: np.ndarray,
+    max_steps: int,
+) -> int:
+    """Step game ``i`` once with action ``a`` (checked by the caller): the episode of one
+    game of the batch, the one statement of it for :func:`_step_batch` and the family's
+    batch (:mod:`fortythieves_env.family_vector`).
+
+    ``st``, ``tb``, ``obs`` and ``mask`` are game i's state array, table array,
+    observation row and mask row; ``max_steps`` its step limit (``TimeLimit``'s). A game
+    flagged ``F_AUTORESET`` (next-step mode: it ended on the previous step) ignores its
+    action, gets reward 0 and all-False flags and is flagged ``F_DEAL``; in same-step mode
+    a game that ends now is flagged ``F_DEAL``. The caller deals the ``F_DEAL`` games.
+
+    Returns:
+        1 if game i is flagged ``F_DEAL`` now, else 0.
+    """
+    if flags[F_AUTORESET, i]:  # next-step mode: this step starts game i's new deal
+        flags[F_AUTORESET, i] = False
+        flags[F_DEAL, i] = True
+        flags[F_TERM, i] = False
+        flags[F_TRUNC, i] = False
+        flags[F_ILLEGAL, i] = False
+        rewards[i] = 0.0
+        return 1
+    decode = tb[H_DECODE]
+    kind = tb[decode + 4 * a]
+    fd_index = tb[H_FD] + tb[decode + 4 * a + 1] if kind == COLUMN_TO_COLUMN else -1
+    fd_before = st[fd_index] if fd_index >= 0 else 0
+    packed = _fast_step(st, tb, obs, mask, a)
+    if packed < 0:  # illegal: nothing moves (as FortyThievesEnv)
+        reward = -fparams[P_PENALTY]
+        terminated = counts[C_NLEGAL, i] == 0
+        progress = False
+        flags[F_ILLEGAL, i] = True
+    else:
+        n_legal = packed >> 8
+        fcards = (packed >> 1) & 127
+        cards = packed & 1
+        reward = move_reward(cards, fcards, fparams[P_REWARD_PER_CARD], fparams[P_WIN_BONUS])
+        won = fcards == 104
+        terminated = game_over(fcards, n_legal)
+        progress = made_progress(kind, cards, fd_before, st[fd_index] if fd_index >= 0 else 0)
+        counts[C_NLEGAL, i] = n_legal
+        counts[C_FCARDS, i] = fcards
+        flags[F_SUCCESS, i] = won
+        flags[F_ILLEGAL, i] = False
+    truncated = False
+    max_idle = iparams[P_MAX_IDLE]
+    if max_idle > 0:  # FortyThievesEnv's max_steps_without_progress
+        idle = 0 if progress else counts[C_IDLE, i] + 1
+        counts[C_IDLE, i] = idle
+        truncated = idle >= max_idle and not terminated
+    elapsed = counts[C_ELAPSED, i] + 1  # TimeLimit's count
+    counts[C_ELAPSED, i] = elapsed
+    if elapsed >= max_steps:
+        truncated = True
+    rewards[i] = reward
+    flags[F_TERM, i] = terminated
+    flags[F_TRUNC, i] = truncated
+    if terminated or truncated:
+        if iparams[P_SAME_STEP] != 0:
+            flags[F_DEAL, i] = True
+            return 1
+        flags[F_AUTORESET, i] = True
+    return 0
+
+
 @kernel  # its cache follows _fast.py and env.py too (fortythieves_env._jit)
 def _step_batch(
     states: np.ndarray,
@@ -70,11 +150,8 @@ def _step_batch(
     """Step every game of the batch once (the body of :meth:`FortyThievesVectorEnv.step`).
 
     Nothing changes unless every action is valid: first every action of a game that is
-    not being reset is checked (in range; legal too when ``iparams[P_RAISE]``), then the
-    games are stepped. A game flagged ``F_AUTORESET`` (next-step mode: it ended on the
-    previous step) ignores its action, gets reward 0 and all-False flags and is flagged
-    ``F_DEAL``; in same-step mode a game that ends now is flagged ``F_DEAL``. The caller
-    deals the ``F_DEAL`` games.
+    not being reset is checked (in range; legal too when ``iparams[P_RAISE]``), then each
+    game is stepped by :func:`_step_game`. The caller deals the ``F_DEAL`` games.
 
     Returns:
         The number of games flagged ``F_DEAL`` (>= 0); ``-1 - i`` if game i's action is out
@@ -91,66 +168,23 @@ def _step_batch(
             return -1 - i
         if raise_illegal and masks[i, a] == 0:
             return -1 - n_games - i
-    same_step = iparams[P_SAME_STEP] != 0
     max_steps = iparams[P_MAX_STEPS]
-    max_idle = iparams[P_MAX_IDLE]
-    reward_per_card = fparams[P_REWARD_PER_CARD]
-    win_bonus = fparams[P_WIN_BONUS]
-    penalty = fparams[P_PENALTY]
-    fd0 = tb[H_FD]
-    decode = tb[H_DECODE]
     n_deal = 0
     for i in range(n_games):
-        if flags[F_AUTORESET, i]:  # next-step mode: this step starts game i's new deal
-            flags[F_AUTORESET, i] = False
-            flags[F_DEAL, i] = True
-            flags[F_TERM, i] = False
-            flags[F_TRUNC, i] = False
-            flags[F_ILLEGAL, i] = False
-            rewards[i] = 0.0
-            n_deal += 1
-            continue
-        st = states[i]
-        a = actions[i]
-        kind = tb[decode + 4 * a]
-        fd_index = fd0 + tb[decode + 4 * a + 1] if kind == COLUMN_TO_COLUMN else -1
-        fd_before = st[fd_index] if fd_index >= 0 else 0
-        packed = _fast_step(st, tb, obs[i], masks[i], a)
-        if packed < 0:  # illegal: nothing moves (as FortyThievesEnv)
-            reward = -penalty
-            terminated = counts[C_NLEGAL, i] == 0
-            progress = False
-            flags[F_ILLEGAL, i] = True
-        else:
-            n_legal = packed >> 8
-            fcards = (packed >> 1) & 127
-            cards = packed & 1
-            reward = move_reward(cards, fcards, reward_per_card, win_bonus)
-            won = fcards == 104
-            terminated = game_over(fcards, n_legal)
-            progress = made_progress(kind, cards, fd_before, st[fd_index] if fd_index >= 0 else 0)
-            counts[C_NLEGAL, i] = n_legal
-            counts[C_FCARDS, i] = fcards
-            flags[F_SUCCESS, i] = won
-            flags[F_ILLEGAL, i] = False
-        truncated = False
-        if max_idle > 0:  # FortyThievesEnv's max_steps_without_progress
-            idle = 0 if progress else counts[C_IDLE, i] + 1
-            counts[C_IDLE, i] = idle
-            truncated = idle >= max_idle and not terminated
-        elapsed = counts[C_ELAPSED, i] + 1  # TimeLimit's count
-        counts[C_ELAPSED, i] = elapsed
-        if elapsed >= max_steps:
-            truncated = True
-        rewards[i] = reward
-        flags[F_TERM, i] = terminated
-        flags[F_TRUNC, i] = truncated
-        if terminated or truncated:
-            if same_step:
-                flags[F_DEAL, i] = True
-                n_deal += 1
-            else:
-                flags[F_AUTORESET, i] = True
+        n_deal += _step_game(
+            states[i],
+            tb,
+            obs[i],
+            masks[i],
+            actions[i],
+            i,
+            rewards,
+            flags,
+            counts,
+            fparams,
+            iparams,
+            max_steps,
+        )
     return n_deal
 
 
@@ -338,6 +372,60 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ) -> None:
         self.variant = spec = get_variant(variant)
         self.observation_version = check_version(observation_version)
+        self._configure(
+            num_envs,
+            render_mode=render_mode,
+            reward_per_card=reward_per_card,
+            win_bonus=win_bonus,
+            illegal_action_penalty=illegal_action_penalty,
+            illegal_action=illegal_action,
+            backend=backend,
+            max_steps_without_progress=max_steps_without_progress,
+            max_episode_steps=max_episode_steps,
+            autoreset_mode=autoreset_mode,
+            copy=copy,
+        )
+        n = self.num_envs
+        self.max_episode_steps = (
+            spec.max_episode_steps if max_episode_steps is None else int(max_episode_steps)
+        )
+        self._iparams[P_MAX_STEPS] = self.max_episode_steps
+
+        self.rules = rules = rules_for(spec)
+        self.layout = layout = ObservationLayout.for_variant(spec, observation_version)
+        self.tables = tables = tables_for(spec, observation_version)
+        n_actions = rules.n_actions
+        self.single_action_space = spaces.Discrete(n_actions)
+        self.action_space = batch_space(self.single_action_space, n)
+        self.single_observation_space = spaces.Box(
+            low=0, high=layout.high(spec), shape=(layout.size,), dtype=np.uint8
+        )
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self._allocate(layout.size, n_actions, tables.state_size)
+
+    def _configure(
+        self,
+        num_envs: int,
+        *,
+        render_mode: str | None,
+        reward_per_card: float,
+        win_bonus: float,
+        illegal_action_penalty: float,
+        illegal_action: str,
+        backend: str,
+        max_steps_without_progress: int | None,
+        max_episode_steps: int | None,
+        autoreset_mode: str | AutoresetMode,
+        copy: bool,
+    ) -> None:
+        """Check the arguments that do not depend on the variant (see Arguments) and set
+        them, with the parameter arrays of the kernel (``P_MAX_STEPS`` is left 0: the
+        caller sets it). Shared with the family's batch
+        (:class:`~fortythieves_env.family_vector.FamilyVectorEnv`).
+
+        Raises:
+            ValueError: a bad argument, as listed under Arguments.
+        """
         num_envs = checked_int("num_envs", num_envs, 1)
         if render_mode is not None and render_mode != "ansi":
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
@@ -347,7 +435,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             )
         if backend == "python":
             raise ValueError(
-                "FortyThievesVectorEnv is compiled only (backend 'auto' or 'numba'); for the "
+                f"{type(self).__name__} is compiled only (backend 'auto' or 'numba'); for the "
                 "Python backend use gymnasium.vector.SyncVectorEnv over "
                 "gymnasium.make(id, backend='python')"
             )
@@ -371,8 +459,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if not isinstance(copy, bool):
             raise ValueError(f"copy must be True or False, got {copy!r}")
 
-        n = int(num_envs)
-        self.num_envs = n
+        self.num_envs = int(num_envs)
         self.render_mode = render_mode
         self.autoreset_mode = mode
         self.metadata = {"render_modes": ["ansi"], "render_fps": 4, "autoreset_mode": mode}
@@ -385,36 +472,26 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.max_steps_without_progress = (
             None if max_steps_without_progress is None else int(max_steps_without_progress)
         )
-        self.max_episode_steps = (
-            spec.max_episode_steps if max_episode_steps is None else int(max_episode_steps)
-        )
-
-        self.rules = rules = rules_for(spec)
-        self.layout = layout = ObservationLayout.for_variant(spec, observation_version)
-        self.tables = tables = tables_for(spec, observation_version)
-        n_actions = rules.n_actions
-        self.single_action_space = spaces.Discrete(n_actions)
-        self.action_space = batch_space(self.single_action_space, n)
-        self.single_observation_space = spaces.Box(
-            low=0, high=layout.high(spec), shape=(layout.size,), dtype=np.uint8
-        )
-        self.observation_space = batch_space(self.single_observation_space, n)
-
-        # the batch: one row per game, reused by every step
-        self.states = np.zeros((n, tables.state_size), dtype=np.int16)
-        self._obs = np.zeros((n, layout.size), dtype=np.uint8)
-        self._masks = np.zeros((n, n_actions), dtype=np.int8)
-        self._rewards = np.zeros(n, dtype=np.float64)
-        self._flags = np.zeros((6, n), dtype=np.bool_)
-        self._counts = np.zeros((4, n), dtype=np.int64)
         self._fparams = np.array(
             [self.reward_per_card, self.win_bonus, self.illegal_action_penalty], dtype=np.float64
         )
         self._iparams = np.zeros(4, dtype=np.int64)
         self._iparams[P_RAISE] = illegal_action == "raise"
         self._iparams[P_SAME_STEP] = mode == AutoresetMode.SAME_STEP
-        self._iparams[P_MAX_STEPS] = self.max_episode_steps
         self._iparams[P_MAX_IDLE] = self.max_steps_without_progress or 0
+
+    def _allocate(self, obs_size: int, n_actions: int, state_size: int) -> None:
+        """Allocate the batch: one row per game, reused by every step (the state
+        ``int16 (N, state_size)``, the observations ``uint8 (N, obs_size)``, the masks
+        ``int8 (N, n_actions)``, rewards, flags, counts), the generators and the ``info``
+        arrays and views."""
+        n = self.num_envs
+        self.states = np.zeros((n, state_size), dtype=np.int16)
+        self._obs = np.zeros((n, obs_size), dtype=np.uint8)
+        self._masks = np.zeros((n, n_actions), dtype=np.int8)
+        self._rewards = np.zeros(n, dtype=np.float64)
+        self._flags = np.zeros((6, n), dtype=np.bool_)
+        self._counts = np.zeros((4, n), dtype=np.int64)
         self._uniforms = np.zeros(n, dtype=np.float64)
         self._rngs: list[np.random.Generator | None] = [None] * n
         self._seeds: list[int | None] = [None] * n
@@ -546,18 +623,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if not self._started:
             raise RuntimeError("call reset() before step()")
         flags = self._flags
-        n_deal = _step_batch(
-            self.states,
-            self.tables.table,
-            self._obs,
-            self._masks,
-            acts,
-            self._rewards,
-            flags,
-            self._counts,
-            self._fparams,
-            self._iparams,
-        )
+        n_deal = self._advance(acts)
         if n_deal < 0:
             self._refuse(acts, n_deal)
         final: dict[str, Any] = {}
@@ -581,6 +647,24 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             self._term.copy(),
             self._trunc.copy(),
             info,
+        )
+
+    def _advance(self, acts: np.ndarray) -> int:
+        """Step every game once with ``acts`` (``int64``, shape ``(N,)``, contiguous): one
+        call of the compiled batch kernel; its return value (:func:`_step_batch`)."""
+        return int(
+            _step_batch(
+                self.states,
+                self.tables.table,
+                self._obs,
+                self._masks,
+                acts,
+                self._rewards,
+                self._flags,
+                self._counts,
+                self._fparams,
+                self._iparams,
+            )
         )
 
     def render(self) -> tuple[str, ...] | None:  # type: ignore[override]
@@ -626,8 +710,13 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             rng = self._sample_rng
         rng.random(out=self._uniforms)
         actions = np.empty(self.num_envs, dtype=np.int64)
-        _pick_legal(self._masks, self._n_legal, self._uniforms, actions)
+        self._pick(actions)
         return actions
+
+    def _pick(self, out: np.ndarray) -> None:
+        """``out[i]``: game i's ``int(u * n_legal)``-th legal action for its uniform ``u``
+        of ``self._uniforms`` (0 if it has none): :func:`_pick_legal` on the masks."""
+        _pick_legal(self._masks, self._n_legal, self._uniforms, out)
 
     def get_state(self, index: int) -> dict[str, Any]:
         """Game ``index``'s position in the rule book's format (a new dict).
@@ -654,16 +743,26 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     # ------------------------------------------------------------------ internals
     def _game_state(self, index: int) -> GameState:
+        return self.tables.unpack(self.states[self._checked_index(index)])
+
+    def _checked_index(self, index: object) -> int:
+        """``index`` as an ``int`` if it is a game index of a started batch.
+
+        Raises:
+            TypeError: not an integer (``bool`` is not one).
+            IndexError: not in ``range(N)``.
+            RuntimeError: before ``reset``.
+        """
         if not is_int(index):
             raise TypeError(
                 f"index must be a game index, an integer in range({self.num_envs}), got {index!r}"
             )
-        index = int(index)
+        index = int(index)  # type: ignore[call-overload]
         if not 0 <= index < self.num_envs:
             raise IndexError(f"game index {index} is outside range({self.num_envs})")
         if not self._started:
             raise RuntimeError("call reset() first")
-        return self.tables.unpack(self.states[index])
+        return index
 
     def _seeds_for(self, seed: Any) -> list[int | None]:
         n = self.num_envs
@@ -719,25 +818,31 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 f"{type(state).__name__}"
             )
         out: list[GameState | None] = [None] * n
-        checked: dict[int, GameState] = {}
+        checked: dict[tuple[int, int], GameState] = {}
         for i in np.flatnonzero(which).tolist():
             position = per_game[i]
             if position is None:
                 continue
-            if id(position) not in checked:  # one position for all games: check it once
+            rules = self._position_rules(i, position)
+            key = (id(position), id(rules))
+            if key not in checked:  # one position for all games: check it once
                 try:
-                    game = self.rules.from_position(position)
+                    game = rules.from_position(position)
                 except InvalidPositionError as exc:
                     raise InvalidPositionError(f"game {i}: {exc}") from None
-                if not self.rules.legal_actions(game):
+                if not rules.legal_actions(game):
                     raise InvalidPositionError(
-                        f"game {i}: invalid {self.variant.id} position: the game is already "
-                        f"over ({'won' if self.rules.is_won(game) else 'no legal move'}); "
+                        f"game {i}: invalid {rules.spec.id} position: the game is already "
+                        f"over ({'won' if rules.is_won(game) else 'no legal move'}); "
                         "reset needs a position with a move to play"
                     )
-                checked[id(position)] = game
-            out[i] = checked[id(position)]
+                checked[key] = game
+            out[i] = checked[key]
         return out
+
+    def _position_rules(self, i: int, position: Any) -> Rules:
+        """The rules that game i's start ``position`` is read by: the variant's."""
+        return self.rules
 
     def _deal(self, i: int, state: GameState | None) -> None:
         """Start game i from ``state`` or from a new deal of its generator."""
@@ -745,8 +850,13 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             state = self.rules.deal(self._rng(i))
         st = self.states[i]
         st[:] = self.tables.pack(state)
+        self._started_game(i, state, refresh(st, self.tables.table, self._obs[i], self._masks[i]))
+
+    def _started_game(self, i: int, state: GameState, n_legal: int) -> None:
+        """Set game i's counts and flags for a game started from ``state`` (with
+        ``n_legal`` legal actions)."""
         counts = self._counts
-        counts[C_NLEGAL, i] = refresh(st, self.tables.table, self._obs[i], self._masks[i])
+        counts[C_NLEGAL, i] = n_legal
         counts[C_FCARDS, i] = state.foundation_cards
         counts[C_ELAPSED, i] = 0
         counts[C_IDLE, i] = 0
