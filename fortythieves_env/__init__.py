@@ -1,9 +1,11 @@
 """Gymnasium environments for the Forty Thieves family of patience games.
 
 ``import fortythieves_env`` registers ``FortyThieves/<id>-v0`` for every id in
-:data:`VARIANTS`; ``gymnasium.make("fortythieves_env:FortyThieves/Maria-v0")`` works without
-the import (in a ``spawn`` or ``forkserver`` worker too). For custom variants in such workers,
-see :mod:`fortythieves_env.registration`: the id :func:`register_variant` returns, or
+:data:`VARIANTS`, and ``FortyThieves/Family-v0`` (:data:`FAMILY_ENV_ID`: every game of the
+family through one shared encoding, :mod:`fortythieves_env.family`).
+``gymnasium.make("fortythieves_env:FortyThieves/Maria-v0")`` works without the import (in a
+``spawn`` or ``forkserver`` worker too). For custom variants in such workers, see
+:mod:`fortythieves_env.registration`: the id :func:`register_variant` returns, or
 :class:`EnvFactory`.
 """
 
@@ -15,7 +17,15 @@ from .cards import card_code, card_name
 from .engine import IllegalMoveError, InvalidPositionError, Rules
 from .env import FortyThievesEnv
 from .observation import ObservationLayout
-from .registration import EnvFactory, VariantId, env_id, register_all, register_variant
+from .registration import (
+    FAMILY_ENV_ID,
+    EnvFactory,
+    VariantId,
+    env_id,
+    register_all,
+    register_family,
+    register_variant,
+)
 from .state import GameState
 from .variants import RULES_VERSION, VARIANTS, Build, EmptyColumn, VariantSpec, get_variant
 
@@ -23,10 +33,12 @@ if TYPE_CHECKING:
     from .vector import FortyThievesVectorEnv
 
 ENV_IDS: list[str] = register_all()
-"""Every registered environment id, in :data:`VARIANTS` order."""
+"""Every registered environment id of a variant, in :data:`VARIANTS` order."""
+register_family()  # FAMILY_ENV_ID: the whole family through the shared encoding
 
 __all__ = [
     "ENV_IDS",
+    "FAMILY_ENV_ID",
     "RULES_VERSION",
     "VARIANTS",
     "Build",

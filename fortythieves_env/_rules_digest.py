@@ -87,7 +87,18 @@ RULE_SOURCES: tuple[str, ...] = (
     "env:game_over",
     "env:FortyThievesEnv._play",
     "env:FortyThievesEnv._step_counting_progress",
+    "vector:_step_game",
     "vector:_step_batch",
+    # the family through one encoding (fortythieves_env.family): the shared action codec,
+    # a rule set's step limit, and how a shared action is played and its mask kept
+    "family:_ENVELOPE",
+    "family:rule_set",
+    "family_env:FamilyEnv.step",
+    "family_env:FamilyEnv._play",
+    "family_env:FamilyEnv._play_counting_progress",
+    "_family_fast:mark_shared",
+    "_family_fast:step",
+    "family_vector:_step_family_batch",
 )
 """``"module:qualified.name"`` of each definition of the rules (module names relative to
 ``fortythieves_env``). A new rule function, or one that moves, belongs here."""

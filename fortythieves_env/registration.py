@@ -9,6 +9,9 @@ and a custom variant with redeals). ``-v0`` stays registered for saved models an
 The unversioned names (:func:`env_id` without a version, the configs, the README) mean a
 variant's newest id: ``-v1`` for Little Forty, ``-v0`` for the eight others.
 
+The whole family through one shared encoding is :data:`FAMILY_ENV_ID`,
+``FortyThieves/Family-v0`` (:func:`register_family`; :mod:`fortythieves_env.family`).
+
 Ids in other processes
 ----------------------
 Gymnasium's registry lives in each process. A worker started by ``fork`` inherits it; one
@@ -63,6 +66,9 @@ MODULE_PREFIX = "fortythieves_env:"
 """Prefix of an id that makes ``gymnasium.make`` import this package first."""
 VECTOR_ENTRY_POINT = "fortythieves_env.vector:FortyThievesVectorEnv"
 """Every id's ``vector_entry_point``: ``gymnasium.make_vec`` builds the batched env by default."""
+FAMILY_ENV_ID = f"{NAMESPACE}/Family-v0"
+"""The id of the whole family through the shared encoding
+(:class:`~fortythieves_env.family_env.FamilyEnv`; :func:`register_family`)."""
 
 
 def versions(variant: str | VariantSpec) -> tuple[int, ...]:
@@ -255,6 +261,25 @@ def register_all() -> list[str]:
     for spec in VARIANTS.values():
         ids += _register(spec, spec.id)
     return ids
+
+
+def register_family() -> str:
+    """Register :data:`FAMILY_ENV_ID` (idempotent) and return it.
+
+    Its entry point is :class:`~fortythieves_env.family_env.FamilyEnv` and its
+    ``vector_entry_point`` :class:`~fortythieves_env.family_vector.FamilyVectorEnv`. It has
+    no ``TimeLimit`` (``max_episode_steps=None``): the environment truncates each episode at
+    its rule set's own limit, which changes with the rule set.
+    """
+    if FAMILY_ENV_ID not in registry:
+        register(
+            id=FAMILY_ENV_ID,
+            entry_point="fortythieves_env.family_env:FamilyEnv",
+            vector_entry_point="fortythieves_env.family_vector:FamilyVectorEnv",
+            max_episode_steps=None,
+            disable_env_checker=True,  # see "The passive checker" in the module docstring
+        )
+    return FAMILY_ENV_ID
 
 
 class EnvFactory:
