@@ -61,7 +61,7 @@ source column, destination column, cards.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -276,14 +276,15 @@ class FastTables:
         )
 
 
-@cache
+@lru_cache(maxsize=512)
 def tables_for(
     spec: VariantSpec,
     observation_version: int = LATEST_VERSION,
     layout: ObservationLayout | None = None,
 ) -> FastTables:
     """The (shared, read-only) :class:`FastTables` of ``spec`` (and observation version,
-    and observation layout: see :class:`FastTables`)."""
+    and observation layout: see :class:`FastTables`). The last 512 are kept (see
+    :func:`~fortythieves_env.actions.codec_for`)."""
     return FastTables(spec, observation_version, layout)
 
 

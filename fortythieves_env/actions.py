@@ -255,7 +255,8 @@ class ActionCodec:
         return self.encode(COLUMN_TO_COLUMN, int(src), int(dst), n)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=512)
 def codec_for(spec: VariantSpec) -> ActionCodec:
-    """The one shared :class:`ActionCodec` of ``spec`` (read-only)."""
+    """The shared :class:`ActionCodec` of ``spec`` (read-only). The last 512 variants are
+    kept: the family's rule sets (:mod:`.family`, about 40,000) would otherwise pile up."""
     return ActionCodec(spec)

@@ -380,7 +380,8 @@ class Rules:
         return from_position(self, position)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=512)
 def rules_for(spec: VariantSpec) -> Rules:
-    """The one shared :class:`Rules` of ``spec`` (its tables are read-only once built)."""
+    """The shared :class:`Rules` of ``spec`` (its tables are read-only once built). The
+    last 512 variants are kept (see :func:`~fortythieves_env.actions.codec_for`)."""
     return Rules(spec)

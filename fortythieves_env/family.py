@@ -766,9 +766,9 @@ class RuleSetMap:
         return out
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=512)
 def rule_set_map(spec: VariantSpec) -> RuleSetMap:
-    """The :class:`RuleSetMap` of ``spec`` (shared, read-only; the last 4096 are kept).
+    """The :class:`RuleSetMap` of ``spec`` (shared, read-only; the last 512 are kept).
 
     Raises:
         ValueError: ``spec`` is outside :data:`FAMILY_BOUNDS` (the message names the field).
