@@ -90,6 +90,7 @@ __all__ = [
     "HELD_OUT_GAMES",
     "OTHER_READINGS",
     "RULE_FIELDS",
+    "TRAINING",
     "FamilyBounds",
     "FamilyLayout",
     "RuleSetMap",
@@ -229,13 +230,14 @@ class FamilyBounds:
         return itertools.product(*self.choices().values())  # type: ignore[return-value]
 
     def as_dict(self) -> dict[str, Any]:
-        """The box as JSON-friendly data (to record with a run)."""
-        return {
-            name: [v.value if isinstance(v, Build | EmptyColumn) else v for v in values]
-            if name in ("build", "empty_column", "sequence_moves", "aces_on_foundations")
-            else [values[0], values[-1]]
-            for name, values in self.choices().items()
-        }
+        """The box as JSON-friendly data (to record with a run): ``[low, high]`` for the
+        counts, the list of values for the other fields."""
+        out: dict[str, Any] = {}
+        for name, values in self.choices().items():
+            plain = [v.value if isinstance(v, Build | EmptyColumn) else v for v in values]
+            spans = ("n_columns", "face_down", "face_up", "deal_count", "redeals")
+            out[name] = [plain[0], plain[-1]] if name in spans else plain
+        return out
 
 
 def _show(values: Sequence[Any]) -> str:

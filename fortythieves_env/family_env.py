@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import operator
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, SupportsFloat
 
 import gymnasium as gym
@@ -355,7 +355,7 @@ class FamilyEnv(gym.Env[np.ndarray, np.int64]):
             )
         if "state" in options:
             position = options["state"]
-            name = position.get("variant") if isinstance(position, dict) else None
+            name = position.get("variant") if isinstance(position, Mapping) else None
             if not isinstance(name, str):
                 raise ValueError(
                     "options['state'] needs a rule set: pass options['variant'], or a "
