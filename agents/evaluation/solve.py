@@ -22,7 +22,8 @@ key                 value
 ``seed``            the deal's seed (int)
 ``nodes_budget``    the node budget ``K`` (int): the figure of record, deterministic
 ``seconds_cap``     the wall-clock cap ``--budget`` (float seconds, or null: none)
-``solver_version``  :data:`fortythieves_env.solver.SOLVER_VERSION` (int)
+``solver_version``  :data:`fortythieves_env.solver.SOLVER_VERSION` (int); 0 for an agent's won
+                    game (:func:`agent_win_records`: not the solver's work)
 ``rules_version``   :data:`fortythieves_env.RULES_VERSION` (int), the rules the deal was
                     dealt and played under; a record without it (written before it was
                     recorded, as the shipped records until then) is read as rules version 1
@@ -31,7 +32,8 @@ key                 value
 ``status``          ``"won"``, ``"lost"`` (proved: no line wins within the step limit) or
                     ``"unknown"`` (a budget ran out first)
 ``stopped_by``      for ``unknown``: ``"nodes"`` or ``"seconds"``; else ``""``
-``found_by``        for ``won``: the pass that found the line, ``"rollouts"`` or ``"search"``
+``found_by``        for ``won``: the pass that found the line, ``"rollouts"``, ``"beam"`` or
+                    ``"search"``; ``"agent:NAME"`` for an agent's won game
 ``nodes``           positions the search entered (int)
 ``seconds``         the search's wall-clock time (float; depends on the machine)
 ``moves``           the winning line's length (int; 0 unless won)
@@ -83,11 +85,13 @@ from ..seeds import TEST_START, seeds_for_test
 from .evaluate import wilson_interval
 
 __all__ = [
+    "AGENT_WINS",
     "RESULTS_DIR",
     "STATUSES",
     "USER_RESULTS_DIR",
     "SolveRun",
     "SolverResultsError",
+    "agent_win_records",
     "default_results_path",
     "foreign_rules",
     "foreign_rules_note",
@@ -109,6 +113,9 @@ USER_RESULTS_DIR = Path("runs") / "solver"
 """Folder that ``solve`` writes its per-deal result files to by default, relative to the
 working folder (``runs/`` holds a user's own output; the shipped files are not touched)."""
 STATUSES = ("won", "lost", "unknown")
+AGENT_WINS = 0
+"""The ``solver_version`` of a record that is an agent's won game, not a solver's result
+(:func:`agent_win_records`)."""
 _FIELDS: dict[str, tuple[type, ...]] = {
     "variant": (str,),
     "seed": (int,),
@@ -680,7 +687,8 @@ def markdown_table(paths: Iterable[str | Path]) -> str:
 
     One row per variant, solver version and node budget found (test deals only, the last
     line of each key, records of the current rules only:
-    :data:`~fortythieves_env.RULES_VERSION`), built-in variants in their registry order, then
+    :data:`~fortythieves_env.RULES_VERSION`; agents' won games, :data:`AGENT_WINS`, are not
+    the solver's and are left out), built-in variants in their registry order, then
     versions and budgets in increasing order; ``decided`` is won plus proved lost.
 
     Raises:
@@ -693,7 +701,7 @@ def markdown_table(paths: Iterable[str | Path]) -> str:
         latest.update(latest_records(read_records(path)[0]))
     groups: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
     for (variant, seed, budget, version, rules), record in latest.items():
-        if seed >= TEST_START and rules == RULES_VERSION:
+        if seed >= TEST_START and rules == RULES_VERSION and version != AGENT_WINS:
             groups.setdefault((variant, version, budget), []).append(record)
     if not groups:
         return _NO_RESULTS
@@ -722,6 +730,61 @@ def markdown_table(paths: Iterable[str | Path]) -> str:
             f"| {s['mean_nodes']:,.0f} | {s['mean_seconds']:.2f} |"
         )
     return "\n".join(lines)
+
+
+def agent_win_records(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    """Solver records of the games agents won (issue 39, point 2: a won game is a proof):
+    every saved game record (:mod:`fortythieves_env.records`) is read and **replayed**
+    (:func:`~fortythieves_env.records.verify`); each won game of a test deal dealt from a seed
+    becomes a ``won`` record with its moves as the line, ``found_by`` ``"agent:NAME"`` and
+    ``solver_version`` :data:`AGENT_WINS` (0), ``nodes_budget``, ``nodes``, ``seconds`` 0.
+    Appended to a variant's results file, it counts in the labels (:func:`solver_verdicts`:
+    won > lost > unknown) but not in the solver's own rows of :func:`markdown_table`. Games
+    not won are skipped.
+
+    Returns:
+        The records, in the order of ``paths`` (one per won game; a deal won twice gives two).
+
+    Raises:
+        SolverResultsError: a record cannot be read, does not replay, was made under other
+            rules, or is of a won game not dealt from a test seed (one line naming the file).
+    """
+    from fortythieves_env import RULES_VERSION
+    from fortythieves_env.records import RecordError, load_record, verify
+
+    out = []
+    for path in paths:
+        try:
+            record = load_record(path)
+            outcome = verify(record)
+        except RecordError as exc:
+            raise SolverResultsError(f"{path}: not a game that replays: {exc}") from None
+        if not outcome["won"]:
+            continue
+        kind, seed = record.source.get("kind"), record.source.get("value")
+        if kind != "seed" or not isinstance(seed, int) or seed < TEST_START:
+            raise SolverResultsError(f"{path}: a won game, but not of a test deal's seed")
+        out.append(
+            {
+                "variant": record.variant.id,
+                "seed": seed,
+                "nodes_budget": 0,
+                "seconds_cap": None,
+                "solver_version": AGENT_WINS,
+                "rules_version": RULES_VERSION,
+                "step_limit": record.step_limit,
+                "rules": "",
+                "status": "won",
+                "stopped_by": "",
+                "found_by": f"agent:{record.agent['name']}",
+                "nodes": 0,
+                "seconds": 0.0,
+                "moves": len(record.moves),
+                "line": " ".join(record.moves),
+                "proof": None,
+            }
+        )
+    return out
 
 
 def verdict_changes(records: Iterable[dict[str, Any]]) -> dict[str, Any]:

@@ -728,3 +728,85 @@ def test_solve_says_when_it_compiles_the_search_first(
         err = capsys.readouterr().err
         assert ("compiling the solver's search" in err) is not cached
         assert len(results.read_text().splitlines()) == 1
+
+
+def _played_record(folder: Path, variant: str, seed: int, moves: list[str], name: str) -> Path:
+    """A game record of ``moves`` played from test deal ``seed`` (a player's game)."""
+    from fortythieves_env import get_variant
+    from fortythieves_env.records import make_record
+
+    env = gym.make(env_id(variant))
+    env.reset(seed=seed)
+    start = env.unwrapped.get_state()
+    actions = [env.unwrapped.move_to_action(m) for m in moves]
+    info: dict[str, Any] = {}
+    terminated = truncated = False
+    for a in actions:
+        _, _, terminated, truncated, info = env.step(a)
+    record = make_record(
+        get_variant(variant),
+        ("seed", seed),
+        {"name": name},
+        start,
+        actions,
+        {
+            "won": bool(info.get("is_success")),
+            "foundation_cards": sum(len(p) for p in env.unwrapped.get_state()["foundations"]),
+            "length": len(actions),
+            "terminated": terminated,
+            "truncated": truncated,
+            "stuck": False,
+            "unfinished": not (terminated or truncated),
+        },
+        step_limit=env.spec.max_episode_steps,
+    )
+    path = folder / f"{name}-{seed}.json"
+    record.save(path)
+    return path
+
+
+@pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba is not installed")
+def test_an_agents_won_game_counts_in_the_labels_but_not_in_the_solvers_rows(
+    tmp_path: Path,
+) -> None:
+    """Issue 39, point 2: a won game (here the solver's line played as a game of "probe")
+    becomes a ``won`` record found by ``agent:probe`` (solver version 0) that turns the
+    deal's label from unknown to won; the winnability table's rows stay the solver's own; an
+    unfinished game is skipped; an edited record (a move changed) is refused in one line."""
+    from fortythieves_agents.evaluation.solve import AGENT_WINS, agent_win_records
+
+    from fortythieves_env.solver import solve
+
+    variant, seed = "LittleForty", TEST_START + 3
+    env = gym.make(env_id(variant))
+    env.reset(seed=seed)
+    line = list(solve(env.unwrapped.get_state(), variant, nodes=100_000).moves)
+    assert line
+    won = _played_record(tmp_path, variant, seed, line, "probe")
+    part = _played_record(tmp_path, variant, seed, line[:10], "quitter")
+    records = agent_win_records([won, part])
+    assert len(records) == 1
+    (record,) = records
+    assert (record["status"], record["found_by"], record["solver_version"]) == (
+        "won",
+        "agent:probe",
+        AGENT_WINS,
+    )
+    assert record["line"].split() == line and record["seed"] == seed
+    results = tmp_path / f"{variant}.jsonl"
+    unknown = {**record, "solver_version": 4, "nodes_budget": 10, "status": "unknown"}
+    unknown.update(found_by="", line="", moves=0, nodes=10, stopped_by="nodes")
+    results.write_text(json.dumps(unknown) + "\n")
+    assert solver_verdicts(results, variant, [seed]) == {seed: "unknown"}
+    with results.open("a") as out:
+        out.write(json.dumps(record) + "\n")
+    assert solver_verdicts(results, variant, [seed]) == {seed: "won"}
+    table = markdown_table([results])
+    assert "| v4 |" in table and "| v0 |" not in table
+    data = json.loads(won.read_text())
+    data["moves"][5] = "redeal"
+    won.write_text(json.dumps(data))
+    with pytest.raises(
+        SolverResultsError, match=r"probe-2000000003\.json: not a game that replays"
+    ):
+        agent_win_records([won])
