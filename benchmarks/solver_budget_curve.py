@@ -5,9 +5,10 @@ Reads ``results/solver/budget_curve/<Variant>.jsonl`` (``scripts/solver/budget_c
 10**5 and 10**6 nodes, ``v3`` = ``solve(..., beam=False)``, ``v4`` = ``solve``) and, for the
 2 * 10**7 point, the main records ``results/solver/<Variant>.jsonl`` (solver versions 3 and 4 at
 20,000,000 nodes). With ``--doc FILE`` it writes the table between
-``<!-- budget-curve:start -->`` and ``<!-- budget-curve:end -->`` (``docs/solver_design.md``).
+``<!-- solver-budget-curve:start -->`` and ``<!-- solver-budget-curve:end -->``
+(``docs/solver.md``).
 
-    python benchmarks/solver_budget_curve.py --doc docs/solver_design.md
+    python benchmarks/solver_budget_curve.py --doc docs/solver.md
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-START = "<!-- budget-curve:start -->"
-END = "<!-- budget-curve:end -->"
+START = "<!-- solver-budget-curve:start -->"
+END = "<!-- solver-budget-curve:end -->"
 VARIANTS = ("FortyThieves", "Streets", "Maria")
 DEALS = 200
 FIRST = 2_000_000_000
@@ -31,8 +32,9 @@ def _rows(path: Path) -> list[dict]:
 
 
 def table(root: Path = Path("results/solver")) -> str:
-    """The Markdown table: one row per variant and budget; won (and proved lost) of the
-    deals each side solved, and the mean CPU (curve) or wall (main run) seconds per deal."""
+    """The Markdown table: one row per variant and budget; won (and proved lost) among the
+    deals both versions solved (all 200 once the runs are done), and the mean CPU (curve)
+    or wall (main run) seconds per deal."""
     lines = [
         "| variant | node budget | deals | v3 won | v3 lost | v4 won | v4 lost "
         "| v4 won by the beam | s per deal, v3 | v4 |",
@@ -49,7 +51,11 @@ def table(root: Path = Path("results/solver")) -> str:
                 cells[20_000_000, f"v{r['solver_version']}"].append(r)
         for budget in sorted({b for b, _ in cells}):
             v3, v4 = cells.get((budget, "v3"), []), cells.get((budget, "v4"), [])
-            deals = min(len(v3), len(v4)) if v3 and v4 else max(len(v3), len(v4))
+            if v3 and v4:  # the deals both solved, side by side
+                common = {r["seed"] for r in v3} & {r["seed"] for r in v4}
+                v3 = [r for r in v3 if r["seed"] in common]
+                v4 = [r for r in v4 if r["seed"] in common]
+            deals = len({r["seed"] for r in v3 + v4})
 
             def count(rs: list[dict], status: str) -> str:
                 return str(sum(r["status"] == status for r in rs)) if rs else "-"

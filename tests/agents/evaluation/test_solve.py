@@ -438,6 +438,16 @@ def test_docs_winnability_table_is_generated_from_the_saved_results() -> None:
     assert f"{winnability_table.START}\n{table}\n{winnability_table.END}" in readme
 
 
+def test_docs_solver_budget_curve_is_generated_from_the_saved_results() -> None:
+    """docs/solver.md's wins-against-budget table is what the generator renders from
+    ``results/solver`` (``python benchmarks/solver_budget_curve.py --doc docs/solver.md``)."""
+    curve = benchmark_module("solver_budget_curve")
+    doc = (ROOT / "docs" / "solver.md").read_text(encoding="utf-8")
+    table = curve.table(ROOT / "results" / "solver")
+    assert table.count("\n") >= 8  # a row per variant and budget, at least
+    assert f"{curve.START}\n{table}\n{curve.END}" in doc
+
+
 def _rec(variant: str, seed: int, version: int, status: str) -> dict[str, Any]:
     return {"variant": variant, "seed": seed, "solver_version": version, "status": status}
 
