@@ -315,11 +315,13 @@ def _beam_run(
     zr: np.ndarray,
     quota: int,
     hard: int,
+    total: int,
 ) -> int:
     """Run one beam search (module docstring) from level ``ctl[B_DEPTH]`` until it wins
     (``WON``: ``ctl[B_DEPTH]`` is the level of the winning child's parent, ``ctl[B_WON]``
     its index there, the winning move in ``act[level, width]``: :meth:`Beam.line`), ends
-    (``DONE``: no new child, the step limit, or ``hard`` nodes spent) or has spent
+    (``DONE``: no new child, the step limit, ``hard`` nodes spent after a position's
+    children, or ``total`` before a child) or has spent
     ``quota`` nodes at the end of a level (``RUNNING``: call again).
 
     A child is scored (:func:`_child_progress`) and keyed (the first of the solver's two
@@ -342,6 +344,9 @@ def _beam_run(
             st = cur[i]
             k = _children(st, tb, flags, build, legal, kids, scores)
             for q in range(k):
+                if ctl[B_NODES] >= total:  # the solve's whole budget: never one node more
+                    ctl[B_STATUS] = DONE
+                    return DONE
                 a = kids[q]
                 kind = tb[dec + 4 * a]
                 ctl[B_NODES] += 1
@@ -487,15 +492,19 @@ class Beam:
         _keep(self.keys, self.ctl, self.bkeys[0, 0, 0] | np.uint64(1))
         self.status = RUNNING
 
-    def run(self, quota: int, hard: int) -> int:
+    def run(self, quota: int, hard: int, total: int | None = None) -> int:
         """Search on until a win (``WON``), the end of every width (``DONE``: widening has
         nothing left to try) or ``quota`` nodes (``RUNNING``: call again); ``hard`` is the
-        pass's whole budget (a search is cut there, mid-level)."""
+        pass's whole budget (a search is cut there, after a position's children: it may pass
+        ``hard`` by fewer than one position's children), ``total`` (default ``hard``) a cap
+        never passed (a search is cut there before a child)."""
+        total = hard if total is None else total
         while True:
             status = _beam_run(
                 self.ctl, self.tb, self.flags, self.build, self.beams, self.raws, self.bkeys,
                 self.terms, self.par, self.act, self.keys, self.c_par, self.c_act, self.c_sc,
                 self.c_h, self.legal, self.kids, self.scores, self.kbuf, *self.z, quota, hard,
+                total,
             )  # fmt: skip
             self.nodes = int(self.ctl[B_NODES])
             if status == WON:
@@ -504,7 +513,8 @@ class Beam:
             if status == RUNNING:
                 return RUNNING
             # this width is done: widen, unless nothing was dropped or the budget is spent
-            if self.nodes >= hard or not self.ctl[B_DROPPED] or self.width >= MAX_WIDTH:
+            spent = self.nodes >= min(hard, total)
+            if spent or not self.ctl[B_DROPPED] or self.width >= MAX_WIDTH:
                 self.status = DONE
                 return DONE
             self._start(self.width * 2)

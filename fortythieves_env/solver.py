@@ -778,17 +778,19 @@ def _beam_pass(
     build: int,
     nodes_before: int,
     quota: int,
+    nodes: int,
     out_of_time: Callable[[], str],
 ) -> tuple[int, int, list[int], str]:
     """:func:`solve`'s second pass, the beam search of :mod:`.beam` from ``root`` until
-    ``quota`` nodes have been spent in all (checking ``out_of_time`` between chunks):
-    ``(status, nodes used in all, winning actions, stopped_by)``, status ``WON`` or
+    ``quota`` nodes have been spent in all (checking ``out_of_time`` between chunks; it may
+    pass ``quota`` by less than one position's children, never ``nodes``, the whole
+    budget): ``(status, nodes used in all, winning actions, stopped_by)``, status ``WON`` or
     ``RUNNING`` (nothing proved)."""
     if nodes_before >= quota:
         return RUNNING, nodes_before, [], ""
     search = Beam(tables, root, step_limit, flags, build, nodes_before)
     while True:
-        status = search.run(min(quota, (search.nodes // _CHUNK + 1) * _CHUNK), quota)
+        status = search.run(min(quota, (search.nodes // _CHUNK + 1) * _CHUNK), quota, nodes)
         if status == BEAM_WON:
             return WON, search.nodes, search.line(), ""
         if status == BEAM_DONE or search.nodes >= quota:
@@ -822,8 +824,9 @@ def _win_finding(
         return status, used, actions, stopped_by, "rollouts"
     if beam and not stopped_by and used < nodes:
         status, used, actions, stopped_by = _beam_pass(
-            tables, root, step_limit, flags, build, used, max(1, nodes * 5 // 8), out_of_time
-        )
+            tables, root, step_limit, flags, build, used, max(1, nodes * 5 // 8), nodes,
+            out_of_time,
+        )  # fmt: skip
         if status == WON:
             return status, used, actions, stopped_by, "beam"
     return status, used, actions, stopped_by, ""

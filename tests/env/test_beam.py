@@ -211,3 +211,17 @@ def test_a_childs_progress_and_key_by_the_move_equal_the_made_childs(variant: st
             if terminated or truncated:
                 break
     assert moves >= 100
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_small_budgets_are_never_passed(variant: str) -> None:
+    """``solve(nodes=n)`` enters at most ``n`` positions for every ``n`` up to 40 (the beam
+    stops before a child once the whole budget is spent; it used to finish a position's
+    children, e.g. 9 nodes for 8 on Streets' third test deal)."""
+    env = gym.make(env_id(variant))
+    for seed in range(2_000_000_000, 2_000_000_003):
+        env.reset(seed=seed)
+        pos = env.unwrapped.get_state()
+        used = [solve(pos, nodes=n).nodes for n in range(1, 41)]
+        assert all(u <= n for n, u in zip(range(1, 41), used, strict=True)), used
+        assert max(used) >= 20  # the budgets were spent, not left unused
