@@ -34,10 +34,12 @@ def main(argv: list[str] | None = None) -> int:
         verdicts = solver_verdicts(path, variant, seeds)
         if verdicts is None:
             raise SystemExit(f"run_unknown: no record of some {variant} deal in {path}")
-        done = {
+        done = {  # a deal cut by a smaller seconds cap is solved again (as `solve` does)
             r["seed"]
             for r in read_records(path)[0]
-            if r["nodes_budget"] == args.nodes and r["solver_version"] == SOLVER_VERSION
+            if r["nodes_budget"] == args.nodes
+            and r["solver_version"] == SOLVER_VERSION
+            and not (r["stopped_by"] == "seconds" and (r["seconds_cap"] or 0) < args.budget)
         }
         todo = [s for s in seeds if verdicts[s] == "unknown" and s not in done]
         print(
