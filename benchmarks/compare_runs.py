@@ -8,8 +8,8 @@ Used to decide a default by a learning rule (e.g. issue 8: "validation foundatio
 
 Usage::
 
-    python benchmarks/compare_runs.py RUN [RUN ...] [--json OUT]
-    python benchmarks/compare_runs.py --table results/training/vec_env_pilot/summary.json
+    python -m benchmarks.compare_runs RUN [RUN ...] [--json OUT]
+    python -m benchmarks.compare_runs --table results/training/vec_env_pilot/summary.json
 
 ``--table`` prints the README table of a saved comparison: one row per setting (the runs
 that differ only in ``seed``), the validation foundation cards at each evaluation averaged
@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import yaml
+from fortythieves_agents.reports.speed import pilot_table
 
 
 def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -56,27 +57,6 @@ def summarize(run: Path) -> dict[str, Any]:
     }
 
 
-def markdown_table(report: dict[str, Any]) -> str:
-    """The README table of a saved comparison (see the module docstring)."""
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for row in report["runs"]:
-        setting = ", ".join(f"{k}={v}" for k, v in row["config"].items() if k != "seed")
-        groups.setdefault(setting, []).append(row)
-    steps = report["runs"][0]["timesteps"]
-    head = " | ".join(f"{t // 1000}k" for t in steps)
-    lines = [
-        f"| setting | seeds | validation foundation cards at {head} | steps/s |",
-        "|---|---|" + "---|" * len(steps) + "---|",
-    ]
-    for setting, rows in groups.items():
-        cards = np.mean([r["mean_foundation_cards"] for r in rows], axis=0)
-        speed = float(np.mean([r["steps_per_second"] for r in rows]))
-        seeds = ", ".join(str(r["config"].get("seed")) for r in rows)
-        cells = " | ".join(f"{c:.2f}" for c in cards)
-        lines.append(f"| {setting} | {seeds} | {cells} | {speed:,.0f} |")
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="*", type=Path)
@@ -84,7 +64,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--table", type=Path, help="print the README table of a saved comparison")
     args = parser.parse_args(argv)
     if args.table:
-        print(markdown_table(json.loads(args.table.read_text(encoding="utf-8"))))
+        print(pilot_table(json.loads(args.table.read_text(encoding="utf-8"))))
         return
     if not args.runs:
         parser.error("give run folders (or --table JSON)")

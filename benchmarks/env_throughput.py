@@ -17,13 +17,13 @@ prints each variant's ratio to OpenSpiel's rate. Needs the optional extra:
 
 Usage::
 
-    python benchmarks/env_throughput.py                 # all variants, 20,000 steps each
-    python benchmarks/env_throughput.py --steps 100000 --variants FortyThieves Streets
-    python benchmarks/env_throughput.py --compare-openspiel
-    python benchmarks/env_throughput.py --compare-openspiel --backend python
-    taskset -c 0 python benchmarks/env_throughput.py --compare-openspiel --steps 100000 \
+    python -m benchmarks.env_throughput                 # all variants, 20,000 steps each
+    python -m benchmarks.env_throughput --steps 100000 --variants FortyThieves Streets
+    python -m benchmarks.env_throughput --compare-openspiel
+    python -m benchmarks.env_throughput --compare-openspiel --backend python
+    taskset -c 0 python -m benchmarks.env_throughput --compare-openspiel --steps 100000 \
         --repeats 5 --json results/benchmarks/env_throughput.json
-    python benchmarks/env_throughput.py --table results/benchmarks/env_throughput.json
+    python -m benchmarks.env_throughput --table results/benchmarks/env_throughput.json
 
 ``--backend`` picks the environment's backend (``auto``, the default, is numba when it is
 installed); the compiled code is warmed up (one short episode) before timing.
@@ -35,13 +35,13 @@ import argparse
 import os
 import statistics
 import time
-from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from bench_report import add_report_options, print_table, save_report
+from fortythieves_agents.reports.speed import env_throughput_table
 
 import fortythieves_env
+from benchmarks.bench_report import add_report_options, print_table, save_report
 
 
 def measure(variant: str, steps: int, seed: int, backend: str = "auto") -> tuple[float, int]:
@@ -89,18 +89,6 @@ def measure_openspiel(steps: int, seed: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def markdown_table(report: dict[str, Any]) -> str:
-    """The README's table of a saved report (``--json``), OpenSpiel first."""
-    reference = report.get("openspiel")
-    lines = ["| | steps/s | x OpenSpiel |", "|---|---|---|"]
-    if reference:
-        lines.append(f"| OpenSpiel Klondike | {reference:,.0f} | 1.00 |")
-    for row in report["rows"]:
-        ratio = f"{row['steps_per_second'] / reference:.2f}" if reference else ""
-        lines.append(f"| {row['variant']} | {row['steps_per_second']:,.0f} | {ratio} |")
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -129,7 +117,7 @@ def main(argv: list[str] | None = None) -> None:
     add_report_options(parser)
     args = parser.parse_args(argv)
     if args.table:
-        print_table(args.table, markdown_table)
+        print_table(args.table, env_throughput_table)
         return
     load_before = os.getloadavg()[0]
     backend = fortythieves_env.FortyThievesEnv(backend=args.backend).backend

@@ -12,9 +12,9 @@ extractor's parameters are the same).
 Usage::
 
     git worktree add /tmp/old-0.1.0 3281a58
-    python benchmarks/evaluate_speedup.py runs/x/models/best_model.zip --old /tmp/old-0.1.0 \\
+    python -m benchmarks.evaluate_speedup runs/x/models/best_model.zip --old /tmp/old-0.1.0 \\
         --json results/benchmarks/evaluate_speedup.json
-    python benchmarks/evaluate_speedup.py --table results/benchmarks/evaluate_speedup.json
+    python -m benchmarks.evaluate_speedup --table results/benchmarks/evaluate_speedup.json
 """
 
 from __future__ import annotations
@@ -30,7 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_report import add_report_options, print_table, save_report, short_commit
+from fortythieves_agents.reports.speed import evaluate_speedup_table
+
+from benchmarks.bench_report import add_report_options, print_table, save_report, short_commit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,20 +65,6 @@ def timed_evaluate(
         return seconds, json.loads(out.read_text(encoding="utf-8"))
 
 
-def markdown_table(report: dict[str, Any]) -> str:
-    """The README table of a saved report."""
-    return "\n".join(
-        [
-            "| code | seconds (median) | than the old |",
-            "|---|---|---|",
-            f"| {report['old_label']} | {report['old_seconds']:.1f} | |",
-            f"| this checkout, `--allow-cycles` | {report['new_cycles_seconds']:.1f} | "
-            f"{report['ratio_cycles']:.1f}x faster |",
-            f"| this checkout | {report['new_seconds']:.1f} | {report['ratio']:.1f}x faster |",
-        ]
-    )
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model", nargs="?", type=Path, help="a MaskablePPO zip")
@@ -86,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     add_report_options(parser)
     args = parser.parse_args(argv)
     if args.table:
-        print_table(args.table, markdown_table)
+        print_table(args.table, evaluate_speedup_table)
         return
     if args.model is None or args.old is None:
         parser.error("MODEL and --old CHECKOUT are required (or --table JSON)")
@@ -127,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
             for side in ("this", "this_cycles", "old")
         },
     }
-    print(markdown_table(report))
+    print(evaluate_speedup_table(report))
     if args.json_path:
         save_report(args.json_path, "evaluate_speedup.py", argv, report)
 

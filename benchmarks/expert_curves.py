@@ -10,7 +10,7 @@ JSON (``--json``), so tables read them, never a person typing them.
 
 Usage::
 
-    python benchmarks/expert_curves.py runs/a runs/b --png results/expert/curves.png \\
+    python -m benchmarks.expert_curves runs/a runs/b --png results/expert/curves.png \\
         --json results/expert/curves.json
 """
 

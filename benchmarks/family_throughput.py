@@ -19,10 +19,10 @@ tables (a few ms each), which the figure includes.
 Each figure is the median of ``--repeats`` rounds; the load average before and after is
 printed and saved, since the figures move with the machine's load. Usage::
 
-    python benchmarks/family_throughput.py
-    python benchmarks/family_throughput.py --steps 20000 --variants FortyThieves NumberTen
-    python benchmarks/family_throughput.py --json results/benchmarks/family_throughput.json
-    python benchmarks/family_throughput.py --table results/benchmarks/family_throughput.json
+    python -m benchmarks.family_throughput
+    python -m benchmarks.family_throughput --steps 20000 --variants FortyThieves NumberTen
+    python -m benchmarks.family_throughput --json results/benchmarks/family_throughput.json
+    python -m benchmarks.family_throughput --table results/benchmarks/family_throughput.json
 """
 
 from __future__ import annotations
@@ -35,9 +35,10 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from bench_report import add_report_options, print_table, save_report
+from fortythieves_agents.reports.speed import family_throughput_table
 
 import fortythieves_env
+from benchmarks.bench_report import add_report_options, print_table, save_report
 from fortythieves_env.family_vector import FamilyVectorEnv
 from fortythieves_env.vector import FortyThievesVectorEnv
 
@@ -96,28 +97,6 @@ def pair(variant: str, kind: str, steps: int, seed: int, family_first: bool) -> 
     return o, family()
 
 
-def markdown_table(report: dict[str, Any]) -> str:
-    """The docs' table of a saved report (``--json``)."""
-    lines = [
-        "| variant | single: own id | Family-v0 | ratio | N=256: own | family | ratio "
-        "| N=256 views: own | family | ratio |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for row in report["rows"]:
-        cells = []
-        for kind in ("single", "vector", "views"):
-            own, fam = row[kind]["own"], row[kind]["family"]
-            cells += [f"{own:,.0f}", f"{fam:,.0f}", f"{fam / own:.2f}"]
-        lines.append(f"| {row['variant']} | " + " | ".join(cells) + " |")
-    sampled = report.get("sampled")
-    if sampled:
-        lines.append(
-            f"| training rule sets | | {sampled['single']:,.0f} | | | {sampled['vector']:,.0f} "
-            "| | | | |"
-        )
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -133,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     add_report_options(parser)
     args = parser.parse_args(argv)
     if args.table:
-        print_table(args.table, markdown_table)
+        print_table(args.table, family_throughput_table)
         return
     load_before = os.getloadavg()[0]
     print(

@@ -9,8 +9,8 @@
 
 Usage::
 
-    python benchmarks/memory.py
-    python benchmarks/memory.py --backend python --variants NumberTen
+    python -m benchmarks.memory
+    python -m benchmarks.memory --backend python --variants NumberTen
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ the figure is the median over ``--rounds``.
 
 Usage::
 
-    python benchmarks/network_speed.py --json results/benchmarks/network_speed.json
-    python benchmarks/network_speed.py --table results/benchmarks/network_speed.json
+    python -m benchmarks.network_speed --json results/benchmarks/network_speed.json
+    python -m benchmarks.network_speed --table results/benchmarks/network_speed.json
 """
 
 from __future__ import annotations
@@ -20,25 +20,13 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from bench_report import add_report_options, print_table, save_report
-from train_speedup import measure
+from fortythieves_agents.reports.speed import network_speed_table
+
+from benchmarks.bench_report import add_report_options, print_table, save_report
+from benchmarks.train_speedup import measure
 
 ROOT = Path(__file__).resolve().parent.parent
 NETWORKS = ("card_slots", "player")
-
-
-def markdown_table(report: dict[str, Any]) -> str:
-    """The README table: one row per variant, steps/s of each network and their ratio."""
-    lines = [
-        "| variant | actions | `card_slots` steps/s | `player` steps/s | player / card_slots |",
-        "|---|---|---|---|---|",
-    ]
-    for row in report["rows"]:
-        cs, pl = row["card_slots"], row["player"]
-        lines.append(
-            f"| {row['variant']} | {row['actions']:,} | {cs:,.0f} | {pl:,.0f} | {pl / cs:.2f} |"
-        )
-    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -49,7 +37,7 @@ def main(argv: list[str] | None = None) -> None:
     add_report_options(parser)
     args = parser.parse_args(argv)
     if args.table:
-        print_table(args.table, markdown_table)
+        print_table(args.table, network_speed_table)
         return
     import gymnasium as gym
 
@@ -78,7 +66,7 @@ def main(argv: list[str] | None = None) -> None:
         "rows": rows,
         "load_average_before": load_before,
     }
-    print(markdown_table(report))
+    print(network_speed_table(report))
     if args.json_path:
         save_report(args.json_path, "network_speed.py", argv, report)
 

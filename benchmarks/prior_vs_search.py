@@ -6,7 +6,7 @@ search alone's games at the same budget on the same deals from the budget curve
 (``results/search/budget_curve/curve.json``), and prints (or writes with ``--json``) the wins of
 each on the common deals, the deals only one of them won, and the seconds per move.
 
-    python benchmarks/prior_vs_search.py results/search/prior/NumberTen-50-s0.1-ppo-top3.json \\
+    python -m benchmarks.prior_vs_search results/search/prior/NumberTen-50-s0.1-ppo-top3.json \\
         --json results/search/prior/NumberTen-50-s0.1-ppo-top3-vs-search.json
 
 For a variant the curve does not cover, ``--alone-games DIR`` reads the search alone's games

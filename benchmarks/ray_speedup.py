@@ -21,10 +21,11 @@ Run it on an idle machine.
 
 Usage::
 
-    python benchmarks/ray_speedup.py --json results/benchmarks/ray_speedup.json
-    python benchmarks/ray_speedup.py --table results/benchmarks/ray_speedup.json
-    python benchmarks/ray_speedup.py --table results/benchmarks/ray_speedup.json \\
-        --readme docs/ray.md
+    python -m benchmarks.ray_speedup --json results/benchmarks/ray_speedup.json
+    python -m benchmarks.ray_speedup --table results/benchmarks/ray_speedup.json
+
+``python -m fortythieves_agents.reports`` writes the table of the saved report into
+``docs/ray.md`` (:func:`fortythieves_agents.reports.speed.ray_speedup_table`).
 """
 
 from __future__ import annotations
@@ -39,11 +40,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's agents
-from bench_report import add_report_options, print_table, replace_between, save_report
+from fortythieves_agents.reports.speed import ray_speedup_table
 
-START = "<!-- ray-speedup:start -->"
-END = "<!-- ray-speedup:end -->"
+from benchmarks.bench_report import add_report_options, print_table, save_report
+
 TIMING = {"seconds", "mean_seconds", "max_seconds", "results_file", "workers"}
 
 
@@ -120,40 +120,6 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def markdown_table(report: dict[str, Any]) -> str:
-    """The README table: one row per command, seconds without Ray and per worker count,
-    and the speed-up of 2 workers over 1."""
-    seconds = report["seconds"]
-    counts = [k for k in seconds["evaluate"] if k != "local"]
-    agent = report.get("agent", "greedy")
-    samples = report.get("search_samples")
-    extra = f" --search-samples {samples}" if samples else ""
-    jobs = {
-        "evaluate": f"`evaluate {agent} --variant {report['variant']} "
-        f"--episodes {report['episodes']}{extra} --ray`",
-        "solve": f"`solve {report['variant']} --deals {report['deals']} "
-        f"--nodes {report['nodes']} --ray`",
-    }
-    head = ["command", "no Ray (s)", *(f"{c} worker{'s' * (c != '1')} (s)" for c in counts)]
-    lines = ["| " + " | ".join([*head, "speed-up 2 over 1"]) + " |"]
-    lines.append("|" + "---|" * (len(head) + 1))
-    for job, name in jobs.items():
-        row = seconds[job]
-        speedup = f"{row['1'] / row['2']:.2f}x" if "1" in row and "2" in row else ""
-        cells = [f"{row[k]:.2f}" for k in ("local", *counts)]
-        lines.append("| " + " | ".join([name, *cells, speedup]) + " |")
-    return "\n".join(lines)
-
-
-def replace_table(readme: str, table: str) -> str:
-    """``readme`` with the text between the marker lines replaced by ``table``.
-
-    Raises:
-        ValueError: the markers are missing or not once each, in order.
-    """
-    return replace_between(readme, table, START, END)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", default="Streets")
@@ -164,24 +130,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, default=200_000, help="solve: nodes per deal")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument(
-        "--readme", help="with --table: write the table into this file (docs/ray.md)"
-    )
     add_report_options(parser)
     args = parser.parse_args(argv)
     if args.table:
-        if args.readme:
-            import json
-
-            table = markdown_table(json.loads(Path(args.table).read_text(encoding="utf-8")))
-            path = Path(args.readme)
-            path.write_text(replace_table(path.read_text(encoding="utf-8"), table), "utf-8")
-            print(f"table written to {path}")
-        else:
-            print_table(args.table, markdown_table)
+        print_table(args.table, ray_speedup_table)
         return 0
     report = measure(args)
-    print(markdown_table(report))
+    print(ray_speedup_table(report))
     if args.json_path:
         save_report(args.json_path, "ray_speedup.py", argv, report)
     return 0

@@ -19,13 +19,14 @@ the whole list at once) and kept in the JSON (``--json``, rewritten after every 
 atomically): a run cut at any time continues with the next deal, and a point asked for more
 deals later is extended, not replayed. The points are filled cheapest first (greedy, then
 the budgets in the order given, every variant at each). ``--png`` draws the curve from the
-JSON (``--plot-only`` draws without playing); ``--doc FILE`` writes the points as a table
-into FILE between ``<!-- budget-curve:start -->`` and ``<!-- budget-curve:end -->`` (the
-docs' ``docs/solver.md``), so the table is generated, never typed.
+JSON (``--plot-only`` draws without playing). ``python -m fortythieves_agents.reports``
+draws the saved curve (``results/search/budget_curve/curve.png``) and writes its points as a
+table into ``docs/solver.md`` (:func:`fortythieves_agents.reports.solver.budget_curve_table`),
+so the table is generated, never typed.
 
 Usage (issue 25's curve: Number Ten and Forty Thieves at 0.01 to 10 s)::
 
-    python benchmarks/search_budget_curve.py --variants NumberTen,FortyThieves \\
+    python -m benchmarks.search_budget_curve --variants NumberTen,FortyThieves \\
         --deals 100 --budgets 0.01,0.1,1:10,10:2 \\
         --json results/search/budget_curve/curve.json \\
         --png results/search/budget_curve/curve.png
@@ -45,7 +46,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from bench_report import write_between
 from fortythieves_agents.envs import env_id_for
 from fortythieves_agents.evaluation.evaluate import (
     EpisodeResult,
@@ -61,6 +61,7 @@ from fortythieves_agents.players.search import (
     SearchAgent,
     SearchBudget,
 )
+from fortythieves_agents.reports.solver import plot_budget_curve
 from fortythieves_agents.seeds import seeds_for_test
 
 from fortythieves_env import RULES_VERSION
@@ -233,103 +234,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
-def plot(report: dict[str, Any], path: Path) -> None:
-    """Two panels: wins (of all deals and of the solver-proved wins) against the budget,
-    and the measured seconds per move against the budget; greedy as a dashed line."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    variants = list(dict.fromkeys(p["variant"] for p in report["points"]))
-    caps = sorted({p["nodes_per_sample"] for p in report["points"] if p["agent"] == "search"})
-    lines = [(v, n) for v in variants for n in caps]
-    fig, (ax, cost) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for k, (variant, cap) in enumerate(lines):
-        colour = f"C{k}"
-        points = sorted(
-            (
-                p
-                for p in report["points"]
-                if p["variant"] == variant
-                and p["agent"] == "search"
-                and p["nodes_per_sample"] == cap
-            ),
-            key=lambda p: p["budget_seconds"],
-        )
-        if len(caps) > 1:
-            variant = f"{variant}, {cap:,} nodes"
-        x = [p["budget_seconds"] for p in points]
-        if points:
-            ax.plot(x, [100 * p["win_rate"] for p in points], "o-", color=colour,
-                    label=f"{variant}: wins (% of deals)")  # fmt: skip
-            lo = [100 * p["win_rate_ci95"][0] for p in points]
-            hi = [100 * p["win_rate_ci95"][1] for p in points]
-            ax.fill_between(x, lo, hi, color=colour, alpha=0.12)
-            for p in points:  # each point's number of deals
-                ax.annotate(f"n={p['deals']}", (p["budget_seconds"], 100 * p["win_rate"]),
-                            textcoords="offset points", xytext=(4, 4), fontsize=6,
-                            color=colour)  # fmt: skip
-            shares = [p.get("share_of_proved") for p in points]
-            if all(s is not None for s in shares):
-                ax.plot(x, [100 * s for s in shares], "s:", color=colour,
-                        label=f"{variant}: wins (% of solver-proved wins)")  # fmt: skip
-            cost.plot(x, [p["seconds_per_move"] for p in points], "o-", color=colour, label=variant)
-        for p in report["points"]:
-            if p["variant"] == variant.split(",")[0] and p["agent"] == "greedy" and cap == caps[0]:
-                ax.axhline(100 * p["win_rate"], color=colour, ls="--", lw=1,
-                           label=f"{variant.split(',')[0]}: greedy")  # fmt: skip
-    ax.set_xscale("log")
-    ax.set_xlabel("budget (seconds per move, at the fixed node rate)")
-    ax.set_ylabel("%")
-    ax.set_title("search agent (solving sampled deals): wins")
-    ax.legend(fontsize=7)
-    budgets = sorted({p["budget_seconds"] for p in report["points"] if p["agent"] == "search"})
-    if budgets:
-        cost.plot(budgets, budgets, "k:", lw=1, label="the budget itself")
-        ax.set_xlim(budgets[0] / 2, budgets[-1] * 3)  # room for the last point's "n=" label
-    cost.set_xscale("log")
-    cost.set_yscale("log")
-    cost.set_xlabel("budget (seconds per move)")
-    cost.set_ylabel("measured wall seconds per move (one core)")
-    cost.set_title("what the budget cost on this machine")
-    cost.legend(fontsize=7)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
-DOC_START = "<!-- budget-curve:start -->"
-DOC_END = "<!-- budget-curve:end -->"
-
-
-def table(report: dict[str, Any]) -> str:
-    """The curve's points as a Markdown table, variant by variant, greedy first, then the
-    budgets in increasing order."""
-    lines = [
-        "| variant | agent | test deals | wins [95% CI] | wins / solver-proved wins | cards "
-        "| s per move (wall) | load |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    points = sorted(report["points"], key=lambda p: (p["variant"], p["budget_seconds"] or 0.0))
-    for p in points:
-        low, high = wilson_interval(p["wins"], p["deals"])
-        agent = "greedy" if p["budget_seconds"] is None else f"search {p['budget_seconds']:g} s"
-        proved = p.get("solver_proved_won")
-        ceiling = (
-            f"{p['wins_among_proved']} / {proved} ({100 * p['wins_among_proved'] / proved:.0f}%)"
-            if proved
-            else "- (none proved)"
-        )
-        lines.append(
-            f"| {p['variant']} | {agent} | {p['deals']} | {100 * p['win_rate']:.1f}% "
-            f"[{100 * low:.1f}, {100 * high:.1f}] | {ceiling} | {p['mean_foundation_cards']:.1f} "
-            f"| {p['seconds_per_move']:.4f} | {p['load_min']:.1f}-{p['load_max']:.1f} |"
-        )
-    return "\n".join(lines)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", default="NumberTen,FortyThieves")
@@ -345,11 +249,10 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--png", type=Path)
     parser.add_argument("--plot-only", action="store_true")
-    parser.add_argument("--doc", type=Path, help="write the points' table into this page")
     args = parser.parse_args()
     if args.plot_only:
-        if not (args.json and (args.png or args.doc)):
-            parser.error("--plot-only needs --json and --png or --doc")
+        if not (args.json and args.png):
+            parser.error("--plot-only needs --json and --png")
         report = json.loads(args.json.read_text())
     else:
         try:
@@ -358,10 +261,8 @@ def main() -> None:
             parser.error(str(exc))
         report = run(args)
     if args.png:
-        plot(report, args.png)
+        plot_budget_curve(report, args.png)
         print(f"curve drawn to {args.png}")
-    if args.doc:
-        write_between(args.doc, table(report), DOC_START, DOC_END)
 
 
 if __name__ == "__main__":

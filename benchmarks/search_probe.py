@@ -11,7 +11,7 @@ move played (one process, one core; the machine may be shared: see ``load`` in t
 
 Usage::
 
-    python benchmarks/search_probe.py --variants NumberTen RankAndFile --deals 20 \\
+    python -m benchmarks.search_probe --variants NumberTen RankAndFile --deals 20 \\
         --samples 16 --json results/search/probes/probe.json
 """
 

@@ -12,7 +12,7 @@ of this process) and nodes per CPU-second, with the machine's load (1-minute ave
 
 Usage::
 
-    python benchmarks/solver_context_speed.py --variants NumberTen,FortyThieves \\
+    python -m benchmarks.solver_context_speed --variants NumberTen,FortyThieves \\
         --nodes 1000,10000 --samples 40 [--json out.json]
 """
 

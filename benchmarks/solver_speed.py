@@ -17,11 +17,13 @@ The report (``--json``) records the machine's load (1-minute average) before and
 
 Usage::
 
-    python benchmarks/solver_speed.py --old a2f767b --variants FortyThieves,Streets,Maria \\
+    python -m benchmarks.solver_speed --old a2f767b --variants FortyThieves,Streets,Maria \\
         --deals 5 --nodes 5000000 --seconds 10 --profile \\
         --json results/benchmarks/solver_speed.json
-    python benchmarks/solver_speed.py --from-json results/benchmarks/solver_speed.json \\
-        --doc docs/solver_design.md
+    python -m benchmarks.solver_speed --from-json results/benchmarks/solver_speed.json
+
+``python -m fortythieves_agents.reports`` writes the tables of the saved report into
+``docs/solver_design.md`` (:func:`fortythieves_agents.reports.solver.solver_speed_table`).
 """
 
 from __future__ import annotations
@@ -37,14 +39,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from fortythieves_agents.reports.solver import solver_speed_table
+
 ROOT = Path(__file__).resolve().parents[1]
 TEST_START = 2_000_000_000
 
-# Runs inside a child process with a checkout's package first on sys.path; prints one JSON
-# line per deal. Compiles on a first small solve, then times each solve by CPU time.
+# Runs inside a child process with a checkout's package first on its import path (the
+# checkout, sys.argv[1], is its working folder and PYTHONPATH); prints one JSON line per
+# deal. Compiles on a first small solve, then times each solve by CPU time.
 CHILD = r"""
 import json, sys, time
-sys.path.insert(0, sys.argv[1])
 import gymnasium as gym
 import fortythieves_env
 from fortythieves_env import env_id
@@ -69,14 +73,14 @@ def run_child(checkout: Path, variant: str, seed: int, nodes: int, seconds: floa
     """One solve in a fresh process on ``checkout``'s package; its JSON line."""
     cmd = [sys.executable, "-c", CHILD, str(checkout), variant, str(seed), str(nodes),
            str(seconds), "1" if rollouts else "0"]  # fmt: skip
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=checkout)
+    env = {**os.environ, "PYTHONPATH": str(checkout)}  # ahead of the editable install
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=checkout, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def profile(variant: str, positions: int = 80) -> dict[str, float]:
     """Nanoseconds per call of each kernel of a node of the new solver, each alone in a
     compiled loop over ``positions`` positions met in play (a greedy game of a test deal)."""
-    sys.path.insert(0, str(ROOT))
     import time
 
     import gymnasium as gym
@@ -183,59 +187,6 @@ def profile(variant: str, positions: int = 80) -> dict[str, float]:
     return out
 
 
-START = "<!-- solver-speed:start -->"
-END = "<!-- solver-speed:end -->"
-
-
-def render(report: dict[str, Any]) -> str:
-    """The Markdown tables of a saved report: throughput and deals decided per core-hour
-    per variant, old against new; then the profile, if measured."""
-    settings = report["settings"]
-    load = report["load_1min"]
-    lines = [
-        f"Old = solver v{_version(report, 'old')} (revision {settings['old']}), new = "
-        f"v{_version(report, 'new')}; {settings['deals']} test deals per variant, each solved "
-        f"by both in turn in fresh processes (CPU time, compilation excluded); load (1-minute "
-        f"average) {load['before']:.1f} before, {load['after']:.1f} after. Throughput: the "
-        f"search alone at {settings['nodes']:,} nodes; decided: the whole solver with "
-        f"{settings['seconds']:g} s per deal.",
-        "",
-        "| variant | nodes per CPU-s, old | new | new/old per deal: median (min-max) "
-        "| decided, old | new | decided per core-hour, old | new |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for variant, entry in report["variants"].items():
-        s = entry["summary"]
-        old, new = s["old"], s["new"]
-        lines.append(
-            f"| {variant} | {old['nodes_per_cpu_second_median'] / 1e6:.2f}M "
-            f"| {new['nodes_per_cpu_second_median'] / 1e6:.2f}M "
-            f"| {s['ratio_median']:.2f}x ({s['ratio_min']:.2f}-{s['ratio_max']:.2f}) "
-            f"| {old['decided']}/{old['deals']} | {new['decided']}/{new['deals']} "
-            f"| {old['decided_per_core_hour']:.0f} | {new['decided_per_core_hour']:.0f} |"
-        )
-    profile = report.get("profile_ns_per_call")
-    if profile:
-        names = list(next(iter(profile.values())))
-        lines += [
-            "",
-            "Where a node's time goes (new solver): ns per call, each kernel alone in a "
-            "compiled loop over positions met in random play.",
-            "",
-            "| kernel | " + " | ".join(profile) + " |",
-            "|---|" + "---|" * len(profile),
-        ]
-        for name in names:
-            cells = " | ".join(f"{profile[v][name]:.0f}" for v in profile)
-            lines.append(f"| {name} | {cells} |")
-    return "\n".join(lines)
-
-
-def _version(report: dict[str, Any], which: str) -> int:
-    first = next(iter(report["variants"].values()))
-    return int(first["summary"][which]["version"])
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--old", default="a2f767b", help="git revision of the old solver")
@@ -246,19 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true", help="also time each kernel")
     parser.add_argument("--json", help="write the report here")
     parser.add_argument("--from-json", help="render a saved report instead of measuring")
-    parser.add_argument("--doc", help="write the tables into this file between markers")
     args = parser.parse_args(argv)
     if args.from_json:
-        text = render(json.loads(Path(args.from_json).read_text(encoding="utf-8")))
-        if args.doc:
-            sys.path.insert(0, str(Path(__file__).resolve().parent))
-            from bench_report import replace_between
-
-            doc = Path(args.doc)
-            doc.write_text(replace_between(doc.read_text("utf-8"), text, START, END), "utf-8")
-            print(f"tables written to {doc}")
-        else:
-            print(text)
+        print(solver_speed_table(json.loads(Path(args.from_json).read_text(encoding="utf-8"))))
         return 0
     variants = args.variants.split(",")
     load_before = os.getloadavg()[0]
@@ -309,15 +250,13 @@ def main(argv: list[str] | None = None) -> int:
         report["profile_ns_per_call"] = {v: profile(v) for v in variants}
         print(json.dumps(report["profile_ns_per_call"], indent=1))
     report["settings"] = {k: getattr(args, k) for k in ("old", "deals", "nodes", "seconds")}
-    report["command"] = "python " + " ".join(
-        ["benchmarks/solver_speed.py", *(argv or sys.argv[1:])]
-    )
+    report["command"] = " ".join(["python -m benchmarks.solver_speed", *(argv or sys.argv[1:])])
     report["load_1min"] = {"before": load_before, "after": os.getloadavg()[0]}
     report["machine"] = {"cpu": platform.processor() or platform.machine(),
                          "cores": os.cpu_count(), "python": platform.python_version()}  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    print(render(report))
+    print(solver_speed_table(report))
     return 0
 
 

@@ -13,9 +13,9 @@ update and the rest.
 Usage::
 
     git worktree add /tmp/old-0.1.0 3281a58      # the commit to compare with
-    python benchmarks/train_speedup.py --old /tmp/old-0.1.0 \\
+    python -m benchmarks.train_speedup --old /tmp/old-0.1.0 \\
         --json results/benchmarks/train_speedup.json
-    python benchmarks/train_speedup.py --table results/benchmarks/train_speedup.json
+    python -m benchmarks.train_speedup --table results/benchmarks/train_speedup.json
 """
 
 from __future__ import annotations
@@ -32,17 +32,22 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_report import add_report_options, print_table, save_report, short_commit
+from fortythieves_agents.reports.speed import train_speedup_table
+
+from benchmarks.bench_report import add_report_options, print_table, save_report, short_commit
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def measure(checkout: Path, config: str, steps: int, overrides: tuple[str, ...] = ()) -> float:
     """Training steps/s of ``checkout``'s code and config defaults, in a fresh process
-    (``learn`` of its ``benchmarks/train_throughput.py``, unprofiled)."""
-    env = {**os.environ, "PYTHONPATH": str(checkout)}  # ahead of the editable install
+    (``learn`` of its ``benchmarks/train_throughput.py``, unprofiled): the checkout and its
+    ``benchmarks/`` folder go first on the child's import path (``PYTHONPATH``), ahead of
+    the editable install, so an old checkout's own code runs."""
+    path = os.pathsep.join([str(checkout), str(checkout / "benchmarks")])
+    env = {**os.environ, "PYTHONPATH": path}
     code = (
-        "import sys; sys.path.insert(0, 'benchmarks'); import train_throughput as t; "
+        "import train_throughput as t; "
         f"print(t.learn({str(checkout / 'configs' / config)!r}, "
         f"{['train.progress_bar=false', *overrides]!r}, {steps}, profile=False)[0])"
     )
@@ -97,27 +102,6 @@ def profile(config: str, steps: int) -> dict[str, float]:
     }
 
 
-def markdown_table(report: dict[str, Any]) -> str:
-    """The README table of a saved report."""
-    lines = [
-        "| code | config defaults | steps/s (median) | this checkout is |",
-        "|---|---|---|---|",
-        f"| {report['old_label']} | {report['old_settings']} | {report['old_rate']:,.0f} | "
-        f"{report['ratio']:.2f}x faster |",
-        f"| {report['old_label']} | the same, torch threads 1 | "
-        f"{report['old_one_thread_rate']:,.0f} | {report['ratio_one_thread']:.2f}x faster |",
-        f"| this checkout | {report['new_settings']} | {report['new_rate']:,.0f} | |",
-    ]
-    shares = report["profile"]
-    lines += [
-        "",
-        "| where the time goes (this checkout, cProfile) | share |",
-        "|---|---|",
-        *(f"| {name.replace('_', ' ')} | {share:.0%} |" for name, share in shares.items()),
-    ]
-    return "\n".join(lines)
-
-
 def settings(checkout: Path) -> str:
     """``vec_env``, ``n_envs``, ``n_steps``, ``batch_size``, ``torch_threads`` of a checkout's
     ``configs/defaults.yaml``."""
@@ -140,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     add_report_options(parser)
     args = parser.parse_args(argv)
     if args.table:
-        print_table(args.table, markdown_table)
+        print_table(args.table, train_speedup_table)
         return
     if args.old is None:
         parser.error("--old CHECKOUT is required (or --table JSON)")
@@ -181,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
         "profile": shares,
         "load_average_before": load_before,
     }
-    print(markdown_table(report))
+    print(train_speedup_table(report))
     if args.json_path:
         save_report(args.json_path, "train_speedup.py", argv, report)
 

@@ -12,10 +12,10 @@ profile's own overhead inflates Python-heavy code, so the share it prints is an 
 
 Usage::
 
-    python benchmarks/train_throughput.py                        # configs/fortythieves.yaml
-    python benchmarks/train_throughput.py configs/numberten.yaml --steps 20000
-    python benchmarks/train_throughput.py --set train.vec_env=subproc
-    python benchmarks/train_throughput.py --no-profile            # steps/s only
+    python -m benchmarks.train_throughput                        # configs/fortythieves.yaml
+    python -m benchmarks.train_throughput configs/numberten.yaml --steps 20000
+    python -m benchmarks.train_throughput --set train.vec_env=subproc
+    python -m benchmarks.train_throughput --no-profile            # steps/s only
 
 ``benchmarks/train_under_load.py`` runs this script under competing CPU load.
 """

@@ -9,16 +9,16 @@ training steps per second for every pair of
 - ``busy`` competing processes in ``--busy`` (default 0 1 2), each a pure-Python loop that
   keeps one core busy for as long as the measurement runs,
 
-each measured in a fresh process (``benchmarks/train_throughput.py --no-profile``), in
+each measured in a fresh process (``python -m benchmarks.train_throughput --no-profile``), in
 ``--repeats`` rounds whose order is rotated, and reports the median per pair and each
 thread setting's worst case. The default ``train.torch_threads`` should be the setting
 with the best worst case.
 
 Usage::
 
-    python benchmarks/train_under_load.py                      # configs/streets.yaml
-    python benchmarks/train_under_load.py --json results/benchmarks/train_under_load.json
-    python benchmarks/train_under_load.py --table results/benchmarks/train_under_load.json
+    python -m benchmarks.train_under_load                      # configs/streets.yaml
+    python -m benchmarks.train_under_load --json results/benchmarks/train_under_load.json
+    python -m benchmarks.train_under_load --table results/benchmarks/train_under_load.json
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ import sys
 import time
 from pathlib import Path
 
-from bench_report import add_report_options, print_table, save_report
+from fortythieves_agents.reports.speed import train_under_load_table
+
+from benchmarks.bench_report import add_report_options, print_table, save_report
 
 ROOT = Path(__file__).resolve().parent.parent
 _RATE = re.compile(r": ([\d,]+) training steps/s")
@@ -50,7 +52,8 @@ def measure(config: str, steps: int, threads: int, busy: int) -> float:
         out = subprocess.run(
             [
                 sys.executable,
-                str(ROOT / "benchmarks" / "train_throughput.py"),
+                "-m",
+                "benchmarks.train_throughput",
                 config,
                 "--steps",
                 str(steps),
@@ -73,24 +76,6 @@ def measure(config: str, steps: int, threads: int, busy: int) -> float:
     return float(match.group(1).replace(",", ""))
 
 
-def markdown_table(report: dict) -> str:
-    """The README's table of a saved report (``--json``): median steps/s per pair, worst case."""
-    busy = sorted({row["busy"] for row in report["steps_per_second"]})
-    threads = sorted({row["torch_threads"] for row in report["steps_per_second"]})
-    median = {(r["torch_threads"], r["busy"]): r["median"] for r in report["steps_per_second"]}
-    lines = [
-        "| `train.torch_threads` | " + " | ".join(f"{b} busy" for b in busy) + " | worst |",
-        "|---" * (len(busy) + 2) + "|",
-    ]
-    for t in threads:
-        row = [median[t, b] for b in busy]
-        name = f"{t} (torch's default)" if t == 0 else str(t)
-        lines.append(
-            f"| {name} | " + " | ".join(f"{x:,.0f}" for x in row) + f" | {min(row):,.0f} |"
-        )
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("config", nargs="?", default=str(ROOT / "configs" / "streets.yaml"))
@@ -101,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
     add_report_options(parser)
     args = parser.parse_args(argv)
     if args.table:
-        print_table(args.table, markdown_table)
+        print_table(args.table, train_under_load_table)
         return
 
     pairs = [(t, b) for b in args.busy for t in args.threads]

@@ -18,10 +18,10 @@ is mostly each game's random generator.
 The process pins itself to one core (``--cpu 0``, as ``taskset -c 0`` would) so the figures
 are per core. Usage::
 
-    python benchmarks/vector_throughput.py
-    python benchmarks/vector_throughput.py --steps 20000 --variants FortyThieves NumberTen
-    python benchmarks/vector_throughput.py --json results/benchmarks/vector_throughput.json
-    python benchmarks/vector_throughput.py --table results/benchmarks/vector_throughput.json
+    python -m benchmarks.vector_throughput
+    python -m benchmarks.vector_throughput --steps 20000 --variants FortyThieves NumberTen
+    python -m benchmarks.vector_throughput --json results/benchmarks/vector_throughput.json
+    python -m benchmarks.vector_throughput --table results/benchmarks/vector_throughput.json
 """
 
 from __future__ import annotations
@@ -35,10 +35,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from bench_report import add_report_options, print_table, save_report
-from env_throughput import measure as measure_single
+from fortythieves_agents.reports.speed import vector_throughput_table
 
 import fortythieves_env
+from benchmarks.bench_report import add_report_options, print_table, save_report
+from benchmarks.env_throughput import measure as measure_single
 from fortythieves_env.vector import FortyThievesVectorEnv
 
 SIZES = (1, 64, 256)
@@ -83,20 +84,6 @@ def bytes_per_game(variant: str, n: int = 256) -> tuple[float, float]:
     return allocated / n, arrays / n
 
 
-def markdown_table(report: dict[str, Any]) -> str:
-    """The README's table of a saved report (``--json``)."""
-    columns = ["single env", *(f"N={n}" for n in SIZES), f"N={SIZES[-1]}, views", "bytes/game"]
-    lines = ["| variant | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
-    for row in report["rows"]:
-        rates = [row["single"], *(row["vector"][str(n)] for n in SIZES), row["views"]]
-        lines.append(
-            f"| {row['variant']} | "
-            + " | ".join(f"{r:,.0f}" for r in rates)
-            + f" | {row['bytes_per_game']:,.0f} |"
-        )
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -117,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     add_report_options(parser)
     args = parser.parse_args(argv)
     if args.table:
-        print_table(args.table, markdown_table)
+        print_table(args.table, vector_throughput_table)
         return
     load_before = os.getloadavg()[0]
     rows = []

@@ -1,7 +1,8 @@
 """Helpers shared by the test modules: the checkout's paths and the command-line runners.
 
-``conftest.py`` puts this folder on ``sys.path``, so a test module imports them as
-``from helpers import ROOT``. The config overrides the tests share are in ``configs.py``,
+pytest puts this folder and the checkout's root on the import path (``pythonpath`` in
+``pyproject.toml``), so a test module imports them as ``from helpers import ROOT`` (and the
+measurement scripts as ``benchmarks.<name>``). The config overrides the tests share are in ``configs.py``,
 hand-built positions in ``positions.py``.
 """
 

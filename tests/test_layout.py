@@ -20,7 +20,7 @@ def test_results_hold_data_only_and_their_scripts_are_in_scripts() -> None:
         assert (ROOT / "scripts" / script).is_file(), script
 
 
-LAYERS = {"cli": 4, "training": 3, "evaluation": 2, "networks": 1, "players": 1}
+LAYERS = {"cli": 4, "training": 3, "reports": 3, "evaluation": 2, "networks": 1, "players": 1}
 """The agents' subpackages by floor: a subpackage imports only from floors below its own
 and from the shared modules at the package's top (floor 0), which import no subpackage."""
 
@@ -46,7 +46,8 @@ def _agents_imports(path: Path, package: tuple[str, ...]) -> set[str]:
 
 
 def test_the_agents_subpackages_import_only_downward() -> None:
-    """issue 27 point 3: agents/ by role (players, networks, training, evaluation, cli)."""
+    """issue 27 point 3: agents/ by role (players, networks, training, evaluation, reports,
+    cli)."""
     folder = ROOT / "agents"
     assert sorted(p.name for p in folder.iterdir() if (p / "__init__.py").is_file()) == sorted(
         LAYERS

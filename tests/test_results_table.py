@@ -1,5 +1,5 @@
 """The results tooling: the full-run runner (``scripts/training/full_run.py``) and the docs'
-results tables (``benchmarks/results_table.py``)."""
+results tables (:mod:`fortythieves_agents.reports.training`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
-from benchmark_modules import benchmark_module
+from fortythieves_agents.reports import training as results_table
 from helpers import CONFIGS, ROOT
 
 from configs import with_set
@@ -32,7 +32,6 @@ def _module(name: str, path: Path) -> ModuleType:
     return module
 
 
-results_table = benchmark_module("results_table")
 full_run = _module("full_run", ROOT / "scripts" / "training" / "full_run.py")
 
 
@@ -243,62 +242,17 @@ def test_ablation_table(results: Path, tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------- the docs and README
-def test_readme_option_writes_both_tables(results: Path, tmp_path: Path) -> None:
-    settings = tmp_path / "settings.yaml"
-    settings.write_text("variants: [Streets]\nsettings: {no-shaping: [train.shaping=null]}\n")
-    readme = tmp_path / "README.md"
-    rt = results_table
-    readme.write_text(
-        f"# x\n{rt.START}\nold\n{rt.END}\ntext\n{rt.ABLATION_START}\nold\n{rt.ABLATION_END}\nend\n"
-    )
-    args = ["--results-dir", str(results), "--settings", str(settings), "--readme", str(readme)]
-    assert rt.main(args) == 0
-    main = rt.results_table(results, tmp_path)
-    ablation = rt.ablation_table(results, settings, tmp_path)
-    assert readme.read_text() == (
-        f"# x\n{rt.START}\n{main}\n{rt.END}\ntext\n"
-        f"{rt.ABLATION_START}\n{ablation}\n{rt.ABLATION_END}\nend\n"
-    )
-    # each file gets the tables whose markers it has (the docs keep them on two pages)
-    readme.write_text(f"# x\n{rt.START}\nold\n{rt.END}\n")  # no ablation markers
-    assert rt.main(args) == 0
-    assert readme.read_text() == f"# x\n{rt.START}\n{main}\n{rt.END}\n"
-    readme.write_text("# x, no markers\n")
-    assert rt.main(args) == 2
-    assert readme.read_text() == "# x, no markers\n"  # nothing written
-
-
 def test_links_in_docs_pages_are_relative_to_the_site_root() -> None:
     """A docs page links to the saved runs as the site serves them (at their repository
     paths from the docs root: ``scripts/mkdocs_hooks.py``); a README links from its folder."""
     rt = results_table
-    assert rt.link_base(ROOT / "docs" / "results.md") == ROOT
-    assert rt.link_base(ROOT / "docs" / "variants" / "Streets.md") == ROOT / "variants"
-    assert rt.link_base(ROOT / "README.md") == ROOT
+    assert rt.link_base(ROOT / "docs" / "results.md", ROOT) == ROOT
+    assert rt.link_base(ROOT / "docs" / "variants" / "Streets.md", ROOT) == ROOT / "variants"
+    assert rt.link_base(ROOT / "README.md", ROOT) == ROOT
 
 
-def test_docs_results_tables_are_generated_from_the_saved_results() -> None:
-    """The docs' tables are what the script renders from the committed results (after new
-    results: ``python benchmarks/results_table.py --readme docs/results.md
-    docs/getting-started.md``)."""
-    readme = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+def test_quick_start_figures_give_a_range_over_the_runs(tmp_path: Path) -> None:
     rt = results_table
-    main = rt.results_table(rt.RESULTS_DIR, ROOT)
-    ablation = rt.ablation_table(rt.RESULTS_DIR, rt.SETTINGS, ROOT)
-    assert f"{rt.START}\n{main}\n{rt.END}" in readme
-    assert f"{rt.ABLATION_START}\n{ablation}\n{rt.ABLATION_END}" in readme
-    repro = rt.reproducibility_table()
-    assert f"{rt.REPRO_START}\n{repro}\n{rt.REPRO_END}" in readme
-    quick = rt.quick_start_figures()
-    getting_started = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
-    assert f"{rt.QUICK_START}\n{quick}\n{rt.QUICK_END}" in getting_started
-
-
-def test_quick_start_figures_give_a_range_over_the_runs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    rt = results_table
-    monkeypatch.setattr(rt, "ROOT", tmp_path)
 
     def run(capability: str, ppo: float, wins: int) -> dict[str, object]:
         return {
@@ -318,7 +272,7 @@ def test_quick_start_figures_give_a_range_over_the_runs(
     }
     path = tmp_path / "lucas.json"
     path.write_text(json.dumps(report))
-    assert rt.quick_start_figures(path) == (
+    assert rt.quick_start_figures(path, tmp_path) == (
         "PPO 73.5-75.1 foundation cards and 44.0-46.6% wins, greedy 57.7 foundation cards and "
         "20.0% wins, random 34.4 foundation cards and 3.0% wins on the 500 test deals (3 runs "
         "on one AMD EPYC CPU with torch's kernels for AVX2, AVX512: runs with the same "
@@ -328,7 +282,7 @@ def test_quick_start_figures_give_a_range_over_the_runs(
     del report["runs"][0]["episodes"]
     path.write_text(json.dumps(report))
     with pytest.raises(rt.ResultsError, match=r"lucas\.json: not a reproducibility report"):
-        rt.quick_start_figures(path)
+        rt.quick_start_figures(path, tmp_path)
 
 
 def test_reproducibility_table_rows(tmp_path: Path) -> None:

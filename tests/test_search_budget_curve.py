@@ -9,10 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
+from fortythieves_agents.reports.solver import budget_curve_table
 
-from tests.benchmark_modules import benchmark_module
+import benchmarks.search_budget_curve as curve
 
-curve = benchmark_module("search_budget_curve")
 GAME_FIELDS = ("seed", "won", "foundation_cards", "length", "truncated", "stuck")
 
 
@@ -90,22 +90,17 @@ def test_a_json_of_another_node_rate_or_solver_is_not_extended(tmp_path: Path) -
     assert [len(p["games"]) for p in curve.run(args_for(path, "0.0005:2", 2))["points"]] == [2, 2]
 
 
-def test_the_docs_table_is_the_saved_curve(tmp_path: Path) -> None:
-    """docs/solver.md's budget-curve table is the rendering of the saved curve JSON (never
-    typed); a point's figures are read from it."""
+def test_the_docs_table_reads_each_point_of_the_saved_curve() -> None:
+    """docs/solver.md's budget-curve table renders the saved curve JSON (never typed; that
+    the page holds it: ``tests/agents/reports/test_generated.py``): a point's figures are
+    read from it."""
     root = Path(__file__).resolve().parents[1]
     report = json.loads((root / "results/search/budget_curve/curve.json").read_text())
-    doc = (root / "docs/solver.md").read_text(encoding="utf-8")
-    inside = doc.split(curve.DOC_START)[1].split(curve.DOC_END)[0].strip()
-    assert inside == curve.table(report)
+    table = budget_curve_table(report)
     tenth = next(
         p for p in report["points"]
         if p["variant"] == "NumberTen" and p["budget_seconds"] == 0.1
     )  # fmt: skip
-    line = next(x for x in inside.splitlines() if x.startswith("| NumberTen | search 0.1 s |"))
+    line = next(x for x in table.splitlines() if x.startswith("| NumberTen | search 0.1 s |"))
     assert f"| {tenth['deals']} | " in line
     assert f"{tenth['wins_among_proved']} / {tenth['solver_proved_won']}" in line
-    page = tmp_path / "page.md"
-    page.write_text(f"a\n{curve.DOC_START}\nold\n{curve.DOC_END}\nb\n")
-    curve.write_between(page, curve.table(report), curve.DOC_START, curve.DOC_END)
-    assert page.read_text().split("\n")[2] == curve.table(report).splitlines()[0]

@@ -3,8 +3,9 @@ first :data:`PROTOCOL_DEALS` test deals of every variant (``won``, ``lost`` or `
 every saved record of the deal counts, won > lost > unknown), made under
 :data:`~fortythieves_env.RULES_VERSION`, with the solver versions and node budgets that
 decided them. Written from the checkout's ``results/solver/<Variant>.jsonl`` by
-``python benchmarks/leaderboard.py --protocol-labels`` (a test checks they agree), so that a
-wheel installed anywhere scores an agent as a clone does (``evaluate``'s solver column,
+``python -m fortythieves_agents.reports``
+(:func:`fortythieves_agents.reports.summary.protocol_labels`; a test checks they agree), so
+that a wheel installed anywhere scores an agent as a clone does (``evaluate``'s solver column,
 ``fortythieves leaderboard``).
 """
 

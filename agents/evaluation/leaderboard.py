@@ -143,7 +143,8 @@ def rows_of(
         refused: if given, a report that fails :func:`read_report` is left out and its
             :class:`ReportError` appended here, so the others still rank; if None, the
             first one is raised.
-        saved: the checkout's own saved reports (``benchmarks/leaderboard.py``), written by
+        saved: the checkout's own saved reports
+            (:func:`fortythieves_agents.reports.summary.default_reports`), written by
             this project's runs against its solver records: where one has no per-deal rows,
             its own ``solver_ceiling`` is shown. Any other report's is never read (the
             normalized score is then ``-`` without per-deal rows).

@@ -1,6 +1,6 @@
 """A/B: training steps/s of the shipped defaults against smaller candidates, side by side.
 
-Run from the repository root: ``python scripts/training/vec_env_pilot/ab_speed.py 3`` (rounds);
+Run from the repository root: ``python -m scripts.training.vec_env_pilot.ab_speed 3`` (rounds);
 writes ``results/training/vec_env_pilot/ab_speed.json``. "shipped" were the defaults before
 0.4.0 (features 256, 16 x 128); the overrides are relative to the config files of the checkout.
 """
@@ -14,8 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, "benchmarks")
-from train_speedup import measure
+from benchmarks.train_speedup import measure
 
 ROOT = Path(".").resolve()
 CANDIDATES: dict[str, tuple[str, ...]] = {

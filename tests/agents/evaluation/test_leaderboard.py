@@ -1,4 +1,5 @@
-"""The leaderboard (benchmarks/leaderboard.py and ``fortythieves leaderboard``) refuses reports it
+"""The leaderboard (``python -m fortythieves_agents.reports``'s, of a checkout's saved reports,
+and ``fortythieves leaderboard``) refuses reports it
 cannot rank beside the others: made under other rules, with a per-deal row count other than its
 deal count, a deal twice, deals outside the protocol's, a summary its rows contradict, a number
 out of range or not finite, a string for a number, a missing field, an unknown variant, a file
@@ -17,14 +18,27 @@ from typing import Any
 
 import pytest
 from fortythieves_agents.cli.main import main
+from fortythieves_agents.evaluation.leaderboard import ReportError, Row, leaderboard_table
 from fortythieves_agents.evaluation.report_schema import MAX_REPORT_BYTES
+from fortythieves_agents.reports.__main__ import main as reports_main
+from fortythieves_agents.reports.solver import search_table
+from fortythieves_agents.reports.summary import checkout_rows
 from helpers import ROOT
 
 from fortythieves_env import RULES_VERSION
-from tests.benchmark_modules import benchmark_module
 
-board = benchmark_module("leaderboard")
 PPO = ROOT / "results" / "search" / "ppo" / "Lucas-200.json"
+
+
+def rows_of(paths: list[Path], refused: list[ReportError] | None = None) -> list[Row]:
+    """The rows this checkout's leaderboard gives ``paths``."""
+    return checkout_rows(ROOT, paths, refused)
+
+
+def print_leaderboard(*reports: Path) -> int:
+    """``python -m fortythieves_agents.reports --print leaderboard --reports ...``."""
+    argv = ["--root", str(ROOT), "--print", "leaderboard", "--reports", *map(str, reports)]
+    return reports_main(argv)
 
 
 def saved(tmp_path: Path, report: dict[str, Any]) -> Path:
@@ -40,59 +54,58 @@ def ppo_report() -> dict[str, Any]:
 
 
 def test_the_saved_report_is_read(tmp_path: Path) -> None:
-    (row,) = board.rows_of([saved(tmp_path, ppo_report())])
+    (row,) = rows_of([saved(tmp_path, ppo_report())])
     assert row.deals == 200 and row.ceiling is not None
     report = {**ppo_report(), "rules_version": RULES_VERSION}
-    assert board.rows_of([saved(tmp_path, report)])
+    assert rows_of([saved(tmp_path, report)])
 
 
 def test_a_report_of_other_rules_is_refused_naming_both_versions(tmp_path: Path) -> None:
     path = saved(tmp_path, {**ppo_report(), "rules_version": RULES_VERSION + 1})
     with pytest.raises(
-        board.ReportError,
+        ReportError,
         match=rf"r\.json: rules_version: made under rules version {RULES_VERSION + 1}, not the "
         rf"current rules version {RULES_VERSION}",
     ):
-        board.rows_of([path])
+        rows_of([path])
     for bad in ("banana", 0, True, 1.0):
         path = saved(tmp_path, {**ppo_report(), "rules_version": bad})
-        with pytest.raises(board.ReportError, match=r"rules_version: must be (an integer|>= 1)"):
-            board.rows_of([path])
+        with pytest.raises(ReportError, match=r"rules_version: must be (an integer|>= 1)"):
+            rows_of([path])
 
 
 def test_a_boolean_deal_count_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(board.ReportError, match=r"r\.json: not an evaluation report"):
-        board.rows_of([saved(tmp_path, {**ppo_report(), "episodes": True})])
+    with pytest.raises(ReportError, match=r"r\.json: not an evaluation report"):
+        rows_of([saved(tmp_path, {**ppo_report(), "episodes": True})])
 
 
 def test_per_deal_rows_must_cover_the_deals_and_be_readable(tmp_path: Path) -> None:
     report = ppo_report()
     report["results"]["ppo"]["per_episode"] = report["results"]["ppo"]["per_episode"][:50]
     with pytest.raises(
-        board.ReportError, match=r"results\.ppo\.per_episode: 50 per-deal rows for 200 deals"
+        ReportError, match=r"results\.ppo\.per_episode: 50 per-deal rows for 200 deals"
     ):
-        board.rows_of([saved(tmp_path, report)])
+        rows_of([saved(tmp_path, report)])
     report = ppo_report()
     report["results"]["ppo"]["per_episode"][0]["extra"] = 1
     with pytest.raises(
-        board.ReportError,
+        ReportError,
         match=r"r\.json: not an evaluation report: results\.ppo\.per_episode\[0\]\.extra: "
         "unknown field",
     ):
-        board.rows_of([saved(tmp_path, report)])
-    assert board.main(["--reports", str(tmp_path / "r.json")]) == 2
+        rows_of([saved(tmp_path, report)])
+    assert print_leaderboard(tmp_path / "r.json") == 2
 
 
 def test_search_table_names_a_cut_ppo_report(tmp_path: Path) -> None:
     """A PPO report cut mid-write is refused naming the file (it gave only the JSON
     parser's position)."""
-    search_table = benchmark_module("search_table")
     search = ROOT / "results" / "search" / "Lucas-200.json"
     (tmp_path / "Lucas-200.json").write_text(search.read_text(encoding="utf-8"))
     (tmp_path / "ppo").mkdir()
     (tmp_path / "ppo" / "Lucas-200.json").write_text(PPO.read_text(encoding="utf-8")[:500])
     with pytest.raises(ValueError, match=r"ppo/Lucas-200\.json: not a PPO report"):
-        search_table.table_for(tmp_path)
+        search_table(tmp_path)
 
 
 def test_a_deal_copied_over_every_row_is_refused_and_the_genuine_report_still_ranks(
@@ -217,8 +230,8 @@ def test_an_impossible_report_is_refused_naming_the_file_and_the_field(
     change(report)
     path = tmp_path / "r.json"
     path.write_text(json.dumps(report), encoding="utf-8")
-    with pytest.raises(board.ReportError) as refused:
-        board.rows_of([path])
+    with pytest.raises(ReportError) as refused:
+        rows_of([path])
     message = str(refused.value)
     assert message.startswith(f"{path}: ") and "\n" not in message
     assert re.search(field, message), message
@@ -228,7 +241,7 @@ def test_the_ceiling_comes_from_the_labels_never_from_the_report(tmp_path: Path)
     """A forged ``solver_ceiling`` is not shown: with rows it is recomputed from the labels,
     without rows there is none (``-``), for any report but the checkout's own saved ones."""
     genuine = ppo_report()
-    (row,) = board.rows_of([saved(tmp_path, genuine)])
+    (row,) = rows_of([saved(tmp_path, genuine)])
     assert row.ceiling == _ppo(genuine)["solver_ceiling"]  # the labels give the same
     forged = ppo_report()
     _ppo(forged)["solver_ceiling"] = {
@@ -237,12 +250,12 @@ def test_the_ceiling_comes_from_the_labels_never_from_the_report(tmp_path: Path)
         "share_of_proved": 1.0,
         "wins_not_proved": 0,
     }
-    (row,) = board.rows_of([saved(tmp_path, forged)])
+    (row,) = rows_of([saved(tmp_path, forged)])
     assert row.ceiling == _ppo(genuine)["solver_ceiling"]
     _ppo(forged).pop("per_episode")
-    (row,) = board.rows_of([saved(tmp_path, forged)])
+    (row,) = rows_of([saved(tmp_path, forged)])
     assert row.ceiling is None
-    assert "| - |" in board.leaderboard_table([row])
+    assert "| - |" in leaderboard_table([row])
 
 
 def test_a_file_too_large_or_not_regular_is_refused_before_it_is_read(tmp_path: Path) -> None:
@@ -250,37 +263,37 @@ def test_a_file_too_large_or_not_regular_is_refused_before_it_is_read(tmp_path: 
     with huge.open("wb") as file:
         file.truncate(MAX_REPORT_BYTES + 1)  # sparse: no disk used, not valid JSON either
     with pytest.raises(
-        board.ReportError,
+        ReportError,
         match=rf"huge\.json: {MAX_REPORT_BYTES + 1:,} bytes, more than a report's "
         rf"{MAX_REPORT_BYTES:,}; not read",
     ):
-        board.rows_of([huge])
+        rows_of([huge])
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)  # opening it would wait for a writer
-    with pytest.raises(board.ReportError, match=r"fifo\.json: not a regular file"):
-        board.rows_of([fifo])
+    with pytest.raises(ReportError, match=r"fifo\.json: not a regular file"):
+        rows_of([fifo])
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 5000 + "]" * 5000, encoding="utf-8")
-    with pytest.raises(board.ReportError, match=r"deep\.json: .*nested 5000 levels deep"):
-        board.rows_of([deep])
+    with pytest.raises(ReportError, match=r"deep\.json: .*nested 5000 levels deep"):
+        rows_of([deep])
 
 
-def test_the_benchmark_script_prints_the_good_reports_and_names_the_bad(
+def test_the_reports_command_prints_the_good_reports_and_names_the_bad(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = ppo_report()
     _ppo(bad)["win_rate"] = 7.0
     (tmp_path / "bad.json").write_text(json.dumps(bad), encoding="utf-8")
     (tmp_path / "good.json").write_text(json.dumps(ppo_report()), encoding="utf-8")
-    refused: list[board.ReportError] = []
-    rows = board.rows_of([tmp_path / "bad.json", tmp_path / "good.json"], refused=refused)
+    refused: list[ReportError] = []
+    rows = rows_of([tmp_path / "bad.json", tmp_path / "good.json"], refused=refused)
     assert [(r.agent, r.source) for r in rows] == [("ppo", "good.json")]
     assert [str(e) for e in refused] == [
         f"{tmp_path / 'bad.json'}: not an evaluation report: results.ppo.win_rate: must be "
         "<= 1.0, got 7.0"
     ]
     capsys.readouterr()
-    assert board.main(["--reports", str(tmp_path / "bad.json"), str(tmp_path / "good.json")]) == 2
+    assert print_leaderboard(tmp_path / "bad.json", tmp_path / "good.json") == 2
     out, err = capsys.readouterr()
     assert "| Lucas | ppo | 200 |" in out and "`good.json`" in out and "bad.json" not in out
     assert err.count("\n") == 1 and "bad.json: not an evaluation report" in err

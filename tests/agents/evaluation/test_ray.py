@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from benchmark_modules import benchmark_module
 from fortythieves_agents.cli.main import main
 from fortythieves_agents.config import ConfigError, load_config
 from fortythieves_agents.evaluation.distributed import play_parts
 from fortythieves_agents.evaluation.solve import solver_verdicts
+from fortythieves_agents.reports.speed import RAY_NOT_MEASURED, ray_speedup_table
 from fortythieves_agents.seeds import seeds_for_test
 from fortythieves_agents.training.sweep import (
     best_config,
@@ -545,11 +545,6 @@ def test_solve_on_ray_gives_the_local_records(local_ray: Any, tmp_path: Path) ->
 
 
 # ---------------------------------------------------------------- the docs' figures (ray.md)
-def _speedup_module() -> Any:
-    ray_speedup = benchmark_module("ray_speedup")
-    return ray_speedup
-
-
 def test_speedup_table_divides_one_worker_by_two() -> None:
     report = {
         "variant": "Streets",
@@ -561,18 +556,17 @@ def test_speedup_table_divides_one_worker_by_two() -> None:
             "solve": {"local": 8.0, "1": 8.0, "2": 2.0},
         },
     }
-    table = _speedup_module().markdown_table(report).splitlines()
+    table = ray_speedup_table(report).splitlines()
     assert table[2].endswith("| 9.00 | 10.00 | 5.50 | 1.82x |")
     assert table[3].endswith("| 8.00 | 8.00 | 2.00 | 4.00x |")
     assert "--episodes 100 --ray" in table[2] and "--deals 4 --nodes 1000 --ray" in table[3]
 
 
-def test_docs_speedup_table_is_the_saved_report_or_says_it_is_missing() -> None:
-    module = _speedup_module()
-    readme = (ROOT / "docs" / "ray.md").read_text(encoding="utf-8")
-    block = readme.split(module.START + "\n")[1].split("\n" + module.END)[0]
+def test_the_speedup_block_says_when_nothing_is_measured(tmp_path: Path) -> None:
+    """Without ``results/benchmarks/ray_speedup.json`` docs/ray.md's block says so."""
+    from fortythieves_agents.reports.targets import blocks
+
+    (block,) = [b for b in blocks() if b.name == "ray-speedup"]
+    assert block.make(tmp_path) == RAY_NOT_MEASURED
     saved = ROOT / "results" / "benchmarks" / "ray_speedup.json"
-    if saved.is_file():
-        assert block == module.markdown_table(json.loads(saved.read_text(encoding="utf-8")))
-    else:
-        assert block == "_Not measured yet: it needs an idle machine._"
+    assert block.make(ROOT) == ray_speedup_table(json.loads(saved.read_text(encoding="utf-8")))

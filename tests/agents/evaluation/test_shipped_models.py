@@ -1,6 +1,6 @@
 """Each variant's best shipped network (issue 26, point 4): its latest shipped
 expert-iteration stage (``results/expert/<variant>[-ppo[-expert]]/model.zip``,
-``benchmarks/expert_table.py``'s ``STAGES``), else the shipped PPO model
+``fortythieves_agents.reports.expert.STAGES``), else the shipped PPO model
 (``results/training/<Variant>/best_model.zip``), as ``scripts/expert/goal.sh`` picks it
 (``best_network``). Its
 saved report (``results/expert/goal/<Variant>-network-500.json``) is what ``fortythieves
@@ -12,10 +12,10 @@ import json
 from pathlib import Path
 
 import pytest
-from benchmark_modules import benchmark_module
 from fortythieves_agents.cli.main import main
 from fortythieves_agents.envs import env_id_for
 from fortythieves_agents.evaluation.evaluate import load_model_agent
+from fortythieves_agents.reports.expert import best_network
 from helpers import ROOT, play_cli
 
 from fortythieves_env import VARIANTS
@@ -25,7 +25,7 @@ GOAL = ROOT / "results" / "expert" / "goal"
 
 def best_model(variant: str) -> Path:
     """The variant's best shipped network, as scripts/expert/goal.sh picks it."""
-    return benchmark_module("expert_table").best_network(variant)[0]
+    return best_network(variant, ROOT / "results")[0]
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))

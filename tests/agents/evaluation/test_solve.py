@@ -15,7 +15,6 @@ from typing import Any
 import fortythieves_agents.evaluation.solve as solve_module
 import gymnasium as gym
 import pytest
-from benchmark_modules import benchmark_module
 from fortythieves_agents.cli.main import main
 from fortythieves_agents.evaluation.evaluate import render_table as render_evaluation
 from fortythieves_agents.evaluation.evaluate import wilson_interval
@@ -28,6 +27,7 @@ from fortythieves_agents.evaluation.solve import (
     summarize,
     verdict_changes,
 )
+from fortythieves_agents.reports.solver import solver_budget_curve_table, winnability_table
 from fortythieves_agents.seeds import TEST_START, seeds_for_test
 from helpers import ROOT, one_error_line
 from rich.console import Console
@@ -390,8 +390,7 @@ def test_markdown_table_rows_per_variant_and_budget(little_forty_run: Path, tmp_
     streets.append({**record(TEST_START, "lost"), "solver_version": SOLVER_VERSION + 1})
     streets.append({**record(5, "won")})  # a training seed: not a test deal
     (sample / "Streets.jsonl").write_text("".join(json.dumps(r) + "\n" for r in streets))
-    winnability_table = benchmark_module("winnability_table")
-    table = winnability_table.table_for(sample)
+    table = winnability_table(sample)
     lines = table.splitlines()
     assert lines[0].startswith("| variant | solver | deals | node budget | seconds cap |")
     assert lines[0].endswith("| decided | winnable | mean nodes | mean s |")
@@ -419,33 +418,16 @@ def test_markdown_table_rows_per_variant_and_budget(little_forty_run: Path, tmp_
     # the newer version's single lost record
     assert rows[2][6].startswith("100.0% ") and rows[2][8] == "100.0%"
     assert table == markdown_table(sorted(sample.glob("*.jsonl")))
-    # into a README between the markers
-    readme = f"a\n{winnability_table.START}\nold\n{winnability_table.END}\nb\n"
-    assert winnability_table.replace_table(readme, table) == (
-        f"a\n{winnability_table.START}\n{table}\n{winnability_table.END}\nb\n"
-    )
-    with pytest.raises(ValueError, match="winnability-table"):
-        winnability_table.replace_table("no markers", table)
     with pytest.raises(SolverResultsError, match="line 1"):
         (sample / "Bad.jsonl").write_text("[1]\n", encoding="utf-8")
-        winnability_table.table_for(sample)
+        winnability_table(sample)
 
 
-def test_docs_winnability_table_is_generated_from_the_saved_results() -> None:
-    winnability_table = benchmark_module("winnability_table")
-    readme = (ROOT / "docs" / "solver.md").read_text(encoding="utf-8")
-    table = winnability_table.table_for(ROOT / "results" / "solver")
-    assert f"{winnability_table.START}\n{table}\n{winnability_table.END}" in readme
-
-
-def test_docs_solver_budget_curve_is_generated_from_the_saved_results() -> None:
-    """docs/solver.md's wins-against-budget table is what the generator renders from
-    ``results/solver`` (``python benchmarks/solver_budget_curve.py --doc docs/solver.md``)."""
-    curve = benchmark_module("solver_budget_curve")
-    doc = (ROOT / "docs" / "solver.md").read_text(encoding="utf-8")
-    table = curve.table(ROOT / "results" / "solver")
+def test_the_solver_budget_curve_has_a_row_per_variant_and_budget() -> None:
+    """docs/solver.md's wins-against-budget table, rendered from ``results/solver`` (that the
+    page holds it: ``tests/agents/reports/test_generated.py``)."""
+    table = solver_budget_curve_table(ROOT / "results" / "solver")
     assert table.count("\n") >= 8  # a row per variant and budget, at least
-    assert f"{curve.START}\n{table}\n{curve.END}" in doc
 
 
 def _rec(variant: str, seed: int, version: int, status: str) -> dict[str, Any]:

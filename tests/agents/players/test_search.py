@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from benchmark_modules import benchmark_module
 from fortythieves_agents.cli import main as cli
 from fortythieves_agents.cli.main import main
 from fortythieves_agents.evaluation.evaluate import play_deals, wilson_interval
@@ -28,8 +27,8 @@ from fortythieves_agents.players.search import (
     scores_for_view,
     view_digest,
 )
+from fortythieves_agents.reports.solver import search_table
 from fortythieves_agents.seeds import seeds_for_test
-from helpers import ROOT
 from positions import position, random_walk, shuffle_hidden
 
 from fortythieves_env import VARIANTS, FortyThievesEnv, get_variant
@@ -600,14 +599,8 @@ def test_evaluate_search_refuses_bad_options(
 
 
 # ---------------------------------------------------- the docs' search table (solver.md)
-def _search_table_module() -> Any:
-    search_table = benchmark_module("search_table")
-    return search_table
-
-
 def test_the_search_table_renders_each_saved_report(tmp_path: Path) -> None:
     """One row per report in the registry's order, with the budget, the ceiling and the cost."""
-    search_table = _search_table_module()
 
     def summary(wins: int, n: int, cards: float) -> dict[str, Any]:
         lo, hi = wilson_interval(wins, n)
@@ -636,7 +629,7 @@ def test_the_search_table_renders_each_saved_report(tmp_path: Path) -> None:
     (tmp_path / "ppo").mkdir()
     ppo = {"variant": "Streets", "episodes": 4, "results": {"ppo": summary(2, 4, 50.0)}}
     (tmp_path / "ppo" / "Streets-4.json").write_text(json.dumps(ppo))
-    lines = search_table.table_for(tmp_path).splitlines()
+    lines = search_table(tmp_path).splitlines()
     assert lines[0].startswith("| variant | test deals | samples per move |")
     # the registry's order, then uniform before halving at equal deals
     assert [line.split("|")[1].strip() for line in lines[2:]] == ["Maria", "Streets", "Streets"]
@@ -654,16 +647,8 @@ def test_the_search_table_renders_each_saved_report(tmp_path: Path) -> None:
     with pytest.raises(
         ValueError, match=r"ppo/Maria-2\.json: not a PPO report of 2 deals of Maria"
     ):
-        search_table.table_for(tmp_path)
+        search_table(tmp_path)
     (tmp_path / "ppo" / "Maria-2.json").unlink()
     (tmp_path / "Bad-1.json").write_text("[1]")
     with pytest.raises(ValueError, match=r"Bad-1\.json: not a search evaluation report"):
-        search_table.table_for(tmp_path)
-
-
-def test_docs_search_table_is_generated_from_the_saved_reports() -> None:
-    search_table = _search_table_module()
-    readme = (ROOT / "docs" / "solver.md").read_text(encoding="utf-8")
-    table = search_table.table_for(ROOT / "results" / "search")
-    assert table.count("\n") >= 3  # rows for the saved reports
-    assert f"{search_table.START}\n{table}\n{search_table.END}" in readme
+        search_table(tmp_path)

@@ -229,9 +229,8 @@ def test_deals_split_as_evaluate_ray_splits_them_give_the_whole_results() -> Non
 
 # ---------------------------------------------------------------------- the README table
 def test_the_search_table_shows_the_solving_settings_budget(tmp_path: Path) -> None:
-    from benchmark_modules import benchmark_module
+    from fortythieves_agents.reports.solver import search_table
 
-    search_table = benchmark_module("search_table")
     summary = {"win_rate": 0.5, "win_rate_ci95": [0.1, 0.9], "mean_foundation_cards": 80.0}
     settings = {"samples": 16, "allocation": "halving", "method": "solve"}
     timed = {**settings, "nodes_per_sample": 1000, "budget_seconds_per_move": 1.0}
@@ -240,7 +239,7 @@ def test_the_search_table_shows_the_solving_settings_budget(tmp_path: Path) -> N
         report = {"variant": "NumberTen", "episodes": 2,
                   "results": {"search": {**summary, "settings": s}}}  # fmt: skip
         (tmp_path / name).write_text(json.dumps(report))
-    rows = search_table.table_for(tmp_path).splitlines()[2:]
+    rows = search_table(tmp_path).splitlines()[2:]
     assert [r.split("|")[3].strip() for r in rows] == [
         "solve 16 (500 nodes)",
         "solve 1 s (1,000 nodes)",

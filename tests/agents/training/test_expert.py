@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from benchmark_modules import benchmark_module
 from fortythieves_agents.cli.main import main
 from fortythieves_agents.config import ConfigError, load_config
 from fortythieves_agents.envs import make_training_vec_env, register_config_variant
@@ -30,6 +29,8 @@ from fortythieves_agents.players.search import (
     view_digest,
 )
 from fortythieves_agents.process import torch_threads
+from fortythieves_agents.reports import expert as expert_table
+from fortythieves_agents.reports import expert_ablation as ablation
 from fortythieves_agents.run_folder import ExpertFolder
 from fortythieves_agents.seeds import TRAIN_RANGE
 from fortythieves_agents.training import expert as expert_module
@@ -318,7 +319,8 @@ def test_train_runs_expert_iterations_then_ppo_and_resumes_after_ctrl_c(
     assert (run / "expert" / "model.zip").is_file()
     assert register_config_variant(_config().env) == "FortyThieves/Lucas-v0"
     # the learning curves per iteration, drawn and saved from expert/state.json
-    curves = benchmark_module("expert_curves")
+    import benchmarks.expert_curves as curves
+
     figures, png = tmp_path / "curves.json", tmp_path / "curves.png"
     assert curves.main([str(run), "--json", str(figures), "--png", str(png)]) == 0
     rows = json.loads(figures.read_text())["runs"][0]["iterations"]
@@ -553,7 +555,8 @@ def test_the_search_prior_guides_the_search_baseline_beside_a_model(tmp_path: Pa
 
 
 def test_prior_vs_search_compares_deal_by_deal(tmp_path: Path) -> None:
-    compare = benchmark_module("prior_vs_search").compare
+    from benchmarks.prior_vs_search import compare
+
     rows = [
         {"seed": 5, "won": True, "length": 10},
         {"seed": 6, "won": False, "length": 20},
@@ -624,13 +627,11 @@ def test_the_shipped_expert_config_is_the_measured_pilots_recipe() -> None:
     assert config.expert.targets == "improve" and config.eval.final_episodes == 0
 
 
-def test_the_expert_table_of_the_docs_is_generated_from_the_saved_reports(tmp_path: Path) -> None:
-    """docs/training.md's table is benchmarks/expert_table.py's rendering of results/; a
-    report of other deals than its column says is refused, naming the variant."""
-    expert_table = benchmark_module("expert_table")
-    doc = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
-    inside = doc.split(expert_table.START)[1].split(expert_table.END)[0].strip()
-    assert inside == expert_table.table_for()
+def test_the_expert_table_reads_the_saved_reports(tmp_path: Path) -> None:
+    """docs/training.md's table renders results/ (that the page holds it:
+    ``tests/agents/reports/test_generated.py``); a report of other deals than its column says
+    is refused, naming the variant."""
+    inside = expert_table.table_for(ROOT / "results")
     number_ten = next(line for line in inside.splitlines() if line.startswith("| NumberTen |"))
     assert number_ten.split(" | ")[1] != "-"  # the shipped network's report is read
     bad = tmp_path / "expert" / "numberten"
@@ -666,14 +667,10 @@ def test_the_expert_table_of_the_docs_is_generated_from_the_saved_reports(tmp_pa
 
 
 def test_the_goal_table_counts_the_networks_wins_on_the_searchs_deals(tmp_path: Path) -> None:
-    """docs/training.md's goal table is the script's rendering of results/; the network's
-    wins are counted on the search's first 200 deals only (from its rows per deal), a goal is
-    met at 80% of the search's wins and not below, and a report without rows per deal or
-    starting at other deals is refused."""
-    expert_table = benchmark_module("expert_table")
-    doc = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
-    inside = doc.split(expert_table.GOAL_START)[1].split(expert_table.GOAL_END)[0].strip()
-    assert inside == expert_table.goal_table_for()
+    """docs/training.md's goal table renders results/: the network's wins are counted on the
+    search's first 200 deals only (from its rows per deal), a goal is met at 80% of the
+    search's wins and not below, and a report without rows per deal or starting at other
+    deals is refused."""
     (tmp_path / "search").mkdir()
     search = json.loads((ROOT / "results/search/Lucas-200-s0.1.json").read_text())
     wins = 100  # the rest of its summary as the leaderboard's checks want it
@@ -728,14 +725,9 @@ def test_the_goal_table_counts_the_networks_wins_on_the_searchs_deals(tmp_path: 
 
 
 def test_the_budget_table_sums_each_runs_iterations(tmp_path: Path) -> None:
-    """docs/training.md's budget table is the script's rendering of the saved run states:
-    labels and seconds summed over the iterations, labels per second and the fit's
-    positions x epochs per second from those sums, validation seconds only when every
-    iteration recorded them."""
-    expert_table = benchmark_module("expert_table")
-    doc = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
-    inside = doc.split(expert_table.BUDGET_START)[1].split(expert_table.BUDGET_END)[0].strip()
-    assert inside == expert_table.budget_table_for()
+    """docs/training.md's budget table renders the saved run states: labels and seconds
+    summed over the iterations, labels per second and the fit's positions x epochs per
+    second from those sums, validation seconds only when every iteration recorded them."""
     pilots = tmp_path / "expert" / "pilots"
     pilots.mkdir(parents=True)
 
@@ -757,16 +749,11 @@ def test_the_budget_table_sums_each_runs_iterations(tmp_path: Path) -> None:
     ]
 
 
-def test_the_ablation_table_of_the_docs_is_generated_from_the_saved_records(
-    tmp_path: Path,
-) -> None:
-    """docs/training.md's ablation table is benchmarks/expert_ablation.py's rendering of
-    results/: every run's validation wins after each iteration as its state file has them,
-    the refits per target and seed, and a PPO-after report of other than 500 deals refused."""
-    ablation = benchmark_module("expert_ablation")
-    doc = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
-    inside = doc.split(ablation.START)[1].split(ablation.END)[0].strip()
-    assert inside == ablation.table_for()
+def test_the_ablation_table_reads_the_saved_records(tmp_path: Path) -> None:
+    """docs/training.md's ablation table renders results/: every run's validation wins after
+    each iteration as its state file has them, the refits per target and seed, and a
+    PPO-after report of other than 500 deals refused."""
+    inside = ablation.table_for(ROOT / "results")
     state = json.loads((ROOT / "results/expert/pilots/indian-ppo-state.json").read_text())
     wins = ", ".join(str(entry["validation"]["wins"]) for entry in state["iterations"])
     start = state["start_validation"]["wins"]

@@ -10,63 +10,43 @@ evaluation included) and ``config.yaml`` (network, teacher, shaping). A variant 
 PPO's foundation-card interval lies wholly above greedy's, "no (below)" when wholly below,
 "no (overlap)" otherwise. Under the table, a link to each run's ``learning_curves.png``.
 
-The ablation table (``--ablation``) has, for each variant of
-``results/training/ablation/settings.yaml`` (``variants``) or with a folder in
-``results/training/ablation/``, a row for the shipped config (the main table's run) and one
-per setting (``results/training/ablation/<Variant>/<setting>/``).
+The ablation table has, for each variant of ``results/training/ablation/settings.yaml``
+(``variants``) or with a folder in ``results/training/ablation/``, a row for the shipped
+config (the main table's run) and one per setting
+(``results/training/ablation/<Variant>/<setting>/``).
 
 The reproducibility table (issue 9.6) reads ``results/training/reproducibility/*.json``
-(``check.py`` there: the same config and seed trained twice side by side).
+(``check.py`` there: the same config and seed trained twice side by side), and the README
+quick start's expected figures come from its check, ``lucas.json``.
 
-With ``--readme FILE ...`` each table is written into each file that has its markers:
-``<!-- results-table:start -->`` / ``<!-- results-table:end -->``,
-``<!-- ablation-table:start -->`` / ``:end``, ``<!-- reproducibility-table:start -->`` /
-``:end`` and ``<!-- quick-start-figures:start -->`` / ``:end`` (the documentation site has
-them in ``docs/results.md`` and ``docs/getting-started.md``); without it the main table (or
-with ``--ablation`` the ablation table) is printed.
-
-Usage::
-
-    python benchmarks/results_table.py
-    python benchmarks/results_table.py --ablation
-    python benchmarks/results_table.py --readme docs/results.md docs/getting-started.md
+``python -m fortythieves_agents.reports`` writes them into ``docs/results.md`` and
+``docs/getting-started.md`` (blocks ``results-table``, ``ablation-table``,
+``reproducibility-table`` and ``quick-start-figures``; :mod:`.targets`).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's fortythieves_env
-from bench_report import replace_between
-from fortythieves_agents.evaluation.leaderboard import cards_cell, wins_cell
-
 from fortythieves_env import VARIANTS
 from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch
 
-ROOT = Path(__file__).resolve().parents[1]
+from ..evaluation.leaderboard import cards_cell, wins_cell
 
-RESULTS_DIR = ROOT / "results" / "training"
-SETTINGS = RESULTS_DIR / "ablation" / "settings.yaml"
-START = "<!-- results-table:start -->"
-END = "<!-- results-table:end -->"
-ABLATION_START = "<!-- ablation-table:start -->"
-ABLATION_END = "<!-- ablation-table:end -->"
-REPRO_START = "<!-- reproducibility-table:start -->"
-REPRO_END = "<!-- reproducibility-table:end -->"
-QUICK_START = "<!-- quick-start-figures:start -->"
-QUICK_END = "<!-- quick-start-figures:end -->"
-REPRO_DIR = RESULTS_DIR / "reproducibility"
-QUICK_START_CHECK = REPRO_DIR / "lucas.json"
-"""The reproducibility check of the README's quick start (``configs/lucas.yaml``)."""
-"""``check.py`` there writes one JSON per config: two runs of the same seed side by side."""
+SETTINGS = Path("ablation") / "settings.yaml"
+"""The ablation's settings, relative to the training results folder."""
+REPRODUCIBILITY = Path("reproducibility")
+"""``check.py`` there writes one JSON per config: two runs of the same seed side by side;
+relative to the training results folder."""
+QUICK_START_CHECK = REPRODUCIBILITY / "lucas.json"
+"""The reproducibility check of the README's quick start (``configs/lucas.yaml``), relative
+to the training results folder."""
 NOT_TRAINED = "not trained yet"
 SHIPPED = "shipped config"
 """The ablation table's name for the main table's run of a variant."""
@@ -266,16 +246,19 @@ def _link(path: Path, base: Path) -> str:
     return Path(os.path.relpath(path, base)).as_posix()
 
 
-def results_table(results_dir: Path = RESULTS_DIR, link_base: Path = ROOT) -> str:
+def results_table(results_dir: Path, link_base: Path | None = None) -> str:
     """The main results table (module docstring) and the learning-curve links under it.
 
     Args:
-        results_dir: the folder of the ``<Variant>/`` results folders.
-        link_base: links are relative to this folder (the README's).
+        results_dir: the folder of the ``<Variant>/`` results folders (a checkout's
+            ``results/training``).
+        link_base: links are relative to this folder (the page's: :func:`link_base`);
+            default: the checkout's root, two folders above ``results_dir``.
 
     Raises:
         ResultsError: a results file is damaged (:func:`load_run`).
     """
+    base = results_dir.parent.parent if link_base is None else link_base
     lines = _header(HEADER)
     curves = []
     for variant in VARIANTS:
@@ -286,13 +269,13 @@ def results_table(results_dir: Path = RESULTS_DIR, link_base: Path = ROOT) -> st
         lines.append(_row(variant_cells(variant, run)))
         png = results_dir / variant / "learning_curves.png"
         if png.is_file():
-            curves.append(f"[{variant}]({_link(png, link_base)})")
+            curves.append(f"[{variant}]({_link(png, base)})")
     if curves:
         lines += ["", "Learning curves (validation, against training steps): " + ", ".join(curves)]
     return "\n".join(lines)
 
 
-def read_settings(path: Path = SETTINGS) -> tuple[list[str], dict[str, list[str]]]:
+def read_settings(path: Path) -> tuple[list[str], dict[str, list[str]]]:
     """``(variants, settings)`` of the ablation settings file.
 
     Raises:
@@ -313,13 +296,20 @@ def read_settings(path: Path = SETTINGS) -> tuple[list[str], dict[str, list[str]
 
 
 def ablation_table(
-    results_dir: Path = RESULTS_DIR, settings_path: Path = SETTINGS, link_base: Path = ROOT
+    results_dir: Path, settings_path: Path | None = None, link_base: Path | None = None
 ) -> str:
     """The ablation table (module docstring), with the settings' overrides under it.
+
+    Args:
+        results_dir: a checkout's ``results/training``.
+        settings_path: the settings file; default: :data:`SETTINGS` under ``results_dir``.
+        link_base: as for :func:`results_table`.
 
     Raises:
         ResultsError: a results file or the settings file is damaged.
     """
+    settings_path = results_dir / SETTINGS if settings_path is None else settings_path
+    link_base = results_dir.parent.parent if link_base is None else link_base
     variants, settings = read_settings(settings_path)
     folder = results_dir / "ablation"
     present = {p.name for p in folder.iterdir() if p.is_dir()} if folder.is_dir() else set()
@@ -346,7 +336,7 @@ def ablation_table(
     return "\n".join([*lines, "", f"Settings ([{where}]({where})): {described}."])
 
 
-def reproducibility_table(folder: Path = REPRO_DIR) -> str:
+def reproducibility_table(folder: Path) -> str:
     """The reproducibility table: per saved check (``folder/*.json``, written by
     ``scripts/training/reproducibility/check.py``) and agent, every run's mean foundation
     cards on the same test deals with the CPU kernels torch used (the CPU's own, or those of
@@ -389,10 +379,11 @@ def reproducibility_table(folder: Path = REPRO_DIR) -> str:
     return "\n".join(lines)
 
 
-def quick_start_figures(path: Path = QUICK_START_CHECK) -> str:
-    """The README quick start's expected figures, from its reproducibility check: each
-    agent's mean foundation cards and win rate over the runs (a range when they differ),
-    and the CPUs and kernels they were measured with.
+def quick_start_figures(path: Path, root: Path) -> str:
+    """The README quick start's expected figures, from its reproducibility check ``path``
+    (:data:`QUICK_START_CHECK`): each agent's mean foundation cards and win rate over the
+    runs (a range when they differ), and the CPUs and kernels they were measured with; the
+    check named by its path from ``root`` (the checkout's).
 
     Raises:
         ResultsError: the file is damaged or lacks a key.
@@ -417,78 +408,20 @@ def quick_start_figures(path: Path = QUICK_START_CHECK) -> str:
             f"on the 500 test deals ({len(runs)} runs on one {report['cpu']} CPU with torch's "
             f"kernels for {', '.join(kernels)}: runs with the same kernels were {same}, "
             f"other kernels, as on another CPU, give the range; "
-            f"`{path.relative_to(ROOT).as_posix()}`)."
+            f"`{path.relative_to(root).as_posix()}`)."
         )
     except (KeyError, TypeError, IndexError, ValueError, ZeroDivisionError) as exc:
         raise ResultsError(f"{path}: not a reproducibility report ({exc!r})") from None
 
 
-def link_base(path: Path) -> Path:
-    """The folder that links in ``path`` are relative to, as its reader resolves them: the
-    file's folder, except for a page of the documentation site (``docs/``), where the saved
-    runs appear at their repository paths from the site's root (``scripts/mkdocs_hooks.py``
-    adds them), so a page ``docs/x.md`` links as if it were at the repository's root."""
-    path = path.resolve()
-    docs = ROOT / "docs"
+def link_base(path: Path, root: Path) -> Path:
+    """The folder that links in ``path`` (a page of the checkout at ``root``) are relative
+    to, as its reader resolves them: the file's folder, except for a page of the
+    documentation site (``docs/``), where the saved runs appear at their repository paths
+    from the site's root (``scripts/mkdocs_hooks.py`` adds them), so a page ``docs/x.md``
+    links as if it were at the repository's root."""
+    path, root = path.resolve(), root.resolve()
+    docs = root / "docs"
     if path.is_relative_to(docs):
-        return ROOT / path.parent.relative_to(docs)
+        return root / path.parent.relative_to(docs)
     return path.parent
-
-
-def write_tables(path: Path, results_dir: Path, settings: Path) -> None:
-    """Write into ``path`` every table whose markers it has (results, ablation,
-    reproducibility, quick-start figures).
-
-    Raises:
-        ValueError: ``path`` has none of the markers, or a pair is out of order.
-        OSError: it cannot be read or written.
-    """
-    base = link_base(path)
-    text = path.read_text(encoding="utf-8")
-    tables = {
-        (START, END): lambda: results_table(results_dir, base),
-        (ABLATION_START, ABLATION_END): lambda: ablation_table(results_dir, settings, base),
-        (REPRO_START, REPRO_END): reproducibility_table,
-        (QUICK_START, QUICK_END): quick_start_figures,
-    }
-    found = [markers for markers in tables if markers[0] in text]
-    if not found:
-        raise ValueError(f"{path}: none of the results tables' markers")
-    for start, end in found:
-        text = replace_between(text, tables[start, end](), start, end)
-    path.write_text(text, encoding="utf-8")
-    print(f"tables written to {path}")
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument(
-        "--results-dir", default=str(RESULTS_DIR), help="the folder of the <Variant>/ folders"
-    )
-    parser.add_argument("--settings", default=str(SETTINGS), help="the ablation settings YAML")
-    parser.add_argument("--ablation", action="store_true", help="print the ablation table")
-    parser.add_argument(
-        "--readme",
-        nargs="+",
-        metavar="FILE",
-        help="write the tables into these files (a README or docs pages), each between the "
-        "markers it has",
-    )
-    args = parser.parse_args(argv)
-    results_dir, settings = Path(args.results_dir), Path(args.settings)
-    try:
-        if args.readme:
-            for name in args.readme:
-                write_tables(Path(name), results_dir, settings)
-        elif args.ablation:
-            print(ablation_table(results_dir, settings, Path.cwd()))
-        else:
-            print(results_table(results_dir, Path.cwd()))
-    except (OSError, ValueError) as exc:
-        print(f"results_table: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

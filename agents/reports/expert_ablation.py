@@ -18,30 +18,20 @@ Three questions, each on Number Ten and Indian; one Markdown row per setting:
   (``...-ppo-after-warm600k-500.json``; Number Ten's is shipped, ``results/expert/numberten-ppo/``).
 
 Validation cells are wins of the network alone on 200 validation deals after each iteration
-(``start``: before the first); a missing record is ``-``. With ``--doc`` the table goes between
-``<!-- expert-ablation:start -->`` and ``<!-- expert-ablation:end -->`` (``docs/training.md``).
-
-Usage::
-
-    python benchmarks/expert_ablation.py
-    python benchmarks/expert_ablation.py --doc docs/training.md
+(``start``: before the first); a missing record is ``-``. ``python -m
+fortythieves_agents.reports`` writes the table into ``docs/training.md`` (block
+``expert-ablation``).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
-from bench_report import read_json, write_between
-from fortythieves_agents.evaluation.leaderboard import read_report
+from ..evaluation.leaderboard import read_report
+from .markers import read_json
 
-START = "<!-- expert-ablation:start -->"
-END = "<!-- expert-ablation:end -->"
-RESULTS = Path(__file__).resolve().parents[1] / "results"
 HEADER = (
     "| variant | question | setting | start | validation wins of 200 after iterations 0, 1, ... "
     "| test deals won of 500 |\n|---|---|---|---|---|---|"
@@ -140,7 +130,7 @@ def _ppo_after_rows(variant: str, results: Path) -> list[str]:
     return rows
 
 
-def table_for(results: Path = RESULTS) -> str:
+def table_for(results: Path) -> str:
     """The Markdown table.
 
     Raises:
@@ -164,24 +154,3 @@ def table_for(results: Path = RESULTS) -> str:
     for variant in ("NumberTen", "Indian"):
         rows += _ppo_after_rows(variant, results)
     return "\n".join([HEADER, *rows])
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--results", default=str(RESULTS), help="the results folder")
-    parser.add_argument("--doc", help="write the table into this file, between markers")
-    args = parser.parse_args(argv)
-    try:
-        table = table_for(Path(args.results))
-        if args.doc:
-            write_between(args.doc, table, START, END)
-        else:
-            print(table)
-    except (OSError, ValueError) as exc:
-        print(f"expert_ablation: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -34,38 +34,24 @@ made and their seconds (labels per second), the fits' seconds (labelled position
 epochs per second: the training steps of the fit) and the validation's (recorded since
 2026-12-05; ``-`` before), on the machine's 2 cores under the load its command says.
 
-A missing report is ``-``. With ``--doc`` it writes the tables between
-``<!-- expert-table:start -->`` and ``<!-- expert-table:end -->``, and between
-``<!-- expert-goal:start -->`` and ``<!-- expert-goal:end -->``, and
-``<!-- expert-budget:start -->`` and ``<!-- expert-budget:end -->`` (``docs/training.md``), so
-the tables are generated, never typed.
-
-Usage::
-
-    python benchmarks/expert_table.py
-    python benchmarks/expert_table.py --doc docs/training.md
+A missing report is ``-``. ``python -m fortythieves_agents.reports`` writes the tables
+into ``docs/training.md`` (blocks ``expert-table``, ``expert-goal`` and ``expert-budget``), so
+the tables are generated, never typed. Every function takes the checkout's ``results``
+folder.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
-from bench_report import read_json, write_between
-from fortythieves_agents.evaluation.evaluate import ceiling_cell
-from fortythieves_agents.evaluation.leaderboard import read_report
-from results_table import wins_cell
-
 from fortythieves_env import VARIANTS
 
-START = "<!-- expert-table:start -->"
-END = "<!-- expert-table:end -->"
-GOAL_START = "<!-- expert-goal:start -->"
-GOAL_END = "<!-- expert-goal:end -->"
+from ..evaluation.evaluate import ceiling_cell
+from ..evaluation.leaderboard import read_report, wins_cell
+from .markers import read_json
+
 SEARCH_SHARE_GOAL = 0.8
 """The network alone's wins at least this share of the search alone's ..."""
 SEARCH_WINS_FLOOR = 0.1
@@ -74,8 +60,6 @@ PROVED_SHARE_GOAL = 0.5
 """The network alone wins at least this share of the solver-proved wins ..."""
 PROVED_GOAL_VARIANTS = ("Indian", "Limited", "NumberTen")
 """... on these variants (issue 26)."""
-BUDGET_START = "<!-- expert-budget:start -->"
-BUDGET_END = "<!-- expert-budget:end -->"
 BUDGET_HEADER = (
     "| run | variant | iterations | labels | labelling, s (labels/s) | fit, s "
     "(positions x epochs / s) | validation, s | labelling share |\n"
@@ -86,7 +70,6 @@ GOAL_HEADER = (
     "network / search | goal: 80% of the search's wins | network / solver-proved, 500 | "
     "goal: 50% of the proved |\n|---|---|---|---|---|---|---|---|"
 )
-RESULTS = Path(__file__).resolve().parents[1] / "results"
 HEADER = (
     "| variant | network alone, 500 deals | network alone / solver-proved wins | PPO, 500 | "
     "greedy, 500 | random, 500 | search alone 0.1 s, first 200 | network + search against "
@@ -134,7 +117,7 @@ def _setting(name: str) -> str:
     raise ValueError(f"{name}: not a network + search setting (top<K> or w<WEIGHT>)")
 
 
-def row(variant: str, results: Path = RESULTS) -> str:
+def row(variant: str, results: Path) -> str:
     """The table row of ``variant`` from the reports under ``results``.
 
     Raises:
@@ -183,7 +166,7 @@ where it wins more of the 200 validation deals than the one before (never picked
 deals)."""
 
 
-def expert_stage(variant: str, results: Path = RESULTS) -> tuple[Path, str] | None:
+def expert_stage(variant: str, results: Path) -> tuple[Path, str] | None:
     """``variant``'s latest shipped expert-iteration stage: its folder and how it was made
     (:data:`STAGES`), or None where none is shipped."""
     for suffix, kind in STAGES:
@@ -193,7 +176,7 @@ def expert_stage(variant: str, results: Path = RESULTS) -> tuple[Path, str] | No
     return None
 
 
-def best_network(variant: str, results: Path = RESULTS) -> tuple[Path, str]:
+def best_network(variant: str, results: Path) -> tuple[Path, str]:
     """``variant``'s best shipped network and how it was made: its latest expert-iteration
     stage (:func:`expert_stage`), else the shipped PPO model
     (``training/<Variant>/best_model.zip``). ``scripts/expert/goal.sh`` picks the same."""
@@ -207,7 +190,7 @@ def _met(ok: bool) -> str:
     return "met" if ok else "**not met**"
 
 
-def goal_row(variant: str, results: Path = RESULTS) -> str:
+def goal_row(variant: str, results: Path) -> str:
     """The goal table's row of ``variant`` from the reports under ``results``.
 
     Raises:
@@ -274,7 +257,7 @@ def _per_variant(header: str, row_of: Callable[[str, Path], str], results: Path)
     return "\n".join([header, *rows])
 
 
-def goal_table_for(results: Path = RESULTS) -> str:
+def goal_table_for(results: Path) -> str:
     """The goal table, one row per variant of the registry.
 
     Raises:
@@ -314,7 +297,7 @@ def budget_row(path: Path) -> str | None:
     )
 
 
-def budget_table_for(results: Path = RESULTS) -> str:
+def budget_table_for(results: Path) -> str:
     """The budget table, one row per saved expert run state (pilots, then ablation runs).
 
     Raises:
@@ -332,35 +315,10 @@ def budget_table_for(results: Path = RESULTS) -> str:
     return "\n".join([BUDGET_HEADER, *rows])
 
 
-def table_for(results: Path = RESULTS) -> str:
+def table_for(results: Path) -> str:
     """The Markdown table, one row per variant of the registry.
 
     Raises:
         ValueError: as :func:`row`, naming the variant.
     """
     return _per_variant(HEADER, row, results)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--results", default=str(RESULTS), help="the results folder")
-    parser.add_argument("--doc", help="write the table into this file, between markers")
-    args = parser.parse_args(argv)
-    try:
-        table = table_for(Path(args.results))
-        goal = goal_table_for(Path(args.results))
-        budget = budget_table_for(Path(args.results))
-        if args.doc:
-            write_between(args.doc, table, START, END)
-            write_between(args.doc, goal, GOAL_START, GOAL_END)
-            write_between(args.doc, budget, BUDGET_START, BUDGET_END)
-        else:
-            print(table, goal, budget, sep="\n\n")
-    except (OSError, ValueError) as exc:
-        print(f"expert_table: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

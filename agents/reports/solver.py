@@ -1,0 +1,367 @@
+"""The solver's and the search agent's tables of the docs, rendered from the saved results.
+
+* **Winnability** (``docs/solver.md``, block ``winnability-table``): every
+  ``results/solver/*.jsonl`` (``fortythieves solve`` writes ``results/solver/<variant>.jsonl``),
+  one row per variant, solver version and node budget
+  (:func:`fortythieves_agents.evaluation.solve.markdown_table`).
+* **The solver's budget curve** (``solver-budget-curve``): deals won against the node
+  budget, solver version 4 beside version 3's passes, on the first 200 test deals of the
+  hard variants, from ``results/solver/budget_curve/<Variant>.jsonl``
+  (``scripts/solver/budget_curve.py``: 10**4, 10**5 and 10**6 nodes, ``v3`` =
+  ``solve(..., beam=False)``, ``v4`` = ``solve``) and, for the 2 * 10**7 point, the main
+  records ``results/solver/<Variant>.jsonl`` (versions 3 and 4 at 20,000,000 nodes).
+* **The search agent** (``search-table``): every
+  ``results/search/<Variant>-<deals>[-k<samples>[h]].json`` (written by ``fortythieves
+  evaluate search --variant V --episodes N --json ...``, see ``scripts/search/run_eval.sh``),
+  one row per report in the registry's order: the deals,
+  the search budget (samples per move; for the solving setting of issue 25, ``solve`` with
+  its seconds per move or samples, and nodes per sample), the search agent's, the shipped PPO
+  model's (``results/search/ppo/``, ``scripts/search/run_ppo.sh``; ``-`` when not saved),
+  greedy's and random's wins with 95% Wilson intervals, the search agent's wins among the
+  deals the clairvoyant solver proved winnable (the ceiling, when the report has it), mean
+  foundation cards, and the seconds per move the search cost (when the report timed it).
+* **The search agent's budget curve** (``budget-curve``, and its picture
+  ``results/search/budget_curve/curve.png``): the points of
+  ``results/search/budget_curve/curve.json`` (``benchmarks/search_budget_curve.py``).
+* **The solver's speed** (``docs/solver_design.md``, ``solver-speed``):
+  ``results/benchmarks/solver_speed.json`` (``benchmarks/solver_speed.py``).
+
+``python -m fortythieves_agents.reports`` writes them (:mod:`.targets`), so the tables are
+generated, never typed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from fortythieves_env import VARIANTS
+
+from ..evaluation.evaluate import ceiling_cell, wilson_interval
+from ..evaluation.leaderboard import wins_cell
+from ..evaluation.solve import markdown_table
+from ..players.search import DEFAULT_SAMPLES
+from ..seeds import TEST_START
+
+HEADER = (
+    "| variant | test deals | samples per move | search wins [95% CI] | search wins / "
+    "solver-proved wins | PPO wins [95% CI] | greedy wins [95% CI] | random wins [95% CI] | "
+    "search cards | greedy cards | s per move |\n|---|---|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def winnability_table(results_dir: Path) -> str:
+    """The Markdown table of every results file in ``results_dir`` (a checkout's
+    ``results/solver``; none: a one-line note)."""
+    return markdown_table(sorted(Path(results_dir).glob("*.jsonl")))
+
+
+# --------------------------------------------------------------- the solver's budget curve
+CURVE_VARIANTS = ("FortyThieves", "Streets", "Maria")
+"""The hard variants of the solver's budget curve (issue 39, point 1)."""
+CURVE_DEALS = 200
+CURVE_FIRST = TEST_START
+"""The curve's deals: the first :data:`CURVE_DEALS` test deals."""
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def solver_budget_curve_table(root: Path) -> str:
+    """The solver's budget curve from ``root`` (a checkout's ``results/solver``): one row per
+    variant of :data:`CURVE_VARIANTS` and budget; won (and proved lost) among the deals both
+    versions solved (all 200 once the runs are done), and the mean CPU (curve) or wall (main
+    run) seconds per deal."""
+    lines = [
+        "| variant | node budget | deals | v3 won | v3 lost | v4 won | v4 lost "
+        "| v4 won by the beam | s per deal, v3 | v4 |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for variant in CURVE_VARIANTS:
+        cells: dict[tuple[int, str], list[dict[str, Any]]] = defaultdict(list)
+        for r in _rows(root / "budget_curve" / f"{variant}.jsonl"):
+            if CURVE_FIRST <= r["seed"] < CURVE_FIRST + CURVE_DEALS:
+                cells[r["nodes_budget"], r["passes"]].append(r)
+        for r in _rows(root / f"{variant}.jsonl"):
+            main_run = r["nodes_budget"] == 20_000_000 and r["solver_version"] in (3, 4)
+            if main_run and CURVE_FIRST <= r["seed"] < CURVE_FIRST + CURVE_DEALS:
+                cells[20_000_000, f"v{r['solver_version']}"].append(r)
+        for budget in sorted({b for b, _ in cells}):
+            v3, v4 = cells.get((budget, "v3"), []), cells.get((budget, "v4"), [])
+            if v3 and v4:  # the deals both solved, side by side
+                common = {r["seed"] for r in v3} & {r["seed"] for r in v4}
+                v3 = [r for r in v3 if r["seed"] in common]
+                v4 = [r for r in v4 if r["seed"] in common]
+            deals = len({r["seed"] for r in v3 + v4})
+
+            def count(rs: list[dict[str, Any]], status: str) -> str:
+                return str(sum(r["status"] == status for r in rs)) if rs else "-"
+
+            def secs(rs: list[dict[str, Any]]) -> str:
+                if not rs:
+                    return "-"
+                key = "cpu_seconds" if "cpu_seconds" in rs[0] else "seconds"
+                return f"{sum(r[key] for r in rs) / len(rs):.2f}"
+
+            beam = sum(r["status"] == "won" and r["found_by"] == "beam" for r in v4)
+            lines.append(
+                f"| {variant} | {budget:,} | {deals} | {count(v3, 'won')} | {count(v3, 'lost')} "
+                f"| {count(v4, 'won')} | {count(v4, 'lost')} | {beam if v4 else '-'} "
+                f"| {secs(v3)} | {secs(v4)} |"
+            )
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------- the search agent
+def _cards(summary: dict[str, Any] | None) -> str:
+    return "-" if summary is None else f"{summary['mean_foundation_cards']:.1f}"
+
+
+def _budget(report: dict[str, Any]) -> tuple[int, bool, str]:
+    """The search agent's samples per move, whether that is the default (a report that
+    predates ``settings`` was made at :data:`fortythieves_agents.players.search.DEFAULT_SAMPLES`),
+    and its allocation."""
+    settings = report["results"]["search"].get("settings", {})
+    samples = settings.get("samples")
+    allocation = settings.get("allocation", "uniform")
+    return (DEFAULT_SAMPLES, True, allocation) if samples is None else (samples, False, allocation)
+
+
+def ppo_summary(results_dir: str | Path, variant: str, episodes: int) -> dict[str, Any] | None:
+    """The shipped PPO model's results on the same deals: ``<results_dir>/ppo/<variant>-<N>.json``
+    (``scripts/search/run_ppo.sh``), or None when it is not saved."""
+    path = Path(results_dir) / "ppo" / f"{variant}-{episodes}.json"
+    if not path.is_file():
+        return None
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+        if report["episodes"] == episodes and report["variant"] == variant:
+            return report["results"]["ppo"]
+        cause = ""
+    except (KeyError, TypeError, ValueError) as exc:  # ValueError: not JSON (cut mid-write)
+        cause = f" ({exc!r})"
+    raise ValueError(f"{path}: not a PPO report of {episodes} deals of {variant}{cause}")
+
+
+def row(report: dict[str, Any], ppo: dict[str, Any] | None = None) -> str:
+    """The table row of one saved report (``ppo``: the PPO model's results on its deals).
+
+    Raises:
+        KeyError: the report has no ``search`` agent.
+    """
+    results = report["results"]
+    search = results["search"]
+    ceiling = search.get("solver_ceiling")
+    proved = "-" if ceiling is None else ceiling_cell(ceiling)
+    count, default, allocation = _budget(report)
+    samples = f"{count} (default)" if default else str(count)
+    settings = search.get("settings", {})
+    if settings.get("method") == "solve":  # the solving setting (issue 25): its budget
+        nodes = settings.get("nodes_per_sample")
+        seconds = settings.get("budget_seconds_per_move")
+        samples = f"solve {seconds:g} s" if seconds is not None else f"solve {count}"
+        samples += f" ({nodes:,} nodes)"
+        if allocation != "halving":
+            samples += f" ({allocation})"
+    elif allocation != "uniform":
+        samples += f" ({allocation})"
+    timing = report.get("timing", {}).get("search")
+    per_move = "-" if timing is None else f"{timing['seconds_per_move']:.3f}"
+    return (
+        f"| {report['variant']} | {report['episodes']} | {samples} | {wins_cell(search)} | "
+        f"{proved} | {wins_cell(ppo)} | {wins_cell(results.get('greedy'))} | "
+        f"{wins_cell(results.get('random'))} | "
+        f"{_cards(search)} | {_cards(results.get('greedy'))} | {per_move} |"
+    )
+
+
+def search_table(results_dir: Path) -> str:
+    """The search-agent table: every ``*.json`` report in ``results_dir`` (a checkout's
+    ``results/search``), one row each, in the
+    registry's order of variants, then by deals, allocation (uniform first) and samples per
+    move (none: a one-line note).
+
+    Raises:
+        ValueError: a file is not a search evaluation report (named with the cause).
+    """
+    order = {name: i for i, name in enumerate(VARIANTS)}
+    reports = []
+    for path in sorted(Path(results_dir).glob("*.json")):
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+            count, _, allocation = _budget(report)
+            settings = report["results"]["search"].get("settings", {})
+            key = (
+                order.get(report["variant"], len(order)),
+                report["episodes"],
+                settings.get("method", "rollouts") == "solve",
+                allocation != "uniform",
+                settings.get("budget_seconds_per_move") or 0.0,
+                count,
+            )
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}: not a search evaluation report ({exc!r})") from None
+        ppo = ppo_summary(results_dir, report["variant"], report["episodes"])
+        reports.append((key, row(report, ppo)))
+    if not reports:
+        return "No search evaluations saved yet."
+    return "\n".join([HEADER, *(line for _, line in sorted(reports))])
+
+
+# ------------------------------------------------------- the search agent's budget curve
+def budget_curve_table(report: dict[str, Any]) -> str:
+    """The curve's points as a Markdown table, variant by variant, greedy first, then the
+    budgets in increasing order."""
+    lines = [
+        "| variant | agent | test deals | wins [95% CI] | wins / solver-proved wins | cards "
+        "| s per move (wall) | load |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    points = sorted(report["points"], key=lambda p: (p["variant"], p["budget_seconds"] or 0.0))
+    for p in points:
+        low, high = wilson_interval(p["wins"], p["deals"])
+        agent = "greedy" if p["budget_seconds"] is None else f"search {p['budget_seconds']:g} s"
+        proved = p.get("solver_proved_won")
+        ceiling = (
+            f"{p['wins_among_proved']} / {proved} ({100 * p['wins_among_proved'] / proved:.0f}%)"
+            if proved
+            else "- (none proved)"
+        )
+        lines.append(
+            f"| {p['variant']} | {agent} | {p['deals']} | {100 * p['win_rate']:.1f}% "
+            f"[{100 * low:.1f}, {100 * high:.1f}] | {ceiling} | {p['mean_foundation_cards']:.1f} "
+            f"| {p['seconds_per_move']:.4f} | {p['load_min']:.1f}-{p['load_max']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def budget_curve_png(report: dict[str, Any]) -> bytes:
+    """The curve's picture as PNG bytes: two panels, wins (of all deals and of the
+    solver-proved wins) against the budget, and the measured seconds per move against the
+    budget; greedy as a dashed line. Needs matplotlib (the ``plots`` extra)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    variants = list(dict.fromkeys(p["variant"] for p in report["points"]))
+    caps = sorted({p["nodes_per_sample"] for p in report["points"] if p["agent"] == "search"})
+    lines = [(v, n) for v in variants for n in caps]
+    fig, (ax, cost) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for k, (variant, cap) in enumerate(lines):
+        colour = f"C{k}"
+        points = sorted(
+            (
+                p
+                for p in report["points"]
+                if p["variant"] == variant
+                and p["agent"] == "search"
+                and p["nodes_per_sample"] == cap
+            ),
+            key=lambda p: p["budget_seconds"],
+        )
+        if len(caps) > 1:
+            variant = f"{variant}, {cap:,} nodes"
+        x = [p["budget_seconds"] for p in points]
+        if points:
+            ax.plot(x, [100 * p["win_rate"] for p in points], "o-", color=colour,
+                    label=f"{variant}: wins (% of deals)")  # fmt: skip
+            lo = [100 * p["win_rate_ci95"][0] for p in points]
+            hi = [100 * p["win_rate_ci95"][1] for p in points]
+            ax.fill_between(x, lo, hi, color=colour, alpha=0.12)
+            for p in points:  # each point's number of deals
+                ax.annotate(f"n={p['deals']}", (p["budget_seconds"], 100 * p["win_rate"]),
+                            textcoords="offset points", xytext=(4, 4), fontsize=6,
+                            color=colour)  # fmt: skip
+            shares = [p.get("share_of_proved") for p in points]
+            if all(s is not None for s in shares):
+                ax.plot(x, [100 * s for s in shares], "s:", color=colour,
+                        label=f"{variant}: wins (% of solver-proved wins)")  # fmt: skip
+            cost.plot(x, [p["seconds_per_move"] for p in points], "o-", color=colour, label=variant)
+        for p in report["points"]:
+            if p["variant"] == variant.split(",")[0] and p["agent"] == "greedy" and cap == caps[0]:
+                ax.axhline(100 * p["win_rate"], color=colour, ls="--", lw=1,
+                           label=f"{variant.split(',')[0]}: greedy")  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_xlabel("budget (seconds per move, at the fixed node rate)")
+    ax.set_ylabel("%")
+    ax.set_title("search agent (solving sampled deals): wins")
+    ax.legend(fontsize=7)
+    budgets = sorted({p["budget_seconds"] for p in report["points"] if p["agent"] == "search"})
+    if budgets:
+        cost.plot(budgets, budgets, "k:", lw=1, label="the budget itself")
+        ax.set_xlim(budgets[0] / 2, budgets[-1] * 3)  # room for the last point's "n=" label
+    cost.set_xscale("log")
+    cost.set_yscale("log")
+    cost.set_xlabel("budget (seconds per move)")
+    cost.set_ylabel("measured wall seconds per move (one core)")
+    cost.set_title("what the budget cost on this machine")
+    cost.legend(fontsize=7)
+    fig.tight_layout()
+    out = io.BytesIO()
+    fig.savefig(out, format="png", dpi=120)
+    plt.close(fig)
+    return out.getvalue()
+
+
+def plot_budget_curve(report: dict[str, Any], path: Path) -> None:
+    """Draw the curve (:func:`budget_curve_png`) to ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(budget_curve_png(report))
+
+
+# ------------------------------------------------------------------ the solver's speed
+def solver_speed_table(report: dict[str, Any]) -> str:
+    """The Markdown tables of a saved report: throughput and deals decided per core-hour
+    per variant, old against new; then the profile, if measured."""
+    settings = report["settings"]
+    load = report["load_1min"]
+    lines = [
+        f"Old = solver v{_version(report, 'old')} (revision {settings['old']}), new = "
+        f"v{_version(report, 'new')}; {settings['deals']} test deals per variant, each solved "
+        f"by both in turn in fresh processes (CPU time, compilation excluded); load (1-minute "
+        f"average) {load['before']:.1f} before, {load['after']:.1f} after. Throughput: the "
+        f"search alone at {settings['nodes']:,} nodes; decided: the whole solver with "
+        f"{settings['seconds']:g} s per deal.",
+        "",
+        "| variant | nodes per CPU-s, old | new | new/old per deal: median (min-max) "
+        "| decided, old | new | decided per core-hour, old | new |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for variant, entry in report["variants"].items():
+        s = entry["summary"]
+        old, new = s["old"], s["new"]
+        lines.append(
+            f"| {variant} | {old['nodes_per_cpu_second_median'] / 1e6:.2f}M "
+            f"| {new['nodes_per_cpu_second_median'] / 1e6:.2f}M "
+            f"| {s['ratio_median']:.2f}x ({s['ratio_min']:.2f}-{s['ratio_max']:.2f}) "
+            f"| {old['decided']}/{old['deals']} | {new['decided']}/{new['deals']} "
+            f"| {old['decided_per_core_hour']:.0f} | {new['decided_per_core_hour']:.0f} |"
+        )
+    profile = report.get("profile_ns_per_call")
+    if profile:
+        names = list(next(iter(profile.values())))
+        lines += [
+            "",
+            "Where a node's time goes (new solver): ns per call, each kernel alone in a "
+            "compiled loop over positions met in random play.",
+            "",
+            "| kernel | " + " | ".join(profile) + " |",
+            "|---|" + "---|" * len(profile),
+        ]
+        for name in names:
+            cells = " | ".join(f"{profile[v][name]:.0f}" for v in profile)
+            lines.append(f"| {name} | {cells} |")
+    return "\n".join(lines)
+
+
+def _version(report: dict[str, Any], which: str) -> int:
+    first = next(iter(report["variants"].values()))
+    return int(first["summary"][which]["version"])
