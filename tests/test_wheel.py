@@ -23,13 +23,13 @@ CONFIGS = sorted(p.name for p in (ROOT / "configs").glob("*.yaml"))
 
 def run_installed(code: str, target: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     """``code`` in a fresh interpreter whose packages come from ``target`` first (the
-    installed wheel), run from ``cwd`` (outside the checkout)."""
+    installed wheel, first on ``PYTHONPATH``), run from ``cwd`` (outside the checkout)."""
     prelude = (
-        f"import sys; sys.path.insert(0, {str(target)!r}); import fortythieves_agents, fortythieves_env; "
+        "import sys, fortythieves_agents, fortythieves_env; "
         f"assert fortythieves_agents.__file__.startswith({str(target)!r}), fortythieves_agents.__file__; "
         f"assert fortythieves_env.__file__.startswith({str(target)!r}); "
     )
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = {**os.environ, "PYTHONPATH": str(target)}
     return subprocess.run(
         [sys.executable, "-c", prelude + code],
         cwd=cwd,
@@ -63,6 +63,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert {f"fortythieves_agents/configs/{name}" for name in CONFIGS} <= members
     assert not any(m.startswith("agents/") for m in members)  # not the OpenAI Agents SDK's name
     assert "fortythieves_env/py.typed" in members
+    assert "fortythieves_agents/reports/__main__.py" in members  # the docs' tables, installed
     target = tmp_path / "site"
     install = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
@@ -123,7 +124,8 @@ def test_the_openai_agents_sdk_installs_beside_the_package(installed: Path, tmp_
     )  # fmt: skip
     assert got.returncode == 0, f"pip install {OPENAI_AGENTS}: " + got.stderr[-2000:]
     code = (
-        f"sys.path.append({str(sdk)!r}); import agents; "  # after this venv's packages
+        # the SDK's folder as one more site folder, after this venv's packages
+        f"import site; site.addsitedir({str(sdk)!r}); import agents; "
         f"assert agents.__file__.startswith({str(sdk)!r}), agents.__file__; "
         "assert agents.Agent(name='a', instructions='b').name == 'a'; "
         "from fortythieves_agents.cli.main import main; "

@@ -62,7 +62,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's code
 from fortythieves_agents.config import Config, ConfigError, YAMLProblem, load_config, load_yaml
 
 from fortythieves_env import VARIANTS

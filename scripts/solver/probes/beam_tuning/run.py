@@ -3,9 +3,8 @@
 import sys
 import time
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 import gymnasium as gym
-from prototype import iterated
+from prototype import iterated  # beside this script, which Python puts first on the path
 
 from fortythieves_env import env_id, get_variant
 from fortythieves_env.engine import rules_for
