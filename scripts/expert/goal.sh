@@ -1,10 +1,10 @@
 #!/bin/bash
 # Issue 26's goal figures, network side: each variant's best shipped network alone (its latest
 # expert-iteration stage, results/expert/<variant>[-ppo[-expert]]/model.zip, else the shipped PPO
-# model, results/training/<Variant>/best_model.zip; benchmarks/expert_table.py best_network) on
+# model, results/training/<Variant>/best_model.zip; fortythieves_agents.reports.expert.best_network) on
 # the 500 test deals, one row per deal: the first 200 are the deals of the search alone's table
 # (results/search/<Variant>-200-s0.1.json). With the wins among the solver-proved ones.
-# benchmarks/expert_table.py --doc docs/training.md renders the goal table.
+# python -m fortythieves_agents.reports renders the goal table into docs/training.md.
 #   scripts/expert/goal.sh [VARIANT ...]        (default: all nine)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,7 +21,7 @@ for variant in "${variants[@]}"; do
 done
 for variant in "${variants[@]}"; do
   low=$(echo "$variant" | tr '[:upper:]' '[:lower:]')
-  # the latest shipped expert-iteration stage (benchmarks/expert_table.py STAGES), else PPO's
+  # the latest shipped expert-iteration stage (fortythieves_agents.reports.expert.STAGES), else PPO's
   model=results/expert/$low-ppo-expert/model.zip                           # expert, PPO, expert
   [ -f "$model" ] || model=results/expert/$low-ppo/model.zip                # expert iteration, then PPO
   [ -f "$model" ] || model=results/expert/$low/model.zip                    # expert iteration

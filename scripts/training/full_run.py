@@ -426,7 +426,7 @@ def complete(job: Job, collect_only: bool = False) -> int:
         raise RunError(f"{job.run_dir}: still not complete after {MAX_STEPS} commands")
     copies = collect(job)
     print(f"{job.variant}: {len(copies)} files copied to {job.results_dir}")
-    print("docs tables: python benchmarks/results_table.py --readme docs/results.md")
+    print("docs tables: python -m fortythieves_agents.reports")
     return 0
 
 

@@ -4,6 +4,6 @@
 # costs about an hour on one core). Resumable: rerun to continue with the next deal.
 # Run from the repository root: bash scripts/search/budget_curve/run.sh
 set -e
-python benchmarks/search_budget_curve.py --variants NumberTen,FortyThieves --deals 100 \
+python -m benchmarks.search_budget_curve --variants NumberTen,FortyThieves --deals 100 \
   --budgets 0.01,0.1,1:10,10:2 --json results/search/budget_curve/curve.json \
   --png results/search/budget_curve/curve.png
