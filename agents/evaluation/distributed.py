@@ -19,20 +19,34 @@ machine).
 **Code on every node.** On a cluster, :func:`runtime_env` ships this package
 (``fortythieves_agents`` and
 ``fortythieves_env``, from the submitting machine) to every worker through Ray's runtime
-environment (``py_modules``), so the workers run the code the command was started with; the
+environment (``py_modules``; a checkout's ``agents/`` folder goes as a temporary copy,
+removed once uploaded: :func:`shipped_package`), so the workers run the code the command was
+started with; the
 dependencies (torch, stable-baselines3, numba...) must be installed on every node
 (``pip install -e ".[ray]"`` in the checkout).
+
+**Connecting.** An address is tried first with a plain TCP connection of at most
+:data:`CONNECT_SECONDS`, so an unreachable cluster is refused in one line within seconds
+(Ray itself retries for minutes), and Ray's own attempts are then bounded
+(:data:`GCS_ATTEMPTS`). A local Ray whose socket paths would not fit the 107 bytes of a Unix
+socket (a long ``TMPDIR``) is refused in one line naming ``RAY_TMPDIR``. ``ray.init``
+replaces the process's SIGTERM handler with one that exits with status 15; :func:`connect`
+puts the caller's handler back, so a command that turns SIGTERM into ``KeyboardInterrupt``
+(:func:`fortythieves_agents.process.stop_signals_interrupt`) stops the same way with Ray as
+without it.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import logging
 import math
 import os
 import shutil
+import signal
+import socket
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,6 +64,7 @@ __all__ = [
     "ray_session",
     "require_ray",
     "runtime_env",
+    "shipped_package",
 ]
 
 RAY_MISSING = "Ray is not installed (pip install -e '.[ray]' in the fortythieves checkout)"
@@ -75,43 +90,194 @@ def require_ray() -> Any:
     return ray
 
 
-def runtime_env() -> dict[str, Any]:
-    """Ray's runtime environment for every job: this package's two folders as ``py_modules``
-    (uploaded by the driver, first on every worker's ``sys.path``).
-
-    Ray names an uploaded module after its folder, so a checkout's ``agents/`` folder (which
-    installs as ``fortythieves_agents``) is copied, without caches, into a temporary folder
-    of that name first; an installed package is uploaded as it is.
-    """
-    import fortythieves_agents
-
+def runtime_env(agents_folder: Path) -> dict[str, Any]:
+    """Ray's runtime environment for a job on a cluster: ``agents_folder`` (the
+    ``fortythieves_agents`` package as Ray must upload it, :func:`shipped_package`) and
+    ``fortythieves_env``'s folder as ``py_modules`` (uploaded by the driver when it
+    connects, first on every worker's ``sys.path``)."""
     import fortythieves_env
 
     return {
-        "py_modules": [
-            str(
-                _shipped_folder(
-                    Path(fortythieves_agents.__file__).parent, fortythieves_agents.__name__
-                )
-            ),
-            str(Path(fortythieves_env.__file__).parent),
-        ],
+        "py_modules": [str(agents_folder), str(Path(fortythieves_env.__file__).parent)],
         "env_vars": {"PYTHONUNBUFFERED": "1"},
     }
 
 
-@functools.cache
-def _shipped_folder(folder: Path, name: str) -> Path:
-    """``folder``, or (its name not ``name``) a copy named ``name`` made once per process."""
+@contextmanager
+def shipped_package() -> Iterator[Path]:
+    """The ``fortythieves_agents`` folder to upload, for the block.
+
+    Ray names an uploaded module after its folder, so a checkout's ``agents/`` folder (which
+    installs as ``fortythieves_agents``) is copied, without caches, into a temporary folder
+    of that name, which is removed on leaving the block (Ray has uploaded it by then: the
+    upload is part of ``ray.init``); an installed package is used as it is.
+    """
+    import fortythieves_agents
+
+    folder = Path(fortythieves_agents.__file__).parent
+    name = fortythieves_agents.__name__
     if folder.name == name:
-        return folder
-    copy = Path(tempfile.mkdtemp(prefix="fortythieves-ray-")) / name
-    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    return copy
+        yield folder
+        return
+    temporary = Path(tempfile.mkdtemp(prefix="fortythieves-ray-"))
+    try:
+        copy = temporary / name
+        shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        yield copy
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
 
 
 QUIET_LEVEL = logging.ERROR
 """The level of the driver's ``ray`` logger in a quiet session (:func:`connect`)."""
+CONNECT_SECONDS = 10.0
+"""How long :func:`connect` waits for a TCP connection to a cluster's address before it
+refuses it."""
+GCS_ATTEMPTS = 2
+"""Ray's attempts to reach a cluster's GCS once its port answers (``ray.init`` reads them from
+:data:`GCS_ATTEMPTS_VARIABLE` unless the user set it; Ray's own default is 20 attempts of up
+to about 40 s each)."""
+GCS_ATTEMPTS_VARIABLE = "RAY_gcs_server_port_wait_time_s"
+"""The environment variable ``ray.init`` reads its attempts to reach a cluster from."""
+SOCKET_PATH_MAX = 107
+"""The longest path of a Unix socket (Linux), which Ray's session folder must allow."""
+
+
+def _host_port(target: str) -> tuple[str, int] | None:
+    """``(host, port)`` of a Ray address ``HOST:PORT`` or ``ray://HOST:PORT`` (IPv6 hosts in
+    brackets); None for an address Ray resolves itself (``auto``, ``local``, other schemes).
+
+    Raises:
+        ConfigError: not of that form (the message does not name where it came from).
+    """
+    rest = target
+    if "://" in target:
+        scheme, _, rest = target.partition("://")
+        if scheme != "ray":
+            return None
+    elif target in ("auto", "local"):
+        return None
+    host, sep, port = rest.rstrip("/").rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not sep or not host or not port.isdecimal() or not 0 < int(port) < 65536:
+        raise ConfigError(f"not a Ray address HOST:PORT (got {target!r})")
+    return host, int(port)
+
+
+def _reach(target: str, where: str) -> None:
+    """Refuse, within :data:`CONNECT_SECONDS`, an address nothing answers at.
+
+    Raises:
+        ConfigError: one line naming ``where`` (``--address X`` or ``RAY_ADDRESS=X``), what
+            failed and what to do.
+    """
+    unset = "leave out --address" if where.startswith("--") else "unset RAY_ADDRESS"
+    remedy = f"start Ray there (`ray start --head` prints the address) or {unset} for a local Ray"
+    try:
+        found = _host_port(target)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    if found is None:
+        return
+    try:
+        with socket.create_connection(found, timeout=CONNECT_SECONDS):
+            pass
+    except TimeoutError:
+        raise ConfigError(
+            f"{where}: no answer from {found[0]}:{found[1]} within {CONNECT_SECONDS:g} s; " + remedy
+        ) from None
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise ConfigError(
+            f"{where}: cannot reach {found[0]}:{found[1]} ({reason.lower()}); " + remedy
+        ) from None
+
+
+def _socket_path_error(exc: OSError) -> ConfigError | None:
+    """The one-line error for Ray's refusal of a socket path over :data:`SOCKET_PATH_MAX`
+    bytes (its session folder is under ``RAY_TMPDIR``, else ``TMPDIR``), else None."""
+    text = str(exc)
+    if "AF_UNIX path length" not in text:
+        return None
+    name = "RAY_TMPDIR" if "RAY_TMPDIR" in os.environ else "TMPDIR"
+    folder = os.environ.get(name, "")
+    return ConfigError(
+        f"{name}={folder} is too long for Ray: its socket paths there would pass the "
+        f"{SOCKET_PATH_MAX} bytes a Unix socket allows; run with a short folder for Ray, "
+        "e.g. RAY_TMPDIR=/tmp"
+    )
+
+
+@contextmanager
+def _bounded_gcs_attempts() -> Iterator[None]:
+    """:data:`GCS_ATTEMPTS_VARIABLE` at :data:`GCS_ATTEMPTS` for the block, unless the user
+    set it."""
+    name = GCS_ATTEMPTS_VARIABLE
+    if name in os.environ:
+        yield
+        return
+    os.environ[name] = str(GCS_ATTEMPTS)
+    try:
+        yield
+    finally:
+        os.environ.pop(name, None)
+
+
+@contextmanager
+def _caller_sigterm_handler() -> Iterator[None]:
+    """Keep the caller's SIGTERM handler across ``ray.init``, which installs one that exits
+    with status 15 (``sys.exit(15)``).
+
+    When the caller has a Python handler (a command's
+    :func:`~fortythieves_agents.process.stop_signals_interrupt`), it is put back after the
+    block, and a SIGTERM that Ray's handler turned into ``SystemExit(15)`` inside the block
+    is handed to it (which raises ``KeyboardInterrupt``); with no Python handler (the
+    default), Ray's stays.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if not callable(previous):
+        yield
+        return
+    try:
+        with _no_failure_signal_handler():
+            yield
+    except SystemExit as exc:
+        if exc.code != signal.SIGTERM:
+            raise
+        previous(signal.SIGTERM, None)
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def _no_failure_signal_handler() -> Iterator[None]:
+    """No crash-dump handler in this process's Ray core worker, for the block.
+
+    The core worker that ``ray.init`` starts in the driver installs abseil's failure-signal
+    handler for SIGTERM (and SIGSEGV...), which prints ``*** SIGTERM received ...`` and a
+    stack dump and aborts (exit 134) on a stop signal. Ray's switch for it,
+    ``RAY_DISABLE_FAILURE_SIGNAL_HANDLER``, is read into ``ray._private.ray_constants`` when
+    Ray is imported and looked up there when the core worker starts; it is set for the block
+    in this process only (Ray's other processes keep their handlers), and put back after.
+    """
+    import importlib
+
+    try:
+        constants: Any = importlib.import_module("ray._private.ray_constants")
+    except ImportError:  # another Ray layout: nothing to switch
+        yield
+        return
+    name = "RAY_DISABLE_FAILURE_SIGNAL_HANDLER"
+    before = getattr(constants, name, None)
+    setattr(constants, name, True)
+    try:
+        yield
+    finally:
+        setattr(constants, name, before)
 
 
 def connect(address: str | None = None, quiet: bool = False) -> str:
@@ -120,8 +286,10 @@ def connect(address: str | None = None, quiet: bool = False) -> str:
     A Ray already initialised in this process (a test's ``ray.init(num_cpus=2)``, a
     notebook's) is used as it is. Otherwise: ``address`` if given, else the ``RAY_ADDRESS``
     environment variable, else a new local Ray on this machine's cores (no dashboard). On a
-    cluster the package is shipped to the workers (:func:`runtime_env`); a local Ray's
-    workers import it as this process does (and reuse numba's compiled-kernel cache).
+    cluster the package is shipped to the workers (:func:`runtime_env`, its temporary copy
+    removed once uploaded); a local Ray's workers import it as this process does (and
+    reuse numba's compiled-kernel cache). The connection is bounded and the caller's
+    SIGTERM handler kept (module docstring, Connecting).
 
     ``quiet`` (``evaluate --ray``, ``solve --ray``): Ray's own messages stay off the
     console, so the command's table is what the user sees: the driver's ``ray`` logger
@@ -134,25 +302,39 @@ def connect(address: str | None = None, quiet: bool = False) -> str:
         ``"local"``, or the address of the cluster.
 
     Raises:
-        ConfigError: Ray is not installed, or the cluster cannot be reached (the message
-            names the address).
+        ConfigError: Ray is not installed; the cluster cannot be reached (the message
+            names the address and the remedy); a local Ray's temporary folder is too long
+            for its sockets.
     """
     ray = require_ray()
     if ray.is_initialized():
         return "local" if address is None else address
     target = address or os.environ.get("RAY_ADDRESS") or None
+    where = f"--address {address}" if address else f"RAY_ADDRESS={target}"
     options: dict[str, Any] = (
         {"logging_level": QUIET_LEVEL, "log_to_driver": False} if quiet else {}
     )
+    if target is not None:
+        _reach(target, where)
     try:
-        if target is None:  # local workers start in this folder with this sys.path
-            ray.init(include_dashboard=False, **options)
-        else:
-            ray.init(address=target, runtime_env=runtime_env(), **options)
-    except (ConnectionError, ValueError, RuntimeError, TimeoutError) as exc:
-        where = f"--address {address}" if address else f"RAY_ADDRESS={target}"
+        with _caller_sigterm_handler():
+            if target is None:  # local workers start in this folder with this sys.path
+                ray.init(include_dashboard=False, **options)
+            else:
+                with shipped_package() as agents, _bounded_gcs_attempts():
+                    ray.init(address=target, runtime_env=runtime_env(agents), **options)
+    except OSError as exc:  # ConnectionError and TimeoutError too
+        socket_error = _socket_path_error(exc)
+        if socket_error is not None:
+            raise socket_error from None
         raise ConfigError(
-            f"{where}: cannot connect to Ray ({' '.join(str(exc).split())[:300]})"
+            f"{where if target else 'local Ray'}: cannot connect to Ray "
+            f"({' '.join(str(exc).split())[:300]})"
+        ) from None
+    except (ValueError, RuntimeError) as exc:
+        raise ConfigError(
+            f"{where if target else 'local Ray'}: cannot connect to Ray "
+            f"({' '.join(str(exc).split())[:300]})"
         ) from None
     return target or "local"
 

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ from fortythieves_agents.cli.main import main
 from fortythieves_agents.config import ConfigError, load_config
 from fortythieves_agents.evaluation.distributed import play_parts
 from fortythieves_agents.evaluation.solve import solver_verdicts
+from fortythieves_agents.process import stop_signals_interrupt
 from fortythieves_agents.reports.speed import RAY_NOT_MEASURED, ray_speedup_table
 from fortythieves_agents.seeds import seeds_for_test
 from fortythieves_agents.training.sweep import (
@@ -347,21 +349,211 @@ def test_evaluate_and_solve_ask_for_a_quiet_ray(
     assert asked == [True, True]
     assert capsys.readouterr().err.count("stopped here") == 2
     calls: list[dict[str, Any]] = []
+    shipped_during_init: list[bool] = []
+
+    def init(**kwargs: Any) -> None:
+        calls.append(kwargs)
+        if "runtime_env" in kwargs:  # the package copy exists while Ray uploads it
+            folder = Path(kwargs["runtime_env"]["py_modules"][0])
+            shipped_during_init.append((folder / "cli" / "main.py").is_file())
+
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
-    monkeypatch.setattr(ray, "init", lambda **kwargs: calls.append(kwargs))
+    monkeypatch.setattr(ray, "init", init)
+    monkeypatch.setattr(distributed, "_reach", lambda target, where: None)  # no cluster here
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     assert distributed.connect(quiet=True) == "local"
     assert distributed.connect("x:1", quiet=True) == "x:1"
     assert distributed.connect() == "local"
     quiet = {"logging_level": logging.ERROR, "log_to_driver": False}
+    sent = calls[1].pop("runtime_env")
     assert calls == [
         {"include_dashboard": False, **quiet},
-        {"address": "x:1", "runtime_env": distributed.runtime_env(), **quiet},
+        {"address": "x:1", **quiet},
         {"include_dashboard": False},
     ]
-    shipped = Path(distributed.runtime_env()["py_modules"][0])
-    assert shipped.name == "fortythieves_agents" and (shipped / "cli" / "main.py").is_file()
-    assert not (shipped / "__pycache__").exists() or shipped.parent.name != "fortythieves-ray"
+    shipped = Path(sent["py_modules"][0])
+    assert shipped.name == "fortythieves_agents" and shipped_during_init == [True]
+    assert sent == distributed.runtime_env(shipped)
+
+
+def _closed_port() -> int:
+    """A local TCP port nothing listens on (bound, then closed)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_an_unreachable_ray_address_is_refused_at_once_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """issue 37 point 6: ``--address`` or ``RAY_ADDRESS`` where nothing answers took Ray
+    minutes of retries (its connection messages repeated, past 150 s), and each try left a
+    copy of the package in TMPDIR: now one line within seconds, naming the address and what
+    to do, and no copy."""
+    ray = pytest.importorskip("ray", reason="Ray has no wheel for this Python (the ray extra)")
+    import tempfile
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    port = _closed_port()
+    start = time.perf_counter()
+    argv = ["evaluate", "greedy", "--variant", "LittleForty", "--episodes", "1", "--ray"]
+    assert main([*argv, "--address", f"127.0.0.1:{port}"]) == 2
+    line = one_error_line(capsys, f"--address 127.0.0.1:{port}", command="evaluate")
+    assert "cannot reach" in line and "ray start --head" in line and "leave out --address" in line
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
+    assert main(argv) == 2
+    line = one_error_line(capsys, f"RAY_ADDRESS=127.0.0.1:{port}", command="evaluate")
+    assert "unset RAY_ADDRESS" in line
+    assert time.perf_counter() - start < 30  # Ray's own retries: minutes
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_connecting_to_a_cluster_removes_the_package_copy_and_bounds_ray(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The copy of ``agents/`` Ray uploads is removed once ``ray.init`` returns or fails;
+    while it runs, Ray's attempts to reach the cluster are bounded (unless the user set
+    them), and its SIGTERM handler does not outlive it."""
+    ray = pytest.importorskip("ray", reason="Ray has no wheel for this Python (the ray extra)")
+    import socket
+    import tempfile
+
+    import fortythieves_agents.evaluation.distributed as distributed
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.delenv(distributed.GCS_ATTEMPTS_VARIABLE, raising=False)
+    seen: list[tuple[str | None, bool]] = []
+
+    def init(**kwargs: Any) -> None:
+        folder = Path(kwargs["runtime_env"]["py_modules"][0])
+        seen.append((os.environ.get(distributed.GCS_ATTEMPTS_VARIABLE), folder.is_dir()))
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(signum))  # as Ray does
+        if len(seen) == 1:
+            raise ConnectionError("Failed to connect to Ray cluster")
+
+    monkeypatch.setattr(ray, "init", init)
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        with socket.socket() as server:  # an address that answers
+            server.bind(("127.0.0.1", 0))
+            server.listen()
+            address = f"127.0.0.1:{server.getsockname()[1]}"
+            with stop_signals_interrupt():
+                ours = signal.getsignal(signal.SIGTERM)
+                with pytest.raises(ConfigError, match=f"--address {address}: cannot connect"):
+                    distributed.connect(address)
+                assert signal.getsignal(signal.SIGTERM) is ours  # not Ray's sys.exit(15)
+                assert distributed.connect(address) == address
+                assert signal.getsignal(signal.SIGTERM) is ours
+
+                def stopped(**kwargs: Any) -> None:  # SIGTERM while Ray's handler is set
+                    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(signum))
+                    sys.exit(signal.SIGTERM)
+
+                monkeypatch.setattr(ray, "init", stopped)
+                with pytest.raises(KeyboardInterrupt):  # as without Ray
+                    distributed.connect(address)
+                assert signal.getsignal(signal.SIGTERM) is ours
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert seen == [(str(distributed.GCS_ATTEMPTS), True)] * 2
+    assert distributed.GCS_ATTEMPTS_VARIABLE not in os.environ
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("address", "parsed"),
+    [
+        ("10.0.0.1:6379", ("10.0.0.1", 6379)),
+        ("ray://head:10001", ("head", 10001)),
+        ("[::1]:6379", ("::1", 6379)),
+        ("auto", None),
+        ("local", None),
+        ("anyscale://cluster", None),
+    ],
+)
+def test_ray_addresses_are_read_as_ray_reads_them(
+    address: str, parsed: tuple[str, int] | None
+) -> None:
+    from fortythieves_agents.evaluation.distributed import _host_port
+
+    assert _host_port(address) == parsed
+
+
+def test_a_ray_address_without_a_port_is_refused() -> None:
+    from fortythieves_agents.evaluation.distributed import _reach
+
+    for bad in ("head", "head:", "head:99999", ":6379"):
+        with pytest.raises(ConfigError, match=r"--address .*: not a Ray address HOST:PORT"):
+            _reach(bad, f"--address {bad}")
+
+
+def test_a_long_tmpdir_is_one_line_naming_ray_tmpdir(tmp_path: Path) -> None:
+    """issue 37 point 6: Ray's socket paths (``TMPDIR/ray/session_.../sockets/...``) must fit
+    in 107 bytes; a longer TMPDIR gave a 36-line traceback."""
+    pytest.importorskip("ray", reason="Ray has no wheel for this Python (the ray extra)")
+    long = tmp_path / ("t" * 60)
+    long.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("RAY_ADDRESS", "RAY_TMPDIR")}
+    argv = ["evaluate", "greedy", "--variant", "LittleForty", "--episodes", "1", "--ray"]
+    done = run_cli(*argv, cwd=tmp_path, env={**env, "TMPDIR": str(long), "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"fortythieves evaluate: error: TMPDIR={long} is too long for Ray")
+    assert "107 bytes" in line and "RAY_TMPDIR=/tmp" in line
+
+
+def test_sigterm_during_evaluate_on_ray_is_an_interrupt(tmp_path: Path) -> None:
+    """issue 37 point 6: ``ray.init`` replaced the command's SIGTERM handler (exit 15, or
+    Ray's crash dump and exit 134); now SIGTERM stops ``evaluate --ray`` as it stops
+    ``evaluate``: exit 130 and one line saying how to re-run it. Sent once the Ray workers
+    are playing (their log files exist)."""
+    pytest.importorskip("ray", reason="Ray has no wheel for this Python (the ray extra)")
+    import subprocess
+    import sys
+    import tempfile
+
+    ray_tmp = Path(tempfile.mkdtemp(prefix="ft-", dir="/tmp"))  # short: Ray's socket paths
+    try:
+        env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+        env.update(RAY_TMPDIR=str(ray_tmp), PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+        argv = ["evaluate", "random", "--variant", "Streets", "--episodes", "200000", "--ray"]
+        process = subprocess.Popen(
+            [sys.executable, "-m", "fortythieves_agents.cli.main", *argv, "--no-progress"],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 300
+            while not list(ray_tmp.glob("ray/session_*/logs/worker-*.out")):
+                assert process.poll() is None, process.communicate()
+                assert time.monotonic() < deadline, "Ray's workers did not start"
+                time.sleep(0.5)
+            time.sleep(2)
+            process.send_signal(signal.SIGTERM)
+            out, err = process.communicate(timeout=120)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+        assert process.returncode == 130, err
+        assert err.splitlines() == [
+            "fortythieves evaluate: interrupted, nothing written; re-run with: fortythieves "
+            + " ".join(argv)
+            + " --no-progress"
+        ]
+        assert out == ""
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
 
 
 def test_evaluate_on_a_new_local_ray_prints_only_its_table(tmp_path: Path) -> None:
