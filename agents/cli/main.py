@@ -1133,12 +1133,31 @@ def _solver_verdicts(given: str | None, variant: str, episodes: int) -> dict[int
         raise ConfigError(f"argument --solver-results: {exc}") from None
 
 
-def _compiled_search_cached(solver_file: Path) -> bool:
-    """Whether numba's on-disk cache holds the solver's compiled search (``_search``'s index
-    file beside the module, where numba caches a writable package's functions; a cache
-    elsewhere, e.g. numba's user-wide one for a read-only install, is not looked for, so the
-    message is then printed each time: a harmless false alarm)."""
-    return any((solver_file.parent / "__pycache__").glob(f"{solver_file.stem}._search-*.nbi"))
+def _warm_up_solver(variant: str) -> None:
+    """Compile (or load) the solver's kernels before the deals
+    (:func:`fortythieves_agents.evaluation.solve.warm_up`), saying so on stderr only when
+    numba actually compiles, and then how long it took: that time is not in the per-deal
+    times."""
+    from ..evaluation.solve import warm_up
+    from ..process import compile_notice
+
+    def say() -> None:
+        print(
+            "fortythieves solve: compiling the solver's kernels (the first run after an "
+            "install or an update; up to a minute or two, cached for later runs)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    with compile_notice(say) as watch:
+        warm_up(variant)
+    if watch.compiled:
+        print(
+            f"fortythieves solve: compiled in {watch.seconds:.0f} s "
+            "(not counted in the per-deal times)",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -1155,7 +1174,7 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
     )
 
     try:
-        import fortythieves_env.solver as solver_module  # (needs numba)
+        import fortythieves_env.solver  # noqa: F401  (needs numba)
     except ImportError as exc:
         raise ConfigError(f"the solver needs numba ({exc}); pip install numba") from None
     path = Path(args.results) if args.results else default_results_path(args.variant)
@@ -1173,12 +1192,6 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
         raise ConfigError("argument --address: only with --ray")
     workers = args.workers if args.workers is not None else default_workers()
     progress = args.progress and sys.stderr.isatty()
-    if not _compiled_search_cached(Path(solver_module.__file__)):
-        print(
-            "fortythieves solve: compiling the solver's search (the first run after an "
-            "install; up to a minute, cached for later runs)",
-            file=sys.stderr,
-        )
     saved = 0
 
     def count(n: int) -> None:
@@ -1208,6 +1221,7 @@ def _solve(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 progress=progress,
                 on_saved=count,
                 map_unordered=map_unordered,
+                before_first=functools.partial(_warm_up_solver, args.variant),
             )
     except KeyboardInterrupt:
         print(

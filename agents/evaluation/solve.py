@@ -104,6 +104,7 @@ __all__ = [
     "solve_deal",
     "solver_verdicts",
     "summarize",
+    "warm_up",
 ]
 
 RESULTS_DIR = Path("results") / "solver"
@@ -161,27 +162,69 @@ def shipped_results_path(variant: str) -> Path:
 _ENVS: dict[str, Any] = {}
 
 
-def solve_deal(variant: str, seed: int, nodes: int, seconds: float | None) -> dict[str, Any]:
-    """Solve one deal; returns its record (the keys in the module docstring).
+WARM_UP_NODES = 64
+"""The node budget of :func:`warm_up`'s searches: fewer than the moves of any won game (96 in
+Lucas, whose Aces start on the foundations), so no search of it ends early with a win."""
 
-    The deal is ``gymnasium.make(env_id(variant)).reset(seed=seed)`` (one environment per
-    variant is kept per process; the first one also runs a one-node search, so that compiling
-    the search is neither timed nor counted against the seconds cap). Runs in the pool's
-    workers.
+
+def warm_up(variant: str) -> None:
+    """Compile every kernel a solve of ``variant`` runs, or load it from numba's cache: the
+    solver on the first test deal with :data:`WARM_UP_NODES` nodes, its passes in their
+    order, then its search alone (so each pass runs whatever share of the budget the
+    earlier ones take). The results are thrown away.
+
+    :func:`solve_deal` calls it once per process before its first timed deal, so a deal's
+    ``seconds`` never hold a compilation (they held the search's, 40 s on a first run); the
+    ``solve`` command calls it first and times it apart (the first run after an install
+    compiles for up to a minute or two). A solver that adds a pass should warm it here, or
+    better offer its own warm-up that this calls.
 
     Raises:
-        ValueError: unknown variant, ``nodes`` < 1 or ``seconds`` <= 0 (from ``solve``).
+        ValueError: unknown variant.
     """
+    from fortythieves_env.solver import solve
+
+    env = _env(variant)
+    env.reset(seed=TEST_START)
+    state = env.unwrapped.get_state()
+    solve(state, variant, nodes=WARM_UP_NODES)
+    solve(state, variant, nodes=WARM_UP_NODES, rollouts=False)
+
+
+def _env(variant: str) -> Any:
+    """The environment ``solve_deal`` deals with in this process (one per variant)."""
     import gymnasium as gym
 
-    from fortythieves_env import RULES_VERSION, env_id
-    from fortythieves_env.solver import SOLVER_VERSION, solve
+    from fortythieves_env import env_id
 
     env = _ENVS.get(variant)
     if env is None:
         env = _ENVS[variant] = gym.make(env_id(variant))
-        env.reset(seed=seed)
-        solve(env.unwrapped.get_state(), variant, nodes=1)  # compile (or load) the search first
+    return env
+
+
+_WARM: set[str] = set()
+"""The variants :func:`solve_deal` has warmed up in this process."""
+
+
+def solve_deal(variant: str, seed: int, nodes: int, seconds: float | None) -> dict[str, Any]:
+    """Solve one deal; returns its record (the keys in the module docstring).
+
+    The deal is ``gymnasium.make(env_id(variant)).reset(seed=seed)`` (one environment per
+    variant is kept per process). The first deal of a variant in a process runs
+    :func:`warm_up` first, so that compiling (or loading) the solver's kernels is neither
+    timed nor counted against the seconds cap. Runs in the pool's workers.
+
+    Raises:
+        ValueError: unknown variant, ``nodes`` < 1 or ``seconds`` <= 0 (from ``solve``).
+    """
+    from fortythieves_env import RULES_VERSION
+    from fortythieves_env.solver import SOLVER_VERSION, solve
+
+    if variant not in _WARM:
+        warm_up(variant)
+        _WARM.add(variant)
+    env = _env(variant)
     env.reset(seed=seed)
     result = solve(env.unwrapped.get_state(), variant, nodes=nodes, seconds=seconds)
     return {
@@ -468,6 +511,7 @@ def run_deals(
     progress: bool = False,
     on_saved: Callable[[int], None] | None = None,
     map_unordered: MapUnordered | None = None,
+    before_first: Callable[[], object] | None = None,
 ) -> SolveRun:
     """Solve the first ``deals`` test deals not yet in the results file, appending each
     result as it finishes (a deal is in the file when it has a record of this budget,
@@ -489,6 +533,9 @@ def run_deals(
             ``map_unordered(solve_one, tasks)`` and yielding each task's record as it ends
             (e.g. :func:`fortythieves_agents.evaluation.distributed.ray_map_unordered` for ``solve
             --ray``; ``workers`` is then only reported). A generator is closed on an interrupt.
+        before_first: called once before the first deal is solved (not when every deal is
+            in the file already): the ``solve`` command warms the solver up there
+            (:func:`warm_up`).
 
     Returns:
         A :class:`SolveRun`.
@@ -527,6 +574,8 @@ def run_deals(
     results: Iterator[dict[str, Any]] | None = None
     if not ends_cleanly:
         _mend_last_line(path)
+    if tasks and before_first is not None:
+        before_first()
     with open(path, "a", encoding="utf-8") as out:
         try:
             if map_unordered is not None:
