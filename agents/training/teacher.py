@@ -239,9 +239,12 @@ class _TeacherRecords(EpisodeHooks):
     masks, actions, game numbers (-1 where no move was legal) and, with ``ties``, the
     teacher's equal best moves bit-packed; its rewards and ends; each kept game's result."""
 
-    def __init__(self, games: int, ties: _TiedChoice | None) -> None:
+    def __init__(
+        self, games: int, ties: _TiedChoice | None, on_game: Callable[[], object] | None = None
+    ) -> None:
         self.games = games
         self.ties = ties
+        self.on_game = on_game
         self.obs: list[np.ndarray] = []
         self.masks: list[np.ndarray] = []
         self.actions: list[np.ndarray] = []
@@ -273,6 +276,8 @@ class _TeacherRecords(EpisodeHooks):
             self.cards[ending.game] = ending.foundation_cards
             self.won[ending.game] = ending.won
             self.lengths[ending.game] = ending.length
+            if self.on_game is not None:
+                self.on_game()
 
     def returns(self, gamma: float) -> np.ndarray:
         """``float64 (T, B)``: the discounted return from each step to its game's end (a
@@ -288,7 +293,11 @@ class _TeacherRecords(EpisodeHooks):
 
 
 def collect_teacher_games(
-    config: Config, teacher: BatchAgent, games: int, batch: int = BATCH_GAMES
+    config: Config,
+    teacher: BatchAgent,
+    games: int,
+    batch: int = BATCH_GAMES,
+    progress: bool = False,
 ) -> TeacherGames:
     """Play ``games`` teacher games on the training env (see the module docstring).
 
@@ -303,6 +312,8 @@ def collect_teacher_games(
         teacher: the agent.
         games: games to keep.
         batch: games played at once (at most ``games``).
+        progress: a tqdm bar on stderr counting the kept games that ended (the first games
+            also wait for numba to compile the kernels on a first run).
 
     Returns:
         The :class:`TeacherGames`; the same for the same config and teacher.
@@ -323,11 +334,13 @@ def collect_teacher_games(
     env = BatchedVecEnv(
         config.env, min(games, batch), config.seed + TEACHER_STREAM, shaping, gamma, no_cycling
     )
-    records = _TeacherRecords(games, ties)
+    bar = _bar(progress, games, "teacher games", "game")
+    records = _TeacherRecords(games, ties, bar.update)
     table = TrainingTable(env, games)
     try:
         play_games(teacher, table, ties or AgentChoice(), records)
     finally:
+        bar.close()
         env.close()
     game_tb = np.stack(records.game)
     keep = ((game_tb >= 0) & (game_tb < games)).reshape(-1)
@@ -343,6 +356,23 @@ def collect_teacher_games(
         lengths=records.lengths,
         seconds=time.perf_counter() - start,
         ties=np.concatenate(records.best)[keep] if ties is not None else None,
+    )
+
+
+def _bar(progress: bool, total: int, desc: str, unit: str) -> Any:
+    """A tqdm bar on stderr (cleared when closed), or a disabled one without ``progress``."""
+    import sys
+
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        desc=desc,
+        unit=unit,
+        disable=not progress,
+        file=sys.stderr,
+        leave=False,
+        dynamic_ncols=True,
     )
 
 
@@ -446,6 +476,7 @@ def clone_teacher(
     max_grad_norm: float,
     seed: int,
     on_epoch: Callable[[str, int, float], object] | None = None,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Behaviour cloning of ``model.policy`` on ``data``, then (``config.fit_value``) the
     critic's own layers on the returns (see the module docstring).
@@ -457,6 +488,8 @@ def clone_teacher(
         max_grad_norm: gradient clipping (``ppo.max_grad_norm``).
         seed: shuffles the samples (``numpy.random.default_rng((seed, 1))``).
         on_epoch: called with ``("policy" | "value", epoch, mean loss)`` after each pass.
+        progress: a tqdm bar on stderr counting the minibatches of every pass (policy, then
+            value).
 
     Returns:
         JSON-ready: ``held_out_games``, ``train_samples``, ``before`` and ``after``
@@ -477,6 +510,10 @@ def clone_teacher(
     policy.set_training_mode(True)
     obs, masks, *_ = _tensors(policy, data, train_rows[:64])
     actor = actor_parameters(policy, obs, masks)
+    critic = [p for p in policy.parameters() if id(p) not in actor]
+    fit = config.fit_value and bool(critic)
+    batches = -(-train_rows.size // config.batch_size) * config.epochs
+    bar = _bar(progress, batches * (2 if fit else 1), "behaviour cloning", "batch")
 
     def passes(kind: str, params: list[Any], loss_of: Callable[[np.ndarray], Any]) -> None:
         optimizer = torch.optim.Adam(params, lr=config.learning_rate)
@@ -490,6 +527,7 @@ def clone_teacher(
                 torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
                 optimizer.step()
                 losses.append(float(loss.detach()))
+                bar.update()
             if on_epoch is not None:
                 on_epoch(kind, epoch, float(np.mean(losses)))
         policy.zero_grad(set_to_none=True)
@@ -502,11 +540,12 @@ def clone_teacher(
         returns = torch.as_tensor(data.returns[rows], device=obs.device)
         return torch.nn.functional.mse_loss(policy.predict_values(obs).flatten(), returns)
 
-    passes("policy", list(policy.parameters()), policy_loss)
-    critic = [p for p in policy.parameters() if id(p) not in actor]
-    fit = config.fit_value and bool(critic)
-    if fit:
-        passes("value", critic, value_loss)
+    try:
+        passes("policy", list(policy.parameters()), policy_loss)
+        if fit:
+            passes("value", critic, value_loss)
+    finally:
+        bar.close()
     policy.set_training_mode(False)
     return {
         "held_out_games": int(np.unique(data.game[test_rows]).size),

@@ -82,7 +82,7 @@ from ..networks.model_zip import (
     model_variant,
 )
 from ..paths import check_readable_file, check_writable_dir, check_writable_file
-from ..process import stop_signals_interrupt, torch_threads
+from ..process import compile_notice, stop_signals_interrupt, torch_threads
 from ..run_folder import (
     RUN_FILES,
     RUN_FOLDERS,
@@ -94,6 +94,7 @@ from ..run_folder import (
 )
 
 __all__ = [
+    "COMPILE_NOTICE",
     "EpisodeStatsCallback",
     "StepProgressCallback",
     "TotalStepCheckpoint",
@@ -112,6 +113,15 @@ __all__ = [
     "trim_tensorboard",
     "unreadable_model",
 ]
+
+
+COMPILE_NOTICE = (
+    "compiling the game's kernels (the first run after an install or an update: a minute or "
+    "two, more on a busy machine; numba caches them for later runs)"
+)
+"""What :func:`train` prints when numba starts compiling (only then:
+:func:`fortythieves_agents.process.compile_notice`); the first run after an install was
+otherwise silent for minutes after the teacher's first line."""
 
 
 class EpisodeStatsCallback(BaseCallback):
@@ -873,6 +883,9 @@ def train(
     the call) and torch's thread count (``train.torch_threads``) are put back when the call
     returns or raises. SB3 seeds the process-wide generators (``random``, numpy's global one,
     torch's) with ``config.seed`` when it builds or loads the model; that is not undone.
+    When numba starts compiling the kernels (the first run after an install), the console
+    says so once (:data:`COMPILE_NOTICE`); with the progress bar on, the teacher's games and
+    the behaviour cloning show bars too.
 
     Args:
         config: the resolved configuration.
@@ -943,7 +956,16 @@ def train(
     if resume is None and not continue_expert and config.expert.start_model is not None:
         _check_model_zip(config.expert.start_model, "expert.start_model", config, resuming=False)
     argv = list(argv if argv is not None else sys.argv)
-    with torch_threads(config.train.torch_threads), stop_signals_interrupt():
+
+    def compiling() -> None:
+        console.print(COMPILE_NOTICE, markup=False, highlight=False)
+        sys.stdout.flush()
+
+    with (
+        torch_threads(config.train.torch_threads),
+        stop_signals_interrupt(),
+        compile_notice(compiling),
+    ):
         try:
             return _train(config, run, resume, argv, console, continue_expert)
         except RunWriteError as exc:  # a full disk: one line, what was kept, how to go on
@@ -1507,8 +1529,9 @@ def _start_from_teacher(
         return _earlier_meta(run, "teacher"), _imitation_games(config, start_steps, console)
     console.print(f"[bold]teacher[/bold] {name}: playing {tc.games} games on training deals")
     sys.stdout.flush()
+    progress = config.train.progress_bar and sys.stderr.isatty()
     teacher = make_teacher(name, config.seed, tc.search_samples)
-    games = collect_teacher_games(config, teacher, tc.games)
+    games = collect_teacher_games(config, teacher, tc.games, progress=progress)
     imitating = _imitating(config, start_steps)
     summary = games.summary()
     console.print(
@@ -1517,7 +1540,9 @@ def _start_from_teacher(
         f"({summary['collect_seconds']:.0f} s); behaviour cloning, {tc.epochs} epochs"
     )
     sys.stdout.flush()
-    clone = clone_teacher(model, games, tc, config.ppo.max_grad_norm, config.seed)
+    clone = clone_teacher(
+        model, games, tc, config.ppo.max_grad_norm, config.seed, progress=progress
+    )
     before, after = clone["before"], clone["after"]
     console.print(
         f"behaviour cloning ({clone['seconds']:.0f} s): agreement with {name} on "
@@ -1555,7 +1580,8 @@ def _imitation_games(config: Config, start_steps: int, console: Any) -> Any:
     )
     sys.stdout.flush()
     teacher = make_teacher(config.train.teacher, config.seed, tc.search_samples)
-    return collect_teacher_games(config, teacher, tc.games)
+    progress = config.train.progress_bar and sys.stderr.isatty()
+    return collect_teacher_games(config, teacher, tc.games, progress=progress)
 
 
 def _earlier_meta(run: Path, key: str) -> dict[str, Any] | None:

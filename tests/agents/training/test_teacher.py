@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -445,6 +446,79 @@ def test_ctrl_c_during_cloning_writes_nothing(
     assert result.status == "interrupted" and result.model_path is None
     assert not run.exists() or not any(run.rglob("*"))
     assert "nothing was written" in out.read_text()
+
+
+def test_teacher_games_and_cloning_show_progress(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """issue 37 point 8: the quick start printed nothing for minutes after "teacher greedy:
+    playing 200 games"; with the progress bar on, the teacher's games and the behaviour
+    cloning (its minibatches, policy then value) count up on stderr, to their totals."""
+    from fortythieves_agents.training import teacher as teacher_module
+
+    bars: list[Any] = []
+    make_bar = teacher_module._bar
+
+    def kept(*args: Any) -> Any:
+        bars.append(make_bar(*args))
+        return bars[-1]
+
+    monkeypatch.setattr(teacher_module, "_bar", kept)
+    config = small_config("teacher.epochs=2")
+    data = collect_teacher_games(config, make_teacher("greedy"), 12, progress=True)
+    assert "teacher games" in capsys.readouterr().err
+    model = build_model(config, make_training_vec_env(config), None)
+    clone_teacher(model, data, config.teacher, config.ppo.max_grad_norm, 0, progress=True)
+    assert "behaviour cloning" in capsys.readouterr().err
+    train_rows = int((~held_out(data)).sum())
+    batches = 2 * 2 * -(-train_rows // config.teacher.batch_size)  # 2 epochs, 2 passes
+    assert [(bar.desc, bar.n, bar.total) for bar in bars] == [
+        ("teacher games", 12, 12),
+        ("behaviour cloning", batches, batches),
+    ]
+    collect_teacher_games(config, make_teacher("greedy"), 2)  # no bar unless asked
+    assert capsys.readouterr().err == ""
+
+
+def test_train_says_when_numba_compiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 37 point 8: a first run compiles its kernels for minutes after the teacher's
+    first line; ``train`` now says so when numba starts compiling (here a fresh kernel the
+    teacher calls), once, and not on a run that compiles nothing."""
+    import numba
+    from fortythieves_agents.training import teacher as teacher_module
+    from fortythieves_agents.training.train import COMPILE_NOTICE
+    from rich.console import Console
+
+    @numba.njit
+    def fresh(x: int) -> int:
+        return x + 1
+
+    made = teacher_module.make_teacher
+
+    def compiling_teacher(*args: object, **kwargs: object) -> object:
+        fresh(1)
+        return made(*args, **kwargs)
+
+    monkeypatch.setattr(teacher_module, "make_teacher", compiling_teacher)
+    config = small_config(
+        "teacher.games=3",
+        "teacher.epochs=1",
+        "train.total_timesteps=64",
+        "eval.eval_freq=0",
+        "eval.final_episodes=0",
+    )
+    for name in ("first", "second"):
+        out = tmp_path / f"{name}.txt"
+        with open(out, "w") as file:
+            console = Console(file=file, soft_wrap=True)
+            result = train(config, run_dir=tmp_path / name, argv=["t"], console=console)
+        assert result.status == "completed"
+        lines = out.read_text().splitlines()
+        if name == "first":  # said before the teacher's games end (a cold cache: earlier)
+            games = next(i for i, line in enumerate(lines) if line.startswith("teacher games:"))
+            assert lines.count(COMPILE_NOTICE) == 1 and lines.index(COMPILE_NOTICE) < games
+        else:
+            assert COMPILE_NOTICE not in lines
 
 
 def test_the_search_agent_can_teach() -> None:
