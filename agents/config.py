@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from fortythieves_env import VariantSpec
 
 __all__ = [
+    "DISTRIBUTION",
     "MAX_EPISODE_STEPS",
     "MAX_NESTING",
     "MAX_REWARD",
@@ -65,7 +66,9 @@ __all__ = [
     "TeacherConfig",
     "TrainConfig",
     "YAMLProblem",
+    "checkout_root",
     "dump_config",
+    "install_hint",
     "load_config",
     "load_yaml",
     "parse_override",
@@ -1090,6 +1093,31 @@ def _format_errors(
     return f"invalid configuration ({len(lines)} problems):\n  " + "\n  ".join(lines)
 
 
+DISTRIBUTION = "fortythieves"
+"""The name the package is published and installed under (``pyproject.toml``'s
+``project.name``; a test checks that they agree)."""
+
+
+def checkout_root() -> Path | None:
+    """The repository this package runs from (an editable install or ``PYTHONPATH`` of a
+    checkout: the ``agents/`` folder beside ``pyproject.toml``), or None for an installed
+    wheel (the folder is then ``fortythieves_agents``)."""
+    here = Path(__file__).resolve().parent
+    if here.name == "agents" and (here.parent / "pyproject.toml").is_file():
+        return here.parent
+    return None
+
+
+def install_hint(extra: str) -> str:
+    """How to install an optional extra, for a message: in a checkout
+    ``pip install -e '.[plots]' in /path/to/checkout``, from a wheel
+    ``pip install 'fortythieves[plots]'`` (a wheel user has no checkout to install from)."""
+    root = checkout_root()
+    if root is not None:
+        return f"pip install -e '.[{extra}]' in {root}"
+    return f"pip install '{DISTRIBUTION}[{extra}]'"
+
+
 def shipped_configs() -> dict[str, Path]:
     """The configs shipped with the package, by name (``streets`` -> its ``streets.yaml``):
     the package data ``fortythieves_agents.configs`` of an installed wheel, else the ``configs/``
@@ -1111,6 +1139,20 @@ def resolve_config_path(path: str | Path) -> Path:
         return path
     name = path.name.lower().removesuffix(".yaml")
     return shipped_configs().get(name, path)
+
+
+def _missing_config(path: Path) -> str:
+    """The message for a config file that is not there: a ``configs/<name>.yaml`` (as the
+    README writes it, run outside a checkout) whose name is shipped gets the command that
+    uses the shipped one; any other path the list of the shipped names."""
+    shipped = shipped_configs()
+    name = path.name.lower().removesuffix(".yaml")
+    if path.parent.name == "configs" and name in shipped:
+        return (
+            f"{path}: config file not found; did you mean the shipped config `{name}` "
+            f"(`fortythieves train {name}`)?"
+        )
+    return f"{path}: config file not found (nor a shipped config: {', '.join(shipped)})"
 
 
 def load_config(
@@ -1143,8 +1185,7 @@ def load_config(
     sources: list[str] = []
     resolved = resolve_config_path(path)
     if not resolved.exists():
-        names = ", ".join(shipped_configs())
-        raise ConfigError(f"{resolved}: config file not found (nor a shipped config: {names})")
+        raise ConfigError(_missing_config(resolved))
     for file, data in _file_chain(resolved):
         sources.append(str(file))
         _merge(merged, data, str(file), provenance)

@@ -110,6 +110,36 @@ def test_the_wheel_built_from_the_sdist_runs_the_quick_start_outside_a_checkout(
     )
 
 
+def test_the_wheel_gives_its_own_install_commands_and_config_names(
+    installed: Path, tmp_path: Path
+) -> None:
+    """issue 37 point 10: outside a checkout, the hint to install matplotlib is the wheel's
+    form (no ``pip install -e '.[plots]'`` "in the checkout"), and the README's
+    ``train configs/lucas.yaml`` is told to name the shipped config."""
+    code = (
+        "sys.modules['matplotlib'] = None; "  # as without the plots extra
+        "from fortythieves_agents.cli.main import main; "
+        "main(['plot', 'nowhere']); sys.exit(main(['train', 'configs/lucas.yaml']))"
+    )
+    import numpy as np
+
+    run = tmp_path / "nowhere" / "eval"  # a run with one validation, enough to plot
+    run.mkdir(parents=True)
+    found = np.array([[10, 20]])
+    np.savez(run / "evaluations.npz", timesteps=np.array([64]), results=found.astype(float),
+             ep_lengths=np.full((1, 2), 50), successes=found == 104)  # fmt: skip
+    np.savez(run / "foundation_cards.npz", timesteps=np.array([64]), foundation_cards=found)
+    done = run_installed(code, installed, tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert "plots need matplotlib: pip install 'fortythieves[plots]'" in lines[0], lines
+    assert "-e" not in lines[0] and "checkout" not in lines[0]
+    assert lines[1] == (
+        "fortythieves train: error: configs/lucas.yaml: config file not found; did you mean "
+        "the shipped config `lucas` (`fortythieves train lucas`)?"
+    )
+
+
 OPENAI_AGENTS = "openai-agents==0.24.0"
 """The OpenAI Agents SDK, whose top-level package is ``agents`` (issue 28 point 4)."""
 

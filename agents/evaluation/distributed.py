@@ -52,7 +52,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..config import ConfigError
+from ..config import ConfigError, install_hint
 
 __all__ = [
     "RAY_MISSING",
@@ -67,7 +67,7 @@ __all__ = [
     "shipped_package",
 ]
 
-RAY_MISSING = "Ray is not installed (pip install -e '.[ray]' in the fortythieves checkout)"
+RAY_MISSING = f"Ray is not installed ({install_hint('ray')})"
 """The error message when ``ray`` (with Tune) cannot be imported."""
 MAX_PART = 4096
 """Most deals in one ``evaluate --ray`` task (more tasks than workers keep the progress bar

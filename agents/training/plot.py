@@ -10,8 +10,10 @@ One PNG with two panels, every run one line in each, against training steps:
   **return** instead (``results`` of ``evaluations.npz``), and the panel and the returned
   notes say so.
 
-Needs matplotlib (``pip install -e ".[plots]"`` in the checkout); the Agg backend is used, so no
-display is needed.
+Needs matplotlib, the ``plots`` extra (``pip install 'fortythieves[plots]'``, or
+``pip install -e ".[plots]"`` in a checkout; the message says which:
+:func:`fortythieves_agents.config.install_hint`); the Agg backend is used, so no display is
+needed.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..config import install_hint
 from ..run_folder import RunFolder
 
 __all__ = ["PlotError", "RunCurves", "load_curves", "plot_runs"]
@@ -119,8 +122,7 @@ def plot_runs(runs: list[str | Path], out: str | Path) -> list[str]:
         import matplotlib.pyplot as plt
     except ImportError:
         raise PlotError(
-            "plots need matplotlib: pip install -e '.[plots]' in the fortythieves checkout "
-            "(or pip install matplotlib)"
+            f"plots need matplotlib: {install_hint('plots')} (or pip install matplotlib)"
         ) from None
     notes = []
     fig, (ax_win, ax_score) = plt.subplots(1, 2, figsize=(11, 4.2), constrained_layout=True)

@@ -63,7 +63,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList, Check
 
 from fortythieves_env import RULES_VERSION
 
-from ..config import Config, ConfigError, dump_config
+from ..config import Config, ConfigError, dump_config, install_hint
 from ..envs import (
     env_id_for,
     make_training_vec_env,
@@ -1601,8 +1601,7 @@ def _write_learning_curves(run: Path, console: Any) -> None:
     run)."""
     if importlib.util.find_spec("matplotlib") is None:
         console.print(
-            "no learning_curves.png: plots need matplotlib "
-            "(pip install -e '.[plots]' in the checkout); "
+            f"no learning_curves.png: plots need matplotlib ({install_hint('plots')}); "
             f"later: fortythieves plot {run}",
             markup=False,
         )

@@ -191,6 +191,43 @@ def test_missing_file() -> None:
         load_config(CONFIGS / "nope.yaml")
 
 
+def test_a_readme_config_path_outside_a_checkout_names_the_shipped_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """issue 37 point 10: ``train configs/lucas.yaml`` where there is no ``configs/`` folder
+    (outside a checkout) listed ``lucas`` among the shipped configs without suggesting it;
+    now it says which command uses it. Other paths still get the list."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "configs/lucas.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "fortythieves train: error: configs/lucas.yaml: config file not found; did you mean "
+        "the shipped config `lucas` (`fortythieves train lucas`)?\n"
+    )
+    for other in ("configs/nope.yaml", "configs/expert/lucas.yaml", "elsewhere/lucas.yaml"):
+        with pytest.raises(ConfigError) as refused:
+            load_config(other)
+        assert str(refused.value).startswith(
+            f"{other}: config file not found (nor a shipped config: defaults, fortythieves"
+        )
+
+
+def test_install_hints_name_the_checkout_or_the_published_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """issue 37 point 10: a wheel user was told to ``pip install -e '.[plots]'`` "in the
+    checkout" they do not have; the hint is the checkout's form only in a checkout."""
+    from fortythieves_agents import config as config_module
+
+    assert config_module.checkout_root() == ROOT  # the tests run from this checkout
+    assert config_module.install_hint("plots") == f"pip install -e '.[plots]' in {ROOT}"
+    monkeypatch.setattr(config_module, "checkout_root", lambda: None)
+    assert config_module.install_hint("plots") == "pip install 'fortythieves[plots]'"
+    project = (ROOT / "pyproject.toml").read_text(encoding="utf-8").split("[project]", 1)[1]
+    name = re.search(r'^name = "([^"]+)"', project, flags=re.M)
+    assert name is not None and name.group(1) == config_module.DISTRIBUTION
+
+
 def test_missing_base_names_the_naming_file(tmp_path: Path) -> None:
     path = write(tmp_path / "v.yaml", "base: gone.yaml\n")
     with pytest.raises(

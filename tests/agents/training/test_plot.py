@@ -101,10 +101,19 @@ def test_plot_errors_are_one_line_exit_2(
 def test_plot_without_matplotlib_says_how_to_install_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from fortythieves_agents import config as config_module
+
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises
     assert main(["plot", str(fake_run(tmp_path, "a"))]) == 2
     err = capsys.readouterr().err
     assert "fortythieves plot: error: plots need matplotlib" in err and "[plots]" in err
+    monkeypatch.setattr(config_module, "checkout_root", lambda: None)  # as from a wheel
+    assert main(["plot", str(fake_run(tmp_path, "b"))]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "fortythieves plot: error: plots need matplotlib: pip install 'fortythieves[plots]' "
+        "(or pip install matplotlib)\n"
+    )
 
 
 def test_plot_out_must_be_a_writable_file(

@@ -159,6 +159,7 @@ def test_train_writes_learning_curves_or_says_why_not(smoke_run: Path) -> None:
 def test_no_matplotlib_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from fortythieves_agents import config as config_module
     from fortythieves_agents.training import train as train_module
     from rich.console import Console
 
@@ -166,8 +167,14 @@ def test_no_matplotlib_message(
     train_module._write_learning_curves(tmp_path, Console(width=400))
     out = capsys.readouterr().out
     assert "no learning_curves.png: plots need matplotlib" in out
+    assert "pip install -e '.[plots]' in " in out  # in this checkout
     assert f"fortythieves plot {tmp_path}" in out
     assert not (tmp_path / "learning_curves.png").exists()
+    # issue 37 point 10: from a wheel, the wheel's form (there is no checkout)
+    monkeypatch.setattr(config_module, "checkout_root", lambda: None)
+    train_module._write_learning_curves(tmp_path, Console(width=400))
+    out = capsys.readouterr().out
+    assert "plots need matplotlib (pip install 'fortythieves[plots]'); later: " in out
 
 
 def test_final_evaluation_json(smoke_run: Path) -> None:
