@@ -56,6 +56,24 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert test_command in _bash_blocks(page("getting-started.md"))
 
 
+CPU_TORCH = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+"""The CPU build of the pinned torch (PyPI's is a CUDA build of several GB on Linux)."""
+
+
+def test_getting_started_gives_both_commands_with_cpu_torch() -> None:
+    """issue 37 point 9: "the same two commands with torch from the CPU index" showed one
+    of them; its block is the README's two commands, each with torch from the CPU index."""
+    text = page("getting-started.md")
+    heading = "The same two commands with torch from the CPU index:"
+    assert text.count(heading) == 1
+    (block,) = _bash_blocks(text.split(heading, 1)[1])[:1]
+    readme = _bash_blocks(README)[:2]
+    assert "pytest" in readme[1]
+    expected = [c.replace("pip install torch==2.13.0", CPU_TORCH) for c in readme]
+    assert block.splitlines() == expected
+    assert all(command.count(CPU_TORCH) == 1 for command in expected)
+
+
 def test_readme_is_short_and_says_cpu_torch_before_the_commands() -> None:
     """At most 250 lines; the CPU-only note comes before the first install command."""
     assert len(README.splitlines()) <= 250
