@@ -650,8 +650,13 @@ def describe(record: GameRecord) -> str:
         end = "truncated" if o["truncated"] else ("stuck" if o.get("stuck") else "lost")
     return (
         f"{record.variant.name}, {deal}, played by {record.agent['name']}: {end} with "
-        f"{o['foundation_cards']} foundation cards in {o['length']} moves"
+        f"{_count(o['foundation_cards'], 'foundation card')} in {_count(o['length'], 'move')}"
     )
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 move``, ``2 moves``, ``0 moves``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def write_html(record: GameRecord, path: str | Path, moves: int | None = None) -> int:

@@ -660,7 +660,11 @@ def _add_replay_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore
         "replay",
         help="check a game record and show it move by move (text, --gif, --html)",
     )
-    rp.add_argument("file", metavar="FILE", help="a game record written by evaluate --save-games")
+    rp.add_argument(
+        "file",
+        metavar="FILE",
+        help="a game record, written by evaluate --save-games or play --save",
+    )
     _add_variant_spec(rp)
     rp.add_argument("--all", action="store_true", help="print every position at once (no waiting)")
     rp.add_argument(

@@ -25,6 +25,7 @@ from fortythieves_env.records import (
     GameRecord,
     RecordError,
     boards,
+    describe,
     load_record,
     make_record,
     verify,
@@ -312,6 +313,29 @@ def test_replay_all_prints_every_position(
     assert out.splitlines()[-1].endswith(
         f"{record.outcome['foundation_cards']} foundation cards in {n} moves"
     )
+
+
+def test_describe_counts_one_card_and_one_move_in_the_singular(tmp_path: Path) -> None:
+    """issue 37 point 12: ``replay`` ended with "1 foundation cards"."""
+    import dataclasses
+
+    record = load_record(_a_record(tmp_path)[0])
+
+    def told(cards: int, moves: int) -> str:
+        outcome = {**record.outcome, "foundation_cards": cards, "length": moves}
+        return describe(dataclasses.replace(record, outcome=outcome))
+
+    assert told(1, 1).endswith(" with 1 foundation card in 1 move")
+    assert told(0, 2).endswith(" with 0 foundation cards in 2 moves")
+    assert told(104, 300).endswith(" with 104 foundation cards in 300 moves")
+
+
+def test_replay_help_names_both_writers_of_records(capsys: pytest.CaptureFixture[str]) -> None:
+    """issue 37 point 12: ``replay --help`` named ``evaluate --save-games`` alone, but
+    ``play --save`` writes records too."""
+    assert main(["replay", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "FILE a game record, written by evaluate --save-games or play --save" in out
 
 
 def test_gif_and_html(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
