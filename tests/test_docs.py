@@ -192,6 +192,67 @@ def test_pages_render_in_headless_chromium(
     assert white < 0.97 * image.size[0] * image.size[1]
 
 
+_MEASURE = """<script>
+addEventListener("load", () => {
+  const found = [];
+  for (const el of document.querySelectorAll(".md-content .md-typeset__scrollwrap, .md-content pre > code")) {
+    const code = el.tagName === "CODE";
+    const head = code ? el.textContent : el.querySelector("tr").textContent;
+    found.push({kind: code ? "code" : "table", head: head.replace(/\\s+/g, " ").trim().slice(0, 60),
+                cut: el.scrollWidth > el.clientWidth + 1});
+  }
+  const out = document.createElement("pre");
+  out.id = "measured";
+  out.textContent = JSON.stringify(found);
+  document.body.appendChild(out);
+});
+</script>"""
+"""Lists every table (its scrolling wrapper) and code block of a page's content, with its
+first words and whether its content runs past its right edge (cut off on the screen)."""
+
+
+def _measured(chromium: str, site: Path, served: str, page: str) -> list[dict[str, object]]:
+    """The tables and code blocks of ``page`` as laid out at the test window's width."""
+    import html
+
+    original = site / page / "index.html"
+    probe = original.with_name("measure.html")  # beside it: the same relative links
+    probe.write_text(original.read_text(encoding="utf-8").replace("</body>", _MEASURE + "</body>"))
+    dom = _browser(chromium, "--dump-dom", f"{served}/{page}/measure.html")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom.stdout, flags=re.S)
+    assert found is not None, dom.stdout[-2000:]
+    return list(json.loads(html.unescape(found.group(1))))
+
+
+@pytest.mark.parametrize(
+    ("page", "kinds", "which"),
+    [
+        ("getting-started", {"code", "table"}, None),  # every command block, every table
+        ("variants", {"table"}, None),
+        ("variants/Streets", {"table"}, 0),  # the rule book's row
+        ("variants/Lucas", {"table"}, 0),
+        ("results", {"table"}, 1),  # the reproducibility table
+    ],
+)
+def test_pages_show_their_tables_and_commands_whole(
+    site: Path, served: str, page: str, kinds: set[str], which: int | None
+) -> None:
+    """issue 37 point 12: at 1280 pixels the variants table (its "start" column), the
+    rule book's row on a variant page, the results page's reproducibility table and the
+    quick start's one-line commands ran past the right edge of the page and were cut."""
+    chromium = _chromium()
+    if chromium is None:
+        pytest.skip("no chromium on this machine (apt-get install chromium)")
+    found = [item for item in _measured(chromium, site, served, page) if item["kind"] in kinds]
+    if which is not None:
+        found = found[which : which + 1]
+    assert found, f"{page}: nothing to measure"
+    assert [item["head"] for item in found if item["cut"]] == []
+    if page == "results":
+        assert str(found[0]["head"]).startswith("agent run 1: own")  # the one meant
+
+
 # ---------------------------------------------------------------- generated pages and tables
 def test_every_variant_has_its_page_and_picture() -> None:
     """``docs/variants/<id>.md`` and its picture, one per registered variant, the picture the
@@ -214,6 +275,16 @@ def test_variant_page_spells_out_each_rule_of_the_spec() -> None:
     assert "Little Forty deals three cards at a time" in little  # the rule book's note
     streets = pages.page("Streets", ROOT)
     assert "of the other colour" in streets and "One card moves at a time" in streets
+
+
+def test_variant_pages_write_out_an_empty_start() -> None:
+    """issue 37 point 12: the rule book leaves "start" empty for the variants whose
+    foundations start empty, which read on their pages as a missing value."""
+    streets = pages.page("Streets", ROOT)
+    rules = streets.split("## Rules", 1)[1].split("## Actions", 1)[0]
+    assert "| start | - (the foundations start empty; all 104 cards are dealt) |" in rules
+    assert not re.search(r"\|\s*\|\s*$", rules, flags=re.M)  # no empty cell
+    assert "| start | the 8 Aces start on the foundations |" in pages.page("Lucas", ROOT)
 
 
 def test_summary_table_has_every_agent_and_the_ceiling() -> None:

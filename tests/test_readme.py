@@ -45,6 +45,12 @@ def _bash_blocks(text: str) -> list[str]:
     return [b.strip() for b in re.findall(r"```bash\n(.*?)```", text, flags=re.S)]
 
 
+def _as_one_line(command: str) -> str:
+    """A shell command as the shell reads it: lines ending in ``\\`` joined, runs of spaces
+    as one (the docs break long commands into lines so that they fit the page)."""
+    return " ".join(command.replace("\\\n", " ").split())
+
+
 def test_ci_runs_the_readme_test_command() -> None:
     blocks = _bash_blocks(README)
     test_command = next(b for b in blocks if "pytest" in b)
@@ -52,8 +58,8 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert test_command in ci.splitlines()
     assert "pip install torch==2.13.0" in test_command  # the CPU build comes first
     assert '".[test,video,plots,pysol,ray,docs]"' in test_command  # the docs' tests run too
-    # the getting-started page shows the same command
-    assert test_command in _bash_blocks(page("getting-started.md"))
+    # the getting-started page shows the same command (broken into lines there)
+    assert test_command in [_as_one_line(b) for b in _bash_blocks(page("getting-started.md"))]
 
 
 CPU_TORCH = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
@@ -62,16 +68,22 @@ CPU_TORCH = "pip install torch==2.13.0 --index-url https://download.pytorch.org/
 
 def test_getting_started_gives_both_commands_with_cpu_torch() -> None:
     """issue 37 point 9: "the same two commands with torch from the CPU index" showed one
-    of them; its block is the README's two commands, each with torch from the CPU index."""
+    of them; its two blocks are the README's two commands, each with torch from the CPU
+    index, broken into lines short enough for the page (issue 37 point 12: the one-line
+    commands were cut at its right edge)."""
     text = page("getting-started.md")
     heading = "The same two commands with torch from the CPU index:"
     assert text.count(heading) == 1
-    (block,) = _bash_blocks(text.split(heading, 1)[1])[:1]
     readme = _bash_blocks(README)[:2]
     assert "pytest" in readme[1]
     expected = [c.replace("pip install torch==2.13.0", CPU_TORCH) for c in readme]
-    assert block.splitlines() == expected
     assert all(command.count(CPU_TORCH) == 1 for command in expected)
+    after = text.split(heading, 1)[1]
+    shown = _bash_blocks(after.split("\n\n", 1)[1].split("\n\n```text", 1)[0])
+    assert [_as_one_line(block) for block in shown[:2]] == expected
+    assert after.split("\n\n", 1)[1].startswith("```bash\n")  # right after the sentence
+    lines = [line for block in _bash_blocks(text) for line in block.splitlines()]
+    assert max(len(line) for line in lines) <= 80  # every command of the page fits it
 
 
 def test_readme_is_short_and_says_cpu_torch_before_the_commands() -> None:
@@ -99,6 +111,7 @@ def test_variants_table_matches_the_specs() -> None:
         if len(r) == 11 and r[0].strip() in VARIANTS
     }
     assert list(table) == list(VARIANTS)
+    assert "start: what lies on the foundations before the deal; `-`: nothing" in text
     for variant, row in table.items():
         spec = VARIANTS[variant]
         env = FortyThievesEnv(variant)
@@ -106,6 +119,8 @@ def test_variants_table_matches_the_specs() -> None:
         assert row[3] == f"{spec.cards_per_column} ({spec.face_down}+{spec.face_up})"
         assert row[4] == str(spec.stock_size)
         assert row[7] == f"{spec.deal_count} / {spec.redeals}"
+        # issue 37 point 12: an empty cell read as a missing value; "-" is explained below
+        assert row[8] == ("8 Aces on the foundations" if spec.aces_on_foundations else "-")
         assert row[9] == str(env.action_space.n)
         assert row[10] == str(env.observation_space.shape[0])
 
@@ -152,7 +167,9 @@ def _shown_commands() -> list[str]:
         spans = [body for _, body in _FENCE.findall(text)]
         spans += re.findall(r"`([^`\n]+)`", _FENCE.sub("", text))
         for span in spans:
-            # an indented line continues the line before it (a wrapped usage line)
+            # an indented line continues the line before it (a wrapped usage line), as does
+            # one after a line ending in a backslash (a shell command broken into lines)
+            span = re.sub(r"\\\n[ \t]*", " ", span)
             for line in re.sub(r"\n[ \t]+", " ", span).splitlines():
                 out.update((m.group(0).strip(), None) for m in _COMMAND.finditer(line))
     return list(out)

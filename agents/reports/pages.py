@@ -54,6 +54,25 @@ def rule_book_row(variant: str, rules: str) -> tuple[str, str]:
     raise ValueError(f"RULES.md has no row for {variant}")
 
 
+EMPTY_CELLS = {"start": "- (the foundations start empty; all 104 cards are dealt)"}
+"""What an empty cell of the rule book's table means, by column: shown instead of nothing,
+which reads as a missing value. Any other empty cell is shown as ``-``."""
+
+
+def rule_book_table(header: str, row: str) -> str:
+    """The rule book's row of a variant as a table of two columns, one line per column of
+    the rule book (nine columns side by side were cut at the page's right edge); an empty
+    cell is written out (:data:`EMPTY_CELLS`)."""
+    names = [cell.strip() for cell in header.strip().strip("|").split("|")]
+    cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
+    if len(names) != len(cells):
+        raise ValueError(f"RULES.md: the row {row!r} does not match the header {header!r}")
+    lines = ["| rule | value |", "|---|---|"]
+    for name, cell in zip(names, cells, strict=True):
+        lines.append(f"| {name} | {cell or EMPTY_CELLS.get(name, '-')} |")
+    return "\n".join(lines)
+
+
 def rule_book_notes(spec: VariantSpec, rules: str) -> list[str]:
     """The rule book's notes ("Details that follow from the table") that name the variant."""
     notes = rules.split("Details that follow from the table:", 1)[-1].split("\n## ", 1)[0]
@@ -177,9 +196,7 @@ def page(variant: str, root: Path) -> str:
         "",
         "The rule book's row ([the rule book](../rules.md) has the common rules):",
         "",
-        header,
-        "|" + "---|" * (header.count("|") - 1),
-        row,
+        rule_book_table(header, row),
         "",
         *(f"- {note}" for note in rule_book_notes(spec, rules)),
         *([""] if rule_book_notes(spec, rules) else []),

@@ -81,17 +81,9 @@ ABLATION_HEADER = (
     "steps",
     "wall time",
 )
-REPRO_HEADER = (
-    "config",
-    "steps",
-    "agent",
-    "cards per run (torch's CPU kernels)",
-    "range",
-    "wins per run",
-    "identical on one CPU",
-    "CPU",
-    "torch",
-)
+REPRO_HEADER = ("agent", "range")
+"""The first and last columns of a reproducibility table; between them one column per run,
+headed by the CPU kernels torch used (:func:`reproducibility_table`)."""
 
 
 class ResultsError(ValueError):
@@ -337,46 +329,46 @@ def ablation_table(
 
 
 def reproducibility_table(folder: Path) -> str:
-    """The reproducibility table: per saved check (``folder/*.json``, written by
-    ``scripts/training/reproducibility/check.py``) and agent, every run's mean foundation
-    cards on the same test deals with the CPU kernels torch used (the CPU's own, or those of
-    another instruction set), their range, and whether the runs on the CPU's own kernels
-    gave identical figures.
+    """The reproducibility tables: per saved check (``folder/*.json``, written by
+    ``scripts/training/reproducibility/check.py``) a line naming the config, steps, CPU,
+    torch and whether the runs on the CPU's own kernels gave identical figures, then a table
+    of one row per agent: every run's mean foundation cards and wins on the same test deals,
+    one column per run headed by the CPU kernels torch used (the CPU's own, or those of
+    another instruction set), and their range. What every row shares stands above the
+    table, so that it fits a page's width.
 
     Raises:
         ResultsError: a JSON file is damaged or lacks a key.
     """
-    lines = _header(REPRO_HEADER)
+    blocks = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         report = _json(path)
         try:
             runs = report["runs"]
+            kernels = [
+                f"run {k}: {'own ' if r['kernels'] == 'native' else ''}{r['torch_cpu_capability']}"
+                for k, r in enumerate(runs, start=1)
+            ]
+            same = "yes" if report["identical_on_one_cpu"] else "no"
+            lines = [
+                f"`{report['variant_config']}`, {report['steps']:,} steps, on one "
+                f"{report['cpu']} CPU with torch {report['packages']['torch']}; runs on the "
+                f"CPU's own kernels identical: {same}. Mean foundation cards (wins) of each "
+                "run:",
+                "",
+                *_header((REPRO_HEADER[0], *kernels, REPRO_HEADER[1])),
+            ]
             for agent, (low, high) in report["range"].items():
-                cards = ", ".join(
+                cells = [
                     f"{r['results'][agent]['mean_foundation_cards']:.2f} "
-                    f"({'own ' if r['kernels'] == 'native' else ''}"
-                    f"{r['torch_cpu_capability']})"
+                    f"({r['results'][agent]['wins']})"
                     for r in runs
-                )
-                wins = " / ".join(str(r["results"][agent]["wins"]) for r in runs)
-                lines.append(
-                    _row(
-                        [
-                            f"`{report['variant_config']}`",
-                            f"{report['steps']:,}",
-                            agent,
-                            cards,
-                            f"{low:.2f}-{high:.2f}",
-                            wins,
-                            "yes" if report["identical_on_one_cpu"] else "no",
-                            report["cpu"],
-                            report["packages"]["torch"],
-                        ]
-                    )
-                )
+                ]
+                lines.append(_row([agent, *cells, f"{low:.2f}-{high:.2f}"]))
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise ResultsError(f"{path}: not a reproducibility report ({exc!r})") from None
-    return "\n".join(lines)
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def quick_start_figures(path: Path, root: Path) -> str:
