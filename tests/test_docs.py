@@ -79,6 +79,20 @@ def test_the_site_builds_with_warnings_as_errors(site: Path) -> None:
         assert (site / "results" / "training" / variant / "learning_curves.png").is_file()
 
 
+def test_the_docs_say_which_versions_are_pinned_and_why() -> None:
+    """issue 37 point 12: Material prints its end-of-life notice on every build (Zensical
+    succeeds it; MkDocs 2 cannot build it); the docs extra pins the versions that build the
+    site, and the site says which and why."""
+    project = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    docs = re.search(r"^docs = \[(.*)\]$", project, flags=re.M)
+    assert docs is not None
+    assert '"mkdocs>=1.6,<2"' in docs.group(1) and '"mkdocs-material>=9.5,<10"' in docs.group(1)
+    about = (DOCS / "index.md").read_text(encoding="utf-8").split("## About this site", 1)[1]
+    assert "**Pinned versions.**" in about
+    for text in ("`mkdocs>=1.6,<2`", "`mkdocs-material>=9.5,<10`", "5 May 2027", "Zensical"):
+        assert text in about, text
+
+
 def test_api_reference_is_built_from_the_docstrings(site: Path) -> None:
     html = (site / "api" / "env" / "index.html").read_text(encoding="utf-8")
     assert 'id="fortythieves_env.env.FortyThievesEnv"' in html
