@@ -286,6 +286,52 @@ def _keep(keys: np.ndarray, ctl: np.ndarray, h: np.uint64) -> bool:
     return True
 
 
+@kernel(inline="always")
+def _make_child(
+    tb: np.ndarray,
+    st: np.ndarray,
+    raw: np.ndarray,
+    key: np.ndarray,
+    terms: np.ndarray,
+    action: int,
+    child: np.ndarray,
+    child_raw: np.ndarray,
+    child_key: np.ndarray,
+    child_terms: np.ndarray,
+    kbuf: np.ndarray,
+    zc: np.ndarray,
+    zd: np.ndarray,
+    zs: np.ndarray,
+    zw: np.ndarray,
+    zf: np.ndarray,
+    zr: np.ndarray,
+) -> None:
+    """Make a kept child: the position after ``action`` from ``st`` into ``child``, with its
+    column key terms, keys (by the move, as the depth-first search makes them; a redeal's
+    from scratch) and :func:`progress` terms (by the move)."""
+    dec = tb[H_DECODE] + 4 * action
+    child[:] = st
+    apply(child, tb, np.int64(action))
+    kind = tb[dec]
+    if kind == REDEAL:
+        _full_keys(child, tb, zc, zd, zs, zw, zf, zr, child_raw, child_key)
+    else:
+        _child_keys(st, tb, action, zc, zd, zs, zw, zf, raw, key, kbuf)
+        child_raw[:] = raw
+        if kind == COLUMN_TO_COLUMN or kind == COLUMN_TO_FOUNDATION:  # noqa: SIM109
+            child_raw[tb[dec + 1], 0] = kbuf[2]
+            child_raw[tb[dec + 1], 1] = kbuf[3]
+        if kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN:  # noqa: SIM109
+            child_raw[tb[dec + 2], 0] = kbuf[4]
+            child_raw[tb[dec + 2], 1] = kbuf[5]
+        child_key[0] = kbuf[0]
+        child_key[1] = kbuf[1]
+    if kind == REDEAL or kind == DRAW:  # noqa: SIM109  (no column changed)
+        child_terms[:] = terms
+    else:
+        _move_terms(child, tb, terms, child_terms, action)
+
+
 @kernel
 def _beam_run(
     ctl: np.ndarray,
@@ -389,28 +435,11 @@ def _beam_run(
                 break
             p = c_par[j]
             a = c_act[j]
-            nxt[nn] = cur[p]
-            apply(nxt[nn], tb, np.int64(a))
-            kind = tb[dec + 4 * a]
-            if kind == REDEAL:
-                _full_keys(nxt[nn], tb, zc, zd, zs, zw, zf, zr, raws[1 - w, nn], bkeys[1 - w, nn])
-            else:  # the keys by the move, as the depth-first search makes them
-                _child_keys(cur[p], tb, a, zc, zd, zs, zw, zf, raws[w, p], bkeys[w, p], kbuf)
-                raws[1 - w, nn] = raws[w, p]
-                if kind == COLUMN_TO_COLUMN or kind == COLUMN_TO_FOUNDATION:  # noqa: SIM109
-                    src = tb[dec + 4 * a + 1]
-                    raws[1 - w, nn, src, 0] = kbuf[2]
-                    raws[1 - w, nn, src, 1] = kbuf[3]
-                if kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN:  # noqa: SIM109
-                    dst = tb[dec + 4 * a + 2]
-                    raws[1 - w, nn, dst, 0] = kbuf[4]
-                    raws[1 - w, nn, dst, 1] = kbuf[5]
-                bkeys[1 - w, nn, 0] = kbuf[0]
-                bkeys[1 - w, nn, 1] = kbuf[1]
-            if kind == REDEAL or kind == DRAW:  # noqa: SIM109  (no column changed)
-                terms[1 - w, nn] = terms[w, p]
-            else:
-                _move_terms(nxt[nn], tb, terms[w, p], terms[1 - w, nn], a)
+            _make_child(
+                tb, cur[p], raws[w, p], bkeys[w, p], terms[w, p], a, nxt[nn],
+                raws[1 - w, nn], bkeys[1 - w, nn], terms[1 - w, nn], kbuf,
+                zc, zd, zs, zw, zf, zr,
+            )  # fmt: skip
             par[d, nn] = p
             act[d, nn] = a
             nn += 1
