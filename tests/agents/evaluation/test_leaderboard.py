@@ -125,7 +125,7 @@ def test_a_deal_copied_over_every_row_is_refused_and_the_genuine_report_still_ra
     out, err = capsys.readouterr()
     (line,) = [line for line in out.splitlines() if line.startswith("| Lucas")]
     wins = genuine["results"]["ppo"]["solver_ceiling"]["wins_among_proved"]
-    assert line.startswith("| Lucas | ppo | 200 | ") and f"| {wins} / 199 (" in line
+    assert line.startswith("| Lucas | ppo | 200 | ") and f"| {wins} / 200 (" in line
     assert line.endswith("| `rep.json` |")
     assert err == (
         f"fortythieves leaderboard: error: dup.json: results.ppo.per_episode[1].seed: deal "
