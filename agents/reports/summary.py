@@ -195,12 +195,10 @@ def summary_table(results: Path) -> str:
     ``network-500.json``: :func:`.expert.expert_stage`; ``-`` where none is shipped), of
     the search agent (its default budget), and the solver's ceiling on the protocol's deals
     (the share proved winnable .. that plus the undecided share). A caption line says the
-    deals of each."""
+    deals of each, and each column's header its usual number of deals (issue 37: the
+    columns are not all on the same deals)."""
     training_dir, search_dir, solver_dir = (results / x for x in ("training", "search", "solver"))
-    lines = [
-        "| variant | random | greedy | PPO | expert iteration | search | solver ceiling |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    lines: list[str] = []
     deals: dict[str, Counter[int]] = {k: Counter() for k in ("ppo", "search")}
     for variant in VARIANTS:
         path = training_dir / variant / "final_evaluation.json"
@@ -238,6 +236,12 @@ def summary_table(results: Path) -> str:
     def usual(counter: Counter[int]) -> str:
         return f"{counter.most_common(1)[0][0]:,}" if counter else "no"
 
+    ppo, searched = usual(deals["ppo"]), usual(deals["search"])
+    header = [
+        f"| variant | random ({ppo} deals) | greedy ({ppo}) | PPO ({ppo}) "
+        f"| expert iteration (500) | search ({searched}) | solver ceiling ({PROTOCOL_DEALS}) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     caption = (
         f"Wins on the test deals, mean foundation cards (of 104) in parentheses. Random, greedy "
         f"and PPO: the shipped runs' final evaluations ({usual(deals['ppo'])} deals); expert "
@@ -249,7 +253,7 @@ def summary_table(results: Path) -> str:
         f"share of the first {PROTOCOL_DEALS} deals the clairvoyant solver proved winnable .. "
         "that plus the share it left undecided."
     )
-    return "\n".join([*lines, "", caption])
+    return "\n".join([*header, *lines, "", caption])
 
 
 def leaderboard(root: Path) -> str:
