@@ -567,3 +567,25 @@ def test_a_report_made_under_other_rules_is_refused(results: Path) -> None:
     path.write_text(json.dumps(report))
     with pytest.raises(results_table.ResultsError, match="positive integer"):
         results_table.results_table(results)
+
+
+def test_a_final_evaluation_of_other_rules_is_not_fresh(tmp_path: Path) -> None:
+    """Issue 37, point 13: ``full_run.evaluation_is_fresh`` takes a final evaluation only if
+    it was made under today's rules (a report without ``rules_version`` is version 1), as
+    well as newer than ``run.json`` and on the asked number of deals."""
+    import time
+
+    from fortythieves_env import RULES_VERSION
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text("{}")
+    time.sleep(0.01)
+    report = run / "final_evaluation.json"
+    report.write_text(json.dumps({"episodes": 500, "rules_version": RULES_VERSION}))
+    assert full_run.evaluation_is_fresh(run, 500)
+    assert not full_run.evaluation_is_fresh(run, 200)
+    report.write_text(json.dumps({"episodes": 500, "rules_version": RULES_VERSION + 1}))
+    assert not full_run.evaluation_is_fresh(run, 500)
+    report.write_text(json.dumps({"episodes": 500}))
+    assert full_run.evaluation_is_fresh(run, 500) == (RULES_VERSION == 1)

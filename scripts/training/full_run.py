@@ -64,7 +64,8 @@ from typing import Any
 
 from fortythieves_agents.config import Config, ConfigError, YAMLProblem, load_config, load_yaml
 
-from fortythieves_env import VARIANTS
+from fortythieves_env import RULES_VERSION, VARIANTS
+from fortythieves_env.variants import recorded_rules_version
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -255,12 +256,16 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 def evaluation_is_fresh(run: Path, episodes: int) -> bool:
     """``run/final_evaluation.json`` exists, is not older than ``run.json`` (a resumed
-    training rewrites ``run.json``; the evaluation follows it) and played ``episodes`` deals."""
+    training rewrites ``run.json``; the evaluation follows it), played ``episodes`` deals and
+    was made under today's rules (``RULES_VERSION``; a report without one is rules version 1):
+    else the evaluation is made again."""
     report, meta = run / "final_evaluation.json", run / "run.json"
     if not report.is_file() or report.stat().st_mtime_ns < meta.stat().st_mtime_ns:
         return False
     try:
-        return json.loads(report.read_text(encoding="utf-8")).get("episodes") == episodes
+        data = json.loads(report.read_text(encoding="utf-8"))
+        rules = recorded_rules_version(data.get("rules_version"))
+        return data.get("episodes") == episodes and rules == RULES_VERSION
     except (OSError, ValueError, AttributeError):
         return False
 
