@@ -48,6 +48,8 @@ RULE_SOURCES: tuple[str, ...] = (
     "engine:N_CARDS",
     "rule_table:KING",
     "variants:EmptyColumn",
+    "rule_table:EmptyColumnRule",
+    "rule_table:EMPTY_COLUMN_RULES",
     "rule_table:accepts_table",
     # the action encoding and the move notation
     "actions:DRAW",

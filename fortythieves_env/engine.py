@@ -72,7 +72,7 @@ from .actions import (
     codec_for,
 )
 from .cards import CARD_NAMES, RANK
-from .rule_table import accepts_table
+from .rule_table import EMPTY_COLUMN_RULES, accepts_table
 from .state import GameState
 from .variants import VariantSpec, get_variant
 
@@ -340,7 +340,8 @@ class Rules:
         if kind in (WASTE_TO_FOUNDATION, COLUMN_TO_FOUNDATION):
             return f"no foundation takes {name}"
         if not state.tableau[dst]:
-            return f"an empty column takes only a King here, not {name}"
+            words = EMPTY_COLUMN_RULES[self.spec.empty_column].words
+            return f"an empty column takes {words} here, not {name}"
         top = CARD_NAMES[state.tableau[dst][-1]]
         build = self.spec.build.value.replace("_", " ")
         return f"{name} does not go onto {top} (build: {build}, one rank lower)"

@@ -13,12 +13,16 @@ It restates the greedy rule's scores too (:func:`greedy_move_score`, over a
 
 The move functions read the variant's rule fields directly: the build rule (common rules 4-5),
 what an empty column takes (``VariantSpec.empty_column``), sequence moves, the draw, the
-redeals.
+redeals. Each member of the rule enums (:class:`~fortythieves_env.Build`,
+:class:`~fortythieves_env.EmptyColumn`) is stated here by its own branch, and a member the
+oracle does not state is a ``NotImplementedError``, never a silent fallback: a rule added to
+the package and not here fails ``tests/env/test_rule_space.py``. :func:`why_illegal` restates
+the reason the package gives for each refused move, per rule.
 """
 
 from __future__ import annotations
 
-from fortythieves_env import EmptyColumn, GameState, Rules, VariantSpec
+from fortythieves_env import GameState, Rules, VariantSpec
 from fortythieves_env import greedy as g
 from fortythieves_env.actions import (
     COLUMN_TO_COLUMN,
@@ -31,7 +35,16 @@ from fortythieves_env.actions import (
 )
 from fortythieves_env.view import PlayerView
 
-__all__ = ["apply", "builds_on", "greedy_move_score", "legal_actions", "sequence_length"]
+__all__ = [
+    "apply",
+    "builds_on",
+    "card_name",
+    "empty_column_takes",
+    "greedy_move_score",
+    "legal_actions",
+    "sequence_length",
+    "why_illegal",
+]
 
 
 def _suit(card: int) -> int:
@@ -42,10 +55,44 @@ def _rank(card: int) -> int:
     return (card - 1) % 13  # Ace 0 .. King 12
 
 
+def card_name(card: int) -> str:
+    """``"QC"``: rank then suit (RULES.md's card names)."""
+    return "A23456789TJQK"[_rank(card)] + "CDHS"[_suit(card)]
+
+
+def empty_column_takes(spec: VariantSpec, card: int) -> bool:
+    """May ``card`` (a sequence's first card) go into an empty column? RULES.md's common rule
+    5 (``"any"``), or a custom variant's other rule, each stated here by its own branch.
+
+    Raises:
+        NotImplementedError: the oracle does not state ``spec.empty_column``.
+    """
+    rule = spec.empty_column.value
+    if rule == "any":
+        return True
+    if rule == "kings":
+        return _rank(card) == 12
+    raise NotImplementedError(f"the oracle states no empty-column rule {rule!r}")
+
+
+def _empty_column_words(spec: VariantSpec) -> str:
+    """What an empty column takes, as a refused move into one says it."""
+    rule = spec.empty_column.value
+    if rule == "any":
+        return "any card"
+    if rule == "kings":
+        return "only a King"
+    raise NotImplementedError(f"the oracle states no empty-column rule {rule!r}")
+
+
 def builds_on(spec: VariantSpec, card: int, top: int) -> bool:
-    """May ``card`` go onto column top ``top`` (0: an empty column)?"""
+    """May ``card`` go onto column top ``top`` (0: an empty column)?
+
+    Raises:
+        NotImplementedError: the oracle does not state ``spec.build`` or ``spec.empty_column``.
+    """
     if top == 0:
-        return spec.empty_column is EmptyColumn.ANY or _rank(card) == 12
+        return empty_column_takes(spec, card)
     if _rank(top) != _rank(card) + 1:
         return False
     build = spec.build.value
@@ -53,7 +100,9 @@ def builds_on(spec: VariantSpec, card: int, top: int) -> bool:
         return _suit(top) == _suit(card)
     if build == "alternate_colour":
         return (_suit(top) in (1, 2)) != (_suit(card) in (1, 2))  # D, H red
-    return _suit(top) != _suit(card)
+    if build == "other_suit":
+        return _suit(top) != _suit(card)
+    raise NotImplementedError(f"the oracle states no build rule {build!r}")
 
 
 def sequence_length(spec: VariantSpec, state: GameState, column: int) -> int:
@@ -141,6 +190,58 @@ def apply(spec: VariantSpec, state: GameState, action: int) -> int:
     state.foundations[pile] += 1
     state.foundation_cards += 1
     return 1
+
+
+def why_illegal(
+    spec: VariantSpec, state: GameState, action: int, legal: list[int] | None = None
+) -> str:
+    """Why ``action`` is illegal in ``state`` (``""`` if it is legal), in the words
+    :meth:`fortythieves_env.Rules.why_illegal` uses, restated rule by rule. ``legal``: the
+    oracle's :func:`legal_actions` of ``state``, if the caller has them."""
+    if legal is None:
+        legal = legal_actions(spec, state)
+    if state.foundation_cards == 104:
+        return "the game is over (won)"
+    if action in legal:
+        return ""
+    reason = _reason(spec, state, action)
+    return reason if legal else f"the game is over (lost: no legal move left); {reason}"
+
+
+def _reason(spec: VariantSpec, state: GameState, action: int) -> str:
+    """The reason an illegal ``action`` gives (:func:`why_illegal`)."""
+    kind, src, dst, n = codec_for(spec).decode(action)
+    if kind == DRAW:
+        return "the stock is empty"
+    if kind == REDEAL:
+        if spec.redeals == 0:
+            return f"{spec.name} has no redeals"
+        if state.stock:
+            return "the stock is not empty yet"
+        return "no redeals are left" if not state.redeals_left else "the waste is empty"
+    if kind in (WASTE_TO_FOUNDATION, WASTE_TO_COLUMN):
+        if not state.waste:
+            return "the waste is empty"
+        card = state.waste[-1]
+    else:
+        column = state.tableau[src]
+        if not column:
+            return f"column t{src} is empty"
+        length = sequence_length(spec, state, src) if spec.sequence_moves else 1
+        if n > length:
+            return f"column t{src} ends in a sequence of {length} card(s), not {n}"
+        card = column[-n]
+    if kind in (WASTE_TO_FOUNDATION, COLUMN_TO_FOUNDATION):
+        return f"no foundation takes {card_name(card)}"
+    if not state.tableau[dst]:
+        return f"an empty column takes {_empty_column_words(spec)} here, not {card_name(card)}"
+    top = state.tableau[dst][-1]
+    build = {
+        "same_suit": "same suit",
+        "alternate_colour": "alternate colour",
+        "other_suit": "other suit",
+    }[spec.build.value]
+    return f"{card_name(card)} does not go onto {card_name(top)} (build: {build}, one rank lower)"
 
 
 def greedy_move_score(action: int, view: PlayerView, rules: Rules) -> float:

@@ -5,7 +5,8 @@ environment backends, the vector environment, the solver and the agents call.
 ``tests/oracle.py`` restates them on plain lists from ``RULES.md``; here the two must agree
 on every legal move and every effect, over random games of every variant, a wide custom one,
 and two custom variants whose empty columns take only Kings (the change exercise of issue 27:
-adding that rule touched the rule table and nothing else of the rules).
+adding that rule touched the rule table and nothing else of the rules). The same comparison
+over every member of every rule field is ``tests/env/test_rule_space.py``.
 """
 
 from __future__ import annotations

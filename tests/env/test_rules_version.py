@@ -145,8 +145,8 @@ def test_an_edit_of_a_rule_changes_the_digest(package_copy: Path) -> None:
     before = rules_digest()
     _edit(
         package_copy / "rule_table.py",
-        "kings_only = empty_column is EmptyColumn.KINGS",
-        "kings_only = True",
+        'EmptyColumnRule(lambda card: True, "any card")',
+        'EmptyColumnRule(lambda card: RANK[card] == KING, "any card")',
     )
     assert rules_digest() != before
 
