@@ -21,6 +21,7 @@ import dataclasses
 import enum
 import itertools
 import typing
+import zlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -42,7 +43,7 @@ SHAPES: tuple[tuple[int, int, int], ...] = (
     (10, 3, 1),
     (13, 0, 3),
     (9, 2, 4),
-    (8, 4, 2),
+    (8, 1, 3),
 )
 """``(n_columns, face_down, face_up)`` taken in turn by the specs of :data:`RULE_SPACE`."""
 
@@ -65,13 +66,15 @@ def choice_fields() -> dict[str, list[object]]:
 
 def rule_space() -> list[VariantSpec]:
     """One custom variant per combination of the values of :func:`choice_fields`; the counts
-    vary from one to the next (:data:`SHAPES`, 1-3 cards a draw, 0-3 redeals)."""
+    follow from the values (a hash of them picks one of :data:`SHAPES`, 1-3 cards a draw,
+    0-3 redeals), so that a new member leaves the other variants as they were."""
     choices = choice_fields()
     specs = []
     for k, values in enumerate(itertools.product(*choices.values())):
-        n_columns, face_down, face_up = SHAPES[k % len(SHAPES)]
         fields = dict(zip(choices, values, strict=True))
         label = "-".join(str(getattr(v, "value", f"{name}={v}")) for name, v in fields.items())
+        h = zlib.crc32(label.encode())  # the counts follow the label: a new member moves none
+        n_columns, face_down, face_up = SHAPES[h % len(SHAPES)]
         specs.append(
             VariantSpec(
                 **{
@@ -80,8 +83,8 @@ def rule_space() -> list[VariantSpec]:
                     "n_columns": n_columns,
                     "face_down": face_down,
                     "face_up": face_up,
-                    "deal_count": 1 + k % 3,
-                    "redeals": (k // 3) % 4,
+                    "deal_count": 1 + (h >> 8) % 3,
+                    "redeals": (h >> 16) % 4,
                     **fields,
                 }  # type: ignore[arg-type]
             )
