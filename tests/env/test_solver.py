@@ -844,7 +844,7 @@ def test_a_full_closed_set_counts_positions_not_stored_as_cut(
     ``lost`` table (full) holds only true records."""
     from fortythieves_env import solver as sv
 
-    monkeypatch.setattr(sv, "MAX_TABLE_BITS", 1)
+    monkeypatch.setattr(sv.search, "MAX_TABLE_BITS", 1)  # read there
     result = solve(lost_position(), rollouts=False)
     assert (result.status, result.nodes) == ("lost", 2)
     assert result.proof == {
@@ -864,7 +864,7 @@ def test_a_full_closed_set_counts_positions_not_stored_as_cut(
             cases.append((pos, (("F",), RULES), 6))
     dropped = 0
     for pos, rule_sets, bits in cases:
-        monkeypatch.setattr(sv, "MAX_TABLE_BITS", bits)
+        monkeypatch.setattr(sv.search, "MAX_TABLE_BITS", bits)  # read there
         states, dist = reach_graph(spec, pos)
         keys = position_keys(spec, states)
         best = dist[0]

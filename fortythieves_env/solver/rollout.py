@@ -1,0 +1,267 @@
+"""The solver's rollout pass (pass 1 of :func:`.solve`): one-level
+nested greedy rollouts that see every card (:func:`_nested`, :func:`_rollout`), and
+:func:`_rollout_pass`, which runs them in chunks of nodes. It finds wins; it never proves
+``lost``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .._fast import (
+    H_SCAL,
+    S_FCARDS,
+    apply,
+    canonical_hash,
+)
+from .._jit import kernel
+from ..pruning import (
+    _children,
+)
+from .search import _CHUNK, RUNNING, WON
+
+# ---------------------------------------------------------------------- the rollout pass
+# nst: the rollout pass's resumable state (int64)
+N_DEPTH, N_OFF, N_BEST_LEN, N_BEST_SCORE, N_STATUS, N_NODES, N_STAMP = range(7)
+N_NST = 7
+DONE = 2
+"""``_nested``'s answer when the pass ended without a win (no proof of anything)."""
+_SEEN_BITS = 12  # 4096 slots: more than twice the longest line (1500 moves)
+
+
+@kernel(inline="always")
+def _seen(keys: np.ndarray, stamps: np.ndarray, stamp: int, h: np.uint64) -> bool:
+    """Is ``h`` in the table under ``stamp`` (a slot with another stamp counts as free)?"""
+    mask = np.uint64(keys.shape[0] - 1)
+    slot = h & mask
+    while stamps[slot] == stamp:
+        if keys[slot] == h:
+            return True
+        slot = (slot + np.uint64(1)) & mask
+    return False
+
+
+@kernel(inline="always")
+def _remember(keys: np.ndarray, stamps: np.ndarray, stamp: int, h: np.uint64) -> None:
+    mask = np.uint64(keys.shape[0] - 1)
+    slot = h & mask
+    while stamps[slot] == stamp:
+        if keys[slot] == h:
+            return
+        slot = (slot + np.uint64(1)) & mask
+    keys[slot] = h
+    stamps[slot] = stamp
+
+
+@kernel
+def _rollout(
+    nst: np.ndarray,
+    st: np.ndarray,
+    tb: np.ndarray,
+    steps: int,
+    flags: int,
+    build: int,
+    legal: np.ndarray,
+    kids: np.ndarray,
+    scores: np.ndarray,
+    tmp: np.ndarray,
+    main_keys: np.ndarray,
+    main_stamps: np.ndarray,
+    keys: np.ndarray,
+    stamps: np.ndarray,
+    stamp: int,
+    buf: np.ndarray,
+    hard: int,
+) -> int:
+    """A greedy rollout from ``st`` (changed in place): at most ``steps`` moves, each the
+    first of :func:`.pruning._children`'s order that leads to a position not met before on the main
+    line (``main_keys``) or in this rollout (``keys`` under ``stamp``); stops at a win or
+    when every child repeats a position. The moves go to ``buf``; returns how many. Each
+    position entered counts one node in ``nst[N_NODES]``."""
+    scal = tb[H_SCAL]
+    _remember(keys, stamps, stamp, canonical_hash(st, tb))
+    n = 0
+    while n < steps and st[scal + S_FCARDS] < 104 and nst[N_NODES] < hard:
+        count = _children(st, tb, flags, build, legal, kids, scores)
+        chosen = -1
+        for k in range(count):
+            tmp[:] = st
+            apply(tmp, tb, np.int64(kids[k]))
+            nst[N_NODES] += 1
+            h = canonical_hash(tmp, tb)
+            if _seen(main_keys, main_stamps, 1, h) or _seen(keys, stamps, stamp, h):
+                continue
+            chosen = k
+            _remember(keys, stamps, stamp, h)
+            break
+        if chosen < 0:
+            break
+        st[:] = tmp
+        buf[n] = kids[chosen]
+        n += 1
+    return n
+
+
+@kernel
+def _nested(
+    nst: np.ndarray,
+    tb: np.ndarray,
+    cur: np.ndarray,
+    limit: int,
+    flags: int,
+    build: int,
+    node_quota: int,
+    hard: int,
+    line: np.ndarray,
+    best: np.ndarray,
+    rbuf: np.ndarray,
+    tmp: np.ndarray,
+    tmp2: np.ndarray,
+    legal: np.ndarray,
+    main_kids: np.ndarray,
+    kids: np.ndarray,
+    scores: np.ndarray,
+    main_keys: np.ndarray,
+    main_stamps: np.ndarray,
+    keys: np.ndarray,
+    stamps: np.ndarray,
+) -> int:
+    """The rollout pass (module docstring, pass 1) from ``cur`` (changed in place: the end
+    of the line so far, ``line[:nst[N_DEPTH]]``), at most ``limit`` moves.
+
+    Returns ``WON`` (the line wins), ``DONE`` (ended without a win: the line cannot go on,
+    or ``hard`` nodes are spent) or ``RUNNING`` (paused at a move boundary once
+    ``node_quota`` nodes are spent: call again to go on). The best sequence from the
+    current position is ``best[nst[N_OFF]:nst[N_BEST_LEN]]`` with ``nst[N_BEST_SCORE]``
+    foundation cards at its end. Deterministic: no random choice, ties keep the first child.
+    """
+    scal = tb[H_SCAL]
+    while True:
+        d = nst[N_DEPTH]
+        if d == 0 and nst[N_STAMP] == 0:  # the root: entered, remembered
+            nst[N_NODES] += 1
+            _remember(main_keys, main_stamps, 1, canonical_hash(cur, tb))
+            nst[N_STAMP] = 2
+            nst[N_BEST_SCORE] = -1
+        if cur[scal + S_FCARDS] == 104:
+            nst[N_STATUS] = WON
+            return WON
+        left = limit - d
+        if left <= 0:
+            nst[N_STATUS] = DONE
+            return DONE
+        if nst[N_NODES] >= node_quota:
+            return RUNNING
+        count = _children(cur, tb, flags, build, legal, main_kids, scores)
+        off = nst[N_OFF]
+        following = nst[N_BEST_LEN] > off
+        if not (count == 1 and following and best[off] == main_kids[0]):
+            for k in range(count):
+                if nst[N_NODES] >= hard:
+                    break
+                tmp[:] = cur
+                apply(tmp, tb, np.int64(main_kids[k]))
+                nst[N_NODES] += 1
+                h = canonical_hash(tmp, tb)
+                if _seen(main_keys, main_stamps, 1, h):
+                    continue
+                nst[N_STAMP] += 1
+                n = _rollout(
+                    nst,
+                    tmp,
+                    tb,
+                    left - 1,
+                    flags,
+                    build,
+                    legal,
+                    kids,
+                    scores,
+                    tmp2,
+                    main_keys,
+                    main_stamps,
+                    keys,
+                    stamps,
+                    nst[N_STAMP],
+                    rbuf,
+                    hard,
+                )
+                sc = tmp[scal + S_FCARDS]
+                if sc > nst[N_BEST_SCORE] or sc == 104:
+                    best[0] = main_kids[k]
+                    best[1 : n + 1] = rbuf[:n]
+                    nst[N_BEST_LEN] = n + 1
+                    nst[N_OFF] = 0
+                    nst[N_BEST_SCORE] = sc
+                    if sc == 104:
+                        break
+            off = nst[N_OFF]
+            if nst[N_BEST_SCORE] < 104 and nst[N_NODES] >= hard:
+                nst[N_STATUS] = DONE
+                return DONE
+            if nst[N_BEST_LEN] <= off:
+                nst[N_STATUS] = DONE
+                return DONE
+        if nst[N_BEST_SCORE] == 104:
+            # the best line wins: play it out
+            for k in range(off, nst[N_BEST_LEN]):
+                line[nst[N_DEPTH]] = best[k]
+                apply(cur, tb, np.int64(best[k]))
+                nst[N_DEPTH] += 1
+            nst[N_OFF] = nst[N_BEST_LEN]
+            nst[N_STATUS] = WON
+            return WON
+        a = best[off]
+        nst[N_OFF] = off + 1
+        apply(cur, tb, np.int64(a))
+        nst[N_NODES] += 1
+        _remember(main_keys, main_stamps, 1, canonical_hash(cur, tb))
+        line[d] = a
+        nst[N_DEPTH] = d + 1
+
+
+def _rollout_pass(
+    tb: np.ndarray,
+    root: np.ndarray,
+    depth: int,
+    step_limit: int,
+    flags: int,
+    build: int,
+    quota: int,
+    legal: np.ndarray,
+    scores: np.ndarray,
+    out_of_time: Callable[[], str],
+) -> tuple[int, int, list[int], str]:
+    """:func:`.solve`'s first pass, nested greedy rollouts from ``root`` for at most
+    ``quota`` nodes (checking ``out_of_time`` between chunks): ``(status, nodes used,
+    winning actions, stopped_by)``, status ``WON`` or ``RUNNING`` (nothing proved)."""
+    stopped_by = ""
+    cur = root.copy()
+    nst = np.zeros(N_NST, dtype=np.int64)
+    line = np.zeros(depth, dtype=np.int32)
+    best = np.zeros(depth, dtype=np.int32)
+    rbuf = np.zeros(depth, dtype=np.int32)
+    tmp, tmp2 = cur.copy(), cur.copy()
+    main_kids = np.zeros(legal.size, dtype=np.int32)
+    kids = np.zeros(legal.size, dtype=np.int32)
+    seen = (
+        np.zeros(1 << _SEEN_BITS, dtype=np.uint64),
+        np.zeros(1 << _SEEN_BITS, dtype=np.int64),
+        np.zeros(1 << _SEEN_BITS, dtype=np.uint64),
+        np.zeros(1 << _SEEN_BITS, dtype=np.int64),
+    )
+    while True:
+        chunk = min(quota, int(nst[N_NODES]) + _CHUNK)
+        status = _nested(
+            nst, tb, cur, step_limit, flags, build, chunk, quota, line, best, rbuf,
+            tmp, tmp2, legal, main_kids, kids, scores, *seen,
+        )  # fmt: skip
+        if status != RUNNING or nst[N_NODES] >= quota:
+            break
+        stopped_by = out_of_time()
+        if stopped_by:
+            break
+    if status != WON:
+        return RUNNING, int(nst[N_NODES]), [], stopped_by
+    return WON, int(nst[N_NODES]), [int(a) for a in line[: int(nst[N_DEPTH])]], stopped_by

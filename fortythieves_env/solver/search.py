@@ -1,0 +1,428 @@
+"""The solver's depth-first search (pass 3 of :func:`.solve`): the
+compiled kernels :func:`_enter_root` and :func:`_search`, their control array's layout and
+status codes, and :class:`_Search`, the arrays of one run, resumable chunk by chunk.
+
+The search is described in :func:`_search`'s docstring (the argument of a ``lost`` verdict)
+and in the package's docstring (:mod:`fortythieves_env.solver`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._fast import (
+    H_C,
+    H_DECODE,
+    H_NACT,
+    H_SCAL,
+    S_FCARDS,
+    _apply,
+)
+from .._jit import kernel
+from ..actions import (
+    COLUMN_TO_COLUMN,
+    COLUMN_TO_FOUNDATION,
+    REDEAL,
+    WASTE_TO_COLUMN,
+    WASTE_TO_FOUNDATION,
+)
+from ..keys import _child_keys, _full_keys, key_tables_for
+from ..pruning import (
+    _children,
+)
+
+MAX_TABLE_BITS = 26
+"""The closed set has at most ``2**26`` records of 32 bytes (2 GiB, touched only as it
+fills), sized from the node budget (``2**21``, 64 MiB, at 2,000,000 nodes); when it is 3/4
+full no more positions are stored (the search stays correct: a position not stored counts
+as *cut*, so nothing above it can be settled "at all", and it is searched again when met
+again)."""
+_CHUNK = 1 << 16
+"""Nodes per compiled call between two looks at the clock."""
+
+# ---------------------------------------------------------------------- the search
+# ctl: the search's resumable state (int64)
+(
+    C_DEPTH, C_NODES, C_STATUS, C_USED, C_LIMIT, C_FLAGS, C_BUILD, C_PIECE, C_FRAMES,
+    C_INF, C_RESEARCH, C_DROPPED, C_MAXDEPTH, C_ROOT_INF,
+) = range(14)  # fmt: skip
+N_CTL = 14
+# C_STATUS values
+RUNNING, WON, LOST, GROW = 0, 1, 2, 3
+# table records: rec[slot] = (key 0, key 1, meta, frame id); meta = bound | state << 32 | low << 40
+FREE, ON_STACK, FINAL, PROVISIONAL = 0, 1, 2, 3
+INF = (1 << 31) - 1
+"""A record's bound meaning "no line wins from here at all" (not only within a limit)."""
+_B32 = np.uint64(0xFFFFFFFF)
+_SH32 = np.uint64(32)
+_SH40 = np.uint64(40)
+_B8 = np.uint64(0xFF)
+
+
+@kernel(inline="always")
+def _meta(bound: int, state: int, low: int) -> np.uint64:
+    return np.uint64(bound) | (np.uint64(state) << _SH32) | (np.uint64(low) << _SH40)
+
+
+@kernel(inline="always")
+def _bound(meta: np.uint64) -> int:
+    return np.int64(meta & _B32)
+
+
+@kernel(inline="always")
+def _state(meta: np.uint64) -> int:
+    return np.int64((meta >> _SH32) & _B8)
+
+
+@kernel(inline="always")
+def _low(meta: np.uint64) -> int:
+    return np.int64(meta >> _SH40)
+
+
+@kernel
+def _enter_root(
+    ctl: np.ndarray,
+    tb: np.ndarray,
+    states: np.ndarray,
+    acts: np.ndarray,
+    nact: np.ndarray,
+    nxt: np.ndarray,
+    low: np.ndarray,
+    cut: np.ndarray,
+    slotof: np.ndarray,
+    pbase: np.ndarray,
+    fid: np.ndarray,
+    raw: np.ndarray,
+    keys: np.ndarray,
+    rec: np.ndarray,
+    legal: np.ndarray,
+    scores: np.ndarray,
+    zc: np.ndarray,
+    zd: np.ndarray,
+    zs: np.ndarray,
+    zw: np.ndarray,
+    zf: np.ndarray,
+    zr: np.ndarray,
+) -> None:
+    """Frame 0 of :func:`_search`: the root's keys, record and children (one node)."""
+    _full_keys(states[0], tb, zc, zd, zs, zw, zf, zr, raw[0], keys[0])
+    k1 = keys[0, 0]
+    k2 = keys[0, 1]
+    if k1 == np.uint64(0) and k2 == np.uint64(0):
+        k2 = np.uint64(1)
+    slot = np.int64(k1 & np.uint64(rec.shape[0] - 1))
+    rec[slot, 0] = k1
+    rec[slot, 1] = k2
+    rec[slot, 2] = _meta(ctl[C_LIMIT], ON_STACK, 0)
+    ctl[C_USED] = 1
+    ctl[C_NODES] = 1
+    ctl[C_FRAMES] = 1
+    low[0] = 0
+    cut[0] = 0
+    slotof[0] = slot
+    pbase[0] = 0
+    fid[0] = 1
+    nact[0] = _children(states[0], tb, ctl[C_FLAGS], ctl[C_BUILD], legal, acts[0], scores)
+    nxt[0] = 0
+
+
+@kernel
+def _search(
+    ctl: np.ndarray,
+    tb: np.ndarray,
+    states: np.ndarray,
+    acts: np.ndarray,
+    nact: np.ndarray,
+    nxt: np.ndarray,
+    low: np.ndarray,
+    cut: np.ndarray,
+    slotof: np.ndarray,
+    pbase: np.ndarray,
+    fid: np.ndarray,
+    raw: np.ndarray,
+    keys: np.ndarray,
+    rec: np.ndarray,
+    piece: np.ndarray,
+    legal: np.ndarray,
+    scores: np.ndarray,
+    kbuf: np.ndarray,
+    zc: np.ndarray,
+    zd: np.ndarray,
+    zs: np.ndarray,
+    zw: np.ndarray,
+    zf: np.ndarray,
+    zr: np.ndarray,
+    node_quota: int,
+) -> int:
+    """Run the depth-first search until it ends or ``ctl[C_NODES]`` reaches ``node_quota``;
+    returns ``ctl[C_STATUS]`` (``RUNNING`` if paused, ``GROW`` if ``piece`` is full: call
+    again, with a larger ``piece`` for ``GROW``, to go on).
+
+    The stack: frame ``d`` holds position ``states[d]`` (reached by ``d`` moves), its keys
+    ``keys[d]`` and column terms ``raw[d]``, its children ``acts[d, :nact[d]]`` best first
+    and the next one to try ``nxt[d]``; the line so far is ``acts[k, nxt[k] - 1]`` for
+    ``k < d``. Each child's keys are made from the parent's and the move; the child is
+    probed in the closed set (``rec``: open addressing, 128-bit keys, ``(0, 0)`` free) and
+    made only if it is searched. Every child probed counts one node.
+
+    A record holds the steps left ``b`` the position was last entered with (or ``INF``)
+    and a state: on the stack (at depth ``low``), *provisional* (its search finished but
+    skipped a position on the stack, at depth ``low`` in frame ``rec[slot, 3]``: it belongs
+    to the piece of that frame) or final. Each frame keeps ``low[d]`` (the least stack
+    depth its subtree skipped: Tarjan's lowlink) and ``cut[d]`` (somewhere in its subtree a
+    position was not searched for lack of steps, was skipped on a finite entry, or could
+    not be stored). A frame that finishes with ``low[d] < d`` is provisional (its record is
+    put on the ``piece`` list); one with ``low[d] == d`` is the root of its piece and
+    settles the piece's records: ``INF`` if not cut, else final with the steps each was
+    entered with.
+
+    A child is skipped when its record is ``INF``; on the stack (``low`` lowered: a
+    cycle); final with ``b >=`` the child's steps left (the frame is cut); provisional with
+    ``b >=`` the steps left (the frame joins that piece if the frame the record names is
+    still on the stack, else is cut). Otherwise it is searched (again).
+
+    Why ``LOST`` (the stack emptied) means no line wins within the limit: the finite
+    records mean what solver version 2's meant and its argument holds for them (a record
+    of ``b`` is written only by a search with ``b`` steps left that finished, a skip
+    needs a record of at least the steps left, and a skip of a position on the stack is
+    covered because that search finishes before the answer). For ``INF``: take, over the
+    final table, a lying ``INF`` record whose position has the shortest winning line, of
+    ``k`` moves. Its piece's root finished uncut, so in that search every child of every
+    position of the piece was searched with steps left (and settled with the piece or
+    earlier), or skipped on an ``INF`` record or on a position of the same piece. By the
+    safety of rules F, W and E (a line that wins implies one that obeys them) some child
+    starts a winning line of ``k - 1`` moves and holds a lying ``INF`` record: a shorter
+    one, a contradiction. So the root's record, ``INF`` or the step limit, is true.
+    ``docs/solver_design.md`` (24.3.1) gives the argument in full.
+
+    Collisions: two different positions share a 128-bit key with probability about
+    ``n**2 / 2**129`` for ``n`` stored positions (below ``1e-23`` for ``2**26``); a
+    collision could only turn a win into a wrong ``lost``, never make a ``won`` line wrong
+    (lines are replayed).
+    """
+    limit = ctl[C_LIMIT]
+    flags = ctl[C_FLAGS]
+    build = ctl[C_BUILD]
+    scal = tb[H_SCAL]
+    dec = tb[H_DECODE]
+    mask = np.uint64(rec.shape[0] - 1)
+    cap = (rec.shape[0] * 3) // 4
+    zero = np.uint64(0)
+    d = ctl[C_DEPTH]
+    while True:
+        if nxt[d] < nact[d]:
+            if ctl[C_NODES] >= node_quota:
+                ctl[C_DEPTH] = d
+                return RUNNING
+            a = acts[d, nxt[d]]
+            nxt[d] += 1
+            ctl[C_NODES] += 1
+            kind = tb[dec + 4 * a]
+            st = states[d]
+            up = kind in (WASTE_TO_FOUNDATION, COLUMN_TO_FOUNDATION)
+            if up and st[scal + S_FCARDS] == 103:  # the child is won
+                states[d + 1, :] = st
+                _apply(states[d + 1], tb, a)
+                ctl[C_DEPTH] = d + 1
+                ctl[C_STATUS] = WON
+                return WON
+            left = limit - d - 1
+            if left <= 0:  # the limit bites: no entry may say "at all" above it
+                cut[d] = 1
+                continue
+            made = kind == REDEAL
+            if made:
+                states[d + 1, :] = st
+                _apply(states[d + 1], tb, a)
+                _full_keys(states[d + 1], tb, zc, zd, zs, zw, zf, zr, raw[d + 1], keys[d + 1])
+                k1 = keys[d + 1, 0]
+                k2 = keys[d + 1, 1]
+            else:
+                _child_keys(st, tb, a, zc, zd, zs, zw, zf, raw[d], keys[d], kbuf)
+                k1 = kbuf[0]
+                k2 = kbuf[1]
+            if k1 == zero and k2 == zero:
+                k2 = np.uint64(1)
+            slot = np.int64(k1 & mask)
+            child_slot = -1
+            skip = False
+            while True:
+                if rec[slot, 0] == k1 and rec[slot, 1] == k2:
+                    meta = rec[slot, 2]
+                    bound = _bound(meta)
+                    state = _state(meta)
+                    if bound == INF:
+                        skip = True
+                    elif state == ON_STACK:  # an ancestor: a cycle
+                        skip = True
+                        x = _low(meta)
+                        if x < low[d]:
+                            low[d] = x
+                    elif bound >= left:
+                        skip = True
+                        x = _low(meta)
+                        if state == PROVISIONAL and x <= d and fid[x] == np.int64(rec[slot, 3]):
+                            if x < low[d]:
+                                low[d] = x
+                        else:
+                            cut[d] = 1
+                    else:  # searched with fewer steps left: again, with more
+                        ctl[C_RESEARCH] += 1
+                        rec[slot, 2] = _meta(left, ON_STACK, d + 1)
+                        child_slot = slot
+                    break
+                if rec[slot, 0] == zero and rec[slot, 1] == zero:
+                    if ctl[C_USED] < cap:
+                        rec[slot, 0] = k1
+                        rec[slot, 1] = k2
+                        rec[slot, 2] = _meta(left, ON_STACK, d + 1)
+                        ctl[C_USED] += 1
+                        child_slot = slot
+                    else:
+                        ctl[C_DROPPED] += 1
+                    break
+                slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
+            if skip:
+                continue
+            e = d + 1
+            if not made:
+                states[e, :] = st
+                _apply(states[e], tb, a)
+                raw[e] = raw[d]
+                if kind == COLUMN_TO_COLUMN or kind == COLUMN_TO_FOUNDATION:  # noqa: SIM109
+                    src = tb[dec + 4 * a + 1]
+                    raw[e, src, 0] = kbuf[2]
+                    raw[e, src, 1] = kbuf[3]
+                if kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN:  # noqa: SIM109
+                    dst = tb[dec + 4 * a + 2]
+                    raw[e, dst, 0] = kbuf[4]
+                    raw[e, dst, 1] = kbuf[5]
+                keys[e, 0] = kbuf[0]
+                keys[e, 1] = kbuf[1]
+            d = e
+            if d > ctl[C_MAXDEPTH]:
+                ctl[C_MAXDEPTH] = d
+            low[d] = d
+            cut[d] = 1 if child_slot < 0 else 0
+            slotof[d] = child_slot
+            pbase[d] = ctl[C_PIECE]
+            ctl[C_FRAMES] += 1
+            fid[d] = ctl[C_FRAMES]
+            nact[d] = _children(states[d], tb, flags, build, legal, acts[d], scores)
+            nxt[d] = 0
+        else:  # frame d is finished
+            sl = slotof[d]
+            if low[d] < d:  # it depends on an ancestor still searching: provisional
+                if sl >= 0:
+                    n = ctl[C_PIECE]
+                    if n >= piece.shape[0]:
+                        ctl[C_DEPTH] = d
+                        return GROW
+                    rec[sl, 2] = _meta(_bound(rec[sl, 2]), PROVISIONAL, low[d])
+                    rec[sl, 3] = np.uint64(fid[low[d]])
+                    piece[n] = sl
+                    ctl[C_PIECE] = n + 1
+            else:  # the root of its piece: settle every entry of the piece
+                inf = cut[d] == 0
+                if sl >= 0:
+                    b = INF if inf else _bound(rec[sl, 2])
+                    rec[sl, 2] = _meta(b, FINAL, 0)
+                for q in range(pbase[d], ctl[C_PIECE]):
+                    s2 = piece[q]
+                    b = INF if inf else _bound(rec[s2, 2])
+                    rec[s2, 2] = _meta(b, FINAL, 0)
+                if inf:
+                    ctl[C_INF] += 1 + ctl[C_PIECE] - pbase[d]
+                ctl[C_PIECE] = pbase[d]
+            if d == 0:
+                ctl[C_DEPTH] = 0
+                ctl[C_ROOT_INF] = 1 if cut[0] == 0 else 0
+                ctl[C_STATUS] = LOST
+                return LOST
+            if cut[d] == 1:
+                cut[d - 1] = 1
+            if low[d] < low[d - 1]:
+                low[d - 1] = low[d]
+            d -= 1
+
+
+def table_bits(nodes: int) -> int:
+    """The closed set's size (``2**bits`` records) for a budget of ``nodes``: 2**10 to
+    ``2**MAX_TABLE_BITS`` (read when called: the tests patch :data:`MAX_TABLE_BITS` here)."""
+    return min(MAX_TABLE_BITS, max(10, int(nodes).bit_length()))
+
+
+class _Search:
+    """The arrays of one run of :func:`_search` (pass 3), resumable chunk by chunk."""
+
+    def __init__(
+        self,
+        tables: Any,
+        root: np.ndarray,
+        limit: int,
+        flags: int,
+        build: int,
+        nodes: int,
+        nodes_before: int,
+    ) -> None:
+        tb = tables.table
+        n_act, c = int(tb[H_NACT]), int(tb[H_C])
+        depth = limit + 1
+        self.tb = tb
+        self.ctl = np.zeros(N_CTL, dtype=np.int64)
+        self.ctl[C_LIMIT], self.ctl[C_FLAGS], self.ctl[C_BUILD] = limit, flags, build
+        self.states = np.zeros((depth + 1, tables.state_size), dtype=np.int16)
+        self.states[0] = root
+        self.acts = np.zeros((depth, n_act), dtype=np.int32)
+        self.nact = np.zeros(depth, dtype=np.int32)
+        self.nxt = np.zeros(depth, dtype=np.int32)
+        self.low = np.zeros(depth + 1, dtype=np.int64)
+        self.cut = np.zeros(depth + 1, dtype=np.int8)
+        self.slotof = np.zeros(depth + 1, dtype=np.int64)
+        self.pbase = np.zeros(depth + 1, dtype=np.int64)
+        self.fid = np.zeros(depth + 1, dtype=np.int64)
+        self.raw = np.zeros((depth + 1, c, 2), dtype=np.uint64)
+        self.keys = np.zeros((depth + 1, 2), dtype=np.uint64)
+        bits = table_bits(nodes)
+        self.rec = np.zeros((1 << bits, 4), dtype=np.uint64)
+        self.piece = np.zeros(1 << 12, dtype=np.int64)
+        self.legal = np.zeros(n_act, dtype=np.int32)
+        self.scores = np.zeros(n_act, dtype=np.int32)
+        self.kbuf = np.zeros(6, dtype=np.uint64)
+        self.z = key_tables_for(tables)
+        _enter_root(
+            self.ctl, tb, self.states, self.acts, self.nact, self.nxt, self.low, self.cut,
+            self.slotof, self.pbase, self.fid, self.raw, self.keys, self.rec, self.legal,
+            self.scores, *self.z,
+        )  # fmt: skip
+        self.ctl[C_NODES] += nodes_before
+
+    @property
+    def nodes(self) -> int:
+        return int(self.ctl[C_NODES])
+
+    def run(self, quota: int) -> int:
+        while True:
+            status = _search(
+                self.ctl, self.tb, self.states, self.acts, self.nact, self.nxt, self.low,
+                self.cut, self.slotof, self.pbase, self.fid, self.raw, self.keys, self.rec,
+                self.piece, self.legal, self.scores, self.kbuf, *self.z, quota,
+            )  # fmt: skip
+            if status != GROW:
+                return int(status)
+            self.piece = np.concatenate([self.piece, np.zeros_like(self.piece)])
+
+    def line(self) -> list[int]:
+        return [int(self.acts[k, self.nxt[k] - 1]) for k in range(int(self.ctl[C_DEPTH]))]
+
+    def proof(self) -> dict[str, int | bool]:
+        """What a ``lost`` verdict's search needed (see :attr:`.SolveResult.proof`)."""
+        return {
+            "positions": int(self.ctl[C_USED]),
+            "re_searched": int(self.ctl[C_RESEARCH]),
+            "not_stored": int(self.ctl[C_DROPPED]),
+            "deepest": int(self.ctl[C_MAXDEPTH]),
+            "no_win_at_all": bool(self.ctl[C_ROOT_INF]),
+        }
