@@ -6,7 +6,7 @@ games follow it too (:class:`fortythieves_agents.envs.BatchedVecEnv`: the moves 
 are masked, and a game left with none ends as stuck), so PPO learns the game it is evaluated on.
 
 In each episode the evaluation keeps the set of the player's views seen so far (the start
-included), keyed by :func:`fortythieves_env._fast.view_hash`: what a player sees and knows,
+included), keyed by :func:`fortythieves_env.core.view_hash`: what a player sees and knows,
 so two positions that differ only in their unseen cards count as the same view. Each step
 the agent ranks the legal moves
 (:meth:`fortythieves_agents.players.baselines.BatchAgent.action_scores`, highest first, lowest
@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from fortythieves_env import _fast
-from fortythieves_env._fast import FastTables, view_hash
+from fortythieves_env import core
 from fortythieves_env._jit import kernel
+from fortythieves_env.core import FastTables, view_hash
 
 __all__ = ["SeenViews"]
 
@@ -113,7 +113,7 @@ def _choose(
             if best < 0:
                 break  # every legal move leads back to a view seen: stuck
             scratch[:] = states[b]
-            _fast.apply(scratch, tb, np.int64(best))  # one compiled signature
+            core.apply(scratch, tb, np.int64(best))  # one compiled signature
             h = _key(view_hash(scratch, tb))
             i = _slot_of(row, h)
             if row[i] == 0:
@@ -145,7 +145,7 @@ def _fresh(
             if masks[r, a] == 0:
                 continue
             scratch[:] = states[b]
-            _fast.apply(scratch, tb, np.int64(a))
+            core.apply(scratch, tb, np.int64(a))
             h = _key(view_hash(scratch, tb))
             if row[_slot_of(row, h)] == h:
                 masks[r, a] = 0  # back to a view seen in this episode
@@ -172,7 +172,7 @@ class SeenViews:
     """The views seen in the current episode of each game slot, and the rule's choice.
 
     Args:
-        tables: the variant's :class:`~fortythieves_env._fast.FastTables` (any observation
+        tables: the variant's :class:`~fortythieves_env.core.FastTables` (any observation
             version: the view hash reads only the position).
         slots: game slots (rows of the ``states`` arrays passed in).
         steps: the expected episode length (the step limit): each set starts with room for

@@ -80,7 +80,7 @@ class Potential:
         )  # (C, V) indices into the observation
         self._face_down = layout.face_down
         self._dealt_face_down = spec.face_down * c
-        accepts = np.array(base.rules._accepts, dtype=bool)
+        accepts = np.array(base.rules.build_table, dtype=bool)
         accepts[0] = False  # nothing lies "on" an empty slot
         self._builds_on = accepts.ravel()  # [under * 53 + card]
         self._past_top = np.arange(v - 1)  # pair k: card k+1 on card k

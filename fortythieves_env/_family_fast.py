@@ -1,11 +1,11 @@
 """Compiled pieces of the family's shared encoding (:mod:`.family`).
 
-A rule set's game is stepped by the per-variant compiled core (:mod:`._fast`) on its own
+A rule set's game is stepped by the per-variant compiled core (:mod:`.core`) on its own
 table array, built for the family's observation layout
 (``tables_for(spec, LATEST_VERSION, FAMILY_LAYOUT.cards)``): the core writes the shared
 observation itself. What is left is the action mask, which the core writes in the rule
 set's own action layout: :func:`mark_shared` carries it into the shared one. The rules
-are all :mod:`._fast`'s; these kernels only move mask bits.
+are all :mod:`.core`'s; these kernels only move mask bits.
 
 The rule set's own mask buffer must be ``int8``, C-contiguous, with a length that is a
 multiple of 8 (:func:`own_mask_size`): it is read 8 entries at a time.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _fast
+from . import core
 from ._jit import kernel
 
 
@@ -54,10 +54,10 @@ def refresh(
     mask: np.ndarray,
     to_shared: np.ndarray,
 ) -> int:
-    """:func:`._fast.refresh` (the shared observation ``obs``, the own mask ``own_mask``)
+    """:func:`.core.refresh` (the shared observation ``obs``, the own mask ``own_mask``)
     and the shared ``mask`` (cleared, then the legal actions marked); returns the number of
     legal actions."""
-    n_legal = _fast.refresh(st, tb, obs, own_mask)
+    n_legal = core.refresh(st, tb, obs, own_mask)
     mask[:] = 0
     mark_shared(own_mask, mask, to_shared, n_legal, 1)
     return n_legal
@@ -74,13 +74,13 @@ def step(
     n_legal: int,
     action: int,
 ) -> int:
-    """:func:`._fast.step` of the rule set's own ``action`` (its return value: -1 if
+    """:func:`.core.step` of the rule set's own ``action`` (its return value: -1 if
     illegal, and nothing changes; else the packed result), with the shared ``mask``
     following the own one: the ``n_legal`` legal actions before the move unmarked, those
     after it marked."""
     if own_mask[action] == 0:
         return -1
     mark_shared(own_mask, mask, to_shared, n_legal, 0)
-    packed = _fast.step(st, tb, obs, own_mask, action)
+    packed = core.step(st, tb, obs, own_mask, action)
     mark_shared(own_mask, mask, to_shared, packed >> 8, 1)
     return packed

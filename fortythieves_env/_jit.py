@@ -8,7 +8,7 @@ in two ways:
 
 * **Stale code** (numba issue #1833). numba checks only the source file of the function it
   caches. A kernel compiled with another module's kernels built in (``greedy.rollout`` calls
-  ``_fast.legal_actions``) was loaded unchanged after an edit of that other module alone,
+  ``core.legal_actions``) was loaded unchanged after an edit of that other module alone,
   with the old rules. :func:`kernel` adds to the cache's source stamp a digest of every
   project module the kernel's module imports, directly or through the modules it imports
   (:func:`source_digest`): a change to any of them recompiles the kernel. The index file

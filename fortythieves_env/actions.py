@@ -1,7 +1,7 @@
 """The action codec: move kinds, the action index formula, and the rule book's move notation.
 
 This module is the one place where the action layout is worked out. The rules engine
-(:mod:`.engine`), the compiled kernels (:mod:`._fast`, which take their decode table from
+(:mod:`.engine`), the compiled kernels (:mod:`.core`, which take their decode table from
 here) and the agents all read it from an :class:`ActionCodec`.
 
 Action encoding

@@ -7,7 +7,7 @@ checked action indices. :class:`FortyThievesEnv` talks to it only through the
 Two implementations play identical games:
 
 * :class:`NumbaBackend` (``"numba"``): the position is one packed state array of
-  :mod:`._fast`, stepped by one compiled call (:func:`._fast.step`) that applies the move,
+  :mod:`.core`, stepped by one compiled call (:func:`.core.step`) that applies the move,
   rewrites the parts of the observation it touched and recomputes the mask.
 * :class:`PythonBackend` (``"python"``): the position is a :class:`GameState` stepped by
   :meth:`Rules.apply` and :meth:`Rules.legal_actions` (the same compiled rules core, on
@@ -33,7 +33,7 @@ from .state import GameState
 from .variants import VariantSpec
 
 if TYPE_CHECKING:
-    from ._fast import FastTables
+    from .core import FastTables
 
 __all__ = [
     "BACKENDS",
@@ -221,11 +221,11 @@ class PythonBackend:
 
 
 class NumbaBackend:
-    """The compiled backend: a packed state array of :mod:`._fast` and its kernels.
+    """The compiled backend: a packed state array of :mod:`.core` and its kernels.
 
     The state array, the observation and the mask are allocated once; loading a position
     packs it into the same state array, so :attr:`step` is one compiled call with its
-    buffers bound in advance. :mod:`._fast` (and numba, about 0.4 s to import) is loaded
+    buffers bound in advance. :mod:`.core` (and numba, about 0.4 s to import) is loaded
     with the first instance.
 
     Args:
@@ -233,7 +233,7 @@ class NumbaBackend:
         observation_version: the observation written (:mod:`.observation`).
 
     Attributes:
-        tables: the variant's shared, read-only :class:`~fortythieves_env._fast.FastTables`.
+        tables: the variant's shared, read-only :class:`~fortythieves_env.core.FastTables`.
         st: the state array (``int16``, shape ``(tables.state_size,)``); all 0 without a
             game.
     """
@@ -241,20 +241,20 @@ class NumbaBackend:
     name: BackendName = "numba"
 
     def __init__(self, spec: VariantSpec, observation_version: int = LATEST_VERSION) -> None:
-        from . import _fast
+        from . import core
 
-        self._fast = _fast
-        self.tables: FastTables = _fast.tables_for(spec, observation_version)
+        self._core = core
+        self.tables: FastTables = core.tables_for(spec, observation_version)
         layout = ObservationLayout.for_variant(spec, observation_version)
         self.obs = np.zeros(layout.size, dtype=np.uint8)
         self.mask = np.zeros(rules_for(spec).n_actions, dtype=np.int8)
         self.st = np.zeros(self.tables.state_size, dtype=np.int16)
         self._actions = np.zeros(self.mask.size, dtype=np.int64)  # legal_actions' buffer
         self.has_game = False
-        # ``step(action)`` is ``_fast.step(st, table, obs, mask, action)``: one compiled
+        # ``step(action)`` is ``core.step(st, table, obs, mask, action)``: one compiled
         # call; an all-0 mask (no game) refuses every action.
         self.step: Callable[[int], Any] = functools.partial(
-            _fast.step, self.st, self.tables.table, self.obs, self.mask
+            core.step, self.st, self.tables.table, self.obs, self.mask
         )
 
     def load(self, state: GameState | None) -> int:
@@ -266,7 +266,7 @@ class NumbaBackend:
             self.mask.fill(0)
             return 0
         self.st[:] = self.tables.pack(state)
-        return int(self._fast.refresh(self.st, self.tables.table, self.obs, self.mask))
+        return int(self._core.refresh(self.st, self.tables.table, self.obs, self.mask))
 
     def position(self) -> GameState | None:
         """See :meth:`Backend.position` (unpacked: a new object)."""
@@ -275,8 +275,8 @@ class NumbaBackend:
     snapshot = position  # unpacking already makes an independent copy
 
     def legal_actions(self) -> list[int]:
-        """See :meth:`Backend.legal_actions` (:func:`._fast.legal_actions`)."""
+        """See :meth:`Backend.legal_actions` (:func:`.core.legal_actions`)."""
         if not self.has_game:
             return []
-        n = self._fast.legal_actions(self.st, self.tables.table, self._actions)
+        n = self._core.legal_actions(self.st, self.tables.table, self._actions)
         return self._actions[:n].tolist()

@@ -38,7 +38,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._fast import (
+from ._jit import kernel
+from .actions import (
+    COLUMN_TO_COLUMN,
+    COLUMN_TO_FOUNDATION,
+    DRAW,
+    REDEAL,
+    WASTE_TO_COLUMN,
+    WASTE_TO_FOUNDATION,
+)
+from .core import (
     H_ACCEPTS,
     H_C,
     H_DEAL,
@@ -53,15 +62,6 @@ from ._fast import (
     S_NSTOCK,
     S_NWASTE,
     apply,
-)
-from ._jit import kernel
-from .actions import (
-    COLUMN_TO_COLUMN,
-    COLUMN_TO_FOUNDATION,
-    DRAW,
-    REDEAL,
-    WASTE_TO_COLUMN,
-    WASTE_TO_FOUNDATION,
 )
 from .keys import _child_keys, _full_keys, key_tables_for
 from .pruning import _children
@@ -458,7 +458,7 @@ class Beam:
     chunk by chunk under one node budget.
 
     Args:
-        tables: the variant's :class:`~fortythieves_env._fast.FastTables`.
+        tables: the variant's :class:`~fortythieves_env.core.FastTables`.
         root: the position's state array (``int16``; copied).
         limit: the step limit (the longest line it may return), ``>= 1``.
         flags, build: the pruning rules' flags and the build code (:mod:`.pruning`).

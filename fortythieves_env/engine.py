@@ -5,7 +5,7 @@ Everything here follows ``RULES.md``. A position lives in a mutable
 fixed tables (the rule table of :func:`.rule_table.accepts_table`: what a column top or an
 empty column takes) and the functions over a state: :meth:`Rules.deal`, :meth:`Rules.legal_actions`,
 :meth:`Rules.apply`, :meth:`Rules.play`, :meth:`Rules.why_illegal`. The legal moves and a
-move's effect are decided by the compiled rules core (:mod:`._fast`), the one statement of
+move's effect are decided by the compiled rules core (:mod:`.core`), the one statement of
 the move rules that the environments, the solver and the agents use; :class:`Rules` packs a
 state for it (a few microseconds a call) and words the reasons of illegal moves.
 
@@ -130,18 +130,18 @@ class Rules:
         self.max_move = spec.max_move
         self.n_actions = self.codec.n_actions
         self.build_table = accepts = accepts_table(spec.build, spec.empty_column)
-        self._accepts = accepts  # the same table (the network's features read it)
+        self._accepts = accepts  # the same table (its name before issue 38)
         self._decode = self.codec.table  # unchecked decode, for callers that checked the index
-        self._core: tuple[Any, Any] | None = None  # (the _fast module, FastTables), on first use
+        self._core: tuple[Any, Any] | None = None  # (the core module, FastTables), on first use
 
     def _compiled(self) -> tuple[Any, Any]:
-        """The compiled core (:mod:`._fast`) and this variant's tables, loaded on first use
-        (:mod:`._fast` imports numba, about 0.4 s)."""
+        """The compiled core (:mod:`.core`) and this variant's tables, loaded on first use
+        (:mod:`.core` imports numba, about 0.4 s)."""
         core = self._core
         if core is None:
-            from . import _fast
+            from . import core as rules_core
 
-            core = self._core = (_fast, _fast.tables_for(self.spec))
+            core = self._core = (rules_core, rules_core.tables_for(self.spec))
         return core
 
     def __reduce__(self) -> tuple[Callable[[VariantSpec], Rules], tuple[VariantSpec]]:
@@ -214,7 +214,7 @@ class Rules:
     def sequence_length(self, state: GameState, column: int) -> int:
         """Length of the sequence at the end of ``column`` (face-up cards only); 0 if empty.
 
-        Computed by the compiled core (:func:`._fast.sequence_length`).
+        Computed by the compiled core (:func:`.core.sequence_length`).
 
         Raises:
             ValueError: ``column`` is not in ``range(n_columns)``, or a column holds more
@@ -229,7 +229,7 @@ class Rules:
         """Return every legal action in ``state``, ascending, no duplicates.
 
         Empty exactly when the game is over (won, or lost with no move left). Decided by the
-        compiled core's move generator (:func:`._fast.legal_actions`), the one statement of
+        compiled core's move generator (:func:`.core.legal_actions`), the one statement of
         the move rules that the environments, the solver and the agents all use; this method
         packs ``state`` into a state array for it (a few microseconds).
 
@@ -263,7 +263,7 @@ class Rules:
 
     def _apply(self, state: GameState, action: int) -> int:
         """:meth:`apply` for an action index already checked: the compiled core's move
-        (:func:`._fast.apply`) on the packed ``state``, written back into it in place."""
+        (:func:`.core.apply`) on the packed ``state``, written back into it in place."""
         fast, tables = self._compiled()
         st = tables.pack(state)
         cards = int(fast.apply(st, tables.table, action))

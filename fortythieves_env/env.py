@@ -222,7 +222,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
       positions). ``"python"`` keeps the position as a :class:`~fortythieves_env.GameState`
       and writes the observation in Python, each move made and checked by the compiled rules
       core through :class:`~fortythieves_env.Rules`; ``"numba"`` keeps the position in a
-      packed array and steps it with one compiled call (:mod:`fortythieves_env._fast`), the
+      packed array and steps it with one compiled call (:mod:`fortythieves_env.core`), the
       faster (see ``docs/performance.md``). The first numba
       env in a process loads the compiled code from numba's on-disk cache (about half a
       second), or compiles it once (a few seconds) when there is no cache. On both backends

@@ -728,7 +728,7 @@ class RuleSetMap:
 
     The environments do not copy observations through it: the compiled core writes the
     shared observation itself (its table array is built for :data:`FAMILY_LAYOUT`, see
-    :class:`fortythieves_env._fast.FastTables`), and the mask is mapped by
+    :class:`fortythieves_env.core.FastTables`), and the mask is mapped by
     :func:`fortythieves_env._family_fast.mask_to_shared` through :attr:`to_shared`.
     :meth:`to_shared_obs` and :meth:`to_shared_mask` translate a rule set's own observation
     and mask (those of its :class:`~fortythieves_env.FortyThievesEnv`).

@@ -1,7 +1,7 @@
 """One environment for the whole family: the shared encoding over the per-variant engine.
 
 :class:`FamilyEnv` plays one rule set per episode (fixed, or drawn from the training
-distribution) with that rule set's compiled rules (:mod:`._fast`, through its
+distribution) with that rule set's compiled rules (:mod:`.core`, through its
 :class:`~fortythieves_env.Rules` and table array) and translates: a shared action to the
 rule set's own action, its action mask to the shared one. The compiled core writes the
 shared observation itself (the rule set's table array is built for the shared layout).
@@ -25,8 +25,8 @@ from gymnasium import spaces
 
 from . import _family_fast
 from ._checks import checked_int, checked_options
-from ._fast import FastTables, tables_for
 from .actions import COLUMN_TO_COLUMN
+from .core import FastTables, tables_for
 from .engine import IllegalMoveError, InvalidPositionError, Rules, rules_for
 from .env import checked_penalty, finite_reward, game_over, made_progress, move_reward
 from .family import (
@@ -69,7 +69,7 @@ def lacking_reason(spec: VariantSpec, action: int) -> str:
 
 def family_tables(spec: VariantSpec) -> FastTables:
     """The compiled tables of ``spec`` that write the shared observation (shared,
-    read-only; :func:`fortythieves_env._fast.tables_for` with the family's layout)."""
+    read-only; :func:`fortythieves_env.core.tables_for` with the family's layout)."""
     return tables_for(spec, LATEST_VERSION, FAMILY_LAYOUT.cards)
 
 

@@ -25,8 +25,8 @@ from gymnasium.vector.utils import batch_space
 from ._checks import checked_options
 from ._family_fast import mark_shared, own_mask_size
 from ._family_fast import refresh as refresh_shared
-from ._fast import N_HEADER
 from ._jit import kernel
+from .core import N_HEADER
 from .engine import GameState, IllegalMoveError, Rules, rules_for
 from .family import (
     COLUMN_SLOTS,
@@ -56,7 +56,7 @@ __all__ = ["FamilyVectorEnv"]
 N_SHARED = FAMILY_CODEC.n_actions
 """Shared actions (2057): also the most actions a rule set of the bounds has."""
 _MAX_STATE = MAX_COLUMNS * COLUMN_SLOTS + 2 * MAX_COLUMNS + 2 * STOCK_SLOTS + 12
-"""An upper bound of a rule set's state array in the shared layout (:mod:`._fast`:
+"""An upper bound of a rule set's state array in the shared layout (:mod:`.core`:
 ``C*V + 2*C + 2*S + 12``, here with ``V = 20`` for every rule set)."""
 _MAX_TABLE = N_HEADER + 53 * 53 + 4 * N_SHARED
 """An upper bound of a rule set's table array (header, rule table, decode table)."""

@@ -1,10 +1,10 @@
 """The greedy rule: a one-step heuristic over the legal moves, stated once.
 
 One score table, one reader: :func:`greedy_score` (compiled, over a packed state array of
-:mod:`._fast`); :func:`move_score` reads a :class:`~fortythieves_env.view.PlayerView`
+:mod:`.core`); :func:`move_score` reads a :class:`~fortythieves_env.view.PlayerView`
 through it (``tests/oracle.py`` restates the rule apart, for the tests). Every user of the
 rule calls it: the ``greedy`` baseline of :mod:`fortythieves_agents.players.baselines` (its
-observations are read into a state array by :func:`~._fast.observed_state`), the search
+observations are read into a state array by :func:`~.core.observed_state`), the search
 agent's rollouts (:func:`rollout`, on sampled positions), and anyone else who needs a cheap
 player that sees only what a player sees.
 
@@ -38,7 +38,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._fast import (
+from ._jit import kernel
+from .actions import (
+    COLUMN_TO_COLUMN,
+    COLUMN_TO_FOUNDATION,
+    DRAW,
+    REDEAL,
+    WASTE_TO_COLUMN,
+    WASTE_TO_FOUNDATION,
+)
+from .core import (
     H_ACCEPTS,
     H_DECODE,
     H_FD,
@@ -52,15 +61,6 @@ from ._fast import (
     apply,
     legal_actions,
     tables_for,
-)
-from ._jit import kernel
-from .actions import (
-    COLUMN_TO_COLUMN,
-    COLUMN_TO_FOUNDATION,
-    DRAW,
-    REDEAL,
-    WASTE_TO_COLUMN,
-    WASTE_TO_FOUNDATION,
 )
 from .engine import Rules
 from .state import GameState
@@ -107,7 +107,7 @@ S_POINTLESS = -1.0
 def view_state(view: PlayerView, tables: FastTables) -> np.ndarray:
     """The state array of what a player sees: ``view``'s face-up cards, counts, waste and
     foundations (and the stock when its order is known), every hidden card 0 (as
-    :func:`~._fast.observed_state` reads an observation).
+    :func:`~.core.observed_state` reads an observation).
 
     Returns:
         ``int16``, shape ``(tables.state_size,)``, a new array.
@@ -148,7 +148,7 @@ def greedy_score(st: np.ndarray, tb: np.ndarray, action: int) -> float:
 
     Reads only what a player sees: column lengths, face-down counts, the face-up cards at
     the source column's cut, the waste top; never a face-down card or the stock, so a
-    state array whose hidden cards are unknown (0, :func:`~._fast.observed_state`) or
+    state array whose hidden cards are unknown (0, :func:`~.core.observed_state`) or
     sampled gives the same score. Returns ``float64``.
     """
     d = tb[H_DECODE] + 4 * action
@@ -194,7 +194,7 @@ def greedy_pick(
     Args:
         st: state array (``int16``), read only.
         tb: its variant's table array (``int32``).
-        legal: ``int64`` action indices, ascending (:func:`~._fast.legal_actions`).
+        legal: ``int64`` action indices, ascending (:func:`~.core.legal_actions`).
         count: how many of ``legal`` are legal.
         scores: ``float64``; if not empty (shape ``(n_actions,)``), each legal action's
             score is written to it (other entries are left as they are).

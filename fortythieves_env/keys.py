@@ -12,7 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from ._fast import (
+from ._jit import kernel
+from .actions import (
+    COLUMN_TO_COLUMN,
+    COLUMN_TO_FOUNDATION,
+    DRAW,
+    WASTE_TO_COLUMN,
+    WASTE_TO_FOUNDATION,
+)
+from .core import (
     H_C,
     H_DEAL,
     H_DECODE,
@@ -28,14 +36,6 @@ from ._fast import (
     S_NWASTE,
     S_REDEALS,
     _pile_for,
-)
-from ._jit import kernel
-from .actions import (
-    COLUMN_TO_COLUMN,
-    COLUMN_TO_FOUNDATION,
-    DRAW,
-    WASTE_TO_COLUMN,
-    WASTE_TO_FOUNDATION,
 )
 
 __all__ = ["key_tables_for"]
@@ -77,7 +77,7 @@ def _key_tables(slots: int, stock_slots: int, redeals: int) -> tuple[np.ndarray,
 
 
 def key_tables_for(tables: Any) -> tuple[np.ndarray, ...]:
-    """The key tables of a :class:`~._fast.FastTables` layout (shared, read-only)."""
+    """The key tables of a :class:`~.core.FastTables` layout (shared, read-only)."""
     return _key_tables(tables.slots, tables.stock_slots, int(tables.table[H_REDEALS]))
 
 

@@ -1,4 +1,4 @@
-"""The solver's pruning rules and move order, on the packed state arrays of :mod:`._fast`.
+"""The solver's pruning rules and move order, on the packed state arrays of :mod:`.core`.
 
 Shared by the solver's passes (:mod:`.solver`, :mod:`.beam`) and the search agents
 (:func:`pruned_moves` reads only what a player sees). Each rule is *safe*: if some line wins
@@ -16,7 +16,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._fast import (
+from ._jit import kernel
+from .actions import (
+    COLUMN_TO_COLUMN,
+    COLUMN_TO_FOUNDATION,
+    DRAW,
+    REDEAL,
+    WASTE_TO_COLUMN,
+    WASTE_TO_FOUNDATION,
+)
+from .core import (
     H_ACCEPTS,
     H_C,
     H_DECODE,
@@ -30,15 +39,6 @@ from ._fast import (
     S_REDEALS,
     _fits_foundation,
     legal_actions,
-)
-from ._jit import kernel
-from .actions import (
-    COLUMN_TO_COLUMN,
-    COLUMN_TO_FOUNDATION,
-    DRAW,
-    REDEAL,
-    WASTE_TO_COLUMN,
-    WASTE_TO_FOUNDATION,
 )
 from .variants import Build, VariantSpec
 

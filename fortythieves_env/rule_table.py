@@ -3,7 +3,7 @@
 One table per build rule and empty-column rule, ``table[top][card]`` over card codes (top 0 is
 an empty column). It is the one statement of RULES.md's common rules 4 and 5 (and of the
 build rule of the variant table, which also decides what a sequence is): the compiled rules
-core (:mod:`._fast`) reads it as the table array's ``accepts`` block, and
+core (:mod:`.core`) reads it as the table array's ``accepts`` block, and
 :attr:`fortythieves_env.Rules.build_table` is it.
 """
 

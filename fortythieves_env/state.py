@@ -1,6 +1,6 @@
 """A position as plain Python lists: :class:`GameState`, the format of the public API.
 
-The compiled rules core (:mod:`._fast`) packs it into a state array and back; the rules'
+The compiled rules core (:mod:`.core`) packs it into a state array and back; the rules'
 API (:class:`~fortythieves_env.Rules`), positions in the rule book's format
 (:mod:`.positions`) and the observation writer (:mod:`.observation`) read it.
 """

@@ -2,9 +2,9 @@
 
 :class:`FortyThievesVectorEnv` is a Gymnasium :class:`~gymnasium.vector.VectorEnv` whose N
 games live in one ``int16`` state array ``states[N, state_size]`` (the packed position of
-:mod:`._fast`, one row per game), with their observations ``obs[N, size]`` (``uint8``) and
+:mod:`.core`, one row per game), with their observations ``obs[N, size]`` (``uint8``) and
 action masks ``masks[N, n]`` (``int8``) in two more arrays. :func:`_step_batch` loops over
-the batch inside numba and calls :func:`._fast.step` for each game, so the rules are the
+the batch inside numba and calls :func:`.core.step` for each game, so the rules are the
 single environment's compiled rules, not a second implementation. Python only runs for
 the games that start a new deal (a shuffle with the game's own generator, exactly as
 :class:`~fortythieves_env.FortyThievesEnv` deals), which is rare: about once every few
@@ -23,9 +23,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ._checks import checked_int, checked_options, is_int
-from ._fast import H_DECODE, H_FD, H_NACT, refresh, tables_for
-from ._fast import step as _fast_step
 from ._jit import kernel
+from .core import H_DECODE, H_FD, H_NACT, refresh, tables_for
+from .core import step as _fast_step
 from .engine import (
     COLUMN_TO_COLUMN,
     GameState,
@@ -134,7 +134,7 @@ def _step_game(
     return 0
 
 
-@kernel  # its cache follows _fast.py and env.py too (fortythieves_env._jit)
+@kernel  # its cache follows core.py and env.py too (fortythieves_env._jit)
 def _step_batch(
     states: np.ndarray,
     tb: np.ndarray,
@@ -222,7 +222,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     both autoreset modes, observations, rewards, flags and ``info`` alike;
     ``tests/env/test_vector_env.py`` checks it for all nine variants. The positions are one
     ``int16`` array ``states[N, state_size]`` (the packed layout of
-    :mod:`fortythieves_env._fast`); each step is one numba call that loops over the games
+    :mod:`fortythieves_env.core`); each step is one numba call that loops over the games
     and, for each, applies the move and rewrites its observation row and mask row in place.
     Python only runs for the games that start a new deal (rare: once per episode), so a
     step costs no Python work per game.

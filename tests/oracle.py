@@ -1,6 +1,6 @@
 """A second, independent statement of the move rules, for the tests only: the oracle.
 
-The package states each rule once, in its compiled core (:mod:`fortythieves_env._fast`,
+The package states each rule once, in its compiled core (:mod:`fortythieves_env.core`,
 which :class:`~fortythieves_env.Rules` calls). This module restates legal-move generation
 and a move's effect on plain Python lists, written from ``RULES.md`` without the core's
 code, so that ``tests/env/test_rules_oracle.py`` can compare the two on many games: a change of

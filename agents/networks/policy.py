@@ -261,7 +261,7 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         self.waste_scale = 1.0 / max(layout.waste_slots, 1)
 
         # builds_on[under, card]: card lies on ``under`` by the build rule (no empty column).
-        accepts = torch.tensor(rules._accepts, dtype=torch.bool)
+        accepts = torch.tensor(rules.build_table, dtype=torch.bool)
         accepts[0] = False
         self.register_buffer("builds_on", accepts.flatten(), persistent=False)  # (53*53,)
         fixed = torch.zeros(N_CODES, N_FIXED)

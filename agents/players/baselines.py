@@ -25,7 +25,7 @@ They also follow the :class:`BatchAgent` protocol, what ``evaluate`` plays with:
     (:class:`fortythieves_env.view.PlayerView`: face-up cards, face-down and stock
     *counts*) into a state array with every hidden card 0
     (:func:`fortythieves_env.greedy.view_state`); in batches (:func:`greedy_actions`) it
-    reads each observation back into one (:func:`fortythieves_env._fast.observed_state`;
+    reads each observation back into one (:func:`fortythieves_env.core.observed_state`;
     the observation holds exactly the view's face-up cards and counts). Both are scored by
     the compiled kernel :func:`~fortythieves_env.greedy.greedy_pick`, the one the search
     agent's rollouts play (tested equal to the test oracle's restatement of the rule on
@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import gymnasium as gym
 import numpy as np
 
-from fortythieves_env._fast import observed_state, tables_for
 from fortythieves_env._jit import kernel
+from fortythieves_env.core import observed_state, tables_for
 from fortythieves_env.engine import rules_for
 from fortythieves_env.greedy import greedy_pick, move_score, view_state
 from fortythieves_env.observation import OBSERVATION_VERSIONS, ObservationLayout
@@ -345,7 +345,7 @@ def _greedy_batch(
 
 @cache
 def _observation_tables(spec: VariantSpec, size: int) -> np.ndarray:
-    """The table array (:func:`fortythieves_env._fast.tables_for`) of the observation
+    """The table array (:func:`fortythieves_env.core.tables_for`) of the observation
     version of ``spec`` whose observations have ``size`` entries.
 
     Raises:
@@ -367,7 +367,7 @@ def greedy_actions(
     observation holds the view's face-up cards, waste, face-down counts and stock count
     (and, from version 1, the known stock, which the heuristic does not use;
     :mod:`fortythieves_env.observation`), so nothing a player does not see is read. Each
-    row is read back into a state array (:func:`fortythieves_env._fast.observed_state`)
+    row is read back into a state array (:func:`fortythieves_env.core.observed_state`)
     and scored by :func:`fortythieves_env.greedy.greedy_pick`.
 
     Args:

@@ -92,18 +92,18 @@ from typing import Any
 import numpy as np
 
 from fortythieves_env._checks import INT64_MAX, checked_int
-from fortythieves_env._fast import (
-    H_NACT,
-    FastTables,
-    apply,
-    legal_actions,
-    tables_for,
-)
 from fortythieves_env._jit import kernel
 from fortythieves_env.actions import (
     COLUMN_TO_COLUMN,
     WASTE_TO_COLUMN,
     codec_for,
+)
+from fortythieves_env.core import (
+    H_NACT,
+    FastTables,
+    apply,
+    legal_actions,
+    tables_for,
 )
 from fortythieves_env.greedy import rollout
 from fortythieves_env.observation import OBSERVATION_VERSIONS, ObservationLayout

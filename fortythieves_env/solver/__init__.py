@@ -14,7 +14,7 @@ what a player who sees only :func:`~fortythieves_env.view.player_view` can achie
   ``max_episode_steps``). The argument is in :func:`.search._search`'s docstring.
 * ``"unknown"``: the node budget (or the seconds cap, or a caller's stop) ran out first.
 
-Three passes (compiled with numba, on the packed state arrays of :mod:`.._fast`), one node
+Three passes (compiled with numba, on the packed state arrays of :mod:`..core`), one node
 budget: every position entered counts one node, in every pass.
 
 1. **Rollouts** (:func:`.rollout._nested`, at most 1/8 of the budget; half with

@@ -13,13 +13,13 @@ from typing import Any, Literal
 import numpy as np
 
 from .._checks import INT64_MAX, checked_int
-from .._fast import (
-    H_NACT,
-    tables_for,
-)
 from ..beam import DONE as BEAM_DONE
 from ..beam import WON as BEAM_WON
 from ..beam import Beam
+from ..core import (
+    H_NACT,
+    tables_for,
+)
 from ..engine import InvalidPositionError, rules_for
 from ..pruning import (
     _BUILD_CODE,

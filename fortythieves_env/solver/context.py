@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import checked_int
-from .._fast import (
+from ..core import (
     H_C,
     H_NACT,
     H_SCAL,

@@ -10,13 +10,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._fast import (
+from .._jit import kernel
+from ..core import (
     H_SCAL,
     S_FCARDS,
     apply,
     canonical_hash,
 )
-from .._jit import kernel
 from ..pruning import (
     _children,
 )

@@ -12,14 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from .._fast import (
-    H_C,
-    H_DECODE,
-    H_NACT,
-    H_SCAL,
-    S_FCARDS,
-    _apply,
-)
 from .._jit import kernel
 from ..actions import (
     COLUMN_TO_COLUMN,
@@ -27,6 +19,14 @@ from ..actions import (
     REDEAL,
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
+)
+from ..core import (
+    H_C,
+    H_DECODE,
+    H_NACT,
+    H_SCAL,
+    S_FCARDS,
+    _apply,
 )
 from ..keys import _child_keys, _full_keys, key_tables_for
 from ..pruning import (

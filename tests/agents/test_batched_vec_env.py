@@ -172,7 +172,7 @@ def test_training_with_the_no_cycling_rule_never_returns_to_a_view_and_ends_stuc
     (checked here with the rules' own apply and view hash, one game at a time), a game with
     legal moves but no new one ends as a terminal step (``stuck``, not a truncation) with its
     last observation, and is dealt its next training deal at once."""
-    from fortythieves_env import _fast
+    from fortythieves_env import core
 
     config = load_config(
         STREETS, [*SMALL, "train.vec_env=batched", "train.no_cycling=true", "train.n_envs=4"]
@@ -181,7 +181,7 @@ def test_training_with_the_no_cycling_rule_never_returns_to_a_view_and_ends_stuc
     base = env.venv.unwrapped
     tb = base.tables.table
     obs = env.reset()
-    seen = [{int(_fast.view_hash(base.states[i], tb))} for i in range(4)]
+    seen = [{int(core.view_hash(base.states[i], tb))} for i in range(4)]
     rng = np.random.default_rng(5)
     stuck_games = 0
     for _ in range(3000):
@@ -192,33 +192,33 @@ def test_training_with_the_no_cycling_rule_never_returns_to_a_view_and_ends_stuc
             assert masks[i].any()
             for a in np.flatnonzero(legal[i]):
                 after = before[i].copy()
-                _fast.apply(after, tb, np.int64(a))
-                assert bool(masks[i, a]) == (int(_fast.view_hash(after, tb)) not in seen[i])
+                core.apply(after, tb, np.int64(a))
+                assert bool(masks[i, a]) == (int(core.view_hash(after, tb)) not in seen[i])
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         last_obs = obs.copy()
         obs, _, dones, infos = env.step(actions)
         for i in range(4):
             old = seen[i]
             if not dones[i]:
-                h = int(_fast.view_hash(base.states[i], tb))
+                h = int(core.view_hash(base.states[i], tb))
                 assert h not in seen[i]  # never back to a view of the episode
                 seen[i].add(h)
                 continue
-            seen[i] = {int(_fast.view_hash(base.states[i], tb))}  # the next deal
+            seen[i] = {int(core.view_hash(base.states[i], tb))}  # the next deal
             assert is_training_seed(env.reset_infos[i]["deal_seed"])
             if infos[i].get("stuck"):
                 stuck_games += 1
                 assert infos[i]["TimeLimit.truncated"] is False
                 after = before[i].copy()
-                _fast.apply(after, tb, np.int64(actions[i]))
-                views = old | {int(_fast.view_hash(after, tb))}
+                core.apply(after, tb, np.int64(actions[i]))
+                views = old | {int(core.view_hash(after, tb))}
                 moves = np.zeros(2000, dtype=np.int64)
-                n = _fast.legal_actions(after, tb, moves)
+                n = core.legal_actions(after, tb, moves)
                 assert n > 0  # legal moves remain: the rule ended the game, not the rules
                 for a in moves[:n]:  # every one leads back to a view of the episode
                     nxt = after.copy()
-                    _fast.apply(nxt, tb, np.int64(a))
-                    assert int(_fast.view_hash(nxt, tb)) in views
+                    core.apply(nxt, tb, np.int64(a))
+                    assert int(core.view_hash(nxt, tb)) in views
                 terminal = infos[i]["terminal_observation"]
                 assert not np.array_equal(terminal, last_obs[i])  # the position after the move
                 assert infos[i]["episode"]["foundation_cards"] == infos[i]["foundation_cards"]

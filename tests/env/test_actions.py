@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fortythieves_env import VARIANTS, FortyThievesEnv, Rules
-from fortythieves_env import _fast as fast
+from fortythieves_env import core as fast
 from fortythieves_env.actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,

@@ -16,8 +16,8 @@ from helpers import KINGS_ONLY
 from test_solver import playable_end_positions, replay_in_gym, shortest_win
 
 from fortythieves_env import VARIANTS, GameState, VariantSpec, env_id
-from fortythieves_env._fast import tables_for
 from fortythieves_env.beam import B_DROPPED, DONE, PROGRESS_WEIGHTS, WON, Beam, progress
+from fortythieves_env.core import tables_for
 from fortythieves_env.engine import rules_for
 from fortythieves_env.pruning import build_code, rule_flags
 from fortythieves_env.solver import solve
@@ -164,9 +164,9 @@ def test_a_childs_progress_and_key_by_the_move_equal_the_made_childs(variant: st
     terms) equals :func:`progress` of the child made, its key by the move
     (``_child_keys``) the key made from scratch (``_full_keys``), and the child's column
     terms by the move (``_move_terms``) those made from scratch (``_fill_terms``)."""
-    from fortythieves_env._fast import apply
     from fortythieves_env.actions import REDEAL
     from fortythieves_env.beam import _child_progress, _fill_terms, _move_terms
+    from fortythieves_env.core import apply
     from fortythieves_env.keys import _child_keys, _full_keys, key_tables_for
 
     spec = VARIANTS[variant]

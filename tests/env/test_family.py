@@ -31,8 +31,8 @@ from fortythieves_env import (
     VariantSpec,
     env_id,
 )
-from fortythieves_env._fast import legal_actions, tables_for
 from fortythieves_env.actions import codec_for
+from fortythieves_env.core import legal_actions, tables_for
 from fortythieves_env.family import (
     FAMILY_BOUNDS,
     FAMILY_CODEC,

@@ -246,11 +246,11 @@ def test_render_is_the_same() -> None:
 
 
 def test_one_compiled_specialization_for_every_variant() -> None:
-    from fortythieves_env import _fast
+    from fortythieves_env import core
 
     for variant in SPECS:
         env = FortyThievesEnv(variant, backend="numba")
         _, info = env.reset(seed=0)
         env.step(int(np.flatnonzero(info["action_mask"])[0]))
-    assert len(_fast.step.signatures) == 1
-    assert len(_fast.refresh.signatures) == 1
+    assert len(core.step.signatures) == 1
+    assert len(core.refresh.signatures) == 1

@@ -1,6 +1,6 @@
 """The greedy rule (:mod:`fortythieves_env.greedy`): the compiled kernel scores every legal
 move as the Python reference does, and an observation read back into a state array
-(:func:`fortythieves_env._fast.observed_state`) is the position with its hidden cards 0."""
+(:func:`fortythieves_env.core.observed_state`) is the position with its hidden cards 0."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from positions import position, random_walk
 
 from fortythieves_env import VARIANTS, Rules
 from fortythieves_env import greedy as g
-from fortythieves_env._fast import H_NACT, observed_state, tables_for
+from fortythieves_env.core import H_NACT, observed_state, tables_for
 from fortythieves_env.greedy import greedy_pick, greedy_score, move_score
 from fortythieves_env.view import player_view
 

@@ -1,7 +1,7 @@
 """numba's on-disk cache of the compiled kernels (:mod:`fortythieves_env._jit`, issue 23).
 
 * Point 8 (numba issue #1833): every compiled entry point follows an edit of a kernel it
-  calls from another module. Only ``_fast.py`` is edited (in a copy of the package) and
+  calls from another module. Only ``core.py`` is edited (in a copy of the package) and
   each entry point that builds its kernels in must play by the edited rules.
 * Point 9 (numba issue #4908): with no writable cache folder the package imports and plays
   (uncached), with one warning line naming ``NUMBA_CACHE_DIR``.
@@ -30,7 +30,7 @@ from fortythieves_env import _jit
 
 ROOT = Path(fortythieves_env.__file__).resolve().parent.parent
 KERNEL_MODULES = (
-    "fortythieves_env._fast",
+    "fortythieves_env.core",
     "fortythieves_env.greedy",
     "fortythieves_env.solver.rollout",
     "fortythieves_env.solver.search",
@@ -68,7 +68,7 @@ import numpy as np
 import gymnasium as gym
 import fortythieves_env
 from fortythieves_env import FortyThievesVectorEnv, GameState, get_variant, solver, greedy, vector
-from fortythieves_env._fast import H_NACT, tables_for
+from fortythieves_env.core import H_NACT, tables_for
 from fortythieves_env.engine import rules_for
 from fortythieves_agents import cycles
 from fortythieves_agents.players import baselines, search
@@ -211,7 +211,7 @@ def _probe(copy: Path) -> dict[str, object]:
 
 
 def test_every_compiled_entry_point_follows_an_edit_of_fast(tmp_path: Path) -> None:
-    """Point 8: after an edit of ``_fast.py`` alone, every entry point that compiles its
+    """Point 8: after an edit of ``core.py`` alone, every entry point that compiles its
     kernels in (the env and the vector env, greedy's rollout, the solver, the search
     agent's rollouts, the greedy baseline, the no-cycling rule) plays by the edited rules,
     each compiled anew; a second process loads them all from the cache."""
@@ -219,10 +219,10 @@ def test_every_compiled_entry_point_follows_an_edit_of_fast(tmp_path: Path) -> N
     before = _probe(copy)  # warms the copy's cache (a load if the checkout's is warm)
     before.pop("compiled")
     assert before == SHIPPED
-    fast = copy / "fortythieves_env" / "_fast.py"
+    fast = copy / "fortythieves_env" / "core.py"
     text = fast.read_text()
     for old, new in EDITS:
-        assert text.count(old) == 1, f"update the test's edit of _fast.py: {old!r} not found once"
+        assert text.count(old) == 1, f"update the test's edit of core.py: {old!r} not found once"
         text = text.replace(old, new)
     fast.write_text(text)
     after = _probe(copy)
@@ -238,7 +238,7 @@ def test_every_compiled_entry_point_follows_an_edit_of_fast(tmp_path: Path) -> N
 @pytest.mark.parametrize("name", KERNEL_MODULES)
 def test_every_kernel_is_cached_under_the_sources_its_module_imports(name: str) -> None:
     """Each compiled function's cache stamp holds the digest of its module's import closure,
-    which includes the rules' kernels (``_fast.py``) and constants (``actions.py``)."""
+    which includes the rules' kernels (``core.py``) and constants (``actions.py``)."""
     module = importlib.import_module(name)
     kernels = [
         obj
@@ -248,7 +248,7 @@ def test_every_kernel_is_cached_under_the_sources_its_module_imports(name: str) 
     assert len(kernels) == Path(module.__file__).read_text().count("\n@kernel")
     files = {p.relative_to(ROOT).as_posix() for p in _jit.source_files(kernels[0].py_func)}
     own = Path(module.__file__).resolve().relative_to(ROOT).as_posix()  # agents/ for ours
-    assert {own, "fortythieves_env/_fast.py", "fortythieves_env/actions.py"} <= files
+    assert {own, "fortythieves_env/core.py", "fortythieves_env/actions.py"} <= files
     assert "agents/config.py" not in files  # only what it imports
     if name == "fortythieves_env.vector":
         assert "fortythieves_env/env.py" in files  # made_progress, compiled into _step_batch

@@ -1,4 +1,4 @@
-"""The compiled kernels on the packed state (:mod:`fortythieves_env._fast`) without an
+"""The compiled kernels on the packed state (:mod:`fortythieves_env.core`) without an
 observation: ``legal_actions``, ``apply``, the copy, ``position_hash`` and
 ``canonical_hash``; the engine (:class:`Rules`) is the reference."""
 
@@ -16,7 +16,7 @@ from fortythieves_env.engine import rules_for
 pytestmark = pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba is not installed")
 
 if backends_module._HAVE_NUMBA:
-    from fortythieves_env import _fast
+    from fortythieves_env import core
 
 WIDE = VariantSpec(
     "Wide", "Wide Forty", n_columns=12, face_down=1, face_up=3,
@@ -71,7 +71,7 @@ def test_legal_actions_and_apply_match_the_engine(variant: str | VariantSpec) ->
     """Random masked play: the compiled legal set is the engine's (ascending, each once),
     ``apply`` leaves the engine's position and returns its card count, at every move."""
     spec = spec_of(variant)
-    rules, tables = rules_for(spec), _fast.tables_for(spec)
+    rules, tables = rules_for(spec), core.tables_for(spec)
     tb = tables.table
     rng = np.random.default_rng(7)
     out = np.full(rules.n_actions, -5, dtype=np.int64)
@@ -84,16 +84,16 @@ def test_legal_actions_and_apply_match_the_engine(variant: str | VariantSpec) ->
         st = tables.pack(state)
         for _ in range(250):
             expected = sorted(rules.legal_actions(state))
-            count = _fast.legal_actions(st, tb, out)
+            count = core.legal_actions(st, tb, out)
             assert out[:count].tolist() == expected  # the same set, ascending, no repeats
-            assert _fast.legal_actions(st, tb, out32) == count
+            assert core.legal_actions(st, tb, out32) == count
             assert out32[:count].tolist() == expected
-            assert _fast.refresh(st, tb, obs, mask) == count  # the mask: same generator
+            assert core.refresh(st, tb, obs, mask) == count  # the mask: same generator
             assert np.flatnonzero(mask).tolist() == expected
             if not count:
                 break
             action = int(out[int(rng.integers(count))])
-            cards = _fast.apply(st, tb, action)
+            cards = core.apply(st, tb, action)
             assert cards == rules.apply(state, action)
             assert tables.unpack(st) == state
             assert np.array_equal(st, tables.pack(state))  # freed slots are 0 again
@@ -104,14 +104,14 @@ def test_legal_actions_and_apply_match_the_engine(variant: str | VariantSpec) ->
 
 def test_the_kernels_refuse_what_would_write_out_of_bounds() -> None:
     spec = VARIANTS["NumberTen"]
-    rules, tables = rules_for(spec), _fast.tables_for(spec)
+    rules, tables = rules_for(spec), core.tables_for(spec)
     st = tables.pack(rules.deal(np.random.default_rng(0)))
     before = st.copy()
     with pytest.raises(ValueError, match="out is shorter than n_actions"):
-        _fast.legal_actions(st, tables.table, np.zeros(rules.n_actions - 1, dtype=np.int64))
+        core.legal_actions(st, tables.table, np.zeros(rules.n_actions - 1, dtype=np.int64))
     for action in (-1, rules.n_actions):
         with pytest.raises(ValueError, match=r"action is outside range\(n_actions\)"):
-            _fast.apply(st, tables.table, action)
+            core.apply(st, tables.table, action)
     assert np.array_equal(st, before)
 
 
@@ -119,16 +119,16 @@ def test_a_copy_is_independent() -> None:
     """A state array is a plain ``int16`` row: ``st.copy()`` (or row assignment into a
     batch) is the copy; playing one never changes the other."""
     spec = VARIANTS["FortyThieves"]
-    rules, tables = rules_for(spec), _fast.tables_for(spec)
+    rules, tables = rules_for(spec), core.tables_for(spec)
     state = rules.deal(np.random.default_rng(3))
     st = tables.pack(state)
     batch = np.zeros((2, tables.state_size), dtype=np.int16)
     batch[1] = st
     copy = st.copy()
     out = np.zeros(rules.n_actions, dtype=np.int64)
-    assert _fast.legal_actions(st, tables.table, out) > 0
-    _fast.apply(copy, tables.table, int(out[0]))
-    _fast.apply(batch[1], tables.table, int(out[0]))
+    assert core.legal_actions(st, tables.table, out) > 0
+    core.apply(copy, tables.table, int(out[0]))
+    core.apply(batch[1], tables.table, int(out[0]))
     assert tables.unpack(st) == state
     assert np.array_equal(batch[1], copy) and not np.array_equal(copy, st)
     assert not batch[0].any()
@@ -136,9 +136,9 @@ def test_a_copy_is_independent() -> None:
 
 # ---------------------------------------------------------------------- hashes
 def hashes(variant: str | VariantSpec, state: GameState) -> tuple[int, int]:
-    tables = _fast.tables_for(spec_of(variant))
+    tables = core.tables_for(spec_of(variant))
     st = tables.pack(state)
-    return int(_fast.position_hash(st, tables.table)), int(_fast.canonical_hash(st, tables.table))
+    return int(core.position_hash(st, tables.table)), int(core.canonical_hash(st, tables.table))
 
 
 @pytest.mark.parametrize("variant", ["FortyThieves", "NumberTen", "LittleForty", "Lucas"])
@@ -164,7 +164,7 @@ def test_different_move_orders_reach_the_same_hash(variant: str) -> None:
     """Two moves played in either order: when the engine reaches the same position both
     ways, the compiled ``apply`` does too and the hashes agree."""
     spec = VARIANTS[variant]
-    rules, tables = rules_for(spec), _fast.tables_for(spec)
+    rules, tables = rules_for(spec), core.tables_for(spec)
     tb = tables.table
     found = 0
     for state in random_play(variant, seed=5, games=3, steps=150)[::2]:
@@ -174,19 +174,19 @@ def test_different_move_orders_reach_the_same_hash(variant: str) -> None:
                 if a >= b:
                     continue
                 one, two = tables.pack(state), tables.pack(state)
-                _fast.apply(one, tb, a)
-                _fast.apply(two, tb, b)
+                core.apply(one, tb, a)
+                core.apply(two, tb, b)
                 if not (
                     rules.is_legal(tables.unpack(one), b) and rules.is_legal(tables.unpack(two), a)
                 ):
                     continue
-                _fast.apply(one, tb, b)
-                _fast.apply(two, tb, a)
+                core.apply(one, tb, b)
+                core.apply(two, tb, a)
                 if tables.unpack(one) != tables.unpack(two):
                     continue  # e.g. two cards of a kind onto one pile: different positions
                 assert np.array_equal(one, two)
-                assert _fast.position_hash(one, tb) == _fast.position_hash(two, tb)
-                assert _fast.canonical_hash(one, tb) == _fast.canonical_hash(two, tb)
+                assert core.position_hash(one, tb) == core.position_hash(two, tb)
+                assert core.canonical_hash(one, tb) == core.canonical_hash(two, tb)
                 found += 1
     assert found >= 10, found
 
@@ -244,42 +244,42 @@ def test_the_canonical_hash_ignores_the_column_order(variant: str) -> None:
 def test_a_whole_column_into_an_empty_one_keeps_the_canonical_hash() -> None:
     """The move the engine allows that only reorders the columns (engine.py's decisions)."""
     spec = VARIANTS["FortyThieves"]
-    rules, tables = rules_for(spec), _fast.tables_for(spec)
+    rules, tables = rules_for(spec), core.tables_for(spec)
     state = rules.deal(np.random.default_rng(0))
     # column 0 keeps its top card, column 1 is empty (the other cards go to the waste: the
     # stock's 64 slots are full)
     state.waste.extend(state.tableau[0][:-1] + state.tableau[1])
     state.tableau[0], state.tableau[1] = state.tableau[0][-1:], []
     st = tables.pack(state)
-    exact, canonical = _fast.position_hash(st, tables.table), _fast.canonical_hash(st, tables.table)
-    _fast.apply(st, tables.table, rules.move_to_action("t0>t1"))
+    exact, canonical = core.position_hash(st, tables.table), core.canonical_hash(st, tables.table)
+    core.apply(st, tables.table, rules.move_to_action("t0>t1"))
     assert tables.unpack(st).tableau[:2] == [[], state.tableau[0]]
-    assert _fast.canonical_hash(st, tables.table) == canonical
-    assert _fast.position_hash(st, tables.table) != exact
+    assert core.canonical_hash(st, tables.table) == canonical
+    assert core.position_hash(st, tables.table) != exact
 
 
 def test_the_hashes_do_not_read_unused_slots() -> None:
     spec = VARIANTS["Maria"]
-    tables = _fast.tables_for(spec)
+    tables = core.tables_for(spec)
     state = rules_for(spec).deal(np.random.default_rng(1))
     st = tables.pack(state)
-    exact, canonical = _fast.position_hash(st, tables.table), _fast.canonical_hash(st, tables.table)
+    exact, canonical = core.position_hash(st, tables.table), core.canonical_hash(st, tables.table)
     dirty = st.copy()
     dirty[tables.slots - 1] = 7  # beyond column 0's cards
     dirty[tables.waste0 + 5] = 9  # beyond the (empty) waste
-    assert _fast.position_hash(dirty, tables.table) == exact
-    assert _fast.canonical_hash(dirty, tables.table) == canonical
+    assert core.position_hash(dirty, tables.table) == exact
+    assert core.canonical_hash(dirty, tables.table) == canonical
 
 
 def test_one_compiled_specialization_for_every_variant() -> None:
     for variant in SPECS:
         spec = spec_of(variant)
-        rules, tables = rules_for(spec), _fast.tables_for(spec)
+        rules, tables = rules_for(spec), core.tables_for(spec)
         st = tables.pack(rules.deal(np.random.default_rng(0)))
         out = np.zeros(rules.n_actions, dtype=np.int64)
-        n = _fast.legal_actions(st, tables.table, out)
-        _fast.apply(st, tables.table, int(out[n - 1]))
-        _fast.position_hash(st, tables.table)
-        _fast.canonical_hash(st, tables.table)
-    for kernel in (_fast.apply, _fast.position_hash, _fast.canonical_hash):
+        n = core.legal_actions(st, tables.table, out)
+        core.apply(st, tables.table, int(out[n - 1]))
+        core.position_hash(st, tables.table)
+        core.canonical_hash(st, tables.table)
+    for kernel in (core.apply, core.position_hash, core.canonical_hash):
         assert len(kernel.signatures) == 1, kernel

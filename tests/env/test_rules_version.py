@@ -41,7 +41,7 @@ NOT_RULES = {
         "Rules.from_position",
         "rules_for",
     },
-    "_fast": {
+    "core": {
         "FastTables.pack",  # the state array's layout
         "FastTables.hidden_indices",
         "FastTables.unpack",
@@ -87,7 +87,7 @@ def test_rules_digest_matches_the_version() -> None:
 
 
 def test_every_definition_of_the_rule_modules_is_classified() -> None:
-    """A new function in ``engine.py`` or ``_fast.py`` is either a rule (listed in
+    """A new function in ``engine.py`` or ``core.py`` is either a rule (listed in
     ``RULE_SOURCES``, so the digest covers it) or named in ``NOT_RULES`` here."""
     listed = {entry.partition(":")[::2] for entry in RULE_SOURCES}
     for module, not_rules in NOT_RULES.items():
@@ -154,7 +154,7 @@ def test_an_edit_of_a_rule_changes_the_digest(package_copy: Path) -> None:
 @pytest.mark.parametrize(
     ("module", "old", "new"),
     [
-        ("_fast.py", "return p if st[tb[H_FOUND] + p] ==", "return p if st[tb[H_FOUND] + p] >="),
+        ("core.py", "return p if st[tb[H_FOUND] + p] ==", "return p if st[tb[H_FOUND] + p] >="),
         ("env.py", "reward += win_bonus", "reward += 2 * win_bonus"),
         ("env.py", "win_bonus: float = 10.0,", "win_bonus: float = 20.0,"),
         ("env.py", "return foundation_cards == 104 or n_legal == 0", "return n_legal == 0"),
@@ -182,7 +182,7 @@ def test_comments_docstrings_and_formatting_leave_the_digest(package_copy: Path)
         '"""Reworded: the cards of the sequence at the column\'s end; 0 for none.',
     )
     _edit(
-        package_copy / "_fast.py",
+        package_copy / "core.py",
         "    c = tb[H_C]\n    v = tb[H_V]\n",
         "    c = (\n        tb[H_C]  # columns\n    )\n    v = tb[ H_V ]\n",
     )

@@ -26,7 +26,7 @@ from fortythieves_env.engine import rules_for
 pytestmark = pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba is not installed")
 
 if backends_module._HAVE_NUMBA:
-    from fortythieves_env import _fast
+    from fortythieves_env import core
     from fortythieves_env.pruning import _children, _safe_foundation, rule_flags
     from fortythieves_env.solver import (
         MAX_NODES,
@@ -372,7 +372,7 @@ def test_a_lost_verdict_says_what_its_proof_needed() -> None:
 # ---------------------------------------------------------------------- rule F itself
 def _st(variant: str, pos: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     spec = VARIANTS[variant]
-    tables = _fast.tables_for(spec)
+    tables = core.tables_for(spec)
     return tables.pack(rules_for(spec).from_position(pos)), tables.table
 
 
@@ -425,7 +425,7 @@ def test_rule_f_move_is_the_only_child_and_the_waste_waits_for_the_last_redeal()
     no redeal is left (F does not cover the waste before). From a column top always."""
     spec = VARIANTS["LittleForty"]
     rules = rules_for(spec)
-    tables = _fast.tables_for(spec)
+    tables = core.tables_for(spec)
     legal = np.zeros(rules.n_actions, dtype=np.int32)
     out = np.zeros(rules.n_actions, dtype=np.int32)
     scores = np.zeros(rules.n_actions, dtype=np.int32)
@@ -520,7 +520,7 @@ def test_keys_made_by_the_move_equal_keys_made_from_scratch(variant: str) -> Non
     move makes; the keys do not see the column order (the columns reversed give equal
     keys); positions that differ get different keys."""
     spec = VARIANTS[variant]
-    tables = _fast.tables_for(spec)
+    tables = core.tables_for(spec)
     tb = tables.table
     z = key_tables_for(tables)
     c = spec.n_columns
@@ -529,7 +529,7 @@ def test_keys_made_by_the_move_equal_keys_made_from_scratch(variant: str) -> Non
     raw, key = np.zeros((c, 2), np.uint64), np.zeros(2, np.uint64)
     raw2, key2 = np.zeros((c, 2), np.uint64), np.zeros(2, np.uint64)
     out = np.zeros(6, np.uint64)
-    legal = np.zeros(int(tb[_fast.H_NACT]), np.int32)
+    legal = np.zeros(int(tb[core.H_NACT]), np.int32)
     codec = rules_for(spec).codec
     checked = 0
     keys_seen: dict[tuple[int, int], tuple[Any, ...]] = {}
@@ -538,12 +538,12 @@ def test_keys_made_by_the_move_equal_keys_made_from_scratch(variant: str) -> Non
         st = tables.pack(env.unwrapped.state)
         for _ in range(150):
             _full_keys(st, tb, *z, raw, key)
-            n = _fast.legal_actions(st, tb, legal)
+            n = core.legal_actions(st, tb, legal)
             if n == 0:
                 break
             for a in legal[:n]:
                 child = st.copy()
-                _fast.apply(child, tb, int(a))
+                core.apply(child, tb, int(a))
                 _full_keys(child, tb, *z, raw2, key2)
                 ident = canonical(tables.unpack(child))
                 assert keys_seen.setdefault((int(key2[0]), int(key2[1])), ident) == ident
@@ -552,7 +552,7 @@ def test_keys_made_by_the_move_equal_keys_made_from_scratch(variant: str) -> Non
                     continue
                 _child_keys(st, tb, int(a), *z[:5], raw, key, out)
                 assert (out[0], out[1]) == (key2[0], key2[1]), move
-                kind, src, dst = (int(x) for x in tb[tb[_fast.H_DECODE] + 4 * a :][:3])
+                kind, src, dst = (int(x) for x in tb[tb[core.H_DECODE] + 4 * a :][:3])
                 if kind in (COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION):
                     assert (out[2], out[3]) == (raw2[src, 0], raw2[src, 1]), move
                 if kind in (COLUMN_TO_COLUMN, WASTE_TO_COLUMN):
@@ -564,7 +564,7 @@ def test_keys_made_by_the_move_equal_keys_made_from_scratch(variant: str) -> Non
             )
             _full_keys(tables.pack(flipped), tb, *z, raw2, key2)
             assert (key2[0], key2[1]) == (key[0], key[1])
-            _fast.apply(st, tb, int(legal[rng.integers(n)]))
+            core.apply(st, tb, int(legal[rng.integers(n)]))
     assert checked > 500 and len(keys_seen) > 300
 
 
@@ -622,7 +622,7 @@ def new_search(
     """The depth-first pass alone (``solve(..., rollouts=False)``'s), ready to run."""
     from fortythieves_env import solver as sv
 
-    tables = _fast.tables_for(spec)
+    tables = core.tables_for(spec)
     root = tables.pack(rules_for(spec).from_position(pos))
     _, flags = rule_flags(rule_set, "test")
     return sv._Search(tables, root, limit, flags, sv.build_code(spec), nodes, 0)
@@ -642,7 +642,7 @@ def run_search(search: Any, nodes: int, step: int | None = None) -> int:
 
 def position_keys(spec: VariantSpec, states: list[GameState]) -> list[tuple[int, int]]:
     """The closed set's two keys of each position (made from scratch)."""
-    tables = _fast.tables_for(spec)
+    tables = core.tables_for(spec)
     z = key_tables_for(tables)
     raw = np.zeros((spec.n_columns, 2), np.uint64)
     key = np.zeros(2, np.uint64)

@@ -11,7 +11,7 @@ import pytest
 from positions import position, random_walk
 
 from fortythieves_env import VARIANTS
-from fortythieves_env._fast import tables_for
+from fortythieves_env.core import tables_for
 from fortythieves_env.engine import InvalidPositionError, rules_for
 from fortythieves_env.solver import SolverContext, solve
 

@@ -32,7 +32,7 @@ from fortythieves_agents.seeds import seeds_for_test
 from positions import position, random_walk, shuffle_hidden
 
 from fortythieves_env import VARIANTS, FortyThievesEnv, get_variant
-from fortythieves_env._fast import tables_for
+from fortythieves_env.core import tables_for
 from fortythieves_env.greedy import greedy_pick
 from fortythieves_env.view import (
     PlayerView,

@@ -1,0 +1,867 @@
+"""Compiled rules (numba) on a packed state: the environment's ``backend="numba"``
+(:class:`~fortythieves_env.backends.NumbaBackend`), the batched vector environment
+(:mod:`.vector`), and solvers and search agents.
+
+**The rules core.** The move rules are stated here once: what a column top or a foundation
+takes (the rule table of :func:`.rule_table.accepts_table`, read by :func:`_fits_foundation`,
+:func:`_sequence_length` and :func:`_moves`), the legal moves (:func:`_moves`) and a move's
+effect (:func:`_apply`). :class:`~fortythieves_env.Rules` (the public API: notation,
+reasons, positions), both environment backends, the vector environment, the solver, the
+greedy rule, the search agents and the no-cycling rule all call these kernels; the list-based
+restatement in ``tests/oracle.py`` exists only to test them. A position is
+one packed ``int16`` array (the *state array*) and a variant's fixed data is one ``int32``
+array (the *table array*). Every variant uses the same argument types, so numba compiles
+each kernel once (and caches it on disk: :func:`._jit.kernel`).
+
+Kernels (``st`` a state array, ``tb`` its variant's ``FastTables.table``):
+
+* :func:`legal_actions` ``(st, tb, out) -> count``: the legal actions, ascending, into a
+  preallocated integer array; no observation, no mask.
+* :func:`apply` ``(st, tb, action) -> cards``: play an action in place (legality not
+  checked, as :meth:`Rules.apply`); returns the cards put on a foundation (0 or 1).
+* The copy: a state array is a plain contiguous NumPy ``int16`` row, so ``st.copy()``, or
+  ``batch[i] = st`` into a ``(N, state_size)`` batch, is a complete, independent copy
+  (``state_size * 2`` bytes, 640 for Forty Thieves); no kernel is needed.
+* :func:`position_hash` ``(st, tb) -> uint64``: equal for equal positions;
+  :func:`canonical_hash`: equal also for positions that differ only in the column order;
+  :func:`view_hash`: equal for positions a player cannot tell apart (equal player views).
+* :func:`observed_state` ``(obs, tb, st)``: an observation read back into a state array,
+  the cards it does not show as 0 (for kernels that read only what a player sees, such as
+  the greedy rule of :mod:`.greedy`).
+* :func:`refresh` and :func:`step`: the environment's calls, which also write the
+  observation and the mask. They are built from the same pieces: one move generator
+  (``_moves``, behind :func:`legal_actions` and the mask) and one move (``_apply``, behind
+  :func:`apply`), so the compiled code states each rule once.
+
+State array (``int16``, shape ``(state_size,)``), for ``C`` columns, ``V`` =
+:attr:`VariantSpec.max_visible` slots per column and ``S`` = :attr:`VariantSpec.stock_size`:
+
+=========================  =================================================================
+indices                    meaning
+=========================  =================================================================
+``0 .. C*V-1``             column i's cards (face down ones included), bottom to top, at
+                           ``i*V ..``; unused slots hold 0. A reachable column never holds
+                           more than ``V`` cards (see :mod:`.positions`, condition 6).
+``len0 .. len0+C-1``       cards in each column (``len0 = C*V``)
+``fd0 .. fd0+C-1``         face-down cards at the bottom of each column (``fd0 = len0 + C``)
+``stock0 .. stock0+S-1``   the stock, bottom to top (``stock0 = fd0 + C``)
+``waste0 .. waste0+S-1``   the waste, bottom to top (``waste0 = stock0 + S``)
+``found0 .. found0+7``     the 8 foundation heights (``found0 = waste0 + S``)
+``found0+8 .. found0+11``  cards in the stock, cards in the waste, redeals left,
+                           cards on the foundations
+=========================  =================================================================
+
+Table array (``int32``): a header of :data:`N_HEADER` constants (named ``H_*`` below: sizes
+and the offsets above, plus where the observation's parts start), then the build rule's
+``accepts[top * 53 + card]`` (0/1, 53*53 entries; top 0 is an empty column), then the action
+decode table of :class:`~fortythieves_env.actions.ActionCodec`, 4 entries per action: kind,
+source column, destination column, cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from ._jit import kernel
+from .actions import (
+    COLUMN_TO_COLUMN,
+    COLUMN_TO_FOUNDATION,
+    DRAW,
+    REDEAL,
+    WASTE_TO_COLUMN,
+    WASTE_TO_FOUNDATION,
+    codec_for,
+)
+from .observation import LATEST_VERSION, ObservationLayout
+from .rule_table import accepts_table
+from .state import GameState
+from .variants import VariantSpec
+
+# ---------------------------------------------------------------------- table header
+(
+    H_C,  # columns
+    H_V,  # card slots per column (state and observation)
+    H_M,  # max_move: 13 with sequence moves, else 1
+    H_NACT,  # number of actions
+    H_DEAL,  # cards per draw
+    H_S,  # stock / waste slots
+    H_LEN,  # state offsets ...
+    H_FD,
+    H_STOCK,
+    H_WASTE,
+    H_FOUND,
+    H_SCAL,
+    H_OBS_WASTE,  # observation offsets ...
+    H_OBS_FOUND,
+    H_OBS_FD,
+    H_OBS_STOCK,
+    H_OBS_KNOWN,  # the known-stock slots (observation version 1), -1 if none
+    H_REDEALS,  # the variant's redeals (the stock is known once fewer are left)
+    H_ACCEPTS,  # table offsets ...
+    H_DECODE,
+) = range(20)
+N_HEADER = 20
+"""Entries in the table array's header."""
+
+# scalars after the foundations in the state array
+S_NSTOCK, S_NWASTE, S_REDEALS, S_FCARDS = range(4)
+
+
+class FastTables:
+    """One variant's table array and the state array's offsets, for packing and unpacking.
+
+    Args:
+        spec: the variant.
+        observation_version: the observation the kernels write (see
+            :mod:`.observation`); the state array does not depend on it.
+        layout: where the kernels write the observation: ``None`` (default) for the
+            variant's own layout of ``observation_version``, or a larger
+            :class:`ObservationLayout` with room for the variant (at least its columns,
+            :attr:`VariantSpec.max_visible` slots per column and its stock in waste slots,
+            and known-stock slots if it has redeals and the version shows them), such as
+            the family's shared layout (:mod:`.family`): then the state array has that
+            layout's ``column_slots`` per column too, and the entries the variant does not
+            fill (columns it lacks, slots past its own) are never written.
+
+    Attributes:
+        table: ``int32`` array (header, accepts table, decode table); read by the kernels.
+        state_size: length of a state array.
+
+    Raises:
+        ValueError: ``layout`` has no room for the variant (the message names the part).
+    """
+
+    def __init__(
+        self,
+        spec: VariantSpec,
+        observation_version: int = LATEST_VERSION,
+        layout: ObservationLayout | None = None,
+    ) -> None:
+        codec = codec_for(spec)
+        own = ObservationLayout.for_variant(spec, observation_version)
+        if layout is None:
+            layout = own
+        else:
+            for part, need, room in (
+                ("columns", own.n_columns, layout.n_columns),
+                ("column slots", own.column_slots, layout.column_slots),
+                ("waste slots", own.waste_slots, layout.waste_slots),
+                ("known-stock slots", own.stock_slots, layout.stock_slots),
+            ):
+                if room < need:
+                    raise ValueError(
+                        f"the observation layout has {room} {part}, {spec.id} needs {need}"
+                    )
+        c, v, s = spec.n_columns, layout.column_slots, spec.stock_size
+        self.n_columns, self.slots, self.stock_slots = c, v, s
+        self.len0 = c * v
+        self.fd0 = self.len0 + c
+        self.stock0 = self.fd0 + c
+        self.waste0 = self.stock0 + s
+        self.found0 = self.waste0 + s
+        self.scal0 = self.found0 + 8
+        self.state_size = self.scal0 + 4
+        accepts = np.array(accepts_table(spec.build, spec.empty_column), dtype=np.int32).ravel()
+        # the codec's decode table; the kernels' index arithmetic follows the same formula
+        # (:mod:`.actions`), and the backend tests compare every mask with the engine's
+        decode = np.array(codec.table, dtype=np.int32).reshape(-1)
+        header = [0] * N_HEADER
+        header[H_C], header[H_V], header[H_M] = c, v, spec.max_move
+        header[H_NACT], header[H_DEAL], header[H_S] = codec.n_actions, spec.deal_count, s
+        header[H_LEN], header[H_FD], header[H_STOCK] = self.len0, self.fd0, self.stock0
+        header[H_WASTE], header[H_FOUND], header[H_SCAL] = self.waste0, self.found0, self.scal0
+        header[H_OBS_WASTE] = layout.waste.start
+        header[H_OBS_FOUND] = layout.foundations.start
+        header[H_OBS_FD] = layout.face_down.start
+        header[H_OBS_STOCK] = layout.stock
+        # the known-stock slots only where the variant's own observation has them
+        header[H_OBS_KNOWN] = layout.known_stock.start if own.stock_slots else -1
+        header[H_REDEALS] = spec.redeals
+        header[H_ACCEPTS] = N_HEADER
+        header[H_DECODE] = N_HEADER + accepts.size
+        self.table = np.concatenate([np.array(header, dtype=np.int32), accepts, decode])
+        self.table.flags.writeable = False
+
+    def pack(self, state: GameState) -> np.ndarray:
+        """Return ``state`` as a new state array (``int16``, shape ``(state_size,)``).
+
+        Raises:
+            ValueError: the state does not fit the variant's arrays (another number of
+                columns, more cards in a column, the stock or the waste than their slots), or
+                holds a card code outside 0..52 (0: a hidden card of a player's view), so
+                that the compiled kernels never read outside their tables.
+        """
+        c, s = self.n_columns, self.stock_slots
+        if len(state.tableau) != c or len(state.face_down) != c:
+            raise ValueError(f"the state has {len(state.tableau)} columns, the variant {c}")
+        if len(state.stock) > s or len(state.waste) > s:
+            raise ValueError(f"the stock and the waste hold at most {s} cards each")
+        st = np.zeros(self.state_size, dtype=np.int16)
+        v = self.slots
+        for i, col in enumerate(state.tableau):
+            if len(col) > v:
+                raise ValueError(f"column {i} holds {len(col)} cards, more than the {v} slots")
+            st[i * v : i * v + len(col)] = col
+        st[self.len0 : self.len0 + self.n_columns] = [len(col) for col in state.tableau]
+        st[self.fd0 : self.fd0 + self.n_columns] = state.face_down
+        st[self.stock0 : self.stock0 + len(state.stock)] = state.stock
+        st[self.waste0 : self.waste0 + len(state.waste)] = state.waste
+        st[self.found0 : self.found0 + 8] = state.foundations
+        st[self.scal0 : self.scal0 + 4] = (
+            len(state.stock),
+            len(state.waste),
+            state.redeals_left,
+            state.foundation_cards,
+        )
+        cards = np.concatenate([st[: self.len0], st[self.stock0 : self.found0]])
+        if cards.min() < 0 or cards.max() > 52:
+            raise ValueError("card codes must be 0..52 (1..52 a card, 0 a hidden one)")
+        return st
+
+    def hidden_indices(self, face_down: Sequence[int], hidden_stock: int) -> np.ndarray:
+        """The state-array indices of the cards a player cannot see, in the order
+        :func:`~fortythieves_env.view.determinize` fills them: the face-down cards of
+        column 0 bottom to top, then column 1's, ..., then ``hidden_stock`` stock slots
+        bottom to top (the whole stock while its order is unknown, else 0).
+
+        So ``st[idx] = cards`` on ``pack(determinize(view, any))`` gives
+        ``pack(determinize(view, cards))``: a search agent fills many samples at once.
+
+        Returns:
+            ``int64``, shape ``(sum(face_down) + hidden_stock,)``.
+
+        Raises:
+            ValueError: a count is negative or does not fit the columns or the stock.
+        """
+        if len(face_down) != self.n_columns or hidden_stock < 0 or min(face_down, default=0) < 0:
+            raise ValueError("hidden_indices: need one face-down count >= 0 per column")
+        if hidden_stock > self.stock_slots or max(face_down, default=0) > self.slots:
+            raise ValueError("hidden_indices: more hidden cards than slots")
+        v = self.slots
+        parts = [np.arange(i * v, i * v + fd, dtype=np.int64) for i, fd in enumerate(face_down)]
+        parts.append(np.arange(self.stock0, self.stock0 + hidden_stock, dtype=np.int64))
+        return np.concatenate(parts)
+
+    def unpack_into(self, st: np.ndarray, state: GameState) -> None:
+        """Write state array ``st`` into ``state`` in place: every list keeps its identity
+        (the columns too), so references held by callers see the new position."""
+        v, c = self.slots, self.n_columns
+        lengths = st[self.len0 : self.len0 + c].tolist()
+        n_stock, n_waste, redeals, fcards = st[self.scal0 : self.scal0 + 4].tolist()
+        for i, (col, n) in enumerate(zip(state.tableau, lengths, strict=True)):
+            col[:] = st[i * v : i * v + n].tolist()
+        state.face_down[:] = st[self.fd0 : self.fd0 + c].tolist()
+        state.stock[:] = st[self.stock0 : self.stock0 + n_stock].tolist()
+        state.waste[:] = st[self.waste0 : self.waste0 + n_waste].tolist()
+        state.foundations[:] = st[self.found0 : self.found0 + 8].tolist()
+        state.redeals_left = redeals
+        state.foundation_cards = fcards
+
+    def unpack(self, st: np.ndarray) -> GameState:
+        """Return the :class:`GameState` of a state array (a new, independent object)."""
+        v, c = self.slots, self.n_columns
+        lengths = st[self.len0 : self.len0 + c].tolist()
+        n_stock, n_waste, redeals, fcards = st[self.scal0 : self.scal0 + 4].tolist()
+        return GameState(
+            tableau=[st[i * v : i * v + n].tolist() for i, n in enumerate(lengths)],
+            face_down=st[self.fd0 : self.fd0 + c].tolist(),
+            stock=st[self.stock0 : self.stock0 + n_stock].tolist(),
+            waste=st[self.waste0 : self.waste0 + n_waste].tolist(),
+            foundations=st[self.found0 : self.found0 + 8].tolist(),
+            redeals_left=redeals,
+            foundation_cards=fcards,
+        )
+
+
+@lru_cache(maxsize=512)
+def tables_for(
+    spec: VariantSpec,
+    observation_version: int = LATEST_VERSION,
+    layout: ObservationLayout | None = None,
+) -> FastTables:
+    """The (shared, read-only) :class:`FastTables` of ``spec`` (and observation version,
+    and observation layout: see :class:`FastTables`). The last 512 are kept (see
+    :func:`~fortythieves_env.actions.codec_for`)."""
+    return FastTables(spec, observation_version, layout)
+
+
+# ---------------------------------------------------------------------- kernels
+@kernel(inline="always")
+def _write_column(st: np.ndarray, tb: np.ndarray, obs: np.ndarray, i: int) -> None:
+    v = tb[H_V]
+    n = st[tb[H_LEN] + i]
+    fd = st[tb[H_FD] + i]
+    base = i * v
+    k = 0
+    for k in range(n - fd):
+        obs[base + k] = st[base + fd + k]
+    for k in range(max(n - fd, 0), v):
+        obs[base + k] = 0
+    obs[tb[H_OBS_FD] + i] = fd
+
+
+@kernel(inline="always")
+def _write_waste(st: np.ndarray, tb: np.ndarray, obs: np.ndarray) -> None:
+    scal = tb[H_SCAL]
+    nw = st[scal + S_NWASTE]
+    w0 = tb[H_WASTE]
+    o = tb[H_OBS_WASTE]
+    for k in range(nw):
+        obs[o + k] = st[w0 + k]
+    for k in range(nw, tb[H_S]):
+        obs[o + k] = 0
+    obs[tb[H_OBS_STOCK]] = st[scal + S_NSTOCK]
+    obs[tb[H_OBS_STOCK] + 1] = st[scal + S_REDEALS]
+
+
+@kernel(inline="always")
+def _write_stock(st: np.ndarray, tb: np.ndarray, obs: np.ndarray) -> None:
+    """The known-stock slots (if the observation has them): the stock, next card first,
+    once a redeal has happened, else 0s."""
+    o = tb[H_OBS_KNOWN]
+    if o < 0:
+        return
+    scal = tb[H_SCAL]
+    ns = st[scal + S_NSTOCK] if st[scal + S_REDEALS] < tb[H_REDEALS] else 0
+    top = tb[H_STOCK] + st[scal + S_NSTOCK] - 1
+    for k in range(ns):
+        obs[o + k] = st[top - k]
+    for k in range(ns, tb[H_S]):
+        obs[o + k] = 0
+
+
+@kernel(inline="always")
+def _write_foundations(st: np.ndarray, tb: np.ndarray, obs: np.ndarray) -> None:
+    f0 = tb[H_FOUND]
+    o = tb[H_OBS_FOUND]
+    for k in range(8):
+        obs[o + k] = st[f0 + k]
+
+
+@kernel(inline="always")
+def _top(st: np.ndarray, len0: int, v: int, j: int) -> int:
+    """Column j's top card, 0 if it is empty."""
+    n = st[len0 + j]
+    return st[j * v + n - 1] if n > 0 else 0
+
+
+@kernel(inline="always")
+def _pile_for(st: np.ndarray, tb: np.ndarray, card: int) -> int:
+    """The foundation pile (0..7) ``card`` goes onto: the first pile of its suit if that
+    pile's height is the card's rank, else the second (RULES.md, common rule 3: the two
+    piles of a suit are interchangeable; piles ``2*s`` and ``2*s+1`` hold suit ``s``)."""
+    p = 2 * ((card - 1) // 13)
+    return p if st[tb[H_FOUND] + p] == (card - 1) % 13 else p + 1
+
+
+@kernel(inline="always")
+def _fits_foundation(st: np.ndarray, tb: np.ndarray, card: int) -> bool:
+    """May ``card`` go onto a foundation? The one statement of the foundation rule (RULES.md,
+    common rule 3: up by one rank in suit from the Ace)."""
+    return st[tb[H_FOUND] + _pile_for(st, tb, card)] == (card - 1) % 13
+
+
+@kernel(inline="always")
+def _sequence_length(st: np.ndarray, tb: np.ndarray, i: int) -> int:
+    """Cards in the sequence at the end of column ``i`` (face-up cards only; 0 if empty):
+    each card goes onto the one beneath it by the build rule's table. The one statement of
+    "the sequence at a column's end" (RULES.md, "Sequences" under the variant table)."""
+    v = tb[H_V]
+    n = st[tb[H_LEN] + i]
+    if n == 0:
+        return 0
+    acc = tb[H_ACCEPTS]
+    top_card = i * v + n - 1
+    low = i * v + st[tb[H_FD] + i]
+    k = top_card
+    while k > low and tb[acc + st[k - 1] * 53 + st[k]]:
+        k -= 1
+    return top_card + 1 - k
+
+
+@kernel
+def sequence_length(st: np.ndarray, tb: np.ndarray, column: int) -> int:
+    """Cards in the sequence at the end of ``column`` of state array ``st`` (face-up cards
+    only, each going onto the card beneath it by the build rule); 0 for an empty column.
+
+    Raises:
+        ValueError: ``column`` is not in ``range(n_columns)``.
+    """
+    if column < 0 or column >= tb[H_C]:
+        raise ValueError("sequence_length: column is outside range(n_columns)")
+    return _sequence_length(st, tb, column)
+
+
+@kernel(inline="always")
+def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to_mask: bool) -> int:
+    """The move generator: every legal action of ``st`` once, in ascending order (as the
+    set of :meth:`Rules.legal_actions`). The one place the compiled code decides legality.
+
+    With ``to_mask`` it sets ``mask[a] = 1`` for each (the caller zeroes ``mask`` first)
+    and leaves ``out`` alone; else it writes ``out[0 .. count-1]``. Returns the count.
+    """
+    c = tb[H_C]
+    v = tb[H_V]
+    m = tb[H_M]
+    acc = tb[H_ACCEPTS]
+    len0 = tb[H_LEN]
+    scal = tb[H_SCAL]
+    count = 0
+    n_stock = st[scal + S_NSTOCK]
+    n_waste = st[scal + S_NWASTE]
+    a = -1
+    if n_stock > 0:
+        a = 0  # draw
+    elif st[scal + S_REDEALS] > 0 and n_waste > 0:
+        a = 1  # redeal
+    if a >= 0:
+        if to_mask:
+            mask[a] = 1
+        else:
+            out[count] = a
+        count += 1
+    if n_waste > 0:
+        w = st[tb[H_WASTE] + n_waste - 1]
+        if _fits_foundation(st, tb, w):  # w>f
+            if to_mask:
+                mask[2] = 1
+            else:
+                out[count] = 2
+            count += 1
+        for j in range(c):  # w>tj
+            if tb[acc + _top(st, len0, v, j) * 53 + w]:
+                if to_mask:
+                    mask[3 + j] = 1
+                else:
+                    out[count] = 3 + j
+                count += 1
+    for i in range(c):  # ti>f
+        t = _top(st, len0, v, i)
+        if t == 0:
+            continue
+        if _fits_foundation(st, tb, t):
+            if to_mask:
+                mask[3 + c + i] = 1
+            else:
+                out[count] = 3 + c + i
+            count += 1
+    stride = (c - 1) * m
+    for i in range(c):  # ti>tjxN, ascending in (i, j, N)
+        n = st[len0 + i]
+        if n == 0:
+            continue
+        top_card = i * v + n - 1  # index of column i's top card in ``st``
+        base = 3 + 2 * c + i * stride
+        if m == 1:  # one card at a time (the same moves as below, with length 1; faster)
+            t = st[top_card]
+            for j in range(c):
+                if j != i and tb[acc + _top(st, len0, v, j) * 53 + t]:
+                    if to_mask:
+                        mask[base + j - (j > i)] = 1
+                    else:
+                        out[count] = base + j - (j > i)
+                    count += 1
+            continue
+        length = _sequence_length(st, tb, i)
+        for j in range(c):
+            if j == i:
+                continue
+            row = acc + _top(st, len0, v, j) * 53
+            first = base + (j - (j > i)) * m - 1
+            for q in range(1, length + 1):
+                if tb[row + st[top_card - q + 1]]:
+                    if to_mask:
+                        mask[first + q] = 1
+                    else:
+                        out[count] = first + q
+                    count += 1
+    return count
+
+
+@kernel
+def _legal_mask(st: np.ndarray, tb: np.ndarray, mask: np.ndarray) -> int:
+    """Write the legal-action mask of ``st`` (``int8``, 1 where legal); return how many."""
+    mask[:] = 0
+    return _moves(st, tb, mask, mask, True)
+
+
+@kernel
+def legal_actions(st: np.ndarray, tb: np.ndarray, out: np.ndarray) -> int:
+    """Write the legal actions of state array ``st`` into ``out``; no observation, no mask.
+
+    Args:
+        st: state array (``int16``), read only.
+        tb: table array (``int32``).
+        out: integer array (``int32`` or ``int64``; numba compiles once per dtype) of
+            length at least ``n_actions``, preallocated by the caller and reused.
+
+    Returns:
+        ``count``: ``out[:count]`` holds every legal action once, in ascending order (the
+        set :meth:`Rules.legal_actions` returns, and the 1s of the mask of :func:`refresh`);
+        ``out[count:]`` is left as it was. 0 exactly when the game is over.
+
+    Raises:
+        ValueError: ``out`` is shorter than ``n_actions``.
+    """
+    if out.shape[0] < tb[H_NACT]:
+        raise ValueError("legal_actions: out is shorter than n_actions")
+    return _moves(st, tb, out, out, False)
+
+
+@kernel(inline="always")
+def _apply(st: np.ndarray, tb: np.ndarray, action: int) -> int:
+    """Play ``action`` in ``st`` (unchecked); return the cards put on a foundation (0 or 1).
+
+    The one place the compiled code moves cards (as :meth:`Rules.apply`).
+    """
+    v = tb[H_V]
+    d = tb[H_DECODE] + 4 * action
+    kind = tb[d]
+    src = tb[d + 1]
+    dst = tb[d + 2]
+    n = tb[d + 3]
+    len0 = tb[H_LEN]
+    fd0 = tb[H_FD]
+    scal = tb[H_SCAL]
+    if kind == COLUMN_TO_COLUMN:
+        ns = st[len0 + src]
+        nd = st[len0 + dst]
+        for k in range(n):
+            st[dst * v + nd + k] = st[src * v + ns - n + k]
+            st[src * v + ns - n + k] = 0
+        ns -= n
+        st[len0 + src] = ns
+        st[len0 + dst] = nd + n
+        fd = st[fd0 + src]
+        if fd > 0 and ns == fd:  # the face-down card left on top turns face up
+            st[fd0 + src] = fd - 1
+        return 0
+    if kind <= REDEAL:  # DRAW (0) or REDEAL (1)
+        s0 = tb[H_STOCK]
+        w0 = tb[H_WASTE]
+        ns = st[scal + S_NSTOCK]
+        nw = st[scal + S_NWASTE]
+        if kind == DRAW:
+            for _ in range(min(tb[H_DEAL], ns)):
+                ns -= 1
+                st[w0 + nw] = st[s0 + ns]
+                st[s0 + ns] = 0
+                nw += 1
+        else:
+            for k in range(nw):
+                st[s0 + k] = st[w0 + nw - 1 - k]
+                st[w0 + nw - 1 - k] = 0
+            ns = nw
+            nw = 0
+            st[scal + S_REDEALS] -= 1
+        st[scal + S_NSTOCK] = ns
+        st[scal + S_NWASTE] = nw
+        return 0
+    if kind == WASTE_TO_COLUMN:
+        nw = st[scal + S_NWASTE] - 1
+        nd = st[len0 + dst]
+        st[dst * v + nd] = st[tb[H_WASTE] + nw]
+        st[tb[H_WASTE] + nw] = 0
+        st[len0 + dst] = nd + 1
+        st[scal + S_NWASTE] = nw
+        return 0
+    if kind == WASTE_TO_FOUNDATION:
+        nw = st[scal + S_NWASTE] - 1
+        card = st[tb[H_WASTE] + nw]
+        st[tb[H_WASTE] + nw] = 0
+        st[scal + S_NWASTE] = nw
+    else:  # COLUMN_TO_FOUNDATION
+        ns = st[len0 + src] - 1
+        card = st[src * v + ns]
+        st[src * v + ns] = 0
+        st[len0 + src] = ns
+        fd = st[fd0 + src]
+        if fd > 0 and ns == fd:
+            st[fd0 + src] = fd - 1
+    st[tb[H_FOUND] + _pile_for(st, tb, card)] += 1
+    st[scal + S_FCARDS] += 1
+    return 1
+
+
+@kernel
+def apply(st: np.ndarray, tb: np.ndarray, action: int) -> int:
+    """Play ``action`` in state array ``st`` (in place) **without checking that it is
+    legal** (as :meth:`Rules.apply`); no observation, no mask.
+
+    Args:
+        st: state array (``int16``), updated in place.
+        tb: table array (``int32``).
+        action: an action index; take it from :func:`legal_actions` (an illegal move
+            leaves a position no game reaches).
+
+    Returns:
+        The number of cards put on a foundation (0 or 1).
+
+    Raises:
+        ValueError: ``action`` is not in ``range(n_actions)``.
+    """
+    if action < 0 or action >= tb[H_NACT]:
+        raise ValueError("apply: action is outside range(n_actions)")
+    return _apply(st, tb, action)
+
+
+@kernel
+def refresh(st: np.ndarray, tb: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> int:
+    """Write the whole observation and the mask of state array ``st``.
+
+    Args:
+        st: state array (``int16``), read only.
+        tb: table array (``int32``).
+        obs: observation buffer (``uint8``, shape ``(layout.size,)``), overwritten.
+        mask: mask buffer (``int8``, shape ``(n_actions,)``), overwritten.
+
+    Returns:
+        The number of legal actions.
+    """
+    for i in range(tb[H_C]):
+        _write_column(st, tb, obs, i)
+    _write_waste(st, tb, obs)
+    _write_stock(st, tb, obs)
+    _write_foundations(st, tb, obs)
+    return _legal_mask(st, tb, mask)
+
+
+@kernel
+def observed_state(obs: np.ndarray, tb: np.ndarray, st: np.ndarray) -> None:
+    """The state array a player reads in observation ``obs``: :func:`refresh`'s
+    observation read back, with every card the observation does not show (face-down
+    cards, the stock while its order is unknown) written as 0.
+
+    Everything else is the position's: column cards, lengths and face-down counts, the
+    waste, the stock when its order is known (observation version 1 after a redeal), its
+    count, the redeals left, the foundations and the cards on them. So a kernel that reads
+    only what a player sees (:func:`~.greedy.greedy_score`) gives on it what it gives on
+    the position.
+
+    Args:
+        obs: an observation (``uint8``, shape ``(layout.size,)``) of the observation
+            version ``tb`` was built for (:func:`tables_for`).
+        tb: table array (``int32``).
+        st: state array buffer (``int16``, shape ``(state_size,)``), overwritten. A column
+            holding more than ``V`` cards (face-down and face-up; no reachable position
+            does) is cut to ``V``.
+    """
+    v = tb[H_V]
+    len0 = tb[H_LEN]
+    for i in range(tb[H_C]):
+        base = i * v
+        fd = np.int64(obs[tb[H_OBS_FD] + i])
+        up = 0
+        while up < v and obs[base + up] != 0:
+            up += 1
+        fd = min(fd, v)
+        n = min(fd + up, v)
+        st[base : base + fd] = 0
+        st[base + fd : base + n] = obs[base : base + n - fd]
+        st[base + n : base + v] = 0
+        st[len0 + i] = n
+        st[tb[H_FD] + i] = fd
+    scal = tb[H_SCAL]
+    s = tb[H_S]
+    o = tb[H_OBS_WASTE]
+    nw = 0
+    while nw < s and obs[o + nw] != 0:
+        nw += 1
+    w0 = tb[H_WASTE]
+    st[w0 : w0 + nw] = obs[o : o + nw]
+    st[w0 + nw : w0 + s] = 0
+    ns = np.int64(obs[tb[H_OBS_STOCK]])
+    known = tb[H_OBS_KNOWN]
+    s0 = tb[H_STOCK]
+    st[s0 : s0 + s] = 0
+    if known >= 0:
+        for k in range(ns):  # bottom to top; the observation shows the next card first
+            st[s0 + k] = obs[known + ns - 1 - k]
+    f0 = tb[H_FOUND]
+    on = 0
+    for k in range(8):
+        st[f0 + k] = obs[tb[H_OBS_FOUND] + k]
+        on += obs[tb[H_OBS_FOUND] + k]
+    st[scal + S_NSTOCK] = ns
+    st[scal + S_NWASTE] = nw
+    st[scal + S_REDEALS] = obs[tb[H_OBS_STOCK] + 1]
+    st[scal + S_FCARDS] = on
+
+
+@kernel
+def step(st: np.ndarray, tb: np.ndarray, obs: np.ndarray, mask: np.ndarray, action: int) -> int:
+    """Play ``action`` in ``st`` (as :meth:`Rules.apply`) if ``mask`` marks it legal, then
+    update ``obs`` and rewrite ``mask``; do nothing if it is illegal.
+
+    Built from the pieces above: :func:`apply`'s move, the observation writes of the parts
+    the move touched, and :func:`legal_actions`'s generator writing the mask.
+
+    Args: as :func:`refresh`, with ``st`` updated in place, ``mask`` the mask of ``st``
+    before the move, and ``action`` in ``range(n_actions)`` (unchecked).
+
+    Returns:
+        -1 for an illegal action, else ``(n_legal << 8) | (foundation_cards << 1) | cards``:
+        ``cards`` (0 or 1) reached a foundation, ``foundation_cards`` is the new total
+        (0..104), ``n_legal`` the number of legal actions now.
+    """
+    if mask[action] == 0:
+        return -1
+    cards = _apply(st, tb, action)
+    d = tb[H_DECODE] + 4 * action
+    kind = tb[d]
+    if kind == COLUMN_TO_COLUMN:
+        _write_column(st, tb, obs, tb[d + 1])
+        _write_column(st, tb, obs, tb[d + 2])
+    elif kind <= REDEAL:  # DRAW (0) or REDEAL (1)
+        _write_waste(st, tb, obs)
+        _write_stock(st, tb, obs)
+    elif kind == WASTE_TO_COLUMN:
+        _write_waste(st, tb, obs)
+        _write_column(st, tb, obs, tb[d + 2])
+    else:
+        if kind == WASTE_TO_FOUNDATION:
+            _write_waste(st, tb, obs)
+        else:  # COLUMN_TO_FOUNDATION
+            _write_column(st, tb, obs, tb[d + 1])
+        _write_foundations(st, tb, obs)
+    n_legal = _legal_mask(st, tb, mask)
+    # int64: run as Python (NUMBA_DISABLE_JIT), the int16 read would make the sum int16
+    return (n_legal << 8) | (np.int64(st[tb[H_SCAL] + S_FCARDS]) << 1) | cards
+
+
+# ---------------------------------------------------------------------- position hashes
+_FNV_PRIME = np.uint64(0x100000001B3)
+_FNV_BASIS = np.uint64(0xCBF29CE484222325)
+_COLUMN_BASIS = np.uint64(0x9E3779B97F4A7C15)
+_F1 = np.uint64(0xFF51AFD7ED558CCD)
+_F2 = np.uint64(0xC4CEB9FE1A85EC53)
+_S33 = np.uint64(33)
+
+
+@kernel(inline="always")
+def _mix(h: np.uint64, x: np.uint64) -> np.uint64:
+    """Fold ``x`` into ``h`` (one FNV-1a step on a whole value; order matters)."""
+    return (h ^ x) * _FNV_PRIME
+
+
+@kernel(inline="always")
+def _finish(h: np.uint64) -> np.uint64:
+    """MurmurHash3's 64-bit finaliser: every input bit moves every output bit."""
+    h ^= h >> _S33
+    h *= _F1
+    h ^= h >> _S33
+    h *= _F2
+    h ^= h >> _S33
+    return h
+
+
+@kernel(inline="always")
+def _column_hash(st: np.ndarray, tb: np.ndarray, i: int) -> np.uint64:
+    """Hash of column i alone: its cards bottom to top and its face-down count."""
+    v = tb[H_V]
+    n = st[tb[H_LEN] + i]
+    h = _mix(_COLUMN_BASIS, np.uint64(n))
+    h = _mix(h, np.uint64(st[tb[H_FD] + i]))
+    for k in range(i * v, i * v + n):
+        h = _mix(h, np.uint64(st[k]))
+    return _finish(h)
+
+
+@kernel(inline="always")
+def _rest_hash(st: np.ndarray, tb: np.ndarray, h: np.uint64) -> np.uint64:
+    """Fold everything but the tableau into ``h``: the stock and the waste (counts and
+    cards, in order), the 8 foundation heights and the redeals left; then finish."""
+    scal = tb[H_SCAL]
+    ns = st[scal + S_NSTOCK]
+    nw = st[scal + S_NWASTE]
+    h = _mix(h, np.uint64(ns))
+    for k in range(tb[H_STOCK], tb[H_STOCK] + ns):
+        h = _mix(h, np.uint64(st[k]))
+    h = _mix(h, np.uint64(nw))
+    for k in range(tb[H_WASTE], tb[H_WASTE] + nw):
+        h = _mix(h, np.uint64(st[k]))
+    for k in range(tb[H_FOUND], tb[H_FOUND] + 8):
+        h = _mix(h, np.uint64(st[k]))
+    h = _mix(h, np.uint64(st[scal + S_REDEALS]))
+    return _finish(h)
+
+
+@kernel
+def position_hash(st: np.ndarray, tb: np.ndarray) -> np.uint64:
+    """A 64-bit key of the position in state array ``st`` (``uint64``).
+
+    It covers the whole position, hidden cards included: each column's cards in order and
+    its face-down count, column by column; the stock and the waste in order; the
+    foundation heights; the redeals left (the foundation card count follows from the
+    heights). Equal positions (equal :class:`GameState`) always give equal hashes; two
+    different positions, among them two whose columns are the same but in another order,
+    collide only by chance (about 2**-64 per pair). Unused slots are not read.
+    """
+    h = _FNV_BASIS
+    for i in range(tb[H_C]):
+        h = _mix(h, _column_hash(st, tb, i))
+    return _rest_hash(st, tb, h)
+
+
+@kernel
+def canonical_hash(st: np.ndarray, tb: np.ndarray) -> np.uint64:
+    """:func:`position_hash` with the column order ignored (``uint64``): a solver's key.
+
+    The rules treat every column alike, so positions whose columns (each with its
+    face-down count) are the same multiset, in any order, are the same game; they all get
+    the same canonical hash. The column hashes are summed (modulo 2**64), which does not
+    depend on their order and, unlike XOR, does not cancel two equal columns. Otherwise as
+    :func:`position_hash`: positions that differ by more than a column permutation collide
+    only by chance.
+    """
+    total = np.uint64(0)
+    for i in range(tb[H_C]):
+        total += _column_hash(st, tb, i)
+    return _rest_hash(st, tb, _mix(_FNV_BASIS, total))
+
+
+@kernel
+def view_hash(st: np.ndarray, tb: np.ndarray) -> np.uint64:
+    """A 64-bit key of what a player sees of the position in ``st`` (``uint64``): the
+    :class:`~fortythieves_env.view.PlayerView`, not the position.
+
+    It covers each column's face-up cards in order and its face-down count (never the
+    face-down cards), column by column; the waste in order; the stock's size, and its order
+    only once a redeal has happened (``redeals_left < redeals``, as
+    :func:`~fortythieves_env.view.player_view`); the foundation heights; the redeals left.
+    Positions with equal player views get equal hashes; different views collide only by
+    chance (about 2**-64 per pair). The agents' no-cycling rule of
+    :mod:`fortythieves_agents.evaluation.evaluate` keys the views seen in an episode with it.
+    """
+    v = tb[H_V]
+    len0 = tb[H_LEN]
+    fd0 = tb[H_FD]
+    h = _FNV_BASIS
+    for i in range(tb[H_C]):
+        n = st[len0 + i]
+        fd = st[fd0 + i]
+        c = _mix(_COLUMN_BASIS, np.uint64(n - fd))
+        c = _mix(c, np.uint64(fd))
+        for k in range(i * v + fd, i * v + n):
+            c = _mix(c, np.uint64(st[k]))
+        h = _mix(h, _finish(c))
+    scal = tb[H_SCAL]
+    ns = st[scal + S_NSTOCK]
+    nw = st[scal + S_NWASTE]
+    h = _mix(h, np.uint64(ns))
+    if st[scal + S_REDEALS] < tb[H_REDEALS]:  # the stock's order is known
+        for k in range(tb[H_STOCK], tb[H_STOCK] + ns):
+            h = _mix(h, np.uint64(st[k]))
+    h = _mix(h, np.uint64(nw))
+    for k in range(tb[H_WASTE], tb[H_WASTE] + nw):
+        h = _mix(h, np.uint64(st[k]))
+    for k in range(tb[H_FOUND], tb[H_FOUND] + 8):
+        h = _mix(h, np.uint64(st[k]))
+    h = _mix(h, np.uint64(st[scal + S_REDEALS]))
+    return _finish(h)
+
+
+assert DRAW == 0 and REDEAL == 1 and COLUMN_TO_FOUNDATION == 4  # the branches of ``step``
