@@ -63,9 +63,14 @@ __version__ = "0.4.0"
 
 
 def __getattr__(name: str) -> object:
-    """``FortyThievesVectorEnv`` is imported on first use (it imports numba, ~0.4 s)."""
+    """``FortyThievesVectorEnv`` is imported on first use (it imports numba, ~0.4 s), and
+    so is ``_fast``, the rules core's name until issue 38 (deprecated: :mod:`.core`)."""
     if name == "FortyThievesVectorEnv":
         from .vector import FortyThievesVectorEnv
 
         return FortyThievesVectorEnv
+    if name == "_fast":
+        import importlib
+
+        return importlib.import_module("._fast", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+import fortythieves_env
 from fortythieves_env import core
 
 
@@ -23,3 +24,12 @@ def test_the_old_module_name_warns_and_is_the_core() -> None:
     assert (_moves, canonical_hash) == (core._moves, core.canonical_hash)
     with pytest.raises(AttributeError):
         legacy.no_such_name  # noqa: B018
+
+
+def test_the_old_name_is_an_attribute_of_the_package_too() -> None:
+    """``fortythieves_env._fast.X`` without importing ``_fast`` first (it used to be loaded
+    by the package's own modules)."""
+    sys.modules.pop("fortythieves_env._fast", None)
+    vars(fortythieves_env).pop("_fast", None)
+    with pytest.warns(DeprecationWarning):
+        assert fortythieves_env._fast.tables_for is core.tables_for
