@@ -31,7 +31,7 @@ from fortythieves_agents.players.baselines import make_baseline
 from fortythieves_agents.seeds import seeds_for_test
 
 from fortythieves_env import VARIANTS, FortyThievesEnv
-from fortythieves_env._fast import tables_for
+from fortythieves_env.core import tables_for
 from fortythieves_env.solver import SolverContext, solve
 from fortythieves_env.view import determinize
 

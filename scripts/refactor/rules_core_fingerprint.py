@@ -26,7 +26,11 @@ import numpy as np
 
 import fortythieves_env
 from fortythieves_env import VARIANTS, env_id
-from fortythieves_env._fast import H_NACT, tables_for
+
+try:  # the rules core's public name (an older checkout has only the private one)
+    from fortythieves_env.core import H_NACT, tables_for
+except ImportError:
+    from fortythieves_env._fast import H_NACT, tables_for
 from fortythieves_env.greedy import greedy_pick
 from fortythieves_env.solver import solve
 

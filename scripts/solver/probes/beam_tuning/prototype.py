@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fortythieves_env._fast import (
+from fortythieves_env.core import (
     H_ACCEPTS,
     H_C,
     H_FD,
