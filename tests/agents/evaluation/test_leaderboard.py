@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from fortythieves_agents.cli.main import main
+from fortythieves_agents.evaluation.labels import protocol_verdicts
 from fortythieves_agents.evaluation.leaderboard import ReportError, Row, leaderboard_table
 from fortythieves_agents.evaluation.report_schema import MAX_REPORT_BYTES
 from fortythieves_agents.reports.__main__ import main as reports_main
@@ -242,7 +243,18 @@ def test_the_ceiling_comes_from_the_labels_never_from_the_report(tmp_path: Path)
     without rows there is none (``-``), for any report but the checkout's own saved ones."""
     genuine = ppo_report()
     (row,) = rows_of([saved(tmp_path, genuine)])
-    assert row.ceiling == _ppo(genuine)["solver_ceiling"]  # the labels give the same
+    rows = _ppo(genuine)["per_episode"]
+    labels = protocol_verdicts("Lucas", [r["seed"] for r in rows])
+    assert labels is not None
+    proved = {seed for seed, verdict in labels.items() if verdict == "won"}
+    among = sum(r["won"] for r in rows if r["seed"] in proved)
+    from_labels = {  # today's labels, whatever the report saved when it was made
+        "proved_won": len(proved),
+        "wins_among_proved": among,
+        "share_of_proved": among / len(proved),
+        "wins_not_proved": sum(r["won"] for r in rows if r["seed"] not in proved),
+    }
+    assert row.ceiling == from_labels
     forged = ppo_report()
     _ppo(forged)["solver_ceiling"] = {
         "proved_won": 200,
@@ -251,7 +263,7 @@ def test_the_ceiling_comes_from_the_labels_never_from_the_report(tmp_path: Path)
         "wins_not_proved": 0,
     }
     (row,) = rows_of([saved(tmp_path, forged)])
-    assert row.ceiling == _ppo(genuine)["solver_ceiling"]
+    assert row.ceiling == from_labels
     _ppo(forged).pop("per_episode")
     (row,) = rows_of([saved(tmp_path, forged)])
     assert row.ceiling is None
