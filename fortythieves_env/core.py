@@ -55,7 +55,9 @@ Table array (``int32``): a header of :data:`N_HEADER` constants (named ``H_*`` b
 and the offsets above, plus where the observation's parts start), then the build rule's
 ``accepts[top * 53 + card]`` (0/1, 53*53 entries; top 0 is an empty column), then the action
 decode table of :class:`~fortythieves_env.actions.ActionCodec`, 4 entries per action: kind,
-source column, destination column, cards.
+source column, destination column, cards, then the build rule's table read by column, as
+sets: for each card code, the cards (1..52) that take it on a column (:func:`_taken`; two
+entries per card, :data:`N_TAKEN` in all). :func:`table_size` gives the length.
 """
 
 from __future__ import annotations
@@ -102,9 +104,22 @@ from .variants import VariantSpec
     H_REDEALS,  # the variant's redeals (the stock is known once fewer are left)
     H_ACCEPTS,  # table offsets ...
     H_DECODE,
-) = range(20)
-N_HEADER = 20
+    H_TAKEN,
+) = range(21)
+N_HEADER = 21
 """Entries in the table array's header."""
+
+N_TAKEN = 2 * 53
+"""Entries of the table array's *taken* part (:func:`_taken`): two per card code 0..52."""
+_TAKEN_SPLIT = 31
+"""Bits of a taken set in its first entry (the rest in the second; both stay positive)."""
+
+
+def table_size(n_actions: int) -> int:
+    """Entries of the table array of a variant (or rule set) with ``n_actions`` actions:
+    header, build rule's table, decode table (4 per action) and taken part."""
+    return N_HEADER + 53 * 53 + 4 * n_actions + N_TAKEN
+
 
 # scalars after the foundations in the state array
 S_NSTOCK, S_NWASTE, S_REDEALS, S_FCARDS = range(4)
@@ -182,7 +197,16 @@ class FastTables:
         header[H_REDEALS] = spec.redeals
         header[H_ACCEPTS] = N_HEADER
         header[H_DECODE] = N_HEADER + accepts.size
-        self.table = np.concatenate([np.array(header, dtype=np.int32), accepts, decode])
+        header[H_TAKEN] = N_HEADER + accepts.size + decode.size
+        # the build rule's table by column: bit h of card t's set when top h (1..52) takes t
+        rows = accepts.reshape(53, 53)
+        taken = np.zeros(N_TAKEN, dtype=np.int32)
+        for card in range(53):
+            bits = sum(1 << top for top in range(1, 53) if rows[top, card])
+            taken[2 * card] = bits & ((1 << _TAKEN_SPLIT) - 1)
+            taken[2 * card + 1] = bits >> _TAKEN_SPLIT
+        self.table = np.concatenate([np.array(header, dtype=np.int32), accepts, decode, taken])
+        assert self.table.size == table_size(codec.n_actions)
         self.table.flags.writeable = False
 
     def pack(self, state: GameState) -> np.ndarray:
@@ -364,6 +388,41 @@ def _fits_foundation(st: np.ndarray, tb: np.ndarray, card: int) -> bool:
     return st[tb[H_FOUND] + _pile_for(st, tb, card)] == (card - 1) % 13
 
 
+_ONE = np.uint64(1)
+_SPLIT = np.uint64(_TAKEN_SPLIT)
+
+
+@kernel(inline="always")
+def _card_bit(card: int) -> np.uint64:
+    """``card`` (0..52) as a one-element set of cards (bit ``card`` of a ``uint64``)."""
+    return _ONE << np.uint64(card)
+
+
+@kernel(inline="always")
+def _taken(tb: np.ndarray, card: int) -> np.uint64:
+    """The cards (a set, bit ``h``) that take ``card`` when on top of a column: column
+    ``card`` of the build rule's table (``accepts[h * 53 + card]`` for ``h`` in 1..52; an
+    empty column is row 0 of the table, not in the set). A filter only: the move generator
+    asks the table itself which column takes a card once the set says one may."""
+    o = tb[H_TAKEN] + 2 * card
+    return np.uint64(tb[o]) | (np.uint64(tb[o + 1]) << _SPLIT)
+
+
+@kernel(inline="always")
+def _fitting_cards(st: np.ndarray, tb: np.ndarray) -> np.uint64:
+    """The cards that fit a foundation pile now, as a set (bit ``card``): the rule of
+    :func:`_fits_foundation` read the other way (for each pile of suit ``s`` at height
+    ``h < 13``, the card of suit ``s`` and rank ``h + 1``), for the move generator, which
+    asks it of every column top at once."""
+    f0 = tb[H_FOUND]
+    fits = np.uint64(0)
+    for p in range(8):
+        h = st[f0 + p]
+        if h < 13:
+            fits |= _card_bit(13 * (p // 2) + h + 1)
+    return fits
+
+
 @kernel(inline="always")
 def _sequence_length(st: np.ndarray, tb: np.ndarray, i: int) -> int:
     """Cards in the sequence at the end of column ``i`` (face-up cards only; 0 if empty):
@@ -396,12 +455,30 @@ def sequence_length(st: np.ndarray, tb: np.ndarray, column: int) -> int:
 
 
 @kernel(inline="always")
+def _put(mask: np.ndarray, out: np.ndarray, to_mask: bool, count: int, action: int) -> int:
+    """Record one legal ``action`` (:func:`_moves`); returns the new count."""
+    if to_mask:
+        mask[action] = 1
+    else:
+        out[count] = action
+    return count + 1
+
+
+@kernel(inline="always")
 def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to_mask: bool) -> int:
     """The move generator: every legal action of ``st`` once, in ascending order (as the
     set of :meth:`Rules.legal_actions`). The one place the compiled code decides legality.
 
     With ``to_mask`` it sets ``mask[a] = 1`` for each (the caller zeroes ``mask`` first)
     and leaves ``out`` alone; else it writes ``out[0 .. count-1]``. Returns the count.
+
+    A column move is legal when the build rule's table takes the card on the target's top
+    (row 0 for an empty column). Asked of every pair of columns, that is ``C * (C - 1)``
+    reads, while a position has a few moves; so the generator first takes the set of
+    column tops and asks, per card to move, whether any top takes it at all
+    (:func:`_taken`, the table read by column) or an empty column does, and reads the
+    table pair by pair only then. Foundation moves test each top against the set of cards
+    that fit (:func:`_fitting_cards`).
     """
     c = tb[H_C]
     v = tb[H_V]
@@ -409,6 +486,16 @@ def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to
     acc = tb[H_ACCEPTS]
     len0 = tb[H_LEN]
     scal = tb[H_SCAL]
+    tops = np.uint64(0)  # the cards on top of a column, as a set
+    empty = 0  # the empty columns (bit j)
+    for j in range(c):
+        n = st[len0 + j]
+        if n == 0:
+            empty |= 1 << j
+        else:
+            tops |= _card_bit(st[j * v + n - 1])
+    fits = _fitting_cards(st, tb)
+    zero = np.uint64(0)
     count = 0
     n_stock = st[scal + S_NSTOCK]
     n_waste = st[scal + S_NWASTE]
@@ -418,36 +505,20 @@ def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to
     elif st[scal + S_REDEALS] > 0 and n_waste > 0:
         a = 1  # redeal
     if a >= 0:
-        if to_mask:
-            mask[a] = 1
-        else:
-            out[count] = a
-        count += 1
+        count = _put(mask, out, to_mask, count, a)
     if n_waste > 0:
         w = st[tb[H_WASTE] + n_waste - 1]
-        if _fits_foundation(st, tb, w):  # w>f
-            if to_mask:
-                mask[2] = 1
-            else:
-                out[count] = 2
-            count += 1
-        for j in range(c):  # w>tj
-            if tb[acc + _top(st, len0, v, j) * 53 + w]:
-                if to_mask:
-                    mask[3 + j] = 1
-                else:
-                    out[count] = 3 + j
-                count += 1
-    for i in range(c):  # ti>f
-        t = _top(st, len0, v, i)
-        if t == 0:
-            continue
-        if _fits_foundation(st, tb, t):
-            if to_mask:
-                mask[3 + c + i] = 1
-            else:
-                out[count] = 3 + c + i
-            count += 1
+        if fits & _card_bit(w) != zero:  # w>f
+            count = _put(mask, out, to_mask, count, 2)
+        if tops & _taken(tb, w) != zero or (empty != 0 and tb[acc + w]):
+            for j in range(c):  # w>tj
+                if tb[acc + _top(st, len0, v, j) * 53 + w]:
+                    count = _put(mask, out, to_mask, count, 3 + j)
+    if tops & fits != zero:
+        for i in range(c):  # ti>f
+            n = st[len0 + i]
+            if n > 0 and fits & _card_bit(st[i * v + n - 1]) != zero:
+                count = _put(mask, out, to_mask, count, 3 + c + i)
     stride = (c - 1) * m
     for i in range(c):  # ti>tjxN, ascending in (i, j, N)
         n = st[len0 + i]
@@ -455,17 +526,24 @@ def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to
             continue
         top_card = i * v + n - 1  # index of column i's top card in ``st``
         base = 3 + 2 * c + i * stride
+        others_empty = (empty & ~(1 << i)) != 0
         if m == 1:  # one card at a time (the same moves as below, with length 1; faster)
             t = st[top_card]
+            if tops & _taken(tb, t) == zero and not (others_empty and tb[acc + t]):
+                continue  # no column takes it
             for j in range(c):
                 if j != i and tb[acc + _top(st, len0, v, j) * 53 + t]:
-                    if to_mask:
-                        mask[base + j - (j > i)] = 1
-                    else:
-                        out[count] = base + j - (j > i)
-                    count += 1
+                    count = _put(mask, out, to_mask, count, base + j - (j > i))
             continue
         length = _sequence_length(st, tb, i)
+        taken = False
+        for q in range(length):
+            t = st[top_card - q]
+            if tops & _taken(tb, t) != zero or (others_empty and tb[acc + t]):
+                taken = True
+                break
+        if not taken:  # no column takes a card of the sequence
+            continue
         for j in range(c):
             if j == i:
                 continue
@@ -473,11 +551,7 @@ def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to
             first = base + (j - (j > i)) * m - 1
             for q in range(1, length + 1):
                 if tb[row + st[top_card - q + 1]]:
-                    if to_mask:
-                        mask[first + q] = 1
-                    else:
-                        out[count] = first + q
-                    count += 1
+                    count = _put(mask, out, to_mask, count, first + q)
     return count
 
 

@@ -26,7 +26,7 @@ from ._checks import checked_options
 from ._family_fast import mark_shared, own_mask_size
 from ._family_fast import refresh as refresh_shared
 from ._jit import kernel
-from .core import N_HEADER
+from .core import table_size
 from .engine import GameState, IllegalMoveError, Rules, rules_for
 from .family import (
     COLUMN_SLOTS,
@@ -58,8 +58,8 @@ N_SHARED = FAMILY_CODEC.n_actions
 _MAX_STATE = MAX_COLUMNS * COLUMN_SLOTS + 2 * MAX_COLUMNS + 2 * STOCK_SLOTS + 12
 """An upper bound of a rule set's state array in the shared layout (:mod:`.core`:
 ``C*V + 2*C + 2*S + 12``, here with ``V = 20`` for every rule set)."""
-_MAX_TABLE = N_HEADER + 53 * 53 + 4 * N_SHARED
-"""An upper bound of a rule set's table array (header, rule table, decode table)."""
+_MAX_TABLE = table_size(N_SHARED)
+"""An upper bound of a rule set's table array (:func:`.core.table_size`)."""
 _OWN_MASK = own_mask_size(N_SHARED)
 """Entries of a game's own mask row (the most actions of a rule set, rounded up to 8)."""
 

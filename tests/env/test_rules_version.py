@@ -47,6 +47,7 @@ NOT_RULES = {
         "FastTables.unpack",
         "FastTables.unpack_into",
         "tables_for",
+        "table_size",  # the table array's length
         "_write_column",  # the observation (versioned on its own)
         "_write_waste",
         "_write_stock",
