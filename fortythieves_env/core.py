@@ -454,6 +454,43 @@ def sequence_length(st: np.ndarray, tb: np.ndarray, column: int) -> int:
     return _sequence_length(st, tb, column)
 
 
+_LOW_BIT = np.array(
+    [
+        *(0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8),
+        *(31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9),
+    ],
+    dtype=np.int64,
+)
+"""de Bruijn's table of :func:`_low_bit`."""
+
+
+@kernel(inline="always")
+def _low_bit(x: int) -> int:
+    """The index of the lowest set bit of ``x`` (``0 < x < 2**32``): de Bruijn's multiply."""
+    return _LOW_BIT[(((x & -x) * 0x077CB531) & 0xFFFFFFFF) >> 27]
+
+
+@kernel(inline="always")
+def _bit_of(cards: np.uint64, card: int) -> int:
+    """1 if ``card`` is in the set ``cards``, else 0."""
+    return np.int64((cards >> np.uint64(card)) & _ONE)
+
+
+@kernel(inline="always")
+def _targets(
+    tb: np.ndarray, top: np.ndarray, c: int, tops: np.uint64, empty: int, card: int
+) -> int:
+    """The columns (bit ``j``) whose top, by the build rule's table read by column
+    (:func:`_taken`), takes ``card``, and the empty columns if an empty column takes it
+    (row 0 of the table); ``top`` holds each column's top card, ``tops`` their set."""
+    hosts = tops & _taken(tb, card)
+    found = empty if tb[tb[H_ACCEPTS] + card] else 0
+    if hosts != np.uint64(0):
+        for j in range(c):
+            found |= _bit_of(hosts, top[j]) << j
+    return found
+
+
 @kernel(inline="always")
 def _put(mask: np.ndarray, out: np.ndarray, to_mask: bool, count: int, action: int) -> int:
     """Record one legal ``action`` (:func:`_moves`); returns the new count."""
@@ -465,20 +502,29 @@ def _put(mask: np.ndarray, out: np.ndarray, to_mask: bool, count: int, action: i
 
 
 @kernel(inline="always")
-def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to_mask: bool) -> int:
+def _moves(
+    st: np.ndarray,
+    tb: np.ndarray,
+    mask: np.ndarray,
+    out: np.ndarray,
+    to_mask: bool,
+    top: np.ndarray,
+) -> int:
     """The move generator: every legal action of ``st`` once, in ascending order (as the
     set of :meth:`Rules.legal_actions`). The one place the compiled code decides legality.
 
     With ``to_mask`` it sets ``mask[a] = 1`` for each (the caller zeroes ``mask`` first)
     and leaves ``out`` alone; else it writes ``out[0 .. count-1]``. Returns the count.
+    ``top`` is a work array of at least ``C`` integers (overwritten: column ``j``'s top
+    card, 0 if empty).
 
     A column move is legal when the build rule's table takes the card on the target's top
     (row 0 for an empty column). Asked of every pair of columns, that is ``C * (C - 1)``
-    reads, while a position has a few moves; so the generator first takes the set of
-    column tops and asks, per card to move, whether any top takes it at all
-    (:func:`_taken`, the table read by column) or an empty column does, and reads the
-    table pair by pair only then. Foundation moves test each top against the set of cards
-    that fit (:func:`_fitting_cards`).
+    table reads, while a position has a few moves; so the generator first takes the set of
+    column tops and asks, per card to move, which tops take it (:func:`_taken`, the table
+    read by column, against that set) and whether an empty column does, as a set of target
+    columns; the table itself is read once per move found. Foundation moves test the tops
+    against the set of cards that fit (:func:`_fitting_cards`).
     """
     c = tb[H_C]
     v = tb[H_V]
@@ -486,16 +532,19 @@ def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to
     acc = tb[H_ACCEPTS]
     len0 = tb[H_LEN]
     scal = tb[H_SCAL]
-    tops = np.uint64(0)  # the cards on top of a column, as a set
+    zero = np.uint64(0)
+    tops = zero  # the cards on top of a column, as a set
     empty = 0  # the empty columns (bit j)
     for j in range(c):
         n = st[len0 + j]
         if n == 0:
             empty |= 1 << j
+            top[j] = 0
         else:
-            tops |= _card_bit(st[j * v + n - 1])
+            t = st[j * v + n - 1]
+            top[j] = t
+            tops |= _card_bit(t)
     fits = _fitting_cards(st, tb)
-    zero = np.uint64(0)
     count = 0
     n_stock = st[scal + S_NSTOCK]
     n_waste = st[scal + S_NWASTE]
@@ -510,44 +559,36 @@ def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to
         w = st[tb[H_WASTE] + n_waste - 1]
         if fits & _card_bit(w) != zero:  # w>f
             count = _put(mask, out, to_mask, count, 2)
-        if tops & _taken(tb, w) != zero or (empty != 0 and tb[acc + w]):
-            for j in range(c):  # w>tj
-                if tb[acc + _top(st, len0, v, j) * 53 + w]:
-                    count = _put(mask, out, to_mask, count, 3 + j)
+        targets = _targets(tb, top, c, tops, empty, w)
+        while targets:  # w>tj
+            j = _low_bit(targets)
+            targets &= targets - 1
+            if tb[acc + top[j] * 53 + w]:
+                count = _put(mask, out, to_mask, count, 3 + j)
     if tops & fits != zero:
-        for i in range(c):  # ti>f
-            n = st[len0 + i]
-            if n > 0 and fits & _card_bit(st[i * v + n - 1]) != zero:
-                count = _put(mask, out, to_mask, count, 3 + c + i)
+        up = 0  # the columns whose top fits a foundation
+        for i in range(c):
+            up |= _bit_of(fits, top[i]) << i
+        up &= ~empty
+        while up:  # ti>f
+            i = _low_bit(up)
+            up &= up - 1
+            count = _put(mask, out, to_mask, count, 3 + c + i)
     stride = (c - 1) * m
     for i in range(c):  # ti>tjxN, ascending in (i, j, N)
-        n = st[len0 + i]
-        if n == 0:
+        if top[i] == 0:
             continue
-        top_card = i * v + n - 1  # index of column i's top card in ``st``
-        base = 3 + 2 * c + i * stride
-        others_empty = (empty & ~(1 << i)) != 0
-        if m == 1:  # one card at a time (the same moves as below, with length 1; faster)
-            t = st[top_card]
-            if tops & _taken(tb, t) == zero and not (others_empty and tb[acc + t]):
-                continue  # no column takes it
-            for j in range(c):
-                if j != i and tb[acc + _top(st, len0, v, j) * 53 + t]:
-                    count = _put(mask, out, to_mask, count, base + j - (j > i))
-            continue
-        length = _sequence_length(st, tb, i)
-        taken = False
+        top_card = i * v + st[len0 + i] - 1  # index of column i's top card in ``st``
+        length = 1 if m == 1 else _sequence_length(st, tb, i)
+        targets = 0  # the columns that take some card of the sequence
         for q in range(length):
-            t = st[top_card - q]
-            if tops & _taken(tb, t) != zero or (others_empty and tb[acc + t]):
-                taken = True
-                break
-        if not taken:  # no column takes a card of the sequence
-            continue
-        for j in range(c):
-            if j == i:
-                continue
-            row = acc + _top(st, len0, v, j) * 53
+            targets |= _targets(tb, top, c, tops, empty, st[top_card - q])
+        targets &= ~(1 << i)
+        base = 3 + 2 * c + i * stride
+        while targets:
+            j = _low_bit(targets)
+            targets &= targets - 1
+            row = acc + top[j] * 53
             first = base + (j - (j > i)) * m - 1
             for q in range(1, length + 1):
                 if tb[row + st[top_card - q + 1]]:
@@ -559,7 +600,7 @@ def _moves(st: np.ndarray, tb: np.ndarray, mask: np.ndarray, out: np.ndarray, to
 def _legal_mask(st: np.ndarray, tb: np.ndarray, mask: np.ndarray) -> int:
     """Write the legal-action mask of ``st`` (``int8``, 1 where legal); return how many."""
     mask[:] = 0
-    return _moves(st, tb, mask, mask, True)
+    return _moves(st, tb, mask, mask, True, np.empty(tb[H_C], dtype=np.int64))
 
 
 @kernel
@@ -582,7 +623,14 @@ def legal_actions(st: np.ndarray, tb: np.ndarray, out: np.ndarray) -> int:
     """
     if out.shape[0] < tb[H_NACT]:
         raise ValueError("legal_actions: out is shorter than n_actions")
-    return _moves(st, tb, out, out, False)
+    return _moves(st, tb, out, out, False, np.empty(tb[H_C], dtype=np.int64))
+
+
+@kernel(inline="always")
+def _legal_into(st: np.ndarray, tb: np.ndarray, out: np.ndarray, top: np.ndarray) -> int:
+    """:func:`legal_actions` with the caller's work array ``top`` (at least ``C`` integers,
+    overwritten) instead of a new one: for the solver's inner loops."""
+    return _moves(st, tb, out, out, False, top)
 
 
 @kernel(inline="always")

@@ -38,7 +38,7 @@ from .core import (
     S_NWASTE,
     S_REDEALS,
     _fits_foundation,
-    legal_actions,
+    _legal_into,
 )
 from .variants import Build, VariantSpec
 
@@ -225,7 +225,7 @@ def _children(
     column. *Safe*: moves that differ only in the empty column they fill lead to positions
     that differ only in the column order, which win in the same number of steps.
     """
-    count = legal_actions(st, tb, legal)
+    count = _legal_into(st, tb, legal, scores)  # scores: the generator's work array first
     c = tb[H_C]
     v = tb[H_V]
     len0 = tb[H_LEN]
