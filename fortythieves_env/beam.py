@@ -63,7 +63,7 @@ from .core import (
     S_NWASTE,
     apply,
 )
-from .keys import _child_keys, _full_keys, key_tables_for
+from .keys import _child_keys, _full_keys, _make_child, key_tables_for
 from .pruning import _children
 
 __all__ = ["MAX_WIDTH", "PROGRESS_WEIGHTS", "Beam", "progress"]
@@ -287,7 +287,7 @@ def _keep(keys: np.ndarray, ctl: np.ndarray, h: np.uint64) -> bool:
 
 
 @kernel(inline="always")
-def _make_child(
+def _make_kept(
     tb: np.ndarray,
     st: np.ndarray,
     raw: np.ndarray,
@@ -307,25 +307,12 @@ def _make_child(
     zr: np.ndarray,
 ) -> None:
     """Make a kept child: the position after ``action`` from ``st`` into ``child``, with its
-    column key terms, keys (by the move, as the depth-first search makes them; a redeal's
-    from scratch) and :func:`progress` terms (by the move)."""
-    dec = tb[H_DECODE] + 4 * action
-    child[:] = st
-    apply(child, tb, np.int64(action))
-    kind = tb[dec]
-    if kind == REDEAL:
-        _full_keys(child, tb, zc, zd, zs, zw, zf, zr, child_raw, child_key)
-    else:
+    column key terms and keys (:func:`~fortythieves_env.keys._make_child`, as the
+    depth-first search makes them) and :func:`progress` terms (by the move)."""
+    kind = tb[tb[H_DECODE] + 4 * action]
+    if kind != REDEAL:
         _child_keys(st, tb, action, zc, zd, zs, zw, zf, raw, key, kbuf)
-        child_raw[:] = raw
-        if kind == COLUMN_TO_COLUMN or kind == COLUMN_TO_FOUNDATION:  # noqa: SIM109
-            child_raw[tb[dec + 1], 0] = kbuf[2]
-            child_raw[tb[dec + 1], 1] = kbuf[3]
-        if kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN:  # noqa: SIM109
-            child_raw[tb[dec + 2], 0] = kbuf[4]
-            child_raw[tb[dec + 2], 1] = kbuf[5]
-        child_key[0] = kbuf[0]
-        child_key[1] = kbuf[1]
+    _make_child(tb, st, action, raw, child, child_raw, child_key, kbuf, zc, zd, zs, zw, zf, zr)
     if kind == REDEAL or kind == DRAW:  # noqa: SIM109  (no column changed)
         child_terms[:] = terms
     else:
@@ -435,7 +422,7 @@ def _beam_run(
                 break
             p = c_par[j]
             a = c_act[j]
-            _make_child(
+            _make_kept(
                 tb, cur[p], raws[w, p], bkeys[w, p], terms[w, p], a, nxt[nn],
                 raws[1 - w, nn], bkeys[1 - w, nn], terms[1 - w, nn], kbuf,
                 zc, zd, zs, zw, zf, zr,

@@ -1,5 +1,6 @@
 """The solver's position keys: two 64-bit Zobrist keys of a position up to the column order,
-made from scratch (:func:`_full_keys`) or from the parent's by the move (:func:`_child_keys`).
+made from scratch (:func:`_full_keys`) or from the parent's by the move (:func:`_child_keys`),
+and a child made with its keys (:func:`_make_child`).
 
 Used by the depth-first search's closed set (:mod:`.solver`) and the beam search's key table
 (:mod:`.beam`).
@@ -17,6 +18,7 @@ from .actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
     DRAW,
+    REDEAL,
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
 )
@@ -35,6 +37,7 @@ from .core import (
     S_NSTOCK,
     S_NWASTE,
     S_REDEALS,
+    _apply,
     _pile_for,
 )
 
@@ -209,3 +212,54 @@ def _child_keys(
             h0 = st[tb[H_FOUND] + p]
             total += zf[k, p, h0 + 1] - zf[k, p, h0]
         out[k] = total
+
+
+@kernel(inline="always")
+def _copy(dst: np.ndarray, src: np.ndarray) -> None:
+    """``dst[:] = src`` for two 1-d arrays of one length, as a plain loop (numba's slice
+    assignment checks the two for overlap first, and copies a state array about half as
+    fast)."""
+    for q in range(src.shape[0]):
+        dst[q] = src[q]
+
+
+@kernel(inline="always")
+def _make_child(
+    tb: np.ndarray,
+    st: np.ndarray,
+    action: int,
+    raw: np.ndarray,
+    child: np.ndarray,
+    child_raw: np.ndarray,
+    child_key: np.ndarray,
+    kbuf: np.ndarray,
+    zc: np.ndarray,
+    zd: np.ndarray,
+    zs: np.ndarray,
+    zw: np.ndarray,
+    zf: np.ndarray,
+    zr: np.ndarray,
+) -> None:
+    """Make the position after ``action`` from ``st`` into ``child`` with its column terms
+    ``child_raw`` and keys ``child_key``: a redeal's from scratch (:func:`_full_keys`), any
+    other move's from the parent's terms ``raw`` and ``kbuf``, which must hold
+    :func:`_child_keys` of this move (the depth-first search made them to probe the child
+    before making it; the beam makes them here). The one place both searches make a child."""
+    _copy(child, st)
+    _apply(child, tb, action)
+    d = tb[H_DECODE] + 4 * action
+    kind = tb[d]
+    if kind == REDEAL:
+        _full_keys(child, tb, zc, zd, zs, zw, zf, zr, child_raw, child_key)
+        return
+    for i in range(raw.shape[0]):
+        child_raw[i, 0] = raw[i, 0]
+        child_raw[i, 1] = raw[i, 1]
+    if kind == COLUMN_TO_COLUMN or kind == COLUMN_TO_FOUNDATION:  # noqa: SIM109
+        child_raw[tb[d + 1], 0] = kbuf[2]
+        child_raw[tb[d + 1], 1] = kbuf[3]
+    if kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN:  # noqa: SIM109
+        child_raw[tb[d + 2], 0] = kbuf[4]
+        child_raw[tb[d + 2], 1] = kbuf[5]
+    child_key[0] = kbuf[0]
+    child_key[1] = kbuf[1]

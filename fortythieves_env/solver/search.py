@@ -14,10 +14,8 @@ import numpy as np
 
 from .._jit import kernel
 from ..actions import (
-    COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
     REDEAL,
-    WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
 )
 from ..core import (
@@ -28,7 +26,7 @@ from ..core import (
     S_FCARDS,
     _apply,
 )
-from ..keys import _child_keys, _full_keys, key_tables_for
+from ..keys import _child_keys, _full_keys, _make_child, key_tables_for
 from ..pruning import (
     _children,
 )
@@ -233,10 +231,11 @@ def _search(
                 cut[d] = 1
                 continue
             made = kind == REDEAL
-            if made:
-                states[d + 1, :] = st
-                _apply(states[d + 1], tb, a)
-                _full_keys(states[d + 1], tb, zc, zd, zs, zw, zf, zr, raw[d + 1], keys[d + 1])
+            if made:  # a redeal's keys are made from scratch: the child first
+                _make_child(
+                    tb, st, a, raw[d], states[d + 1], raw[d + 1], keys[d + 1], kbuf,
+                    zc, zd, zs, zw, zf, zr,
+                )  # fmt: skip
                 k1 = keys[d + 1, 0]
                 k2 = keys[d + 1, 1]
             else:
@@ -288,19 +287,9 @@ def _search(
                 continue
             e = d + 1
             if not made:
-                states[e, :] = st
-                _apply(states[e], tb, a)
-                raw[e] = raw[d]
-                if kind == COLUMN_TO_COLUMN or kind == COLUMN_TO_FOUNDATION:  # noqa: SIM109
-                    src = tb[dec + 4 * a + 1]
-                    raw[e, src, 0] = kbuf[2]
-                    raw[e, src, 1] = kbuf[3]
-                if kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN:  # noqa: SIM109
-                    dst = tb[dec + 4 * a + 2]
-                    raw[e, dst, 0] = kbuf[4]
-                    raw[e, dst, 1] = kbuf[5]
-                keys[e, 0] = kbuf[0]
-                keys[e, 1] = kbuf[1]
+                _make_child(
+                    tb, st, a, raw[d], states[e], raw[e], keys[e], kbuf, zc, zd, zs, zw, zf, zr
+                )
             d = e
             if d > ctl[C_MAXDEPTH]:
                 ctl[C_MAXDEPTH] = d
