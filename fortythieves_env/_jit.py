@@ -20,6 +20,16 @@ in two ways:
   :func:`kernel` compiles it uncached instead, and warns once per process
   (:class:`NoCacheWarning`, one line) that ``NUMBA_CACHE_DIR`` would cache it.
 
+**Reference counts off** (``@kernel(_nrt=False)``, numba's option for its runtime, NRT).
+numba counts the references to each array with atomic operations, and its pass that removes
+the needless ones gives up in code with many branches (numba issue #2350): in the solver's
+depth-first search (``solver/search.py``'s ``_search``) and its children
+(``pruning._children``) they took a fifth of the time (a CPU profile of the compiled code,
+issue 39). A kernel that allocates nothing (no new array, no slice assignment that may copy)
+needs none: ``_nrt=False`` compiles it without them, and numba refuses to compile an
+allocation there ("NRT required but not enabled"), so the option cannot hide a leak. Its
+callers and callees may count references as usual.
+
 Under numba's debugging switch ``NUMBA_DISABLE_JIT=1`` the kernels run as Python, with the
 same results (a test plays the same games both ways): NumPy's overflow warnings are off in
 them, as compiled integer arithmetic wraps silently (the hashes wrap on purpose).

@@ -37,7 +37,8 @@ from .core import (
     H_WASTE,
     S_NWASTE,
     S_REDEALS,
-    _fits_foundation,
+    _bit_of,
+    _fitting_cards,
     _legal_into,
 )
 from .variants import Build, VariantSpec
@@ -77,7 +78,7 @@ def _lowest(st: np.ndarray, f0: int, suit: int) -> int:
     return min(st[f0 + 2 * suit], st[f0 + 2 * suit + 1])
 
 
-@kernel
+@kernel(_nrt=False)  # no reference counts (allocates nothing): see fortythieves_env._jit
 def _safe_foundation(st: np.ndarray, tb: np.ndarray, card: int, build: int) -> bool:
     """Rule F: may ``card``, which fits a foundation pile, be played up at once as the
     only move tried here?
@@ -152,9 +153,13 @@ def _safe_foundation(st: np.ndarray, tb: np.ndarray, card: int, build: int) -> b
 
 
 # ---------------------------------------------------------------------- move order
-@kernel
-def _score(st: np.ndarray, tb: np.ndarray, action: int) -> int:
-    """The move-ordering score of a legal ``action`` (higher is tried first).
+@kernel(inline="always")
+def _score(
+    st: np.ndarray, tb: np.ndarray, kind: int, src: int, dst: int, n: int, fits: np.uint64
+) -> int:
+    """The move-ordering score of a legal move (higher is tried first), given decoded: its
+    ``kind``, source and target columns and cards (the decode table's four entries), with
+    ``fits`` the cards that fit a foundation (:func:`~.core._fitting_cards`).
 
     A cheap reading of ``docs/solver_design.md`` section 3.1, as integers:
     foundation moves (``1000 - rank``: low cards first); a column move that empties its
@@ -165,8 +170,6 @@ def _score(st: np.ndarray, tb: np.ndarray, action: int) -> int:
     already lay on a card that takes them, last (100). Ties keep the ascending action
     order. Ordering changes how fast a line is found, never a verdict.
     """
-    d = tb[H_DECODE] + 4 * action
-    kind = tb[d]
     if kind == DRAW:
         return 300
     if kind == REDEAL:
@@ -177,14 +180,10 @@ def _score(st: np.ndarray, tb: np.ndarray, action: int) -> int:
         card = st[tb[H_WASTE] + st[tb[H_SCAL] + S_NWASTE] - 1]
         return 1000 - ((card - 1) % 13 + 1)
     if kind == COLUMN_TO_FOUNDATION:
-        src = tb[d + 1]
         card = st[src * v + st[len0 + src] - 1]
         return 1000 - ((card - 1) % 13 + 1)
-    dst = tb[d + 2]
     if kind == WASTE_TO_COLUMN:
         return 200 if st[len0 + dst] == 0 else 600
-    src = tb[d + 1]
-    n = tb[d + 3]
     rest = st[len0 + src] - n
     fd = st[tb[H_FD] + src]
     if st[len0 + dst] == 0:
@@ -196,12 +195,12 @@ def _score(st: np.ndarray, tb: np.ndarray, action: int) -> int:
     below = st[src * v + rest - 1]
     if tb[tb[H_ACCEPTS] + below * 53 + st[src * v + rest]]:
         return 100
-    if _fits_foundation(st, tb, below):
+    if _bit_of(fits, below):
         return 700
     return 500 + n
 
 
-@kernel
+@kernel(_nrt=False)  # no reference counts (allocates nothing): see fortythieves_env._jit
 def _children(
     st: np.ndarray,
     tb: np.ndarray,
@@ -224,8 +223,11 @@ def _children(
     Rule E (``flags & 4``): a move into an empty column is kept only into the first empty
     column. *Safe*: moves that differ only in the empty column they fill lead to positions
     that differ only in the column order, which win in the same number of steps.
+
+    ``legal`` and ``scores`` are work arrays of ``n_actions`` integers (the legal moves;
+    the move generator's work, then the scores).
     """
-    count = _legal_into(st, tb, legal, scores)  # scores: the generator's work array first
+    count = _legal_into(st, tb, legal, scores)
     c = tb[H_C]
     v = tb[H_V]
     len0 = tb[H_LEN]
@@ -234,6 +236,8 @@ def _children(
         no_redeal = st[tb[H_SCAL] + S_REDEALS] == 0
         for k in range(count):
             a = legal[k]
+            if a >= 3 + 2 * c:  # ascending: the foundation moves (2, 3 + c + i) are first
+                break
             kind = tb[dec + 4 * a]
             if kind == COLUMN_TO_FOUNDATION:
                 src = tb[dec + 4 * a + 1]
@@ -250,20 +254,21 @@ def _children(
         if st[len0 + j] == 0:
             first_empty = j
             break
+    fits = _fitting_cards(st, tb)
     m = 0
     for k in range(count):
         a = legal[k]
-        kind = tb[dec + 4 * a]
-        if kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN:  # noqa: SIM109
-            dst = tb[dec + 4 * a + 2]
-            if st[len0 + dst] == 0:
-                if (flags & 4) and dst != first_empty:
-                    continue
-                if (flags & 2) and kind == COLUMN_TO_COLUMN:
-                    src = tb[dec + 4 * a + 1]
-                    if tb[dec + 4 * a + 3] == st[len0 + src]:
-                        continue
-        sc = _score(st, tb, a)
+        o = dec + 4 * a
+        kind = tb[o]
+        src = tb[o + 1]
+        dst = tb[o + 2]
+        n = tb[o + 3]
+        if (kind == COLUMN_TO_COLUMN or kind == WASTE_TO_COLUMN) and st[len0 + dst] == 0:  # noqa: SIM109
+            if (flags & 4) and dst != first_empty:
+                continue
+            if (flags & 2) and kind == COLUMN_TO_COLUMN and n == st[len0 + src]:
+                continue
+        sc = _score(st, tb, kind, src, dst, n, fits)
         # insertion sort, descending by score, stable
         q = m
         while q > 0 and scores[q - 1] < sc:

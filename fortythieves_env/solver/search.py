@@ -26,7 +26,7 @@ from ..core import (
     S_FCARDS,
     _apply,
 )
-from ..keys import _child_keys, _full_keys, _make_child, key_tables_for
+from ..keys import _child_keys, _copy, _full_keys, _make_child, key_tables_for
 from ..pruning import (
     _children,
 )
@@ -126,7 +126,7 @@ def _enter_root(
     nxt[0] = 0
 
 
-@kernel
+@kernel(_nrt=False)  # no reference counts (allocates nothing): see fortythieves_env._jit
 def _search(
     ctl: np.ndarray,
     tb: np.ndarray,
@@ -209,19 +209,23 @@ def _search(
     cap = (rec.shape[0] * 3) // 4
     zero = np.uint64(0)
     d = ctl[C_DEPTH]
+    # frame d's rows, taken when d changes (not once per child)
+    st = states[d]
+    rd = raw[d]
+    kd = keys[d]
+    ad = acts[d]
     while True:
         if nxt[d] < nact[d]:
             if ctl[C_NODES] >= node_quota:
                 ctl[C_DEPTH] = d
                 return RUNNING
-            a = acts[d, nxt[d]]
+            a = ad[nxt[d]]
             nxt[d] += 1
             ctl[C_NODES] += 1
             kind = tb[dec + 4 * a]
-            st = states[d]
             up = kind in (WASTE_TO_FOUNDATION, COLUMN_TO_FOUNDATION)
             if up and st[scal + S_FCARDS] == 103:  # the child is won
-                states[d + 1, :] = st
+                _copy(states[d + 1], st)
                 _apply(states[d + 1], tb, a)
                 ctl[C_DEPTH] = d + 1
                 ctl[C_STATUS] = WON
@@ -233,13 +237,13 @@ def _search(
             made = kind == REDEAL
             if made:  # a redeal's keys are made from scratch: the child first
                 _make_child(
-                    tb, st, a, raw[d], states[d + 1], raw[d + 1], keys[d + 1], kbuf,
+                    tb, st, a, rd, states[d + 1], raw[d + 1], keys[d + 1], kbuf,
                     zc, zd, zs, zw, zf, zr,
                 )  # fmt: skip
                 k1 = keys[d + 1, 0]
                 k2 = keys[d + 1, 1]
             else:
-                _child_keys(st, tb, a, zc, zd, zs, zw, zf, raw[d], keys[d], kbuf)
+                _child_keys(st, tb, a, zc, zd, zs, zw, zf, rd, kd, kbuf)
                 k1 = kbuf[0]
                 k2 = kbuf[1]
             if k1 == zero and k2 == zero:
@@ -286,11 +290,16 @@ def _search(
             if skip:
                 continue
             e = d + 1
+            cs = states[e]
+            cr = raw[e]
+            ck = keys[e]
             if not made:
-                _make_child(
-                    tb, st, a, raw[d], states[e], raw[e], keys[e], kbuf, zc, zd, zs, zw, zf, zr
-                )
+                _make_child(tb, st, a, rd, cs, cr, ck, kbuf, zc, zd, zs, zw, zf, zr)
             d = e
+            st = cs
+            rd = cr
+            kd = ck
+            ad = acts[d]
             if d > ctl[C_MAXDEPTH]:
                 ctl[C_MAXDEPTH] = d
             low[d] = d
@@ -299,7 +308,7 @@ def _search(
             pbase[d] = ctl[C_PIECE]
             ctl[C_FRAMES] += 1
             fid[d] = ctl[C_FRAMES]
-            nact[d] = _children(states[d], tb, flags, build, legal, acts[d], scores)
+            nact[d] = _children(st, tb, flags, build, legal, ad, scores)
             nxt[d] = 0
         else:  # frame d is finished
             sl = slotof[d]
@@ -335,6 +344,10 @@ def _search(
             if low[d] < low[d - 1]:
                 low[d - 1] = low[d]
             d -= 1
+            st = states[d]
+            rd = raw[d]
+            kd = keys[d]
+            ad = acts[d]
 
 
 def table_bits(nodes: int) -> int:
