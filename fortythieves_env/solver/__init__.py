@@ -81,7 +81,7 @@ from __future__ import annotations
 from ..keys import _child_keys as _child_keys
 from ..keys import _full_keys as _full_keys
 from ..keys import key_tables_for as key_tables_for
-from ..pruning import RULES, build_code, pruned_moves
+from ..pruning import ALL_RULES, RULES, build_code, pruned_moves
 from ..pruning import _children as _children
 from .api import MAX_NODES, MAX_STEP_LIMIT, SOLVER_VERSION, SolveResult, Status, solve
 from .context import ArraySolve, SolverContext
@@ -96,6 +96,7 @@ from .search import _Search as _Search
 from .search import _search as _search
 
 __all__ = [
+    "ALL_RULES",
     "MAX_NODES",
     "MAX_STEP_LIMIT",
     "MAX_TABLE_BITS",
