@@ -207,8 +207,17 @@ _WARM: set[str] = set()
 """The variants :func:`solve_deal` has warmed up in this process."""
 
 
-def solve_deal(variant: str, seed: int, nodes: int, seconds: float | None) -> dict[str, Any]:
+def solve_deal(
+    variant: str,
+    seed: int,
+    nodes: int,
+    seconds: float | None,
+    rules: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """Solve one deal; returns its record (the keys in the module docstring).
+
+    ``rules``: the solver's pruning rules (default :data:`fortythieves_env.solver.RULES`;
+    ``ALL_RULES`` adds rule D, dead positions); the record's ``rules`` names them.
 
     The deal is ``gymnasium.make(env_id(variant)).reset(seed=seed)`` (one environment per
     variant is kept per process). The first deal of a variant in a process runs
@@ -219,14 +228,20 @@ def solve_deal(variant: str, seed: int, nodes: int, seconds: float | None) -> di
         ValueError: unknown variant, ``nodes`` < 1 or ``seconds`` <= 0 (from ``solve``).
     """
     from fortythieves_env import RULES_VERSION
-    from fortythieves_env.solver import SOLVER_VERSION, solve
+    from fortythieves_env.solver import RULES, SOLVER_VERSION, solve
 
     if variant not in _WARM:
         warm_up(variant)
         _WARM.add(variant)
     env = _env(variant)
     env.reset(seed=seed)
-    result = solve(env.unwrapped.get_state(), variant, nodes=nodes, seconds=seconds)
+    result = solve(
+        env.unwrapped.get_state(),
+        variant,
+        nodes=nodes,
+        seconds=seconds,
+        rules=RULES if rules is None else tuple(rules),
+    )
     return {
         "variant": variant,
         "seed": seed,
