@@ -55,6 +55,10 @@ if some line wins within ``k`` steps, one that obeys the rule wins within ``k`` 
 * ``W`` (:func:`.pruning._children`): never move a whole column into an empty column.
 * ``E`` (:func:`.pruning._children`): of the moves that differ only in which empty column they
   fill, keep the one into the first empty column.
+* ``D`` (:mod:`.dead`, not a default: ``rules=ALL_RULES``): a position that a relaxation
+  shows dead (some card off the foundations could never go up) is settled "no line wins at
+  all" without being entered. Sound by its own argument (:mod:`.dead`), not by the safety
+  above; it shortens proofs of loss, at about 4x the time of a node where it does not.
 
 The proofs follow ``docs/solver_design.md`` (sections 2 and 4); the tests check every rule
 against a search without it, and both against a plain breadth-first search, on small end
