@@ -70,7 +70,8 @@ RULE_SOURCES: tuple[str, ...] = (
     "engine:Rules.why_illegal",
     "engine:Rules.play",
     # the compiled core: the one statement of the move rules
-    "core:FastTables.__init__",
+    "tables:_rule_table",
+    "tables:FastTables.__init__",
     "core:_top",
     "core:_pile_for",
     "core:_fits_foundation",

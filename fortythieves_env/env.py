@@ -19,11 +19,12 @@ from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL
 from .backends import Backend, make_backend
 from .cards import CARD_NAMES, SUITS
 from .engine import IllegalMoveError, InvalidPositionError, rules_for
-from .observation import LATEST_VERSION, ObservationLayout, check_version
+from .observation import LATEST_VERSION, check_version
 from .positions import checked_copy
 from .pysol import pysol_position
 from .registration import CheckedSpec
 from .state import GameState
+from .tables import tables_for
 from .variants import VariantSpec, get_variant
 from .view import PlayerView, player_view
 
@@ -287,7 +288,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         self.illegal_action_penalty = checked_penalty(illegal_action_penalty)
         self.illegal_action = illegal_action
         self.rules = rules_for(spec)
-        self.layout = ObservationLayout.for_variant(spec, observation_version)
+        self.layout = tables_for(spec, self.observation_version).layout
         self.action_space = spaces.Discrete(self.rules.n_actions)
         self.observation_space = spaces.Box(
             low=0, high=self.layout.high(spec), shape=(self.layout.size,), dtype=np.uint8

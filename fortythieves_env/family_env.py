@@ -69,7 +69,7 @@ def lacking_reason(spec: VariantSpec, action: int) -> str:
 
 def family_tables(spec: VariantSpec) -> FastTables:
     """The compiled tables of ``spec`` that write the shared observation (shared,
-    read-only; :func:`fortythieves_env.core.tables_for` with the family's layout)."""
+    read-only; :func:`fortythieves_env.tables.tables_for` with the family's layout)."""
     return tables_for(spec, LATEST_VERSION, FAMILY_LAYOUT.cards)
 
 

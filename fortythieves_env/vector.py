@@ -35,7 +35,7 @@ from .engine import (
     rules_for,
 )
 from .env import checked_penalty, finite_reward, game_over, made_progress, move_reward
-from .observation import LATEST_VERSION, ObservationLayout, check_version
+from .observation import LATEST_VERSION, check_version
 from .registration import CheckedSpec
 from .variants import VariantSpec, get_variant
 
@@ -392,8 +392,8 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._iparams[P_MAX_STEPS] = self.max_episode_steps
 
         self.rules = rules = rules_for(spec)
-        self.layout = layout = ObservationLayout.for_variant(spec, observation_version)
         self.tables = tables = tables_for(spec, observation_version)
+        self.layout = layout = tables.layout
         n_actions = rules.n_actions
         self.single_action_space = spaces.Discrete(n_actions)
         self.action_space = batch_space(self.single_action_space, n)
