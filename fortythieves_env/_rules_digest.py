@@ -85,6 +85,7 @@ RULE_SOURCES: tuple[str, ...] = (
     "core:step",
     # the episode: reward, end, truncation
     "backends:PythonBackend.step",
+    "episode:step_outcome",
     "episode:episode_step",
     "episode:EpisodeMixin._before_move",
     "episode:EpisodeMixin._end_step",

@@ -7,12 +7,14 @@ cards``: ``cards`` (0 or 1) just put on a foundation, the new total ``foundation
 (:func:`.core.step`, the environment's two backends of :mod:`.backends`, the family's
 :func:`._family_fast.step`).
 
-:func:`episode_step` is the rest of the step, and the one place the packed result is
-decoded: the reward, ``terminated``, ``truncated`` (no progress for too long, or the step
-limit) and the counts carried to the next step. All four environments call it:
-:class:`~fortythieves_env.FortyThievesEnv` and
-:class:`~fortythieves_env.family_env.FamilyEnv` in Python (the general case through
-:meth:`EpisodeMixin._end_step`), :class:`~fortythieves_env.FortyThievesVectorEnv` and
+:func:`episode_step` is the rest of the step: the reward, ``terminated``, ``truncated``
+(no progress for too long, or the step limit) and the counts carried to the next step.
+Its first half, :func:`step_outcome`, is the one place the packed result is decoded. All
+four environments call it: :class:`~fortythieves_env.FortyThievesEnv` and
+:class:`~fortythieves_env.family_env.FamilyEnv` in Python (through
+:meth:`EpisodeMixin._end_step`; ``FortyThievesEnv`` calls :func:`step_outcome` alone when
+it counts nothing, its hot path),
+:class:`~fortythieves_env.FortyThievesVectorEnv` and
 :class:`~fortythieves_env.family_vector.FamilyVectorEnv` compiled into their batch
 kernels (``vector._step_game``, one game of a batch).
 
@@ -40,7 +42,43 @@ from numba.extending import register_jitable
 
 from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL, Move
 
-__all__ = ["NOT_COUNTED", "EpisodeMixin", "episode_step"]
+__all__ = ["NOT_COUNTED", "EpisodeMixin", "episode_step", "step_outcome"]
+
+
+@register_jitable
+def step_outcome(
+    packed: int,
+    n_legal: int,
+    foundation_cards: int,
+    reward_per_card: float,
+    win_bonus: float,
+    illegal_action_penalty: float,
+) -> tuple[float, bool, int, int]:
+    """The first half of :func:`episode_step`: the move step's packed result decoded (the
+    one place it is), the reward and ``terminated``; no truncation. What a step is for an
+    environment that counts nothing (``FortyThievesEnv`` without
+    ``max_steps_without_progress``: its step limit is the ``TimeLimit`` wrapper's).
+
+    Args:
+        packed: the move step's return: -1 (refused: nothing moved), else
+            ``(n_legal << 8) | (foundation_cards << 1) | cards``.
+        n_legal, foundation_cards: the position's legal actions and foundation cards
+            before the step.
+        reward_per_card, win_bonus, illegal_action_penalty: the rewards.
+
+    Returns:
+        ``(reward, terminated, n_legal, foundation_cards)`` after the step: ``float``,
+        ``bool`` and two ``int``. A refused action earns ``-illegal_action_penalty``,
+        terminates only a game with no legal move and leaves the counts as they were.
+    """
+    if packed < 0:  # refused: nothing moved
+        return -illegal_action_penalty, n_legal == 0, n_legal, foundation_cards
+    n_legal = packed >> 8
+    foundation_cards = (packed >> 1) & 127
+    reward = (packed & 1) * reward_per_card
+    if foundation_cards == 104:
+        reward += win_bonus
+    return reward, foundation_cards == 104 or n_legal == 0, n_legal, foundation_cards
 
 
 @register_jitable
@@ -60,8 +98,9 @@ def episode_step(
     max_steps: int,
 ) -> tuple[float, bool, bool, int, int, int, int]:
     """The episode's side of one step, after its move step: the one statement of the
-    step's reward, end and truncation (module docstring), for every environment. Plain
-    Python when called from Python, compiled into the caller when called from a kernel.
+    step's reward, end and truncation (module docstring), for every environment: its
+    :func:`step_outcome`, then the no-progress count and the step limit. Plain Python when
+    called from Python, compiled into the caller when called from a kernel.
 
     Args:
         packed: the move step's return: -1 (refused: nothing moved), else
@@ -88,16 +127,9 @@ def episode_step(
         without progress on a step that does not terminate, or the ``max_steps``-th step
         (then even on a step that terminates, as Gymnasium's ``TimeLimit``).
     """
-    if packed < 0:  # refused: nothing moved
-        reward = -illegal_action_penalty
-        terminated = n_legal == 0
-    else:
-        n_legal = packed >> 8
-        foundation_cards = (packed >> 1) & 127
-        reward = (packed & 1) * reward_per_card
-        if foundation_cards == 104:
-            reward += win_bonus
-        terminated = foundation_cards == 104 or n_legal == 0
+    reward, terminated, n_legal, foundation_cards = step_outcome(
+        packed, n_legal, foundation_cards, reward_per_card, win_bonus, illegal_action_penalty
+    )
     truncated = False
     if max_idle > 0:
         progress = packed >= 0 and (

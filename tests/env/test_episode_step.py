@@ -22,7 +22,7 @@ from fortythieves_env import VARIANTS, FortyThievesVectorEnv, core, env, env_id,
 from fortythieves_env.actions import COLUMN_TO_COLUMN, DRAW, REDEAL, WASTE_TO_COLUMN
 from fortythieves_env.backends import NumbaBackend, PythonBackend
 from fortythieves_env.engine import rules_for
-from fortythieves_env.episode import episode_step
+from fortythieves_env.episode import episode_step, step_outcome
 from fortythieves_env.family import rule_set_map
 from fortythieves_env.family_env import family_tables
 from fortythieves_env.observation import LATEST_VERSION, ObservationLayout
@@ -154,6 +154,15 @@ def test_the_compiled_step_is_the_python_step() -> None:
             p, kind, fdb, fda, n_legal, fcards, idle, elapsed, 1.5, 7.0, 0.25, max_idle, max_steps
         )
         assert got == [float(x) for x in want], row
+
+
+@pytest.mark.parametrize("packed", [-1, _packed(0, 104, 1), _packed(0, 40, 0), _packed(17, 55, 1)])
+@pytest.mark.parametrize("n_legal", [0, 12])
+def test_the_step_outcome_is_the_episode_step_without_its_counts(packed: int, n_legal: int) -> None:
+    """``FortyThievesEnv`` counting nothing calls the first half alone: the same reward,
+    end and counts."""
+    whole = _step(packed, n_legal=n_legal, foundation_cards=54, win_bonus=7.0)
+    assert step_outcome(packed, n_legal, 54, 1.0, 7.0, 0.1) == (*whole[:2], *whole[3:5])
 
 
 def test_the_python_step_returns_python_types() -> None:
