@@ -402,7 +402,7 @@ class FamilyEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
         if game is None:
             raise RuntimeError("call reset() before step()")
         own = game.from_shared[a]
-        if not self._mask[a] and self.illegal_action == "raise":
+        if self.illegal_action == "raise" and not self._mask[a]:
             self._raise_illegal(game, a, own)
         before = self._before_move(a) if self.max_steps_without_progress else NOT_COUNTED
         # an action the rule set lacks is refused, as an illegal one
