@@ -251,7 +251,7 @@ def test_every_kernel_is_cached_under_the_sources_its_module_imports(name: str) 
     assert {own, "fortythieves_env/core.py", "fortythieves_env/actions.py"} <= files
     assert "agents/config.py" not in files  # only what it imports
     if name == "fortythieves_env.vector":
-        assert "fortythieves_env/env.py" in files  # made_progress, compiled into _step_batch
+        assert "fortythieves_env/episode.py" in files  # episode_step, compiled into _step_batch
     digest = _jit.source_digest(kernels[0].py_func)
     for k in kernels:
         assert isinstance(k._cache, _jit._KernelCache), k
