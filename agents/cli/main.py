@@ -88,6 +88,16 @@ from typing import Any, NoReturn
 
 from ..config import ConfigError, load_config
 from ..paths import check_readable_file, check_writable_dir, check_writable_file
+from ..players.search_budget import (
+    ALLOCATIONS,
+    DEFAULT_NODES,
+    DEFAULT_PRIOR_TOP,
+    DEFAULT_SAMPLES,
+    DEFAULT_SECONDS,
+    MAX_NODES_PER_SAMPLE,
+    MAX_SECONDS,
+    METHODS,
+)
 from ..process import stop_signals_interrupt
 from ..run_folder import MODEL_NAMES, RunFolder
 
@@ -108,24 +118,6 @@ SEARCH_SAMPLES_MAX = 100_000
 """Most samples per move of the ``search`` agent."""
 SEARCH_HORIZON_MAX = 1_000_000
 """Longest rollout of the ``search`` agent."""
-DEFAULT_SAMPLES = 16
-"""``fortythieves_agents.players.search.DEFAULT_SAMPLES``, restated so ``--help`` imports no numba
-(a test checks that they agree)."""
-ALLOCATIONS = ("uniform", "halving")
-"""``fortythieves_agents.players.search.ALLOCATIONS``, restated for the same reason."""
-METHODS = ("rollouts", "solve")
-"""``fortythieves_agents.players.search.METHODS``, restated for the same reason."""
-DEFAULT_NODES = 1_000
-"""``fortythieves_agents.players.search.DEFAULT_NODES``, restated for the same reason."""
-DEFAULT_SECONDS = 0.1
-"""``fortythieves_agents.players.search.DEFAULT_SECONDS`` (the shipped budget per move), restated
-likewise."""
-SEARCH_NODES_MAX = 10**9
-"""``fortythieves_agents.players.search.MAX_NODES_PER_SAMPLE``, restated for the same reason."""
-SEARCH_SECONDS_MAX = 3600.0
-"""``fortythieves_agents.players.search.MAX_SECONDS``, restated for the same reason."""
-DEFAULT_PRIOR_TOP = 3
-"""Candidates the search examines per move with ``--search-prior`` (network + search)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -223,9 +215,9 @@ def _search_seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not 0 < value <= SEARCH_SECONDS_MAX:
+    if not 0 < value <= MAX_SECONDS:
         raise argparse.ArgumentTypeError(
-            f"must be a number of seconds in (0, {SEARCH_SECONDS_MAX:g}], got {text!r}"
+            f"must be a number of seconds in (0, {MAX_SECONDS:g}], got {text!r}"
         )
     return value
 
@@ -461,7 +453,7 @@ def _add_search_arguments(ev: Any) -> None:
     ev.add_argument(
         "--search-nodes",
         metavar="N",
-        type=_int_in(1, SEARCH_NODES_MAX),
+        type=_int_in(1, MAX_NODES_PER_SAMPLE),
         default=None,
         help=f"search: node cap of one sample's solve (implies --search-method solve; default "
         f"{DEFAULT_NODES})",
