@@ -8,11 +8,7 @@ import sys
 
 from ...config import ConfigError
 from ...paths import check_writable_file
-from ..options import (
-    _add_variant_spec,
-    _checked,
-    _int_in,
-)
+from ..options import _add_variant_spec, _checked, _int_in
 
 
 def _add_replay_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -11,11 +11,7 @@ from typing import Any
 from ...config import ConfigError, load_config
 from ...paths import check_readable_file, check_writable_dir
 from ...run_folder import RunFolder
-from ..options import (
-    EXIT_INTERRUPTED,
-    _checked,
-    _console,
-)
+from ..options import EXIT_INTERRUPTED, _checked, _console
 
 
 def _check_resume(path: str, what: str) -> None:
