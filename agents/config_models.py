@@ -14,6 +14,22 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 if TYPE_CHECKING:
     from fortythieves_env import VariantSpec
 
+__all__ = [
+    "MAX_EPISODE_STEPS",
+    "MAX_REWARD",
+    "TEACHER_NAMES",
+    "Config",
+    "EnvConfig",
+    "EvalConfig",
+    "ExpertConfig",
+    "PPOConfig",
+    "PlayerNetConfig",
+    "PolicyConfig",
+    "ShapingConfig",
+    "TeacherConfig",
+    "TrainConfig",
+]
+
 TEACHER_NAMES = ("greedy", "search")
 """The teachers ``train.teacher`` may name (:data:`fortythieves_agents.training.teacher.TEACHERS`
 makes them; a test keeps the two equal). ``random`` is left out on purpose: cloning uniform play

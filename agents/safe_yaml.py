@@ -11,6 +11,15 @@ from typing import Any
 
 import yaml
 
+__all__ = [
+    "MAX_NESTING",
+    "MAX_YAML_BYTES",
+    "MAX_YAML_VALUES",
+    "ConfigLoader",
+    "YAMLProblem",
+    "load_yaml",
+]
+
 MAX_YAML_BYTES = 2**20
 """The largest config or variant-spec file read (1 MiB; the shipped configs are under 4 KB)."""
 

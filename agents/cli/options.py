@@ -15,6 +15,19 @@ from typing import Any, NoReturn
 from ..config import ConfigError
 from ..run_folder import MODEL_NAMES, RunFolder
 
+__all__ = [
+    "EPISODES_MAX",
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_USAGE",
+    "MIN_WIDTH",
+    "PIPED_WIDTH",
+    "SEED_MAX",
+    "VARIANT_SPEC_HELP",
+    "WORKERS_MAX",
+    "resolve_model_path",
+]
+
 EXIT_USAGE = 2
 
 

@@ -14,6 +14,13 @@ import gymnasium as gym
 from ..players.baselines import Agent, BatchAgent
 from .results import EpisodeResult, GameTrace
 
+__all__ = [
+    "agent_description",
+    "resumed_results",
+    "save_record",
+    "save_records",
+]
+
 
 def resumed_results(
     folder: Path,

@@ -15,6 +15,13 @@ import numpy as np
 from ..networks.model_zip import ModelMismatchError, model_env_id, model_variant
 from ..players.baselines import PerGameDraws, sampled_scores
 
+__all__ = [
+    "ModelAgent",
+    "file_digest",
+    "load_model_agent",
+    "single_torch_thread",
+]
+
 
 @contextmanager
 def single_torch_thread() -> Iterator[None]:

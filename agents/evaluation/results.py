@@ -13,6 +13,18 @@ from typing import Any
 
 import numpy as np
 
+__all__ = [
+    "UNPROVED_NOTE",
+    "Z95",
+    "EpisodeResult",
+    "GameTrace",
+    "ceiling_cell",
+    "ceiling_summary",
+    "render_table",
+    "summarize",
+    "wilson_interval",
+]
+
 Z95 = 1.959963984540054
 """Two-sided 95% standard normal quantile."""
 

@@ -68,6 +68,23 @@ from fortythieves_env.variants import recorded_rules_version, rules_version_mism
 
 from ..seeds import seeds_for_test
 
+__all__ = [
+    "AGENT_WINS",
+    "RESULTS_DIR",
+    "STATUSES",
+    "USER_RESULTS_DIR",
+    "Key",
+    "SolverResultsError",
+    "default_results_path",
+    "foreign_rules",
+    "foreign_rules_note",
+    "latest_records",
+    "read_records",
+    "shipped_results_path",
+    "solver_verdicts",
+    "test_deal_verdicts",
+]
+
 RESULTS_DIR = Path("results") / "solver"
 """Folder of the shipped per-deal result files (tracked), relative to the working folder:
 the default that ``evaluate`` and ``train`` read the solver's verdicts from."""

@@ -30,6 +30,14 @@ from ..run_folder import (
 )
 from .resume import saved_timesteps
 
+__all__ = [
+    "EpisodeStatsCallback",
+    "StepProgressCallback",
+    "TotalStepCheckpoint",
+    "ValidationCallback",
+    "next_multiple",
+]
+
 
 class EpisodeStatsCallback(BaseCallback):
     """Log win rate, mean foundation cards and mean episode length of recent episodes.

@@ -8,6 +8,12 @@ from typing import Any
 from ..config import Config
 from ..envs import n_card_slots, tag_model
 
+__all__ = [
+    "build_model",
+    "policy_differences",
+    "policy_for",
+]
+
 
 def policy_for(config: Config, n_slots: int) -> tuple[Any, dict[str, Any]]:
     """``MaskablePPO``'s policy and ``policy_kwargs`` for ``config.policy``.

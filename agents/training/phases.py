@@ -15,6 +15,10 @@ from ..envs import register_config_variant, tag_model
 from ..run_folder import ExpertFolder, RunFolder, save_model
 from .run_record import _earlier_meta, _write_json
 
+__all__ = [
+    "final_evaluation_command",
+]
+
 
 def _teacher_phase(
     config: Config,

@@ -28,6 +28,13 @@ from ..paths import check_readable_file
 from ..run_folder import ExpertFolder, RunFolder, RunWriteError
 from .model import policy_differences
 
+__all__ = [
+    "resume_checkpoint",
+    "saved_timesteps",
+    "trim_tensorboard",
+    "unreadable_model",
+]
+
 
 def saved_timesteps(path: str | Path) -> int | None:
     """The ``num_timesteps`` saved in an SB3 model zip (its ``data`` entry), or None when

@@ -18,6 +18,8 @@ from fortythieves_env import RULES_VERSION
 from ..config import Config, ConfigError, dump_config
 from ..run_folder import RUN_FOLDERS, RunFolder, atomic_write
 
+__all__: list[str] = []  # helpers of train.py only
+
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     atomic_write(path, (json.dumps(data, indent=2) + "\n").encode())
