@@ -24,7 +24,7 @@ from fortythieves_env.view import PlayerView, determinize, player_view
 from .search_budget import DEFAULT_STALL, MAX_NODES_PER_SAMPLE
 
 if TYPE_CHECKING:
-    from .search import SearchBudget
+    from .search_budget import SearchBudget
 
 __all__ = ["greedy_rollout", "halving_schedule", "scores_for_view", "solve_scores", "view_digest"]
 
