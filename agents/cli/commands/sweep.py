@@ -122,7 +122,7 @@ def _sweep(args: argparse.Namespace, argv: Sequence[str]) -> int:
             raise ConfigError("the following arguments are required: CONFIG (or --resume)")
         if args.seeds is None:
             raise ConfigError("the following arguments are required: --seeds")
-        from ...training.train import default_run_dir
+        from ...run_folder import default_run_dir
 
         cpus = args.cpus_per_trial or 1
         plan = plan_sweep(args.config, args.overrides, args.grid, args.seeds, cpus)
