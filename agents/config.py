@@ -1045,6 +1045,7 @@ def _format_errors(
     provenance: dict[tuple[str, ...], str],
     sources: list[str],
     applied: Sequence[str],
+    model: type[BaseModel] | None = None,
 ) -> str:
     """One line per problem, each naming where its value came from.
 
@@ -1079,7 +1080,7 @@ def _format_errors(
             if len(under) > 1:
                 source = ", ".join(s for s in dict.fromkeys(applied) if s in under)
         if kind == "extra_forbidden":
-            allowed = _allowed_keys(Config, loc)
+            allowed = _allowed_keys(model or Config, loc)
             hint = f" (allowed here: {', '.join(allowed)})" if allowed else ""
             lines.append(f"{source}: {key}: unknown key{hint}")
             continue
@@ -1202,11 +1203,22 @@ def load_config(
             node = node.setdefault(part, {})
         node[parts[-1]] = value
         _merge(merged, layer, source, provenance)
+    model = _model_for(merged)
     try:
-        return Config.model_validate(merged)
+        return model.model_validate(merged)
     except ValidationError as exc:
         applied = [*sources, *(source for source, _, _ in layers)]
-        raise ConfigError(_format_errors(exc, provenance, sources, applied)) from None
+        raise ConfigError(_format_errors(exc, provenance, sources, applied, model)) from None
+
+
+def _model_for(merged: dict[str, Any]) -> type[Config]:
+    """:class:`Config`, or the family's (a ``family:`` section: a run on the family's shared
+    encoding, :mod:`fortythieves_agents.family.config`)."""
+    if "family" not in merged:
+        return Config
+    from .family.config import FamilyConfig
+
+    return FamilyConfig
 
 
 def dump_config(config: Config) -> str:

@@ -24,6 +24,8 @@ Usage::
     fortythieves sweep CONFIG --seeds K [--grid 'KEY.SUB=[V1, V2]' ...] [--set KEY.SUB=VALUE ...]
                        [--runs-root DIR] [--cpus-per-trial N] [--address ADDRESS]
     fortythieves sweep --resume SWEEP_DIR [--address ADDRESS]
+    fortythieves family evaluate RUN_OR_MODEL [--episodes N] [--outside M] [--games ID ...]
+                                 [--json PATH] (:mod:`fortythieves_agents.cli.family`)
 
 ``RUN_OR_MODEL`` is a run folder (its best model, else its final or interrupted model), a
 model ``.zip``, or ``random`` / ``greedy`` / ``search`` (then ``--variant`` is required). A
@@ -295,6 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_solve_parser(sub)
     _add_sweep_parser(sub)
     _add_leaderboard_parser(sub)
+    from .family import add_family_parser  # fortythieves family (docs/family.md)
+
+    add_family_parser(sub, _int_in, _checked(check_writable_file))
     return parser
 
 
@@ -812,6 +817,10 @@ def _train(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from ..training.train import resume_checkpoint, train
 
     config = load_config(args.config, args.overrides)
+    if config.env.variant == "Family":  # a family config (configs/family.yaml)
+        from .family import train_family_command
+
+        return train_family_command(args, argv, config)
     resume_dir = Path(args.resume) if args.resume is not None else None
     folder = ExpertFolder(RunFolder(resume_dir).expert) if resume_dir is not None else None
     more = folder is not None and _more_expert_iterations(folder, config)
@@ -1529,6 +1538,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _sweep(args, argv)
         if args.command == "leaderboard":
             return _leaderboard(args)
+        if args.command == "family":
+            from .family import family_command
+
+            return family_command(args, argv)
         return _evaluate(args, argv)
     except (ConfigError, ModelMismatchError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
