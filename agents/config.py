@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import typing
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -1160,6 +1160,7 @@ def load_config(
     path: str | Path,
     overrides: Sequence[str] = (),
     assignments: Sequence[tuple[str, str, Any]] = (),
+    model: type[Config] | Callable[[dict[str, Any]], type[Config]] = Config,
 ) -> Config:
     """Build and validate the configuration for ``path`` plus ``--set`` ``overrides``.
 
@@ -1170,6 +1171,9 @@ def load_config(
         assignments: ``(source, "key.sub", value)`` triples applied last, in order: values
             already parsed (e.g. one setting of ``fortythieves sweep --grid``); an error
             names ``source`` as it names a file or ``--set`` argument.
+        model: the model that validates the merged layers (a :class:`Config` subclass),
+            or a function of the merged mapping that says which (the family's configs:
+            :func:`fortythieves_agents.family.config.config_model`).
 
     Returns:
         The validated :class:`Config`.
@@ -1203,22 +1207,12 @@ def load_config(
             node = node.setdefault(part, {})
         node[parts[-1]] = value
         _merge(merged, layer, source, provenance)
-    model = _model_for(merged)
+    cls = model if isinstance(model, type) else model(merged)
     try:
-        return model.model_validate(merged)
+        return cls.model_validate(merged)
     except ValidationError as exc:
         applied = [*sources, *(source for source, _, _ in layers)]
-        raise ConfigError(_format_errors(exc, provenance, sources, applied, model)) from None
-
-
-def _model_for(merged: dict[str, Any]) -> type[Config]:
-    """:class:`Config`, or the family's (a ``family:`` section: a run on the family's shared
-    encoding, :mod:`fortythieves_agents.family.config`)."""
-    if "family" not in merged:
-        return Config
-    from .family.config import FamilyConfig
-
-    return FamilyConfig
+        raise ConfigError(_format_errors(exc, provenance, sources, applied, cls)) from None
 
 
 def dump_config(config: Config) -> str:

@@ -813,11 +813,12 @@ def _more_expert_iterations(folder: Any, config: Any) -> bool:
 
 
 def _train(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from ..family.config import FamilyConfig, config_model
     from ..run_folder import ExpertFolder, RunFolder
     from ..training.train import resume_checkpoint, train
 
-    config = load_config(args.config, args.overrides)
-    if config.env.variant == "Family":  # a family config (configs/family.yaml)
+    config = load_config(args.config, args.overrides, model=config_model)
+    if isinstance(config, FamilyConfig):  # a family config (configs/family.yaml)
         from .family import train_family_command
 
         return train_family_command(args, argv, config)
@@ -1064,7 +1065,10 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
             model_path = resolve_model_path(Path(args.agent))
         except ConfigError as exc:
             raise ConfigError(f"argument RUN_OR_MODEL: {exc}") from None
-        agent, variant = load_model_agent(
+        from ..family.agents import is_family_model, load_family_agent
+
+        load = load_family_agent if is_family_model(model_path) else load_model_agent
+        agent, variant = load(  # a family network plays through the shared encoding
             model_path,
             args.variant,
             deterministic=not args.stochastic,

@@ -345,10 +345,7 @@ def load_model_agent(
             :mod:`fortythieves_agents.networks.model_zip`).
     """
     from ..envs import env_id_for, register_saved_variant
-    from ..family.agents import is_family_model, load_family_agent
 
-    if is_family_model(path):  # the family's network, through the shared encoding
-        return load_family_agent(path, variant, deterministic, seed, env_version)
     saved = model_variant(path)
     register_saved_variant(path)  # a custom variant the model records becomes known
     if variant is None and saved is None:

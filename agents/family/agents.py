@@ -10,9 +10,14 @@ encoding (:meth:`fortythieves_env.family.RuleSetMap.to_shared_obs`, the same num
 ``Family-v0`` with ``variant=`` gives: ``tests/env/test_family.py``), the network scores the
 shared moves, and the scores of the rule set's own actions are read back
 (``scores[:, to_shared]``; the order of the actions is kept, so ties fall as they do through
-the family env). ``tests/agents/family/test_agents.py`` checks that a named variant played so
-gives, deal by deal, the games of the same network played through ``Family-v0``
-(:func:`fortythieves_agents.family.envs.play_family_deals`).
+the family env). ``tests/agents/family/test_family_agents.py`` checks that a named variant
+played so gives, deal by deal, the games of the same network played through ``Family-v0``
+(:func:`fortythieves_agents.family.envs.play_family_deals`). A *sampling* network draws the
+same moves both ways too, but under the no-cycling rule the moves after a refused draw are
+ranked by noise keyed on the action's number
+(:func:`fortythieves_agents.players.baselines.sampled_scores`), which the two encodings
+number apart: there its games differ (the evaluation's default, the most likely move, does
+not sample).
 
 :class:`FamilyGreedyAgent` is the greedy baseline read from shared observations: each row's
 rule set is read from the observation's rule-set part (:func:`rule_set_of_observation`), its

@@ -1,11 +1,12 @@
 """The configuration of a family run: a training config with a ``family:`` section.
 
 A config file (or its ``base:`` chain) with a top-level ``family:`` key is a family config:
-:func:`fortythieves_agents.config.load_config` validates it with :class:`FamilyConfig`
-(the per-variant :class:`~fortythieves_agents.config.Config`, the same layers, ``--set``
-overrides and one-line errors naming the file or ``--set`` and the key), and ``fortythieves
-train`` runs it with :func:`fortythieves_agents.family.train.train_family`. The shipped one
-is ``configs/family.yaml`` (``fortythieves train family``).
+:func:`load_family_config` (``fortythieves train``'s loader) validates it with
+:class:`FamilyConfig` (the per-variant :class:`~fortythieves_agents.config.Config` read by
+:func:`~fortythieves_agents.config.load_config`: the same layers, ``--set`` overrides and
+one-line errors naming the file or ``--set`` and the key), and ``fortythieves train`` runs it
+with :func:`fortythieves_agents.family.train.train_family`. The shipped one is
+``configs/family.yaml`` (``fortythieves train family``).
 
 What differs from a per-variant config:
 
@@ -28,11 +29,13 @@ What differs from a per-variant config:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ..config import Config, EnvConfig, _Section
+from ..config import Config, EnvConfig, _Section, load_config
 
 __all__ = [
     "FAMILY_TEACHERS",
@@ -40,7 +43,9 @@ __all__ = [
     "FamilyEnvConfig",
     "FamilySection",
     "ZeroShotConfig",
+    "config_model",
     "held_out_ids",
+    "load_family_config",
 ]
 
 FAMILY_TEACHERS = ("greedy",)
@@ -255,6 +260,19 @@ class FamilyConfig(Config):
         return "family" if self.family.rule_set is None else f"family-{self.family.rule_set}"
 
 
-def config_kind(merged: dict[str, Any]) -> Literal["family", "variant"]:
-    """``family`` when the merged config data has a top-level ``family:`` key."""
-    return "family" if isinstance(merged, dict) and "family" in merged else "variant"
+def config_model(merged: dict[str, Any]) -> type[Config]:
+    """:class:`FamilyConfig` when the merged config data has a top-level ``family:`` key,
+    else :class:`~fortythieves_agents.config.Config` (``load_config(..., model=config_model)``,
+    as ``fortythieves train`` loads a config)."""
+    return FamilyConfig if isinstance(merged, dict) and "family" in merged else Config
+
+
+def load_family_config(path: str | Path, overrides: Sequence[str] = ()) -> Config:
+    """:func:`fortythieves_agents.config.load_config` of ``path`` and ``overrides`` with
+    :func:`config_model`: a :class:`FamilyConfig` for a family config (``family``, the
+    shipped ``configs/family.yaml``), else the per-variant :class:`Config`.
+
+    Raises:
+        ConfigError: as ``load_config``.
+    """
+    return load_config(path, overrides, model=config_model)

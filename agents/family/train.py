@@ -342,21 +342,29 @@ def train_family(
         return _train(config, run, resume_path, argv, console)
 
 
+def _start_model(config: FamilyConfig, env: Any, resume: Path | None, tb: str | None) -> Any:
+    """The model PPO starts from: the checkpoint, else a new network (with the start
+    model's weights when ``family.start_model`` is given), tagged as a family model."""
+    if resume is not None:
+        model = _load_checkpoint(resume, config, env, tb)
+    else:
+        model = build_family_model(config, env, tb)
+        if config.family.start_model is not None:
+            _load_start_model(model, config.family.start_model)
+    tag_family_model(model, family_record(config))
+    return model
+
+
 def _train(
     config: FamilyConfig, run: Path, resume: Path | None, argv: list[str], console: Any
 ) -> TrainResult:
+    """:func:`train_family` once the arguments are checked."""
     folder = RunFolder(run)
     progress = config.train.progress_bar and sys.stderr.isatty()
     tb = str(folder.tensorboard) if config.train.tensorboard else None
     env = make_family_vec_env(config)
     try:
-        if resume is not None:
-            model = _load_checkpoint(resume, config, env, tb)
-        else:
-            model = build_family_model(config, env, tb)
-            if config.family.start_model is not None:
-                _load_start_model(model, config.family.start_model)
-        tag_family_model(model, family_record(config))
+        model = _start_model(config, env, resume, tb)
         start_steps = int(model.num_timesteps)
         remaining = config.train.total_timesteps - start_steps
         if remaining <= 0:
@@ -392,65 +400,102 @@ def _train(
         if teacher_meta is not None:
             meta["teacher"] = teacher_meta
         _write_json(folder.run_json, meta)
-        callbacks, validation, bar = _callbacks(
-            config, run, resume, start_steps, teacher_meta is not None, progress, console
+        status, model_path, seconds = _learn(
+            config, model, run, resume, to_run, meta, teacher_meta is not None, console
         )
-        status = "completed"
-        began = time.perf_counter()
-        console.print(
-            f"[bold]training[/bold] the family network on "
-            f"{config.family.rule_set or 'the training distribution'} for {to_run} steps "
-            f"-> {run}"
-        )
-        sys.stdout.flush()
-        from stable_baselines3.common.callbacks import CallbackList
-
-        try:
-            model.learn(
-                total_timesteps=to_run,
-                callback=CallbackList(callbacks),
-                log_interval=config.train.log_interval,
-                tb_log_name="ppo",
-                reset_num_timesteps=resume is None,
-            )
-            model_path = folder.final_model
-        except KeyboardInterrupt:
-            status = "interrupted"
-            model_path = folder.interrupted_model
-        finally:
-            if bar is not None:
-                bar.close()
-        seconds = time.perf_counter() - began
-        if status == "completed" and validation is not None:
-            try:
-                validation.validate_end()
-            except KeyboardInterrupt:
-                status = "interrupted"
-        tag_family_model(model, family_record(config, int(model.num_timesteps)))
-        save_model(model, model_path)
-        steps = int(model.num_timesteps) - start_steps
-        meta.update(
-            status=status,
-            finished=datetime.now().isoformat(timespec="seconds"),
-            timesteps=int(model.num_timesteps),
-            train_seconds=round(seconds, 2),
-            steps_per_second=round(steps / seconds, 1) if seconds > 0 else None,
-            model=str(model_path.relative_to(run)),
-        )
-        if validation is not None:
-            meta["validation_seconds"] = round(validation.seconds, 2)
-        _write_json(folder.run_json, meta)
     finally:
         with contextlib.suppress(OSError, EOFError):
             env.close()
     _learning_curves(run, console)
+    return _after_training(config, run, model, model_path, meta, status, seconds, console, progress)
+
+
+def _learn(
+    config: FamilyConfig,
+    model: Any,
+    run: Path,
+    resume: Path | None,
+    to_run: int,
+    meta: dict[str, Any],
+    cloned: bool,
+    console: Any,
+) -> tuple[str, Path, float]:
+    """PPO for ``to_run`` steps, the end's validation, the model saved and ``run.json``
+    written: ``(status, model path, seconds)``."""
+    from stable_baselines3.common.callbacks import CallbackList
+
+    folder = RunFolder(run)
+    start_steps = int(model.num_timesteps)
+    progress = config.train.progress_bar and sys.stderr.isatty()
+    callbacks, validation, bar = _callbacks(
+        config, run, resume, start_steps, cloned, progress, console
+    )
+    status = "completed"
+    began = time.perf_counter()
+    console.print(
+        f"[bold]training[/bold] the family network on "
+        f"{config.family.rule_set or 'the training distribution'} for {to_run} steps -> {run}"
+    )
+    sys.stdout.flush()
+    try:
+        model.learn(
+            total_timesteps=to_run,
+            callback=CallbackList(callbacks),
+            log_interval=config.train.log_interval,
+            tb_log_name="ppo",
+            reset_num_timesteps=resume is None,
+        )
+        model_path = folder.final_model
+    except KeyboardInterrupt:
+        status = "interrupted"
+        model_path = folder.interrupted_model
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.perf_counter() - began
+    if status == "completed" and validation is not None:
+        try:
+            validation.validate_end()
+        except KeyboardInterrupt:
+            status = "interrupted"
+    tag_family_model(model, family_record(config, int(model.num_timesteps)))
+    save_model(model, model_path)
+    steps = int(model.num_timesteps) - start_steps
+    meta.update(
+        status=status,
+        finished=datetime.now().isoformat(timespec="seconds"),
+        timesteps=int(model.num_timesteps),
+        train_seconds=round(seconds, 2),
+        steps_per_second=round(steps / seconds, 1) if seconds > 0 else None,
+        model=str(model_path.relative_to(run)),
+    )
+    if validation is not None:
+        meta["validation_seconds"] = round(validation.seconds, 2)
+    _write_json(folder.run_json, meta)
+    return status, model_path, seconds
+
+
+def _after_training(
+    config: FamilyConfig,
+    run: Path,
+    model: Any,
+    model_path: Path,
+    meta: dict[str, Any],
+    status: str,
+    seconds: float,
+    console: Any,
+    progress: bool,
+) -> TrainResult:
+    """What the console says once the model is saved, and the final evaluation."""
+    steps_now = int(model.num_timesteps)
     if status != "completed":
         console.print(
-            f"[yellow]interrupted[/yellow] after {model.num_timesteps} steps; model saved to "
-            f"{model_path}\nresume with: fortythieves train {folder.config} --resume "
+            f"[yellow]interrupted[/yellow] after {steps_now} steps; model saved to "
+            f"{model_path}\nresume with: fortythieves train {RunFolder(run).config} --resume "
             f"{model_path} --run-dir {run}"
         )
-        return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, None)
+        return TrainResult(run, status, model_path, steps_now, seconds, None)
+    steps = steps_now - int(meta["start_timesteps"])
     console.print(
         f"trained {steps} steps in {seconds:.0f} s ({steps / max(seconds, 1e-9):.0f} steps/s); "
         f"model: {model_path}"
@@ -463,10 +508,8 @@ def _train(
             f"{model_path}; evaluate it with: "
             + shlex.join(final_command(config, _chosen(run, model_path), run))
         )
-        return TrainResult(
-            run, "evaluation_interrupted", model_path, int(model.num_timesteps), seconds, None
-        )
-    return TrainResult(run, status, model_path, int(model.num_timesteps), seconds, report)
+        return TrainResult(run, "evaluation_interrupted", model_path, steps_now, seconds, None)
+    return TrainResult(run, status, model_path, steps_now, seconds, report)
 
 
 def _callbacks(

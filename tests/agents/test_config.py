@@ -11,7 +11,10 @@ from fortythieves_agents.cli.main import main
 from fortythieves_agents.config import Config, ConfigError, ConfigLoader, dump_config, load_config
 from helpers import CONFIGS, ROOT
 
-VARIANT_FILES = sorted(p for p in CONFIGS.glob("*.yaml") if p.name != "defaults.yaml")
+VARIANT_FILES = sorted(
+    p for p in CONFIGS.glob("*.yaml") if p.name not in ("defaults.yaml", "family.yaml")
+)
+"""The variants' configs (family.yaml, the family's: tests/agents/family/test_family_train.py)."""
 
 
 def write(path: Path, text: str) -> Path:
