@@ -32,7 +32,8 @@ __all__ = ["compare_runs", "comparison_table", "learning_curve", "plot_curves", 
 
 
 def learning_curve(run: Path) -> dict[str, list[Any]]:
-    """A run's validations: ``steps``, ``win_rate``, ``mean_foundation_cards``, ``deals``.
+    """A run's validations: ``steps``, ``win_rate``, ``mean_foundation_cards``, ``deals``,
+    and ``best_step`` (the step of ``best_model.zip``, which the final evaluation plays).
 
     Raises:
         FileNotFoundError: the run has no ``eval/evaluations.npz``.
@@ -41,6 +42,7 @@ def learning_curve(run: Path) -> dict[str, list[Any]]:
         steps = sb3["timesteps"].astype(int).tolist()
         wins = sb3["successes"].mean(axis=1).tolist() if "successes" in sb3.files else []
         deals = int(sb3["results"].shape[1])
+        returns = sb3["results"].mean(axis=1)
     cards: list[float] = []
     path = run / "eval" / "foundation_cards.npz"
     if path.is_file():
@@ -51,6 +53,9 @@ def learning_curve(run: Path) -> dict[str, list[Any]]:
         "win_rate": [round(w, 4) for w in wins],
         "mean_foundation_cards": [round(c, 3) for c in cards],
         "deals": [deals] * len(steps),
+        # the validation whose mean return first reached the highest: best_model.zip's
+        # step, the model the final evaluation plays
+        "best_step": int(steps[int(np.argmax(returns))]) if steps else None,
     }
 
 
@@ -152,6 +157,10 @@ def compare_runs(
     }
 
 
+def _step(x: int | None) -> str:
+    return "-" if x is None else f"{x:,}"
+
+
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
@@ -164,8 +173,8 @@ def comparison_table(data: dict[str, Any]) -> str:
         f"{t['deals']} test deals, {t['shipped_timesteps']:,} steps; half: "
         f"{t['half_budget']:,}).",
         "",
-        "| run | steps | test wins | test cards | greedy (same deals) | first validation at "
-        "or above the target | validation win rate by step |",
+        "| run | steps | test wins (the model of step) | test cards | greedy (same deals) "
+        "| first validation at or above the target | validation win rate by step |",
         "|---|---|---|---|---|---|---|",
     ]
     shipped = data["shipped"]
@@ -181,7 +190,8 @@ def comparison_table(data: dict[str, Any]) -> str:
         reached = run.get("reached_at", _reached(curve, t["win_rate"]))
         lines.append(
             f"| {name} | {run.get('timesteps') or '-':,} | "
-            f"{_pct(final.get('win_rate'))} ({final.get('deals', '-')} deals) | "
+            f"{_pct(final.get('win_rate'))} ({final.get('deals', '-')} deals, step "
+            f"{_step(curve.get('best_step'))}) | "
             f"{final.get('mean_foundation_cards', '-')} | {_pct(final.get('greedy_win_rate'))} | "
             f"{'-' if reached is None else f'{reached:,}'} | {points} |"
         )

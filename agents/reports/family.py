@@ -14,7 +14,13 @@ from typing import Any
 
 from ..evaluation.evaluate import ceiling_cell
 
-__all__ = ["beats", "held_out_leaderboard", "held_out_reports", "zero_shot_table"]
+__all__ = [
+    "beats",
+    "held_out_leaderboard",
+    "held_out_reports",
+    "zero_shot_table",
+    "zero_shot_tables",
+]
 
 
 def beats(report: dict[str, Any], agent: str = "ppo", other: str = "greedy") -> bool | None:
@@ -97,12 +103,13 @@ def held_out_leaderboard(paths: Sequence[Path], root: Path | None = None) -> str
             if not test:
                 continue
             r = test["results"]
+            label = game if entry.get("split") == "variant" else f"{game} (PySolFC)"
             rows.append(
-                f"| {game} | family network ({steps:,} steps) | {test['episodes']} "
+                f"| {label} | family network ({steps:,} steps) | {test['episodes']} "
                 f"| {_cell(r.get('ppo'))} | {_proved(r.get('ppo'))} | {_cell(r.get('greedy'))} "
                 f"| `{source}` |"
                 if isinstance(steps, int)
-                else f"| {game} | family network | {test['episodes']} | {_cell(r.get('ppo'))} "
+                else f"| {label} | family network | {test['episodes']} | {_cell(r.get('ppo'))} "
                 f"| {_proved(r.get('ppo'))} | {_cell(r.get('greedy'))} | `{source}` |"
             )
     if not rows:
@@ -113,6 +120,21 @@ def held_out_leaderboard(paths: Sequence[Path], root: Path | None = None) -> str
         "|---" * 7 + "|",
     ]
     return "\n".join([*head, *rows])
+
+
+def zero_shot_tables(paths: Sequence[Path], root: Path | None = None) -> str:
+    """Each saved zero-shot report's :func:`zero_shot_table` under a line naming its file
+    (the family page's block)."""
+    parts = []
+    for path in paths:
+        report = json.loads(Path(path).read_text(encoding="utf-8"))
+        if report.get("kind") != "family_zero_shot":
+            continue
+        name = str(path)
+        if root is not None and Path(path).resolve().is_relative_to(root.resolve()):
+            name = str(Path(path).resolve().relative_to(root.resolve()))
+        parts.append(f"`{name}`:\n\n{zero_shot_table(report)}")
+    return "\n\n".join(parts) if parts else "_No zero-shot report saved yet._"
 
 
 def held_out_reports(results: Path) -> list[Path]:

@@ -222,6 +222,11 @@ def _summary(root: Path, _: Path) -> str:
 HELD_OUT_SOURCE = "results/family/**/zero_shot.json"
 
 
+def _zero_shot(root: Path, _: Path) -> str:
+    """Every saved zero-shot report's table (the family's page)."""
+    return family.zero_shot_tables(family.held_out_reports(root / "results"), root)
+
+
 def _held_out(root: Path, _: Path) -> str:
     """The leaderboard's "held-out rules" section (the family's zero-shot reports)."""
     return family.held_out_leaderboard(family.held_out_reports(root / "results"), root)
@@ -243,7 +248,7 @@ BLOCKS: tuple[Block, ...] = (
         lambda root, _: summary.leaderboard(root),
     ),
     Block("docs/protocol.md", "held-out-rules", HELD_OUT_SOURCE, _held_out),
-    Block("docs/family.md", "held-out-rules", HELD_OUT_SOURCE, _held_out),
+    Block("docs/family.md", "zero-shot-tables", HELD_OUT_SOURCE, _zero_shot),
     Block(
         "docs/getting-started.md",
         "quick-start-figures",

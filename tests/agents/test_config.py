@@ -211,7 +211,7 @@ def test_a_readme_config_path_outside_a_checkout_names_the_shipped_config(
         with pytest.raises(ConfigError) as refused:
             load_config(other)
         assert str(refused.value).startswith(
-            f"{other}: config file not found (nor a shipped config: defaults, fortythieves"
+            f"{other}: config file not found (nor a shipped config: defaults, family, fortythieves"
         )
 
 
