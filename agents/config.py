@@ -28,7 +28,7 @@ The models are :mod:`fortythieves_agents.config_models`, the YAML reader
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -222,6 +222,7 @@ def _format_errors(
     provenance: dict[tuple[str, ...], str],
     sources: list[str],
     applied: Sequence[str],
+    model: type[BaseModel] | None = None,
 ) -> str:
     """One line per problem, each naming where its value came from.
 
@@ -256,7 +257,7 @@ def _format_errors(
             if len(under) > 1:
                 source = ", ".join(s for s in dict.fromkeys(applied) if s in under)
         if kind == "extra_forbidden":
-            allowed = _allowed_keys(Config, loc)
+            allowed = _allowed_keys(model or Config, loc)
             hint = f" (allowed here: {', '.join(allowed)})" if allowed else ""
             lines.append(f"{source}: {key}: unknown key{hint}")
             continue
@@ -336,6 +337,7 @@ def load_config(
     path: str | Path,
     overrides: Sequence[str] = (),
     assignments: Sequence[tuple[str, str, Any]] = (),
+    model: type[Config] | Callable[[dict[str, Any]], type[Config]] = Config,
 ) -> Config:
     """Build and validate the configuration for ``path`` plus ``--set`` ``overrides``.
 
@@ -346,6 +348,9 @@ def load_config(
         assignments: ``(source, "key.sub", value)`` triples applied last, in order: values
             already parsed (e.g. one setting of ``fortythieves sweep --grid``); an error
             names ``source`` as it names a file or ``--set`` argument.
+        model: the model that validates the merged layers (a :class:`Config` subclass),
+            or a function of the merged mapping that says which (the family's configs:
+            :func:`fortythieves_agents.family.config.config_model`).
 
     Returns:
         The validated :class:`Config`.
@@ -379,11 +384,12 @@ def load_config(
             node = node.setdefault(part, {})
         node[parts[-1]] = value
         _merge(merged, layer, source, provenance)
+    cls = model if isinstance(model, type) else model(merged)
     try:
-        return Config.model_validate(merged)
+        return cls.model_validate(merged)
     except ValidationError as exc:
         applied = [*sources, *(source for source, _, _ in layers)]
-        raise ConfigError(_format_errors(exc, provenance, sources, applied)) from None
+        raise ConfigError(_format_errors(exc, provenance, sources, applied, cls)) from None
 
 
 def dump_config(config: Config) -> str:

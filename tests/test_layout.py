@@ -20,7 +20,15 @@ def test_results_hold_data_only_and_their_scripts_are_in_scripts() -> None:
         assert (ROOT / "scripts" / script).is_file(), script
 
 
-LAYERS = {"cli": 4, "training": 3, "reports": 3, "evaluation": 2, "networks": 1, "players": 1}
+LAYERS = {
+    "cli": 5,
+    "family": 4,
+    "training": 3,
+    "reports": 3,
+    "evaluation": 2,
+    "networks": 1,
+    "players": 1,
+}
 """The agents' subpackages by floor: a subpackage imports only from floors below its own
 and from the shared modules at the package's top (floor 0), which import no subpackage."""
 

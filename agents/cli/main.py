@@ -24,6 +24,8 @@ Usage::
     fortythieves sweep CONFIG --seeds K [--grid 'KEY.SUB=[V1, V2]' ...] [--set KEY.SUB=VALUE ...]
                        [--runs-root DIR] [--cpus-per-trial N] [--address ADDRESS]
     fortythieves sweep --resume SWEEP_DIR [--address ADDRESS]
+    fortythieves family evaluate RUN_OR_MODEL [--episodes N] [--outside M] [--games ID ...]
+                                 [--json PATH] (:mod:`fortythieves_agents.cli.commands.family`)
 
 ``RUN_OR_MODEL`` is a run folder (its best model, else its final or interrupted model), a
 model ``.zip``, or ``random`` / ``greedy`` / ``search`` (then ``--variant`` is required). A
@@ -124,6 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_solve_parser(sub)
     _add_sweep_parser(sub)
     _add_leaderboard_parser(sub)
+    from ..paths import check_writable_file
+    from .commands.family import add_family_parser  # fortythieves family (docs/family.md)
+    from .options import _checked, _int_in
+
+    add_family_parser(sub, _int_in, _checked(check_writable_file))
     return parser
 
 
@@ -163,6 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _sweep(args, argv)
         if args.command == "leaderboard":
             return _leaderboard(args)
+        if args.command == "family":
+            from .commands.family import family_command
+
+            return family_command(args, argv)
         return _evaluate(args, argv)
     except (ConfigError, ModelMismatchError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)

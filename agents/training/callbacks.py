@@ -141,6 +141,9 @@ class ValidationCallback(BaseCallback):
         self.seed = seed
         self.evaluate_at_start = evaluate_at_start
         """Also evaluate when training starts (step 0 after behaviour cloning)."""
+        self.play: Callable[[Any, list[int]], list[Any]] | None = None
+        """Plays ``(agent, seeds)`` instead of ``play_deals`` on ``env_id`` (the family's
+        validation: :mod:`fortythieves_agents.family.train`)."""
         self.best_mean_reward = -np.inf
         self.best_timesteps: int | None = None
         """The step of the validation that saved ``best_model.zip`` (None: none yet, or one
@@ -243,7 +246,8 @@ class ValidationCallback(BaseCallback):
         agent = ModelAgent(self.model, "ppo", self.deterministic, self.seed)
         seeds = seeds_for_validation(self.n_eval_episodes)
         with single_torch_thread():
-            results = play_deals(agent, self.env_id, seeds)
+            play = self.play or (lambda a, s: play_deals(a, self.env_id, s))
+            results = play(agent, seeds)
         returns = [float(r.ret) for r in results]
         self.evaluations_timesteps.append(int(self.num_timesteps))
         self.evaluations_results.append(returns)

@@ -416,7 +416,10 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
             model_path = resolve_model_path(Path(args.agent))
         except ConfigError as exc:
             raise ConfigError(f"argument RUN_OR_MODEL: {exc}") from None
-        agent, variant = load_model_agent(
+        from ...family.agents import is_family_model, load_family_agent
+
+        load = load_family_agent if is_family_model(model_path) else load_model_agent
+        agent, variant = load(  # a family network plays through the shared encoding
             model_path,
             args.variant,
             deterministic=not args.stochastic,

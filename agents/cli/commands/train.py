@@ -71,10 +71,15 @@ def _more_expert_iterations(folder: Any, config: Any) -> bool:
 
 
 def _train(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from ...family.config import FamilyConfig, config_model
     from ...run_folder import ExpertFolder
     from ...training.train import resume_checkpoint, train
 
-    config = load_config(args.config, args.overrides)
+    config = load_config(args.config, args.overrides, model=config_model)
+    if isinstance(config, FamilyConfig):  # a family config (configs/family.yaml)
+        from .family import train_family_command
+
+        return train_family_command(args, argv, config)
     resume_dir = Path(args.resume) if args.resume is not None else None
     folder = ExpertFolder(RunFolder(resume_dir).expert) if resume_dir is not None else None
     more = folder is not None and _more_expert_iterations(folder, config)
