@@ -22,18 +22,16 @@ from __future__ import annotations
 import functools
 import importlib.util
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
 from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION
 from .engine import rules_for
-from .observation import LATEST_VERSION, ObservationLayout, check_version
+from .observation import LATEST_VERSION, check_version
 from .state import GameState
+from .tables import FastTables, tables_for
 from .variants import VariantSpec
-
-if TYPE_CHECKING:
-    from .core import FastTables
 
 __all__ = [
     "BACKENDS",
@@ -148,7 +146,7 @@ class PythonBackend:
 
     def __init__(self, spec: VariantSpec, observation_version: int = LATEST_VERSION) -> None:
         self.rules = rules_for(spec)
-        self.layout = ObservationLayout.for_variant(spec, observation_version)
+        self.layout = tables_for(spec, observation_version).layout
         self.obs = np.zeros(self.layout.size, dtype=np.uint8)
         self.mask = np.zeros(self.rules.n_actions, dtype=np.int8)
         self.has_game = False
@@ -233,7 +231,7 @@ class NumbaBackend:
         observation_version: the observation written (:mod:`.observation`).
 
     Attributes:
-        tables: the variant's shared, read-only :class:`~fortythieves_env.core.FastTables`.
+        tables: the variant's shared, read-only :class:`~fortythieves_env.tables.FastTables`.
         st: the state array (``int16``, shape ``(tables.state_size,)``); all 0 without a
             game.
     """
@@ -244,10 +242,9 @@ class NumbaBackend:
         from . import core
 
         self._core = core
-        self.tables: FastTables = core.tables_for(spec, observation_version)
-        layout = ObservationLayout.for_variant(spec, observation_version)
-        self.obs = np.zeros(layout.size, dtype=np.uint8)
-        self.mask = np.zeros(rules_for(spec).n_actions, dtype=np.int8)
+        self.tables: FastTables = tables_for(spec, observation_version)
+        self.obs = np.zeros(self.tables.layout.size, dtype=np.uint8)
+        self.mask = np.zeros(self.tables.codec.n_actions, dtype=np.int8)
         self.st = np.zeros(self.tables.state_size, dtype=np.int16)
         self._actions = np.zeros(self.mask.size, dtype=np.int64)  # legal_actions' buffer
         self.has_game = False

@@ -2,8 +2,9 @@
 
 Everything here follows ``RULES.md``. A position lives in a mutable
 :class:`GameState` (:mod:`.state`) of plain Python lists; :class:`Rules` holds one variant's
-fixed tables (the rule table of :func:`.rule_table.accepts_table`: what a column top or an
-empty column takes) and the functions over a state: :meth:`Rules.deal`, :meth:`Rules.legal_actions`,
+fixed tables (made from the spec in :mod:`.tables`: the action codec, and the rule table of
+:func:`.rule_table.accepts_table`, what a column top or an empty column takes) and the
+functions over a state: :meth:`Rules.deal`, :meth:`Rules.legal_actions`,
 :meth:`Rules.apply`, :meth:`Rules.play`, :meth:`Rules.why_illegal`. The legal moves and a
 move's effect are decided by the compiled rules core (:mod:`.core`), the one statement of
 the move rules that the environments, the solver and the agents use; :class:`Rules` packs a
@@ -69,11 +70,11 @@ from .actions import (
     WASTE_TO_FOUNDATION,
     ActionCodec,
     Move,
-    codec_for,
 )
 from .cards import CARD_NAMES, RANK
-from .rule_table import EMPTY_COLUMN_RULES, accepts_table
+from .rule_table import EMPTY_COLUMN_RULES
 from .state import GameState
+from .tables import FastTables, tables_for
 from .variants import VariantSpec, get_variant
 
 __all__ = [
@@ -125,23 +126,26 @@ class Rules:
     def __init__(self, variant: str | VariantSpec) -> None:
         spec = get_variant(variant)
         self.spec = spec
-        self.codec: ActionCodec = codec_for(spec)
+        # the codec and the rule table are the variant's tables' (:mod:`.tables`, the one
+        # place a spec becomes its tables), which the compiled core reads too
+        self._tables: FastTables = tables_for(spec)
+        self.codec: ActionCodec = self._tables.codec
         self.n_columns = spec.n_columns
         self.max_move = spec.max_move
         self.n_actions = self.codec.n_actions
-        self.build_table = accepts = accepts_table(spec.build, spec.empty_column)
+        self.build_table = accepts = self._tables.build_table
         self._accepts = accepts  # the same table (its name before issue 38)
         self._decode = self.codec.table  # unchecked decode, for callers that checked the index
         self._core: tuple[Any, Any] | None = None  # (the core module, FastTables), on first use
 
-    def _compiled(self) -> tuple[Any, Any]:
-        """The compiled core (:mod:`.core`) and this variant's tables, loaded on first use
-        (:mod:`.core` imports numba, about 0.4 s)."""
+    def _compiled(self) -> tuple[Any, FastTables]:
+        """The compiled core (:mod:`.core`) and this variant's tables, the core loaded on
+        first use (it imports numba, about 0.4 s)."""
         core = self._core
         if core is None:
             from . import core as rules_core
 
-            core = self._core = (rules_core, rules_core.tables_for(self.spec))
+            core = self._core = (rules_core, self._tables)
         return core
 
     def __reduce__(self) -> tuple[Callable[[VariantSpec], Rules], tuple[VariantSpec]]:

@@ -7,23 +7,24 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import warnings
 from typing import Any, Literal, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from numba.extending import register_jitable
 
 from ._checks import checked_int, checked_options
-from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL
 from .backends import Backend, make_backend
 from .cards import CARD_NAMES, SUITS
 from .engine import IllegalMoveError, InvalidPositionError, rules_for
-from .observation import LATEST_VERSION, ObservationLayout, check_version
+from .episode import NOT_COUNTED, EpisodeMixin, episode_step, step_outcome
+from .observation import LATEST_VERSION, check_version
 from .positions import checked_copy
 from .pysol import pysol_position
 from .registration import CheckedSpec
 from .state import GameState
+from .tables import tables_for
 from .variants import VariantSpec, get_variant
 from .view import PlayerView, player_view
 
@@ -58,53 +59,60 @@ def checked_penalty(value: object) -> float:
     return penalty
 
 
-@register_jitable
-def made_progress(
-    kind: int, foundation_gain: int, face_down_before: int, face_down_after: int
-) -> bool:
-    """Whether a legal move counts as progress for ``max_steps_without_progress``.
-
-    The one statement of the no-progress rule (this package's own truncation, not the rule
-    book's): a move makes progress if it deals from the stock or redeals, puts a card on a
-    foundation (``foundation_gain > 0``), or changes the face-down count under the column it
-    moves from (a face-down card is turned up). Moves between columns that turn nothing up,
-    and moves onto the tableau from the waste, do not. An illegal action never makes progress
-    (callers do not ask). Used by :class:`FortyThievesEnv` and, compiled, by the batched
-    :class:`~fortythieves_env.FortyThievesVectorEnv` kernel.
-
-    Args:
-        kind: the move's kind (:mod:`fortythieves_env.actions`: ``DRAW`` .. ``COLUMN_TO_COLUMN``).
-        foundation_gain: foundation cards after the move minus before (0 or 1).
-        face_down_before, face_down_after: face-down cards under the source column before and
-            after a column-to-column move (pass equal values for other kinds).
-    """
-    return kind in (DRAW, REDEAL) or foundation_gain > 0 or face_down_after != face_down_before
-
-
-@register_jitable
-def move_reward(
+def _move_reward(
     cards: int, foundation_cards: int, reward_per_card: float, win_bonus: float
 ) -> float:
-    """The reward of a legal move, the one statement of the reward rule (this package's,
-    not the rule book's): ``reward_per_card`` for the card it puts on a foundation
-    (``cards``, 0 or 1), plus ``win_bonus`` when that makes 104 (``foundation_cards``, the
-    total after the move). An illegal action earns ``-illegal_action_penalty`` instead.
-    Used by :class:`FortyThievesEnv` and, compiled, by the batched kernel."""
-    reward = cards * reward_per_card
-    if foundation_cards == 104:
-        reward += win_bonus
-    return reward
+    """The reward of a legal move putting ``cards`` (0 or 1) up, ``foundation_cards`` after
+    it: :func:`~fortythieves_env.episode.episode_step`'s."""
+    packed = (1 << 8) | (foundation_cards << 1) | cards
+    return episode_step(
+        packed, 0, 0, 0, 1, foundation_cards, 0, 0, reward_per_card, win_bonus, 0.0, 0, 0
+    )[0]
 
 
-@register_jitable
-def game_over(foundation_cards: int, n_legal: int) -> bool:
-    """Whether the position ends the episode (``terminated``): won (104 foundation cards)
-    or lost (no legal move left; RULES.md, common rule 9). Used by :class:`FortyThievesEnv`
-    and, compiled, by the batched kernel."""
-    return foundation_cards == 104 or n_legal == 0
+def _game_over(foundation_cards: int, n_legal: int) -> bool:
+    """Whether the position ends the episode: :func:`~fortythieves_env.episode.episode_step`'s
+    ``terminated`` after a legal move to it."""
+    packed = (n_legal << 8) | (foundation_cards << 1)
+    return episode_step(packed, 0, 0, 0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0, 0)[1]
 
 
-class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
+def _made_progress(
+    kind: int, foundation_gain: int, face_down_before: int, face_down_after: int
+) -> bool:
+    """Whether a legal move makes progress: :func:`~fortythieves_env.episode.episode_step`'s
+    no-progress count restarts after it."""
+    packed = (1 << 8) | (1 if foundation_gain > 0 else 0)
+    step = episode_step(
+        packed, kind, face_down_before, face_down_after, 1, 0, 0, 0, 0.0, 0.0, 0.0, 1, 0
+    )
+    return step[5] == 0
+
+
+_DEPRECATED = {
+    "move_reward": _move_reward,
+    "game_over": _game_over,
+    "made_progress": _made_progress,
+}
+"""The episode's rules as functions (until 0.4): :func:`~fortythieves_env.episode.episode_step`
+states them now (issue 38); these compute their answers through it."""
+
+
+def __getattr__(name: str) -> Any:
+    """``move_reward``, ``game_over`` and ``made_progress``, deprecated (see
+    :data:`_DEPRECATED`), with a :class:`DeprecationWarning`."""
+    if name in _DEPRECATED:
+        warnings.warn(
+            f"fortythieves_env.env.{name} is deprecated and will be removed in the next "
+            "release: the episode's rules are fortythieves_env.episode.episode_step",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return _DEPRECATED[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
     """Forty Thieves and its relatives: two-deck patience games built down on the tableau.
 
     ## Description
@@ -279,7 +287,6 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         core = make_backend(backend, spec, observation_version)  # checks ``backend``
         self.max_steps_without_progress = max_steps_without_progress
         self._idle = 0  # steps in a row without progress
-        self._last_foundation_cards = 0
         self.backend = core.name
         self.render_mode = render_mode
         self.reward_per_card = finite_reward("reward_per_card", reward_per_card)
@@ -287,7 +294,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         self.illegal_action_penalty = checked_penalty(illegal_action_penalty)
         self.illegal_action = illegal_action
         self.rules = rules_for(spec)
-        self.layout = ObservationLayout.for_variant(spec, observation_version)
+        self.layout = tables_for(spec, self.observation_version).layout
         self.action_space = spaces.Discrete(self.rules.n_actions)
         self.observation_space = spaces.Box(
             low=0, high=self.layout.high(spec), shape=(self.layout.size,), dtype=np.uint8
@@ -329,7 +336,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         d = self.__dict__.copy()
         # Only the position is pickled: a new backend is made on the way back and loads it
         # (its buffers follow), and the variant's shared read-only tables are looked up again.
-        for key in ("_backend", "_backend_step", "_obs", "_mask", "_n_legal", "_fcards"):
+        for key in ("_backend", "_backend_step", "_obs", "_mask", "_moves", "_n_legal", "_fcards"):
             del d[key]
         d["_position"] = self._backend.snapshot()
         return d
@@ -342,6 +349,7 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         idle = d["_idle"]
         self.__dict__.update(d)
         self.__dict__.setdefault("observation_version", 0)  # pickled before version 1
+        self.__dict__.pop("_last_foundation_cards", None)  # pickled before the episode step
         self._attach(make_backend(self.backend, self.variant, self.observation_version))
         self._load(position)
         self._idle = idle  # an exact clone: the no-progress count goes on where it was
@@ -415,59 +423,39 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         n = self.rules.n_actions
         if not 0 <= a < n:
             raise ValueError(f"action {a} is outside the action space Discrete({n})")
-        if self.max_steps_without_progress is not None:
-            return self._step_counting_progress(a)
-        return self._play(a)
-
-    def _play(self, a: int) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Play action ``a`` (an int in range); the body of :meth:`step`."""
-        packed = self._backend_step(a)  # the backend plays a legal action, refuses an illegal one
-        if packed >= 0:
-            self._n_legal = n_legal = packed >> 8
-            self._fcards = fcards = (packed >> 1) & 127
-            reward = move_reward(packed & 1, fcards, self.reward_per_card, self.win_bonus)
-            info = {
-                "action_mask": self._mask.copy(),
-                "foundation_cards": fcards,
-                "is_success": fcards == 104,
-                "illegal_action": False,
-            }
-            return self._obs.copy(), reward, game_over(fcards, n_legal), False, info
-        if self._no_game():
-            raise RuntimeError("call reset() before step()")
-        if self.illegal_action == "raise":
-            reason = self.rules.why_illegal(self._current(), a)
-            raise IllegalMoveError(
-                f"illegal move {self.rules.action_to_move(a)!r} (action {a}) in "
-                f"{self.variant.name}: {reason}"
-            )
-        return (
-            self._obs.copy(),
-            -self.illegal_action_penalty,
-            not self._n_legal,
-            False,
-            self._info(True),
+        # the backend's move step (it plays a legal action, refuses an illegal one), then the
+        # episode step of every environment (fortythieves_env.episode)
+        counted = self.max_steps_without_progress
+        before = self._before_move(a) if counted else NOT_COUNTED
+        packed = self._backend_step(a)
+        if packed < 0:
+            if self._no_game():
+                raise RuntimeError("call reset() before step()")
+            if self.illegal_action == "raise":
+                reason = self.rules.why_illegal(self._current(), a)
+                raise IllegalMoveError(
+                    f"illegal move {self.rules.action_to_move(a)!r} (action {a}) in "
+                    f"{self.variant.name}: {reason}"
+                )
+        if counted:
+            return self._end_step(packed, before)
+        # Nothing counted (TimeLimit counts the steps): episode_step is its step_outcome.
+        reward, terminated, self._n_legal, fcards = step_outcome(
+            packed,
+            self._n_legal,
+            self._fcards,
+            self.reward_per_card,
+            self.win_bonus,
+            self.illegal_action_penalty,
         )
-
-    def _step_counting_progress(
-        self, a: int
-    ) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
-        """``step`` with the no-progress truncation (``max_steps_without_progress``)."""
-        kind, src, _, _ = self.rules._decode[a]  # ``a`` is checked by ``step``
-        fd_index = self.layout.face_down.start + src if kind == COLUMN_TO_COLUMN else -1
-        fd_before = self._obs[fd_index] if fd_index >= 0 else 0
-        obs, reward, terminated, truncated, info = self._play(a)
-        progress = not info["illegal_action"] and made_progress(
-            kind,
-            info["foundation_cards"] - self._last_foundation_cards,
-            fd_before,
-            self._obs[fd_index] if fd_index >= 0 else 0,
-        )
-        self._last_foundation_cards = info["foundation_cards"]
-        self._idle = 0 if progress else self._idle + 1
-        if self._idle >= self.max_steps_without_progress and not terminated:
-            truncated = True
-        return obs, reward, terminated, truncated, info
+        self._fcards = fcards
+        info = {
+            "action_mask": self._mask.copy(),
+            "foundation_cards": fcards,
+            "is_success": fcards == 104,
+            "illegal_action": packed < 0,
+        }
+        return self._obs.copy(), reward, terminated, False, info
 
     def render(self) -> str | np.ndarray | None:
         """The board as text (``render_mode="ansi"``), as a picture (``"rgb_array"``: a
@@ -576,6 +564,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         self._mask = backend.mask
         self._n_legal = 0  # legal actions in the position (from load and every legal step)
         self._fcards = 0  # cards on the foundations (likewise)
+        self._moves = self.rules._decode  # what the progress rule reads of an action
+        self._fd_start = self.layout.face_down.start
 
     def _load(self, state: GameState | None) -> None:
         """The one load path (reset, the ``state`` setter, unpickling).
@@ -584,8 +574,8 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         it, or packs it); ``None`` clears the game. The observation, the mask and the
         no-progress count all follow the new position.
         """
-        self._idle = 0
-        self._last_foundation_cards = self._fcards = 0 if state is None else state.foundation_cards
+        self._idle = self._elapsed = 0
+        self._fcards = 0 if state is None else state.foundation_cards
         self._n_legal = self._backend.load(state)
 
     def _no_game(self) -> bool:
@@ -596,12 +586,3 @@ class FortyThievesEnv(gym.Env[np.ndarray, np.int64]):
         state = self._backend.position()
         assert state is not None
         return state
-
-    def _info(self, illegal: bool) -> dict[str, Any]:
-        fcards = self._fcards
-        return {
-            "action_mask": self._mask.copy(),
-            "foundation_cards": fcards,
-            "is_success": fcards == 104,
-            "illegal_action": illegal,
-        }

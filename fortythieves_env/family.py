@@ -72,8 +72,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .actions import ActionCodec, codec_for
+from .actions import ActionCodec
 from .observation import LATEST_VERSION, ObservationLayout
+from .tables import tables_for
 from .variants import (
     CUSTOM_VARIANTS,
     VARIANTS,
@@ -598,10 +599,9 @@ _ENVELOPE = VariantSpec(
     Build.SAME_SUIT,
     True,
 )
-"""A spec with the shared action layout (13 columns, sequence moves); its other fields
-play no part."""
+"""A spec with the shared action layout (13 columns, sequence moves); nothing else counts."""
 
-FAMILY_CODEC: ActionCodec = codec_for(_ENVELOPE)
+FAMILY_CODEC: ActionCodec = tables_for(_ENVELOPE).codec
 """The shared action codec: the action layout of :mod:`fortythieves_env.actions` for 13
 columns and sequence moves (``n = 3 + 2*13 + 13*12*13 = 2057``), with the same move
 notation. A rule set's move ``ti>tjxN`` is the shared action of the same move; the
@@ -719,16 +719,16 @@ FAMILY_LAYOUT = FamilyLayout(
 class RuleSetMap:
     """Where one rule set's own observation and actions sit in the shared encoding.
 
-    Built by :func:`rule_set_map` from the rule set's
-    :class:`~fortythieves_env.ObservationLayout` (version 1) and
-    :class:`~fortythieves_env.actions.ActionCodec`, the shared :data:`FAMILY_LAYOUT` and
-    :data:`FAMILY_CODEC`: every entry of the rule set's observation, and every one of its
-    actions, has one place in the shared ones; the shared entries and actions without a
-    source are 0 (absent columns, unused slots, actions the rule set lacks).
+    Built by :func:`rule_set_map` from the rule set's tables (its observation layout of
+    version 1 and action codec: :func:`~fortythieves_env.tables.tables_for`), the shared
+    :data:`FAMILY_LAYOUT` and :data:`FAMILY_CODEC`: every entry of the rule set's
+    observation, and every one of its actions, has one place in the shared ones; the shared
+    entries and actions without a source are 0 (absent columns, unused slots, actions the
+    rule set lacks).
 
     The environments do not copy observations through it: the compiled core writes the
     shared observation itself (its table array is built for :data:`FAMILY_LAYOUT`, see
-    :class:`fortythieves_env.core.FastTables`), and the mask is mapped by
+    :class:`fortythieves_env.tables.FastTables`), and the mask is mapped by
     :func:`fortythieves_env._family_fast.mask_to_shared` through :attr:`to_shared`.
     :meth:`to_shared_obs` and :meth:`to_shared_mask` translate a rule set's own observation
     and mask (those of its :class:`~fortythieves_env.FortyThievesEnv`).
@@ -776,7 +776,8 @@ def rule_set_map(spec: VariantSpec) -> RuleSetMap:
         ValueError: ``spec`` is outside :data:`FAMILY_BOUNDS` (the message names the field).
     """
     FAMILY_BOUNDS.check(spec)
-    layout = ObservationLayout.for_variant(spec, LATEST_VERSION)
+    tables = tables_for(spec, LATEST_VERSION)  # its own observation layout and codec
+    layout, codec = tables.layout, tables.codec
     shared = FAMILY_LAYOUT.cards
     obs_index = np.full(layout.size, -1, dtype=np.int64)
     parts = [(layout.column(i), shared.column(i)) for i in range(spec.n_columns)]
@@ -790,7 +791,6 @@ def rule_set_map(spec: VariantSpec) -> RuleSetMap:
     for own, to in parts:  # each part fits: its bounds are the family's at most
         obs_index[own] = np.arange(to.start, to.start + own.stop - own.start)
     assert (obs_index >= 0).all()  # every entry has its place
-    codec = codec_for(spec)
     to_shared = np.array([FAMILY_CODEC.encode(*move) for move in codec.table], dtype=np.int64)
     from_shared = np.full(FAMILY_CODEC.n_actions, -1, dtype=np.int64)
     from_shared[to_shared] = np.arange(codec.n_actions)

@@ -5,10 +5,9 @@ distribution) with that rule set's compiled rules (:mod:`.core`, through its
 :class:`~fortythieves_env.Rules` and table array) and translates: a shared action to the
 rule set's own action, its action mask to the shared one. The compiled core writes the
 shared observation itself (the rule set's table array is built for the shared layout).
-The reward, the episode end and the no-progress count are the functions
-:class:`~fortythieves_env.FortyThievesEnv` and the batched env use (:func:`.env.move_reward`,
-:func:`.env.game_over`, :func:`.env.made_progress`); the tests play every named variant
-through both, move by move.
+The reward, the episode end, the no-progress count and the step limit are the episode
+step of every environment (:func:`.episode.episode_step`); the tests play every named
+variant through both, move by move.
 """
 
 from __future__ import annotations
@@ -28,7 +27,8 @@ from ._checks import checked_int, checked_options
 from .actions import COLUMN_TO_COLUMN
 from .core import FastTables, tables_for
 from .engine import IllegalMoveError, InvalidPositionError, Rules, rules_for
-from .env import checked_penalty, finite_reward, game_over, made_progress, move_reward
+from .env import checked_penalty, finite_reward
+from .episode import NOT_COUNTED, EpisodeMixin
 from .family import (
     FAMILY_BOUNDS,
     FAMILY_CODEC,
@@ -69,7 +69,7 @@ def lacking_reason(spec: VariantSpec, action: int) -> str:
 
 def family_tables(spec: VariantSpec) -> FastTables:
     """The compiled tables of ``spec`` that write the shared observation (shared,
-    read-only; :func:`fortythieves_env.core.tables_for` with the family's layout)."""
+    read-only; :func:`fortythieves_env.tables.tables_for` with the family's layout)."""
     return tables_for(spec, LATEST_VERSION, FAMILY_LAYOUT.cards)
 
 
@@ -101,7 +101,7 @@ class _Game:
         return self.tables.unpack(self.st)
 
 
-class FamilyEnv(gym.Env[np.ndarray, np.int64]):
+class FamilyEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
     """Every game of the Forty Thieves family through one observation and one action space.
 
     ## Description
@@ -254,6 +254,8 @@ class FamilyEnv(gym.Env[np.ndarray, np.int64]):
         )
         self._obs = np.zeros(FAMILY_LAYOUT.size, dtype=np.uint8)
         self._mask = np.zeros(FAMILY_CODEC.n_actions, dtype=np.int8)
+        self._moves = FAMILY_CODEC.table  # what the progress rule reads of a shared action
+        self._fd_start = _FD_START
         self._games: OrderedDict[VariantSpec, _Game] = OrderedDict()
         self._game: _Game | None = None  # this episode's
         self._step: Callable[[int, int], int] | None = None  # its compiled step
@@ -263,7 +265,6 @@ class FamilyEnv(gym.Env[np.ndarray, np.int64]):
     def _clear_counts(self) -> None:
         self._n_legal = 0  # legal actions in the position
         self._fcards = 0  # cards on the foundations
-        self._last_foundation_cards = 0
         self._idle = 0  # steps in a row without progress
         self._elapsed = 0  # steps this episode (TimeLimit's count)
         self._max_steps = 0
@@ -371,7 +372,7 @@ class FamilyEnv(gym.Env[np.ndarray, np.int64]):
         self._obs[FAMILY_LAYOUT.rules] = game.map.features
         self._clear_counts()
         self._n_legal = game.load(state)
-        self._fcards = self._last_foundation_cards = state.foundation_cards
+        self._fcards = state.foundation_cards
         self._max_steps = self.max_episode_steps or spec.max_episode_steps
         self._game = game
         self._step = game.step
@@ -401,74 +402,12 @@ class FamilyEnv(gym.Env[np.ndarray, np.int64]):
         if game is None:
             raise RuntimeError("call reset() before step()")
         own = game.from_shared[a]
-        if not self._mask[a] and self.illegal_action == "raise":
+        if self.illegal_action == "raise" and not self._mask[a]:
             self._raise_illegal(game, a, own)
-        if own < 0:
-            # An action the rule set lacks is illegal in it: play one of its own illegal
-            # actions. ``draw`` (0) and ``redeal`` (1) are never both legal (a redeal needs
-            # an empty stock, a draw one that is not), so one of them is illegal now.
-            own = 1 if self._mask[0] else 0
-        if self.max_steps_without_progress is None:
-            result = self._play(own)
-        else:
-            result = self._play_counting_progress(a, own)
-        self._elapsed += 1
-        if self._elapsed >= self._max_steps:
-            return result[0], result[1], result[2], True, result[4]
-        return result
-
-    def _play(self, own: int) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Play the rule set's own action ``own``: as ``FortyThievesEnv._play``, through the
-        same functions (reward, game over)."""
-        packed = self._step(self._n_legal, own)  # type: ignore[misc]
-        if packed >= 0:
-            self._n_legal = n_legal = packed >> 8
-            self._fcards = fcards = (packed >> 1) & 127
-            reward = move_reward(packed & 1, fcards, self.reward_per_card, self.win_bonus)
-            info = {
-                "action_mask": self._mask.copy(),
-                "foundation_cards": fcards,
-                "is_success": fcards == 104,
-                "illegal_action": False,
-            }
-            return self._obs.copy(), reward, game_over(fcards, n_legal), False, info
-        return (
-            self._obs.copy(),
-            -self.illegal_action_penalty,
-            not self._n_legal,
-            False,
-            self._info(True),
-        )
-
-    def _play_counting_progress(
-        self, a: int, own: int
-    ) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
-        """:meth:`_play` with the no-progress truncation (``max_steps_without_progress``),
-        as ``FortyThievesEnv``: progress by :func:`.env.made_progress`."""
-        kind, src, _, _ = FAMILY_CODEC.table[a]
-        fd_index = _FD_START + src if kind == COLUMN_TO_COLUMN else -1
-        fd_before = self._obs[fd_index] if fd_index >= 0 else 0
-        obs, reward, terminated, truncated, info = self._play(own)
-        progress = not info["illegal_action"] and made_progress(
-            kind,
-            info["foundation_cards"] - self._last_foundation_cards,
-            fd_before,
-            self._obs[fd_index] if fd_index >= 0 else 0,
-        )
-        self._last_foundation_cards = info["foundation_cards"]
-        self._idle = 0 if progress else self._idle + 1
-        if self._idle >= self.max_steps_without_progress and not terminated:  # type: ignore[operator]
-            truncated = True
-        return obs, reward, terminated, truncated, info
-
-    def _info(self, illegal: bool) -> dict[str, Any]:
-        fcards = self._fcards
-        return {
-            "action_mask": self._mask.copy(),
-            "foundation_cards": fcards,
-            "is_success": fcards == 104,
-            "illegal_action": illegal,
-        }
+        before = self._before_move(a) if self.max_steps_without_progress else NOT_COUNTED
+        # an action the rule set lacks is refused, as an illegal one
+        packed = self._step(self._n_legal, own) if own >= 0 else -1  # type: ignore[misc]
+        return self._end_step(packed, before)
 
     def _raise_illegal(self, game: _Game, action: int, own: int) -> None:
         spec = game.spec
@@ -504,7 +443,7 @@ class FamilyEnv(gym.Env[np.ndarray, np.int64]):
         d = self.__dict__.copy()
         # The compiled games are made again on the way back (their steps are bound to the
         # buffers); only this episode's position travels.
-        for key in ("_games", "_game", "_step", "_viewers"):
+        for key in ("_games", "_game", "_step", "_viewers", "_moves"):
             del d[key]
         game = self._game
         d["_position"] = None if game is None else (game.spec, game.position())
@@ -518,6 +457,9 @@ class FamilyEnv(gym.Env[np.ndarray, np.int64]):
         self._game = None
         self._step = None
         self._viewers = {}
+        self._moves = FAMILY_CODEC.table
+        self._fd_start = _FD_START
+        self.__dict__.pop("_last_foundation_cards", None)  # pickled before the episode step
         if position is not None:
             spec, state = position
             game = self._game = self._game_for(spec)

@@ -224,8 +224,8 @@ them: solver records, model zips, game records and evaluation reports.
 **Bump it** (by one) with any change of a rule kernel or of the rule table that can change
 a legal move, its effect, the reward, or when an episode ends: the move generators and
 moves (:mod:`.engine`, :mod:`.core`), the build rule's table, the action encoding
-(:mod:`.actions`), the deal, the reward and the episode end (:mod:`.env`, the vector env's
-step), the rule fields of a variant in :data:`VARIANTS` (every field but ``name`` and
+(:mod:`.actions`), the deal, the reward and the episode end (:mod:`.episode`, the
+environments' steps), the rule fields of a variant in :data:`VARIANTS` (every field but ``name`` and
 ``pysol_id``). Then ``evaluate`` refuses a model made under the old rules, ignores solver
 records made under them for the solver's ceiling (with a warning naming both versions),
 ``solve`` solves such deals again, and ``replay`` refuses such game records.
@@ -242,7 +242,7 @@ Files written before the version was recorded (no ``rules_version``) were made u
 version 1 (:func:`recorded_rules_version`).
 """
 
-RULES_DIGEST = "c5c44469015facc1076b15f1f1815c2d7731b015006e3286d6222b4980d2ba2f"
+RULES_DIGEST = "96db2993629402c72c1954f775ad9694c60b46f261860429bf33e78c735c3ea7"
 """The :func:`._rules_digest.rules_digest` of the rules of :data:`RULES_VERSION` (see
 there): the test that compares them makes a change of the rules without a new version hard
 to miss."""

@@ -34,8 +34,9 @@ from .engine import (
     Rules,
     rules_for,
 )
-from .env import checked_penalty, finite_reward, game_over, made_progress, move_reward
-from .observation import LATEST_VERSION, ObservationLayout, check_version
+from .env import checked_penalty, finite_reward
+from .episode import episode_step
+from .observation import LATEST_VERSION, check_version
 from .registration import CheckedSpec
 from .variants import VariantSpec, get_variant
 
@@ -70,8 +71,10 @@ def _step_game(
     iparams: np.ndarray,
     max_steps: int,
 ) -> int:
-    """Step game ``i`` once with action ``a`` (checked by the caller): the episode of one
-    game of the batch, the one statement of it for :func:`_step_batch` and the family's
+    """Step game ``i`` once with action ``a`` (checked by the caller): its move step
+    (:func:`.core.step`), then the episode step of every environment
+    (:func:`.episode.episode_step`) on the game's counts, then the batch's flags and
+    autoreset. The one step of a game of a batch, for :func:`_step_batch` and the family's
     batch (:mod:`fortythieves_env.family_vector`).
 
     ``st``, ``tb``, ``obs`` and ``mask`` are game i's state array, table array,
@@ -91,41 +94,35 @@ def _step_game(
         flags[F_ILLEGAL, i] = False
         rewards[i] = 0.0
         return 1
-    decode = tb[H_DECODE]
-    kind = tb[decode + 4 * a]
-    fd_index = tb[H_FD] + tb[decode + 4 * a + 1] if kind == COLUMN_TO_COLUMN else -1
+    d = tb[H_DECODE] + 4 * a
+    kind = tb[d]
+    fd_index = tb[H_FD] + tb[d + 1] if kind == COLUMN_TO_COLUMN else -1
     fd_before = st[fd_index] if fd_index >= 0 else 0
     packed = _fast_step(st, tb, obs, mask, a)
-    if packed < 0:  # illegal: nothing moves (as FortyThievesEnv)
-        reward = -fparams[P_PENALTY]
-        terminated = counts[C_NLEGAL, i] == 0
-        progress = False
-        flags[F_ILLEGAL, i] = True
-    else:
-        n_legal = packed >> 8
-        fcards = (packed >> 1) & 127
-        cards = packed & 1
-        reward = move_reward(cards, fcards, fparams[P_REWARD_PER_CARD], fparams[P_WIN_BONUS])
-        won = fcards == 104
-        terminated = game_over(fcards, n_legal)
-        progress = made_progress(kind, cards, fd_before, st[fd_index] if fd_index >= 0 else 0)
-        counts[C_NLEGAL, i] = n_legal
-        counts[C_FCARDS, i] = fcards
-        flags[F_SUCCESS, i] = won
-        flags[F_ILLEGAL, i] = False
-    truncated = False
-    max_idle = iparams[P_MAX_IDLE]
-    if max_idle > 0:  # FortyThievesEnv's max_steps_without_progress
-        idle = 0 if progress else counts[C_IDLE, i] + 1
-        counts[C_IDLE, i] = idle
-        truncated = idle >= max_idle and not terminated
-    elapsed = counts[C_ELAPSED, i] + 1  # TimeLimit's count
+    reward, terminated, truncated, n_legal, fcards, idle, elapsed = episode_step(
+        packed,
+        kind,
+        fd_before,
+        st[fd_index] if fd_index >= 0 else 0,
+        counts[C_NLEGAL, i],
+        counts[C_FCARDS, i],
+        counts[C_IDLE, i],
+        counts[C_ELAPSED, i],
+        fparams[P_REWARD_PER_CARD],
+        fparams[P_WIN_BONUS],
+        fparams[P_PENALTY],
+        iparams[P_MAX_IDLE],
+        max_steps,
+    )
+    counts[C_NLEGAL, i] = n_legal
+    counts[C_FCARDS, i] = fcards
+    counts[C_IDLE, i] = idle
     counts[C_ELAPSED, i] = elapsed
-    if elapsed >= max_steps:
-        truncated = True
     rewards[i] = reward
     flags[F_TERM, i] = terminated
     flags[F_TRUNC, i] = truncated
+    flags[F_ILLEGAL, i] = packed < 0
+    flags[F_SUCCESS, i] = fcards == 104
     if terminated or truncated:
         if iparams[P_SAME_STEP] != 0:
             flags[F_DEAL, i] = True
@@ -134,7 +131,7 @@ def _step_game(
     return 0
 
 
-@kernel  # its cache follows core.py and env.py too (fortythieves_env._jit)
+@kernel  # its cache follows core.py and episode.py too (fortythieves_env._jit)
 def _step_batch(
     states: np.ndarray,
     tb: np.ndarray,
@@ -392,8 +389,8 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._iparams[P_MAX_STEPS] = self.max_episode_steps
 
         self.rules = rules = rules_for(spec)
-        self.layout = layout = ObservationLayout.for_variant(spec, observation_version)
         self.tables = tables = tables_for(spec, observation_version)
+        self.layout = layout = tables.layout
         n_actions = rules.n_actions
         self.single_action_space = spaces.Discrete(n_actions)
         self.action_space = batch_space(self.single_action_space, n)
