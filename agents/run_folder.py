@@ -1,17 +1,29 @@
-"""The layout of a training run's folder, in one place (``fortythieves train`` writes it;
-``evaluate``, ``plot``, ``sweep`` and ``train --resume`` read it)::
+"""The layout of a training run's folder, in one place: every path of it is named here
+(``fortythieves train`` writes it, :mod:`fortythieves_agents.training.train`; ``evaluate``,
+``plot``, ``sweep`` and ``train --resume`` read it). A run folder (default
+``runs/<variant>-<YYYYmmdd-HHMMSS>``, :func:`default_run_dir`) holds::
 
-    RUN/
-      config.yaml              the resolved config (train RUN/config.yaml repeats the run)
-      command.txt              the command line that started each part of the run
-      run.json                 status, steps, timings, the model to evaluate
-      final_evaluation.json    the final evaluation's report (fortythieves evaluate --json)
-      learning_curves.png      the validations' curves (plots extra)
-      models/                  best_model.zip, final_model.zip, interrupted_model.zip,
-                               teacher_model.zip, checkpoints/ckpt_<steps>_steps.zip
-      eval/                    evaluations.npz, foundation_cards.npz (the validations)
-      tensorboard/             TensorBoard event files
-      expert/                  expert iterations (ExpertFolder; fortythieves_agents.training.expert)
+    config.yaml              the resolved configuration (defaults + variant file + --set);
+                             train RUN/config.yaml repeats the run
+    config.until-<N>.yaml    the earlier config, when a resume from step N changed it
+    command.txt              the command line that started the run (one line per start)
+    run.json                 variant, env id, status (running | completed | interrupted |
+                             failed: a crash, with its error), steps (start, planned, done),
+                             timing, the model to evaluate; final_evaluation: interrupted |
+                             failed
+    models/final_model.zip   the model at the end of training
+    models/best_model.zip    the best model on the validation deals (ValidationCallback)
+    models/interrupted_model.zip   saved on Ctrl-C instead of final_model.zip
+    models/teacher_model.zip the model right after behaviour cloning (step 0; train.teacher)
+    models/checkpoints/ckpt_<steps>_steps.zip   periodic checkpoints
+    eval/evaluations.npz     the periodic validation results (SB3: returns, lengths, successes)
+    eval/foundation_cards.npz   the validation episodes' foundation cards
+    learning_curves.png      validation win rate and foundation cards against steps
+                             (``fortythieves plot``; only with matplotlib installed)
+    tensorboard/             TensorBoard logs (``tensorboard --logdir runs``), in ppo_<k>/
+    final_evaluation.json    PPO vs baselines on the test deals (see
+                             fortythieves_agents.evaluation.evaluate; fortythieves evaluate --json)
+    expert/                  expert iterations (ExpertFolder; fortythieves_agents.training.expert)
 """
 
 from __future__ import annotations
@@ -21,17 +33,29 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from .config import ConfigError
+from .paths import check_writable_dir, check_writable_file
+
 __all__ = [
+    "BEST_MODEL",
+    "CHECKPOINT_PREFIX",
+    "EVALUATIONS",
+    "FOUNDATION_CARDS",
     "MODEL_NAMES",
     "RUN_FILES",
     "RUN_FOLDERS",
+    "TENSORBOARD_RUN",
     "ExpertFolder",
     "RunFolder",
     "RunWriteError",
     "atomic_write",
+    "check_run_folder",
+    "default_run_dir",
+    "run_folder_of",
     "save_model",
 ]
 
@@ -53,6 +77,17 @@ RUN_FILES = (
 """Files ``train`` writes in a run folder (besides checkpoints and TensorBoard logs)."""
 MODEL_NAMES = ("best_model.zip", "final_model.zip", "interrupted_model.zip")
 """The models a run folder may hold, in the order ``evaluate RUN`` prefers them."""
+BEST_MODEL = "best_model.zip"
+"""The best model on the validation deals, in ``models/`` (written by the validation)."""
+EVALUATIONS = "evaluations.npz"
+"""The validations in SB3's ``EvalCallback`` format, in ``eval/``."""
+FOUNDATION_CARDS = "foundation_cards.npz"
+"""The validation episodes' foundation cards (and stuck flags), in ``eval/``."""
+CHECKPOINT_PREFIX = "ckpt"
+"""The checkpoints' prefix: ``models/checkpoints/<prefix>_<steps>_steps.zip`` (SB3's
+``CheckpointCallback`` naming)."""
+TENSORBOARD_RUN = "ppo"
+"""The TensorBoard log name of a run's PPO (``tensorboard/ppo_<k>``, SB3's ``tb_log_name``)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +99,16 @@ class RunFolder:
     @property
     def config(self) -> Path:
         return self.path / "config.yaml"
+
+    def config_until(self, steps: int, n: int = 1) -> Path:
+        """Where a resume from ``steps`` that changed the config keeps the earlier one:
+        ``config.until-<steps>.yaml``, or ``config.until-<steps>-<n>.yaml`` for ``n`` > 1."""
+        suffix = "" if n == 1 else f"-{n}"
+        return self.path / f"config.until-{steps}{suffix}.yaml"
+
+    @property
+    def command(self) -> Path:
+        return self.path / "command.txt"
 
     @property
     def run_json(self) -> Path:
@@ -83,7 +128,7 @@ class RunFolder:
 
     @property
     def best_model(self) -> Path:
-        return self.models / "best_model.zip"
+        return self.models / BEST_MODEL
 
     @property
     def final_model(self) -> Path:
@@ -103,7 +148,16 @@ class RunFolder:
 
     def checkpoint_paths(self) -> list[Path]:
         """The checkpoints saved so far (``ckpt_<steps>_steps.zip``), by name."""
-        return sorted(self.checkpoints.glob("ckpt_*_steps.zip"))
+        return sorted(self.checkpoints.glob(f"{CHECKPOINT_PREFIX}_*_steps.zip"))
+
+    def checkpoints_newest_first(self) -> list[tuple[int, Path]]:
+        """``(steps, path)`` of the run's ``ckpt_<steps>_steps.zip`` files, most steps first."""
+        found = []
+        for path in self.checkpoint_paths():
+            steps = path.name[len(f"{CHECKPOINT_PREFIX}_") : -len("_steps.zip")]
+            if steps.isdigit():
+                found.append((int(steps), path))
+        return sorted(found, reverse=True)
 
     @property
     def eval(self) -> Path:
@@ -111,11 +165,11 @@ class RunFolder:
 
     @property
     def evaluations(self) -> Path:
-        return self.eval / "evaluations.npz"
+        return self.eval / EVALUATIONS
 
     @property
     def foundation_cards(self) -> Path:
-        return self.eval / "foundation_cards.npz"
+        return self.eval / FOUNDATION_CARDS
 
     @property
     def tensorboard(self) -> Path:
@@ -220,3 +274,39 @@ class ExpertFolder:
     def unfinished(self) -> bool:
         """True if expert iterations were started here and not all finished."""
         return self.state.is_file() and not self.read_state().get("complete", False)
+
+
+def default_run_dir(variant: str, root: str | Path = "runs") -> Path:
+    """``runs/<variant>-<YYYYmmdd-HHMMSS>`` (a ``-2``, ``-3`` suffix if it exists)."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = Path(root) / f"{variant}-{stamp}"
+    n = 2
+    while path.exists():
+        path = Path(root) / f"{variant}-{stamp}-{n}"
+        n += 1
+    return path
+
+
+def run_folder_of(checkpoint: str | Path) -> Path | None:
+    """The run folder a checkpoint belongs to (``<run>/models/x.zip`` or
+    ``<run>/models/checkpoints/x.zip`` with a ``<run>/run.json``), or ``None``."""
+    for parent in Path(checkpoint).resolve().parents[:3]:
+        if RunFolder(parent).run_json.is_file() and RunFolder(parent).models.is_dir():
+            return parent
+    return None
+
+
+def check_run_folder(run: Path) -> None:
+    """Refuse a run folder :func:`train` could not fill, before anything is written.
+
+    Raises:
+        ConfigError: ``run`` or one of :data:`RUN_FOLDERS` is a file, one of
+            :data:`RUN_FILES` is a folder or not writable, or the folder cannot be created.
+            The message starts with ``--run-dir`` and names the path.
+    """
+    check_writable_dir(run, "--run-dir")
+    for name in RUN_FOLDERS:
+        if (run / name).exists() and not (run / name).is_dir():
+            raise ConfigError(f"--run-dir {run}: {run / name} is a file, not a folder")
+    for name in RUN_FILES:
+        check_writable_file(run / name, "--run-dir")

@@ -42,13 +42,17 @@ from .core import (
 )
 from .variants import Build, VariantSpec
 
-__all__ = ["RULES", "build_code", "pruned_moves", "rule_flags"]
+__all__ = ["ALL_RULES", "RULES", "build_code", "pruned_moves", "rule_flags"]
 
 RULES: tuple[str, ...] = ("F", "W", "E")
-"""The pruning rules, by name; :func:`~.solver.solve` uses all of them unless told otherwise."""
+"""The pruning rules :func:`~.solver.solve` uses unless told otherwise, by name."""
+ALL_RULES: tuple[str, ...] = (*RULES, "D")
+"""Every rule by name: :data:`RULES` and ``D`` (dead positions, :mod:`.solver.dead`: the
+depth-first search settles a position the relaxation shows lost without entering it; not a
+default, it costs more time than it saves on most deals)."""
 
 _BUILD_CODE = {Build.SAME_SUIT: 0, Build.ALTERNATE_COLOUR: 1, Build.OTHER_SUIT: 2}
-_USE_F, _USE_W, _USE_E = 1, 2, 4
+_USE_F, _USE_W, _USE_E, _USE_D = 1, 2, 4, 8
 
 
 def rule_flags(rules: object, caller: str) -> tuple[tuple[str, ...], int]:
@@ -59,14 +63,17 @@ def rule_flags(rules: object, caller: str) -> tuple[tuple[str, ...], int]:
             message starts with ``caller``.
     """
     if isinstance(rules, str) or not hasattr(rules, "__iter__"):
-        raise ValueError(f"{caller}: unknown pruning rules {rules!r}; choose from {list(RULES)}")
+        raise ValueError(
+            f"{caller}: unknown pruning rules {rules!r}; choose from {list(ALL_RULES)}"
+        )
     given = list(rules)  # type: ignore[call-overload]
-    if [r for r in given if r not in RULES]:
-        raise ValueError(f"{caller}: unknown pruning rules {rules!r}; choose from {list(RULES)}")
-    used = tuple(r for r in RULES if r in given)
-    flags = sum(
-        bit for name, bit in zip(RULES, (_USE_F, _USE_W, _USE_E), strict=True) if name in used
-    )
+    if [r for r in given if r not in ALL_RULES]:
+        raise ValueError(
+            f"{caller}: unknown pruning rules {rules!r}; choose from {list(ALL_RULES)}"
+        )
+    used = tuple(r for r in ALL_RULES if r in given)
+    bits = (_USE_F, _USE_W, _USE_E, _USE_D)
+    flags = sum(bit for name, bit in zip(ALL_RULES, bits, strict=True) if name in used)
     return used, flags
 
 

@@ -42,3 +42,33 @@ command or an installed package end to end."""
 def with_set(overrides: list[str]) -> list[str]:
     """``overrides`` as command-line arguments: ``--set`` before each one."""
     return [arg for item in overrides for arg in ("--set", item)]
+
+
+FAMILY_TINY = [
+    "train.total_timesteps=64",
+    "train.n_envs=2",
+    "train.progress_bar=false",
+    "train.tensorboard=false",
+    "train.checkpoint_freq=0",
+    "ppo.n_steps=32",
+    "ppo.batch_size=32",
+    "ppo.n_epochs=1",
+    "teacher.games=2",
+    "teacher.epochs=1",
+    "eval.eval_freq=0",
+    "eval.final_episodes=1",
+    "family.zero_shot.episodes=1",
+    "family.zero_shot.outside=1",
+    "family.zero_shot.games=[NumberTen]",
+]
+"""A family run (``fortythieves train family``) of a few seconds: 64 steps, greedy's clone
+on two games, one deal of the final evaluation (the zero-shot one on Number Ten)."""
+
+FAMILY_SMALL = [
+    "policy.player.card_dim=4",
+    "policy.player.column_dim=8",
+    "policy.player.state_dim=8",
+    "policy.player.scorer_arch=[8]",
+    "policy.player.value_arch=[8]",
+]
+"""A small family network (not with ``family.start_model``: the start model's sizes)."""

@@ -20,7 +20,15 @@ def test_results_hold_data_only_and_their_scripts_are_in_scripts() -> None:
         assert (ROOT / "scripts" / script).is_file(), script
 
 
-LAYERS = {"cli": 4, "training": 3, "reports": 3, "evaluation": 2, "networks": 1, "players": 1}
+LAYERS = {
+    "cli": 5,
+    "family": 4,
+    "training": 3,
+    "reports": 3,
+    "evaluation": 2,
+    "networks": 1,
+    "players": 1,
+}
 """The agents' subpackages by floor: a subpackage imports only from floors below its own
 and from the shared modules at the package's top (floor 0), which import no subpackage."""
 
@@ -101,6 +109,94 @@ def test_no_module_of_the_environment_is_over_800_lines() -> None:
         if len(path.read_text(encoding="utf-8").splitlines()) > 800
     }
     assert long == LONG_MODULES
+
+
+def test_no_module_of_the_agents_is_over_800_lines() -> None:
+    """issue 38, point 4: ``agents/`` in modules of readable size, with no exception."""
+    long = {
+        f"{path.relative_to(ROOT).as_posix()}: {n} lines"
+        for path in (ROOT / "agents").rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 800
+    }
+    assert long == set()
+
+
+def test_the_search_budget_numbers_are_stated_once_in_a_module_without_numba() -> None:
+    """issue 38, point 4: the search budget's constants live in ``players/search_budget.py``,
+    whose module-level imports load neither numba nor ``fortythieves_env`` (the budget's
+    checks import them when a budget is made), so the command line reads them there
+    instead of restating them; no other module of ``agents/`` assigns one."""
+    budget = ROOT / "agents" / "players" / "search_budget.py"
+    tree = ast.parse(budget.read_text(encoding="utf-8"))
+    loaded = {
+        (n.module or "") if isinstance(n, ast.ImportFrom) else a.name
+        for n in tree.body  # module level; an ``if TYPE_CHECKING:`` block is not run
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for a in n.names
+    }
+    assert {name.split(".")[0] for name in loaded} <= {
+        "__future__",
+        "dataclasses",
+        "typing",
+        "numpy",
+    }
+    names = {
+        t.id
+        for n in tree.body
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name) and not t.id.startswith("__")
+    }
+    assert {"DEFAULT_SAMPLES", "DEFAULT_SECONDS", "DEFAULT_NODES", "MAX_SECONDS"} <= names
+    restated = []
+    for path in sorted((ROOT / "agents").rglob("*.py")):
+        if path == budget:
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            restated += [
+                f"{path.relative_to(ROOT)}: {t.id}"
+                for t in targets
+                if isinstance(t, ast.Name) and t.id in names
+            ]
+    assert restated == []
+
+
+RUN_FOLDER_NAMES = {
+    "config.yaml",
+    "command.txt",
+    "run.json",
+    "final_evaluation.json",
+    "learning_curves.png",
+    "models",
+    "checkpoints",
+    "eval",
+    "tensorboard",
+    "expert",
+    "best_model.zip",
+    "final_model.zip",
+    "interrupted_model.zip",
+    "teacher_model.zip",
+    "evaluations.npz",
+    "foundation_cards.npz",
+}
+"""The names of a run folder's files and folders (:mod:`fortythieves_agents.run_folder`)."""
+
+
+def test_the_run_folder_paths_are_made_in_run_folder_py_only() -> None:
+    """issue 38, point 4: the run folder's layout is owned by ``run_folder.py``; no other
+    module joins one of its names onto a path (``run / "run.json"``). The reports read the
+    shipped ``results/`` folders, whose layout is their own, and are left out."""
+    joined = []
+    for path in sorted((ROOT / "agents").rglob("*.py")):
+        if path.name == "run_folder.py" or "reports" in path.relative_to(ROOT).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+                right = node.right
+                if isinstance(right, ast.Constant) and right.value in RUN_FOLDER_NAMES:
+                    joined.append(f"{path.relative_to(ROOT)}:{node.lineno} / {right.value!r}")
+    assert joined == []
 
 
 PRIVATE_LEFT = {"_checks", "_files", "_jit"}

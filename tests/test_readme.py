@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 from fortythieves_agents.cli.main import _register_variant_specs, build_parser, main
 from fortythieves_agents.config import load_config
+from fortythieves_agents.family.config import FamilyConfig, config_model
 from helpers import ROOT, STREETS
 
-from configs import TINY, with_set
+from configs import FAMILY_SMALL, FAMILY_TINY, TINY, with_set
 from fortythieves_env import VARIANTS, FortyThievesEnv
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -262,14 +263,23 @@ def test_readme_synopsis_lines_name_real_options() -> None:
         assert shown == real, f"fortythieves {name}: the docs' synopsis {shown} != parser {real}"
 
 
-def _runnable(command: str, run_dir: Path) -> list[str] | None:
-    """The argv of a shown command with placeholders filled; None for usage lines."""
+def _runnable(command: str, run_dir: Path, family_dir: Path | None = None) -> list[str] | None:
+    """The argv of a shown command with placeholders filled; None for usage lines. A run
+    of the family (``runs/family...``) is ``family_dir``, any other run ``run_dir``."""
     if "[" in command:
         return None
     for shown, real in _PLACEHOLDERS.items():
         command = command.replace(shown, real)
     words = shlex.split(command)[1:]
-    return [str(run_dir) if w in _RUN_WORDS or w.startswith("runs/") else w for w in words]
+    family = str(family_dir or run_dir)
+    return [
+        family
+        if w.startswith("runs/family")
+        else str(run_dir)
+        if w in _RUN_WORDS or w.startswith("runs/")
+        else w
+        for w in words
+    ]
 
 
 def _shown_file(name: str, folder: Path) -> Path:
@@ -293,11 +303,15 @@ def test_readme_commands_parse_and_run(
     each ``play`` one plays with ``l``, ``h``, ``d``, ``q`` typed on its standard input."""
     parser = build_parser()
     run_dir = tmp_path / "run"
+    family_dir = tmp_path / "family-run"  # the family's runs (docs/family.md)
     trained = False
     commands = [c for c in _shown_commands() if "[" not in c]
-    # train first, so the evaluate commands have a run to read
-    for command in sorted(commands, key=lambda c: not c.startswith("fortythieves train")):
-        argv = _runnable(command, run_dir)
+    # train first (the variants, then the family), so the evaluate commands have a run to read
+    for command in sorted(
+        commands,
+        key=lambda c: (not c.startswith("fortythieves train"), "train family" in c),
+    ):
+        argv = _runnable(command, run_dir, family_dir)
         assert argv is not None
         if "--variant-spec" in argv:  # the file the docs show beside the command
             name = argv[argv.index("--variant-spec") + 1]
@@ -310,15 +324,23 @@ def test_readme_commands_parse_and_run(
                 assert main([*made, "--per-episode", "--json", argv[k], "--no-progress"]) == 0
         args = parser.parse_args(argv)
         if args.command == "train":
-            load_config(args.config, args.overrides)  # the config as shown must load
+            # the config as shown must load
+            config = load_config(args.config, args.overrides, model=config_model)
             target = run_dir if not trained else tmp_path / f"run{len(list(tmp_path.iterdir()))}"
-            run = [*argv, *with_set(TINY)]
+            tiny, family = TINY, isinstance(config, FamilyConfig)
+            if family:
+                tiny = FAMILY_TINY
+                if config.family.start_model is None:
+                    tiny = [*tiny, *FAMILY_SMALL]  # a start model keeps its own sizes
+                if not family_dir.exists():
+                    target = family_dir
+            run = [*argv, *with_set(tiny)]
             if "--run-dir" in run:
                 run[run.index("--run-dir") + 1] = str(target)
             else:
                 run += ["--run-dir", str(target)]
             assert main(run) == 0, command
-            trained = True
+            trained = trained or not family
         elif args.command == "evaluate":
             assert trained
             argv = [w for w in argv if w != "--json" and not w.endswith(".json")]
@@ -355,6 +377,13 @@ def test_readme_commands_parse_and_run(
             capsys.readouterr()
             assert main(argv) == 0, command
             assert "| Lucas | greedy | 2 |" in capsys.readouterr().out, command
+        elif args.command == "family":  # a family run's zero-shot report, one deal each
+            assert family_dir.is_dir(), command
+            argv = [w for w in argv if w != "--json" and not w.endswith(".json")]
+            for option in ("--episodes", "--outside"):
+                if option in argv:
+                    argv[argv.index(option) + 1] = "1"
+            assert main([*argv, "--games", "NumberTen", "Josephine"]) == 0, command
 
 
 def test_the_shipped_torch_threads_are_the_best_worst_case_of_the_saved_report() -> None:

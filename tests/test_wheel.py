@@ -105,7 +105,7 @@ def test_the_wheel_built_from_the_sdist_runs_the_quick_start_outside_a_checkout(
     code = "from fortythieves_agents.cli.main import main; sys.exit(main(['train', 'nope']))"
     refused = run_installed(code, target, elsewhere)
     assert refused.returncode == 2
-    assert "nope: config file not found (nor a shipped config: defaults, fortythieves" in (
+    assert "nope: config file not found (nor a shipped config: defaults, family, fortythieves" in (
         refused.stderr
     )
 

@@ -1,2 +1,4 @@
-"""The ``fortythieves`` command (:mod:`.main`; ``python -m fortythieves_agents.cli`` runs it
-too) and a deal played at a prompt (:mod:`.play`)."""
+"""The ``fortythieves`` command (:mod:`.main`, which builds the parser and dispatches;
+``python -m fortythieves_agents.cli`` runs it too), one module per subcommand
+(:mod:`.commands`), what they share (:mod:`.options`), and a deal played at a prompt
+(:mod:`.play`)."""

@@ -18,7 +18,8 @@ the pickles and nothing else:
 
 - ``policy_class``: its ``__module__`` and the class name in its ``__init__`` entry
   (``"<function PlayerPolicy.__init__ at 0x...>"``), looked up in :data:`POLICY_CLASSES`;
-- ``policy_kwargs``: the keys of :data:`PLAYER_KEYS` or :data:`STOCK_KEYS` (by the class),
+- ``policy_kwargs``: the keys of :data:`PLAYER_KEYS` (the family's network: without
+  ``variant``) or :data:`STOCK_KEYS` (by the class),
   each a number, a list of numbers, a bool or one of the names of :data:`ACTIVATIONS`,
   :data:`EXTRACTORS` and ``"relu"``/``"tanh"``; ``optimizer_class`` and ``optimizer_kwargs``
   are ignored (an evaluated model builds no optimizer: :class:`NoOptimizer`);
@@ -88,9 +89,11 @@ __all__ = [
 POLICY_CLASSES = (
     "fortythieves_agents.networks.policy.PlayerPolicy",
     "sb3_contrib.common.maskable.policies.MaskableActorCriticPolicy",
+    "fortythieves_agents.networks.family_policy.FamilyPlayerPolicy",
 )
-"""The policy classes a zip may name (``policy.network: player``, and SB3's ``"MlpPolicy"``
-of ``policy.network: card_slots`` and of models made with the stock policy)."""
+"""The policy classes a zip may name (``policy.network: player``, SB3's ``"MlpPolicy"``
+of ``policy.network: card_slots`` and of models made with the stock policy, and the
+family's network, :mod:`fortythieves_agents.networks.family_policy`)."""
 
 ACTIVATIONS = ("torch.nn.modules.activation.ReLU", "torch.nn.modules.activation.Tanh")
 """The ``activation_fn`` values read (the configs' ``relu`` and ``tanh``), as SB3 writes a
@@ -529,6 +532,9 @@ def _policy_kwargs(name: str, data: dict[str, Any]) -> dict[str, Any]:
     raw = data.get("policy_kwargs", {})
     if not isinstance(raw, dict):
         raise _Refused(f"policy_kwargs must be a mapping, got {raw!r}")
+    if name == POLICY_CLASSES[2]:  # the family's network: every rule set, no variant
+        keys = {k: read for k, read in PLAYER_KEYS.items() if k != "variant"}
+        return _read_keys("policy_kwargs", raw, keys)
     if name == POLICY_CLASSES[0]:
         kwargs = _read_keys("policy_kwargs", raw, PLAYER_KEYS)
         kwargs["variant"] = _player_variant(kwargs.get("variant"), data)
@@ -630,6 +636,20 @@ def _read_weights(path: Path) -> dict[str, Any]:
     return state
 
 
+def _policy_class_of(name: str) -> Any:
+    """The class of :data:`POLICY_CLASSES` entry ``name``."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from .family_policy import FamilyPlayerPolicy
+    from .policy import PlayerPolicy
+
+    return {
+        POLICY_CLASSES[0]: PlayerPolicy,
+        POLICY_CLASSES[1]: MaskableActorCriticPolicy,
+        POLICY_CLASSES[2]: FamilyPlayerPolicy,
+    }[name]
+
+
 def custom_objects(path: str | Path) -> dict[str, Any]:
     """``custom_objects`` for SB3's own loader (``train --resume``,
     :func:`load_maskable_ppo`): ``policy_class`` and
@@ -638,10 +658,6 @@ def custom_objects(path: str | Path) -> dict[str, Any]:
     OpenAI Agents SDK installed as ``agents``) loads; empty when the metadata is not one
     this module reads (SB3 then unpickles them, as for any of the user's own files).
     """
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from .policy import PlayerPolicy
-
     try:
         data = model_data(Path(path))
         name = _policy_class(data.get("policy_class"))
@@ -650,8 +666,7 @@ def custom_objects(path: str | Path) -> dict[str, Any]:
         kwargs = _policy_kwargs(name, data)
     except (_Refused, ModelMismatchError):
         return {}
-    cls = PlayerPolicy if name == POLICY_CLASSES[0] else MaskableActorCriticPolicy
-    return {"policy_class": cls, "policy_kwargs": kwargs}
+    return {"policy_class": _policy_class_of(name), "policy_kwargs": kwargs}
 
 
 def load_inference_model(
@@ -703,11 +718,7 @@ def load_inference_model(
         state = _read_weights(path)
     except _Refused as exc:
         raise ModelMismatchError(f"{path}: {exc}") from None
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from .policy import PlayerPolicy
-
-    cls = PlayerPolicy if name == POLICY_CLASSES[0] else MaskableActorCriticPolicy
+    cls = _policy_class_of(name)
     try:
         policy = cls(
             observation_space,

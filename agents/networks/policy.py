@@ -160,6 +160,11 @@ class PlayerPolicy(MaskableActorCriticPolicy):
             or a size is not positive.
     """
 
+    column_extra = 0
+    """Numbers a subclass adds to each column's input (after the 6 of the module docstring)."""
+    state_extra = 0
+    """Numbers a subclass adds to the state encoder's input (after the 14 state numbers)."""
+
     def __init__(
         self,
         observation_space: gym.spaces.Space,
@@ -321,14 +326,15 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         act = self.activation_fn
         card = self.card_dim + N_FIXED
         v = self.n_slots
-        column_in = (v + 2) * card + N_COLUMN_SCALARS
+        column_in = (v + 2) * card + N_COLUMN_SCALARS + self.column_extra
+        state_in = card + 14 + self.state_extra
         self.actor_encoder = _Encoder(
-            self.card_dim, column_in, self.column_dim, card + 14, self.state_dim, act
+            self.card_dim, column_in, self.column_dim, state_in, self.state_dim, act
         )
         self.critic_encoder = (
             None
             if self.share_encoder
-            else _Encoder(self.card_dim, column_in, self.column_dim, card + 14, self.state_dim, act)
+            else _Encoder(self.card_dim, column_in, self.column_dim, state_in, self.state_dim, act)
         )
         move_in = N_KINDS + 1 + 3 * card + N_MOVE_SCALARS + 2 * self.column_dim + self.state_dim
         self.move_scorer = _mlp([move_in, *self.scorer_arch], act)
@@ -472,10 +478,19 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         )
         h = encoder.column_encoder(column_in)  # (B, C, D)
         state_in = torch.cat(
-            [h.mean(1), h.amax(1), cards[raw["waste_top"]], raw["state_scalars"]], dim=-1
+            [*self._pool(h, raw), cards[raw["waste_top"]], raw["state_scalars"]], dim=-1
         )
         g = encoder.state_encoder(state_in)  # (B, G)
         return torch.cat([h, h.new_zeros(h.shape[0], 1, h.shape[2])], dim=1), g, cards
+
+    def _pool(
+        self, h: torch.Tensor, raw: dict[str, torch.Tensor]
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The mean and the maximum of the column encodings ``h`` ``(B, C, D)`` over the
+        columns (a subclass may leave columns out: the family's network, for the columns a
+        rule set does not have)."""
+        del raw
+        return h.mean(1), h.amax(1)
 
     def _encode(
         self, obs: torch.Tensor, actor: bool = True, critic: bool = True

@@ -30,7 +30,7 @@ from typing import Any
 
 from fortythieves_env import VARIANTS
 
-from . import expert, expert_ablation, pages, speed, summary, training
+from . import expert, expert_ablation, family, pages, speed, summary, training
 from .markers import between, markers, read_json, replace_between
 from .solver import (
     budget_curve_png,
@@ -219,6 +219,19 @@ def _summary(root: Path, _: Path) -> str:
     return summary.summary_table(root / "results")
 
 
+HELD_OUT_SOURCE = "results/family/**/zero_shot.json"
+
+
+def _zero_shot(root: Path, _: Path) -> str:
+    """Every saved zero-shot report's table (the family's page)."""
+    return family.zero_shot_tables(family.held_out_reports(root / "results"), root)
+
+
+def _held_out(root: Path, _: Path) -> str:
+    """The leaderboard's "held-out rules" section (the family's zero-shot reports)."""
+    return family.held_out_leaderboard(family.held_out_reports(root / "results"), root)
+
+
 BLOCKS: tuple[Block, ...] = (
     Block("README.md", "summary-table", SUMMARY_SOURCE, _summary),
     Block("docs/index.md", "summary-table", SUMMARY_SOURCE, _summary),
@@ -234,6 +247,8 @@ BLOCKS: tuple[Block, ...] = (
         LEADERBOARD_SOURCE,
         lambda root, _: summary.leaderboard(root),
     ),
+    Block("docs/protocol.md", "held-out-rules", HELD_OUT_SOURCE, _held_out),
+    Block("docs/family.md", "zero-shot-tables", HELD_OUT_SOURCE, _zero_shot),
     Block(
         "docs/getting-started.md",
         "quick-start-figures",

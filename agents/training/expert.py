@@ -67,7 +67,7 @@ import numpy as np
 from fortythieves_env.actions import codec_for
 
 from ..players.search import SearchAgent, SearchBudget
-from ..run_folder import ExpertFolder, atomic_write
+from ..run_folder import ExpertFolder, RunFolder, atomic_write
 from ..seeds import TRAIN_RANGE
 
 if TYPE_CHECKING:
@@ -641,7 +641,7 @@ def run_expert_iterations(
 
     ec = config.expert
     save = save_model if save_model is not None else (lambda m, p: m.save(p))
-    folder = ExpertFolder(run / "expert")
+    folder = ExpertFolder(RunFolder(run).expert)
     folder.path.mkdir(parents=True, exist_ok=True)
     state = folder.read_state()
     if not folder.state.is_file():  # written first: a stop from here on can be continued

@@ -298,6 +298,7 @@ def collect_teacher_games(
     games: int,
     batch: int = BATCH_GAMES,
     progress: bool = False,
+    make_env: Callable[[int, int], Any] | None = None,
 ) -> TeacherGames:
     """Play ``games`` teacher games on the training env (see the module docstring).
 
@@ -314,6 +315,9 @@ def collect_teacher_games(
         batch: games played at once (at most ``games``).
         progress: a tqdm bar on stderr counting the kept games that ended (the first games
             also wait for numba to compile the kernels on a first run).
+        make_env: ``make_env(games_at_once, seed)`` builds the training env instead of a
+            ``BatchedVecEnv`` of ``config.env`` (the family's:
+            :mod:`fortythieves_agents.family.train`).
 
     Returns:
         The :class:`TeacherGames`; the same for the same config and teacher.
@@ -331,9 +335,12 @@ def collect_teacher_games(
     shaping = config.train.shaping.model_dump() if config.train.shaping is not None else None
     no_cycling = config.teacher.no_cycling  # the config requires train.no_cycling with it
     ties = _TiedChoice() if config.teacher.ties == "any" else None
-    env = BatchedVecEnv(
-        config.env, min(games, batch), config.seed + TEACHER_STREAM, shaping, gamma, no_cycling
-    )
+    if make_env is not None:
+        env = make_env(min(games, batch), config.seed + TEACHER_STREAM)
+    else:
+        env = BatchedVecEnv(
+            config.env, min(games, batch), config.seed + TEACHER_STREAM, shaping, gamma, no_cycling
+        )
     bar = _bar(progress, games, "teacher games", "game")
     records = _TeacherRecords(games, ties, bar.update)
     table = TrainingTable(env, games)

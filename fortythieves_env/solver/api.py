@@ -65,7 +65,7 @@ class SolveResult:
         seconds: wall-clock time of the search (float, seconds).
         variant: the variant's id.
         step_limit: the most moves a winning line could have.
-        rules: the pruning rules used (names from :data:`RULES`).
+        rules: the pruning rules used (names from :data:`ALL_RULES`).
         stopped_by: for ``unknown``, what ran out: ``"nodes"``, ``"seconds"`` or
             ``"stop"`` (the ``should_stop`` callback); else ``""``.
         found_by: for ``won``, the pass that found the line: ``"rollouts"``,
@@ -74,8 +74,9 @@ class SolveResult:
             pruning on small positions (``tests/env/test_solver.py``): ``positions`` stored
             in the closed set, ``re_searched`` (entered again with more steps left),
             ``not_stored`` (the table was full: each counted as cut), ``deepest`` (the
-            longest line the search entered) and ``no_win_at_all`` (True: the step limit
-            never bit, so no line wins at any length); with :attr:`rules` and
+            longest line the search entered), ``no_win_at_all`` (True: the step limit
+            never bit, so no line wins at any length) and ``dead`` (positions rule ``D``
+            settled without entering them, :mod:`.dead`; 0 without it); with :attr:`rules` and
             :attr:`nodes` that is the whole proof. None otherwise.
     """
 
@@ -231,8 +232,9 @@ def solve(
             (1000; 1500 for Little Forty). ``lost`` means no line within this many moves
             wins. An integer (NumPy integers too) from 0 to :data:`MAX_STEP_LIMIT`
             (100_000): the search holds a stack entry per step.
-        rules: which pruning rules to use (a subset of :data:`RULES`: ``"F"``, ``"W"``,
-            ``"E"``); fewer rules give the same verdicts, more slowly (for tests).
+        rules: which pruning rules to use (a subset of :data:`ALL_RULES`: ``"F"``, ``"W"``,
+            ``"E"``, and ``"D"``, dead positions, not a default); fewer rules give the same
+            verdicts, more slowly (for tests).
         should_stop: called between chunks of nodes; returning True stops the search
             (``unknown``, ``stopped_by="stop"``).
         rollouts: run the win-finding passes first (the rollout pass, then the beam
@@ -360,6 +362,7 @@ def _proof(search: _Search | None, state: GameState, spec: VariantSpec) -> dict[
         "not_stored": 0,
         "deepest": 0,
         "no_win_at_all": stuck,
+        "dead": 0,
     }
 
 

@@ -30,8 +30,10 @@ from ..core import (
 )
 from ..keys import _child_keys, _full_keys, key_tables_for
 from ..pruning import (
+    _USE_D,
     _children,
 )
+from .dead import _dead, dead_workspace
 
 MAX_TABLE_BITS = 26
 """The closed set has at most ``2**26`` records of 32 bytes (2 GiB, touched only as it
@@ -46,9 +48,9 @@ _CHUNK = 1 << 16
 # ctl: the search's resumable state (int64)
 (
     C_DEPTH, C_NODES, C_STATUS, C_USED, C_LIMIT, C_FLAGS, C_BUILD, C_PIECE, C_FRAMES,
-    C_INF, C_RESEARCH, C_DROPPED, C_MAXDEPTH, C_ROOT_INF,
-) = range(14)  # fmt: skip
-N_CTL = 14
+    C_INF, C_RESEARCH, C_DROPPED, C_MAXDEPTH, C_ROOT_INF, C_DEAD,
+) = range(15)  # fmt: skip
+N_CTL = 15
 # C_STATUS values
 RUNNING, WON, LOST, GROW = 0, 1, 2, 3
 # table records: rec[slot] = (key 0, key 1, meta, frame id); meta = bound | state << 32 | low << 40
@@ -148,6 +150,7 @@ def _search(
     legal: np.ndarray,
     scores: np.ndarray,
     kbuf: np.ndarray,
+    dwk: np.ndarray,
     zc: np.ndarray,
     zd: np.ndarray,
     zs: np.ndarray,
@@ -181,7 +184,10 @@ def _search(
     A child is skipped when its record is ``INF``; on the stack (``low`` lowered: a
     cycle); final with ``b >=`` the child's steps left (the frame is cut); provisional with
     ``b >=`` the steps left (the frame joins that piece if the frame the record names is
-    still on the stack, else is cut). Otherwise it is searched (again).
+    still on the stack, else is cut). Otherwise it is searched (again), unless rule D
+    (``flags & 8``) finds it dead (:func:`.dead._dead`: no line wins from it at all): then
+    its record is settled ``INF`` at once and it is not entered (``ctl[C_DEAD]`` counts
+    them).
 
     Why ``LOST`` (the stack emptied) means no line wins within the limit: the finite
     records mean what solver version 2's meant and its argument holds for them (a record
@@ -204,6 +210,7 @@ def _search(
     """
     limit = ctl[C_LIMIT]
     flags = ctl[C_FLAGS]
+    use_d = (flags & _USE_D) != 0
     build = ctl[C_BUILD]
     scal = tb[H_SCAL]
     dec = tb[H_DECODE]
@@ -301,6 +308,12 @@ def _search(
                     raw[e, dst, 1] = kbuf[5]
                 keys[e, 0] = kbuf[0]
                 keys[e, 1] = kbuf[1]
+            if use_d and _dead(states[e], tb, dwk):  # rule D: no line wins from it at all
+                ctl[C_DEAD] += 1
+                if child_slot >= 0:
+                    rec[child_slot, 2] = _meta(INF, FINAL, 0)
+                    ctl[C_INF] += 1
+                continue
             d = e
             if d > ctl[C_MAXDEPTH]:
                 ctl[C_MAXDEPTH] = d
@@ -391,6 +404,7 @@ class _Search:
         self.legal = np.zeros(n_act, dtype=np.int32)
         self.scores = np.zeros(n_act, dtype=np.int32)
         self.kbuf = np.zeros(6, dtype=np.uint64)
+        self.dwk = dead_workspace(tables.state_size)
         self.z = key_tables_for(tables)
         _enter_root(
             self.ctl, tb, self.states, self.acts, self.nact, self.nxt, self.low, self.cut,
@@ -408,7 +422,7 @@ class _Search:
             status = _search(
                 self.ctl, self.tb, self.states, self.acts, self.nact, self.nxt, self.low,
                 self.cut, self.slotof, self.pbase, self.fid, self.raw, self.keys, self.rec,
-                self.piece, self.legal, self.scores, self.kbuf, *self.z, quota,
+                self.piece, self.legal, self.scores, self.kbuf, self.dwk, *self.z, quota,
             )  # fmt: skip
             if status != GROW:
                 return int(status)
@@ -425,4 +439,5 @@ class _Search:
             "not_stored": int(self.ctl[C_DROPPED]),
             "deepest": int(self.ctl[C_MAXDEPTH]),
             "no_win_at_all": bool(self.ctl[C_ROOT_INF]),
+            "dead": int(self.ctl[C_DEAD]),
         }

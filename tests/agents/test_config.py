@@ -11,7 +11,10 @@ from fortythieves_agents.cli.main import main
 from fortythieves_agents.config import Config, ConfigError, ConfigLoader, dump_config, load_config
 from helpers import CONFIGS, ROOT
 
-VARIANT_FILES = sorted(p for p in CONFIGS.glob("*.yaml") if p.name != "defaults.yaml")
+VARIANT_FILES = sorted(
+    p for p in CONFIGS.glob("*.yaml") if p.name not in ("defaults.yaml", "family.yaml")
+)
+"""The variants' configs (family.yaml, the family's: tests/agents/family/test_family_train.py)."""
 
 
 def write(path: Path, text: str) -> Path:
@@ -208,7 +211,7 @@ def test_a_readme_config_path_outside_a_checkout_names_the_shipped_config(
         with pytest.raises(ConfigError) as refused:
             load_config(other)
         assert str(refused.value).startswith(
-            f"{other}: config file not found (nor a shipped config: defaults, fortythieves"
+            f"{other}: config file not found (nor a shipped config: defaults, family, fortythieves"
         )
 
 

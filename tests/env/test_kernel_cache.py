@@ -35,7 +35,7 @@ KERNEL_MODULES = (
     "fortythieves_env.solver.rollout",
     "fortythieves_env.solver.search",
     "fortythieves_env.vector",
-    "fortythieves_agents.players.search",
+    "fortythieves_agents.players.search_scores",
     "fortythieves_agents.players.baselines",
     "fortythieves_agents.cycles",
 )
@@ -71,7 +71,8 @@ from fortythieves_env import FortyThievesVectorEnv, GameState, get_variant, solv
 from fortythieves_env.core import H_NACT, tables_for
 from fortythieves_env.engine import rules_for
 from fortythieves_agents import cycles
-from fortythieves_agents.players import baselines, search
+from fortythieves_agents.players import baselines
+from fortythieves_agents.players import search_scores as search
 
 assert fortythieves_env.__file__.startswith(sys.argv[1]), fortythieves_env.__file__
 spec = get_variant("FortyThieves")

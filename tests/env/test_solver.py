@@ -356,6 +356,7 @@ def test_a_lost_verdict_says_what_its_proof_needed() -> None:
         "not_stored": 0,
         "deepest": 1,
         "no_win_at_all": True,
+        "dead": 0,
     }
     spec = VARIANTS["NumberTen"]
     pos = end_position(spec, np.random.default_rng(11), 7)
@@ -853,6 +854,7 @@ def test_a_full_closed_set_counts_positions_not_stored_as_cut(
         "not_stored": 1,
         "deepest": 1,
         "no_win_at_all": False,
+        "dead": 0,
     }
     spec = VARIANTS["FortyThieves"]
     cases = [(cycle_position(), (("F",), ("W",), ("E",), RULES), 5)]
@@ -908,6 +910,7 @@ def test_one_and_two_moves_from_the_win_at_step_limits_0_1_2(rollouts: bool) -> 
                 "not_stored": 0,
                 "deepest": 0,
                 "no_win_at_all": False,
+                "dead": 0,
             }
             for limit in (1, 2, spec.max_episode_steps):
                 result = solve(pos, step_limit=limit, rules=rule_set, rollouts=rollouts)
@@ -919,6 +922,7 @@ def test_one_and_two_moves_from_the_win_at_step_limits_0_1_2(rollouts: bool) -> 
                         "not_stored": 0,
                         "deepest": 0,
                         "no_win_at_all": False,
+                        "dead": 0,
                     }
                     # rollouts 3 nodes, the beam 1 (the draw, then the limit), search 2
                     assert result.nodes == (6 if rollouts else 2)

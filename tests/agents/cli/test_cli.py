@@ -12,7 +12,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-import fortythieves_agents.cli.main as cli
+import fortythieves_agents.cli.commands.evaluate as evaluate_command
 import fortythieves_agents.evaluation.evaluate as evaluation
 import pytest
 from fortythieves_agents.cli.main import main
@@ -268,7 +268,7 @@ def test_json_that_cannot_be_written_after_evaluating_goes_to_stdout(
     blocker = tmp_path / "blocker"
     blocker.write_text("x", encoding="utf-8")
     target = blocker / "report.json"
-    monkeypatch.setattr(cli, "check_writable_file", lambda path, what: None)
+    monkeypatch.setattr(evaluate_command, "check_writable_file", lambda path, what: None)
     argv = ["evaluate", "greedy", "--variant", "Streets", "--episodes", "1", "--json", str(target)]
     assert main(argv) == 2
     out, err = capsys.readouterr()

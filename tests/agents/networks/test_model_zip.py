@@ -321,6 +321,7 @@ def test_weights_that_do_not_fit_the_described_network_are_refused(tmp_path: Pat
 
 def test_the_accepted_names_are_the_classes_this_package_builds() -> None:
     """The tables name real classes (a renamed module would otherwise refuse every zip)."""
+    from fortythieves_agents.networks.family_policy import FamilyPlayerPolicy
     from fortythieves_agents.networks.features import CardSlotsExtractor
     from fortythieves_agents.networks.model_zip import ACTIVATIONS, EXTRACTORS, POLICY_CLASSES
     from fortythieves_agents.networks.policy import PlayerPolicy
@@ -330,7 +331,8 @@ def test_the_accepted_names_are_the_classes_this_package_builds() -> None:
     def name(cls: type) -> str:
         return f"{cls.__module__}.{cls.__qualname__}"
 
-    assert (name(PlayerPolicy), name(MaskableActorCriticPolicy)) == POLICY_CLASSES
+    classes = (PlayerPolicy, MaskableActorCriticPolicy, FamilyPlayerPolicy)
+    assert tuple(name(cls) for cls in classes) == POLICY_CLASSES
     assert (name(CardSlotsExtractor), name(FlattenExtractor)) == EXTRACTORS
     assert (name(torch.nn.ReLU), name(torch.nn.Tanh)) == ACTIVATIONS
 

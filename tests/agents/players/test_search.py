@@ -14,7 +14,7 @@ import pytest
 from fortythieves_agents.cli import main as cli
 from fortythieves_agents.cli.main import main
 from fortythieves_agents.evaluation.evaluate import play_deals, wilson_interval
-from fortythieves_agents.players import search as search_module
+from fortythieves_agents.players import search_scores as search_module
 from fortythieves_agents.players.baselines import AGENT_NAMES, greedy_actions, make_baseline
 from fortythieves_agents.players.search import (
     ALLOCATIONS,

@@ -1,0 +1,143 @@
+"""Tables of the family's zero-shot reports (:mod:`fortythieves_agents.family.zero_shot`):
+the report's own table and the "held-out rules" section of the leaderboard
+(``docs/protocol.md``, ``docs/family.md``; ``python -m fortythieves_agents.reports``).
+
+Pure functions of the saved JSON: they read no model and play no game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..evaluation.evaluate import ceiling_cell
+
+__all__ = [
+    "beats",
+    "held_out_leaderboard",
+    "held_out_reports",
+    "zero_shot_table",
+    "zero_shot_tables",
+]
+
+
+def beats(report: dict[str, Any], agent: str = "ppo", other: str = "greedy") -> bool | None:
+    """Whether ``agent`` beats ``other`` in a report: more wins, or as many and more mean
+    foundation cards; None when either is missing."""
+    results = report.get("results", {})
+    if agent not in results or other not in results:
+        return None
+    a, b = results[agent], results[other]
+    if a["wins"] != b["wins"]:
+        return bool(a["wins"] > b["wins"])
+    return bool(a["mean_foundation_cards"] > b["mean_foundation_cards"])
+
+
+def _cell(summary: dict[str, Any] | None) -> str:
+    if summary is None:
+        return "-"
+    return f"{100 * summary['win_rate']:.1f}% ({summary['mean_foundation_cards']:.1f})"
+
+
+def _proved(summary: dict[str, Any] | None) -> str:
+    if summary is None or "solver_ceiling" not in summary:
+        return "-"
+    return ceiling_cell(summary["solver_ceiling"])
+
+
+def zero_shot_table(report: dict[str, Any], agent: str = "ppo") -> str:
+    """The report as Markdown: one row per held-out game, the family network beside greedy
+    on the test deals (wins, mean foundation cards in parentheses, wins among the
+    solver-proved wins) and on the deals outside every range, and whether it beats greedy
+    on each."""
+    lines = [
+        "| game | test deals | family network | wins / solver-proved | greedy | beats greedy "
+        "| outside deals | family network | greedy | beats greedy |",
+        "|---" * 10 + "|",
+    ]
+    mark = {True: "yes", False: "no", None: "-"}
+    for game, entry in report["games"].items():
+        test, outside = entry.get("test"), entry.get("outside")
+        tr = test["results"] if test else {}
+        orr = outside["results"] if outside else {}
+        label = game if entry.get("split") == "variant" else f"{game} (PySolFC)"
+        lines.append(
+            f"| {label} | {test['episodes'] if test else 0} | {_cell(tr.get(agent))} "
+            f"| {_proved(tr.get(agent))} | {_cell(tr.get('greedy'))} "
+            f"| {mark[beats(test) if test else None]} "
+            f"| {outside['episodes'] if outside else '-'} | {_cell(orr.get(agent))} "
+            f"| {_cell(orr.get('greedy'))} | {mark[beats(outside) if outside else None]} |"
+        )
+    b = report["beats_greedy"]
+    trained = report.get("trained_on", {})
+    note = (
+        f"Beats greedy on {b['named_beaten_on_test']} of {b['named_variants']} named variants "
+        f"on the test deals, {b['named_beaten_outside']} outside every range, "
+        f"{b['named_beaten_on_both']} on both (the goal: 6 of 9)."
+    )
+    steps = trained.get("timesteps")
+    if isinstance(steps, int):
+        on = trained.get("rule_set") or "the training distribution"
+        note += f" Trained on {steps:,} steps of {on}."
+    lines += ["", note]
+    return "\n".join(lines)
+
+
+def held_out_leaderboard(paths: Sequence[Path], root: Path | None = None) -> str:
+    """The leaderboard's "held-out rules" section: one row per zero-shot report and held-out
+    game (the family network's wins and cards on the test deals beside greedy's, the
+    solver-proved share for the nine, the model's steps and the report's file)."""
+    rows = []
+    for path in paths:
+        report = json.loads(Path(path).read_text(encoding="utf-8"))
+        if report.get("kind") != "family_zero_shot":
+            continue
+        steps = report.get("trained_on", {}).get("timesteps")
+        source = str(path)
+        if root is not None and Path(path).resolve().is_relative_to(root.resolve()):
+            source = str(Path(path).resolve().relative_to(root.resolve()))
+        for game, entry in report["games"].items():
+            test = entry.get("test")
+            if not test:
+                continue
+            r = test["results"]
+            label = game if entry.get("split") == "variant" else f"{game} (PySolFC)"
+            rows.append(
+                f"| {label} | family network ({steps:,} steps) | {test['episodes']} "
+                f"| {_cell(r.get('ppo'))} | {_proved(r.get('ppo'))} | {_cell(r.get('greedy'))} "
+                f"| `{source}` |"
+                if isinstance(steps, int)
+                else f"| {label} | family network | {test['episodes']} | {_cell(r.get('ppo'))} "
+                f"| {_proved(r.get('ppo'))} | {_cell(r.get('greedy'))} | `{source}` |"
+            )
+    if not rows:
+        return "_No zero-shot report saved yet._"
+    head = [
+        "| held-out game | agent | test deals | wins (cards) | wins / solver-proved wins "
+        "| greedy: wins (cards) | report |",
+        "|---" * 7 + "|",
+    ]
+    return "\n".join([*head, *rows])
+
+
+def zero_shot_tables(paths: Sequence[Path], root: Path | None = None) -> str:
+    """Each saved zero-shot report's :func:`zero_shot_table` under a line naming its file
+    (the family page's block)."""
+    parts = []
+    for path in paths:
+        report = json.loads(Path(path).read_text(encoding="utf-8"))
+        if report.get("kind") != "family_zero_shot":
+            continue
+        name = str(path)
+        if root is not None and Path(path).resolve().is_relative_to(root.resolve()):
+            name = str(Path(path).resolve().relative_to(root.resolve()))
+        parts.append(f"`{name}`:\n\n{zero_shot_table(report)}")
+    return "\n\n".join(parts) if parts else "_No zero-shot report saved yet._"
+
+
+def held_out_reports(results: Path) -> list[Path]:
+    """The saved zero-shot reports under ``results/family`` (``**/zero_shot.json``), in
+    path order."""
+    return sorted((results / "family").glob("**/zero_shot.json"))

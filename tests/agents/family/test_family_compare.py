@@ -1,0 +1,71 @@
+"""Fine-tuned against from scratch (fortythieves_agents.family.compare): the curves, the target
+(the shipped PPO run's test win rate) and the goal read from run folders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from fortythieves_agents.family.compare import compare_runs, comparison_table, learning_curve
+from helpers import ROOT
+
+
+def fake_run(folder: Path, steps: list[int], wins: list[list[bool]], test_wins: int) -> Path:
+    """A run folder with validations (``wins`` per validation) and a 100-deal final
+    evaluation with ``test_wins`` wins."""
+    (folder / "eval").mkdir(parents=True)
+    successes = np.array(wins, dtype=bool)
+    np.savez(
+        folder / "eval" / "evaluations.npz",
+        timesteps=np.array(steps),
+        results=successes.astype(float),
+        ep_lengths=np.ones_like(successes, dtype=int),
+        successes=successes,
+    )
+    np.savez(
+        folder / "eval" / "foundation_cards.npz",
+        timesteps=np.array(steps),
+        foundation_cards=np.where(successes, 104, 40),
+    )
+    (folder / "run.json").write_text(json.dumps({"timesteps": steps[-1]}))
+    summary = {
+        "wins": test_wins,
+        "win_rate": test_wins / 100,
+        "win_rate_ci95": [0.0, 1.0],
+        "mean_foundation_cards": 50.0,
+    }
+    report = {"episodes": 100, "results": {"ppo": summary, "greedy": {**summary, "win_rate": 0.2}}}
+    (folder / "final_evaluation.json").write_text(json.dumps(report))
+    return folder
+
+
+def test_the_comparison_reads_the_runs_and_the_shipped_target(tmp_path: Path) -> None:
+    shipped = json.loads((ROOT / "results/training/NumberTen/final_evaluation.json").read_text())
+    target = shipped["results"]["ppo"]["win_rate"]  # 0.264 on 500 deals
+    tuned = fake_run(
+        tmp_path / "tuned",
+        [0, 100_000, 200_000],
+        [[False] * 4, [True, False, False, False], [True, True, False, False]],
+        30,
+    )
+    scratch = fake_run(
+        tmp_path / "scratch",
+        [0, 100_000, 200_000],
+        [[False] * 4, [False] * 4, [True] + [False] * 3],
+        10,
+    )
+    data = compare_runs("NumberTen", tuned, scratch, ROOT / "results")
+    assert data["target"]["win_rate"] == target
+    assert data["target"]["half_budget"] == data["target"]["shipped_timesteps"] // 2
+    assert data["runs"]["finetuned"]["reached_at"] == 200_000  # 25% < 26.4% <= 50%
+    assert data["runs"]["finetuned"]["final_reaches_target"] is True
+    assert data["runs"]["scratch"]["reached_at"] is None
+    assert data["runs"]["scratch"]["final_reaches_target"] is False
+    assert data["goal_met"] is True  # 30% at 200,000 steps, half the shipped run is 300,032
+    curve = learning_curve(tuned)
+    assert curve["win_rate"] == [0.0, 0.25, 0.5] and curve["mean_foundation_cards"][2] == 72.0
+    table = comparison_table(data)
+    assert "| finetuned | 200,000 | 30.0% (100 deals, step 200,000) |" in table
+    assert curve["best_step"] == 200_000
+    assert "Goal (fine-tuned reaches the target in at most half the steps): met." in table
