@@ -173,6 +173,7 @@ class FamilySeenViews:
         """Give each of ``slots`` its rule set's table array and action map (when it
         changed), and size the scratch position to ``states``' rows."""
         rule_sets = self.env.rule_sets
+        self._tbs.flags.writeable = True
         for b in slots:
             spec = rule_sets[b]
             if spec is None or spec == self._bound[b]:
@@ -186,6 +187,9 @@ class FamilySeenViews:
             self._tbs[b, : table.size] = table
             self._own[b] = rule_set_map(spec).from_shared
             self._bound[b] = spec
+        # read-only, as every variant's own table array: one compiled specialization of the
+        # core kernels (tests/env/test_kernels.py)
+        self._tbs.flags.writeable = False
         if self._scratch.size != states.shape[1]:
             self._scratch = np.zeros(states.shape[1], dtype=np.int16)
 

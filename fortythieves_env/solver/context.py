@@ -24,6 +24,7 @@ from ..pruning import (
 )
 from ..variants import VariantSpec
 from .api import MAX_NODES, MAX_STEP_LIMIT, Status
+from .dead import dead_workspace
 from .rollout import _SEEN_BITS, N_BEST_SCORE, N_DEPTH, N_NODES, N_NST, _nested
 from .search import (
     _CHUNK,
@@ -147,6 +148,7 @@ class SolverContext:
         self.slegal = np.zeros(n_act, dtype=np.int32)
         self.sscores = np.zeros(n_act, dtype=np.int32)
         self.kbuf = np.zeros(6, dtype=np.uint64)
+        self.dwk = dead_workspace(size)  # rule D's work array (unused: the context's rules)
         self.z = key_tables_for(self.tables)
 
     def run(self, st: np.ndarray, nodes: int, step_limit: int | None = None) -> ArraySolve:
@@ -261,6 +263,7 @@ class SolverContext:
         s.legal = self.slegal
         s.scores = self.sscores
         s.kbuf = self.kbuf
+        s.dwk = self.dwk
         s.z = self.z
         _enter_root(
             s.ctl, s.tb, s.states, s.acts, s.nact, s.nxt, s.low, s.cut, s.slotof, s.pbase,

@@ -108,7 +108,7 @@ def test_the_first_move_distribution_is_the_shared_one(family_zip: Path) -> None
         shared = agent.model.policy.action_logits(
             torch.as_tensor(m.to_shared_obs(obs)[None]), m.to_shared_mask(info["action_mask"])[None]
         )
-    assert torch.equal(own, shared[:, torch.as_tensor(m.to_shared)])
+    assert torch.equal(own, shared[:, torch.as_tensor(m.to_shared.copy())])
 
 
 def test_refusals_are_one_line(family_zip: Path, tmp_path: Path) -> None:
