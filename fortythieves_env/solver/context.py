@@ -243,8 +243,9 @@ class SolverContext:
         rec.fill(0)
         s = object.__new__(_Search)
         s.tb = self.tb
+        s.max_bits = bits  # the context's closed set has its full size: it never grows
         s.ctl = self.ctl
-        s.ctl[:] = 0
+        s.ctl[:] = 0  # C_GROW_AT 0: never
         s.ctl[C_LIMIT], s.ctl[C_FLAGS], s.ctl[C_BUILD] = limit, self.flags, self.build
         s.states = self.states[: depth + 1]
         s.states[0] = root

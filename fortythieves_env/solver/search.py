@@ -34,11 +34,17 @@ from ..pruning import (
 from .dead import _dead, dead_workspace
 
 MAX_TABLE_BITS = 26
-"""The closed set has at most ``2**26`` records of 32 bytes (2 GiB, touched only as it
-fills), sized from the node budget (``2**21``, 64 MiB, at 2,000,000 nodes); when it is 3/4
-full no more positions are stored (the search stays correct: a position not stored counts
-as *cut*, so nothing above it can be settled "at all", and it is searched again when met
+"""The closed set has at most ``2**26`` records of 32 bytes (2 GiB), sized from the node
+budget (:func:`table_bits`: ``2**21``, 64 MiB, at 2,000,000 nodes); when it is 3/4 full no
+more positions are stored (the search stays correct: a position not stored counts as
+*cut*, so nothing above it can be settled "at all", and it is searched again when met
 again)."""
+FIRST_TABLE_BITS = 12
+"""The closed set starts with at most ``2**12`` records and doubles each time it is 3/4
+full, up to its size from the budget (:class:`_Search`): the positions stored are the same
+as in a table of the full size from the start, and a search that stores few positions
+keeps them in a few cache lines instead of spread over the whole table (a deal that
+stores 250,000 positions in 5,000,000 nodes used 256 MiB, now 16)."""
 _CHUNK = 1 << 16
 """Nodes per compiled call between two looks at the clock."""
 
@@ -46,11 +52,11 @@ _CHUNK = 1 << 16
 # ctl: the search's resumable state (int64)
 (
     C_DEPTH, C_NODES, C_STATUS, C_USED, C_LIMIT, C_FLAGS, C_BUILD, C_PIECE, C_FRAMES,
-    C_INF, C_RESEARCH, C_DROPPED, C_MAXDEPTH, C_ROOT_INF, C_DEAD,
-) = range(15)  # fmt: skip
-N_CTL = 15
-# C_STATUS values
-RUNNING, WON, LOST, GROW = 0, 1, 2, 3
+    C_INF, C_RESEARCH, C_DROPPED, C_MAXDEPTH, C_ROOT_INF, C_DEAD, C_GROW_AT,
+) = range(16)  # fmt: skip
+N_CTL = 16
+# C_STATUS values (TABLE: only returned, the closed set is to be doubled)
+RUNNING, WON, LOST, GROW, TABLE = 0, 1, 2, 3, 4
 # table records: rec[slot] = (key 0, key 1, meta, frame id); meta = bound | state << 32 | low << 40
 FREE, ON_STACK, FINAL, PROVISIONAL = 0, 1, 2, 3
 INF = (1 << 31) - 1
@@ -158,8 +164,10 @@ def _search(
     node_quota: int,
 ) -> int:
     """Run the depth-first search until it ends or ``ctl[C_NODES]`` reaches ``node_quota``;
-    returns ``ctl[C_STATUS]`` (``RUNNING`` if paused, ``GROW`` if ``piece`` is full: call
-    again, with a larger ``piece`` for ``GROW``, to go on).
+    returns ``ctl[C_STATUS]`` (``RUNNING`` if paused, ``GROW`` if ``piece`` is full,
+    ``TABLE`` if the closed set holds ``ctl[C_GROW_AT]`` records (0: never): call again, with
+    a larger ``piece`` for ``GROW`` and a doubled closed set (:func:`_rehash`) for
+    ``TABLE``, to go on).
 
     The stack: frame ``d`` holds position ``states[d]`` (reached by ``d`` moves), its keys
     ``keys[d]`` and column terms ``raw[d]``, its children ``acts[d, :nact[d]]`` best first
@@ -215,6 +223,7 @@ def _search(
     mask = np.uint64(rec.shape[0] - 1)
     cap = (rec.shape[0] * 3) // 4
     zero = np.uint64(0)
+    grow_at = ctl[C_GROW_AT]
     d = ctl[C_DEPTH]
     # frame d's rows, taken when d changes (not once per child)
     st = states[d]
@@ -226,6 +235,9 @@ def _search(
             if ctl[C_NODES] >= node_quota:
                 ctl[C_DEPTH] = d
                 return RUNNING
+            if grow_at > 0 and ctl[C_USED] >= grow_at:  # this child may be stored: room first
+                ctl[C_DEPTH] = d
+                return TABLE
             a = ad[nxt[d]]
             nxt[d] += 1
             ctl[C_NODES] += 1
@@ -363,6 +375,40 @@ def _search(
             ad = acts[d]
 
 
+@kernel
+def _find(rec: np.ndarray, k1: np.uint64, k2: np.uint64) -> int:
+    """The slot of the record of keys ``(k1, k2)`` in ``rec`` (it must be there)."""
+    mask = np.uint64(rec.shape[0] - 1)
+    slot = k1 & mask
+    while rec[slot, 0] != k1 or rec[slot, 1] != k2:
+        slot = (slot + np.uint64(1)) & mask
+    return np.int64(slot)
+
+
+@kernel
+def _rehash(
+    old: np.ndarray, new: np.ndarray, slotof: np.ndarray, depth: int, piece: np.ndarray, n: int
+) -> None:
+    """Move every record of the closed set ``old`` into the empty, larger ``new`` (open
+    addressing as :func:`_search` probes), and the slots that name a record (the frames'
+    ``slotof[:depth + 1]``, the piece list's ``piece[:n]``) to the record's new slot. A
+    lookup finds a key in ``new`` exactly when it did in ``old``: nothing is removed."""
+    mask = np.uint64(new.shape[0] - 1)
+    zero = np.uint64(0)
+    for s in range(old.shape[0]):
+        if old[s, 0] != zero or old[s, 1] != zero:
+            slot = old[s, 0] & mask
+            while new[slot, 0] != zero or new[slot, 1] != zero:
+                slot = (slot + np.uint64(1)) & mask
+            for q in range(4):
+                new[slot, q] = old[s, q]
+    for f in range(depth + 1):
+        if slotof[f] >= 0:
+            slotof[f] = _find(new, old[slotof[f], 0], old[slotof[f], 1])
+    for q in range(n):
+        piece[q] = _find(new, old[piece[q], 0], old[piece[q], 1])
+
+
 def table_bits(nodes: int) -> int:
     """The closed set's size (``2**bits`` records) for a budget of ``nodes``: 2**10 to
     ``2**MAX_TABLE_BITS`` (read when called: the tests patch :data:`MAX_TABLE_BITS` here)."""
@@ -400,8 +446,10 @@ class _Search:
         self.fid = np.zeros(depth + 1, dtype=np.int64)
         self.raw = np.zeros((depth + 1, c, 2), dtype=np.uint64)
         self.keys = np.zeros((depth + 1, 2), dtype=np.uint64)
-        bits = table_bits(nodes)
+        self.max_bits = table_bits(nodes)
+        bits = min(self.max_bits, FIRST_TABLE_BITS)
         self.rec = np.zeros((1 << bits, 4), dtype=np.uint64)
+        self.ctl[C_GROW_AT] = (3 << bits) // 4 if bits < self.max_bits else 0
         self.piece = np.zeros(1 << 12, dtype=np.int64)
         self.legal = np.zeros(n_act, dtype=np.int32)
         self.scores = np.zeros(n_act, dtype=np.int32)
@@ -426,9 +474,21 @@ class _Search:
                 self.cut, self.slotof, self.pbase, self.fid, self.raw, self.keys, self.rec,
                 self.piece, self.legal, self.scores, self.kbuf, self.dwk, *self.z, quota,
             )  # fmt: skip
-            if status != GROW:
+            if status == GROW:
+                self.piece = np.concatenate([self.piece, np.zeros_like(self.piece)])
+            elif status == TABLE:
+                self._double_table()
+            else:
                 return int(status)
-            self.piece = np.concatenate([self.piece, np.zeros_like(self.piece)])
+
+    def _double_table(self) -> None:
+        """Double the closed set (:data:`FIRST_TABLE_BITS`); growing stops at ``max_bits``."""
+        rec = np.zeros((2 * self.rec.shape[0], 4), dtype=np.uint64)
+        ctl = self.ctl
+        _rehash(self.rec, rec, self.slotof, int(ctl[C_DEPTH]), self.piece, int(ctl[C_PIECE]))
+        self.rec = rec
+        bits = rec.shape[0].bit_length() - 1
+        ctl[C_GROW_AT] = (3 << bits) // 4 if bits < self.max_bits else 0
 
     def line(self) -> list[int]:
         return [int(self.acts[k, self.nxt[k] - 1]) for k in range(int(self.ctl[C_DEPTH]))]

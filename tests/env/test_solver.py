@@ -776,6 +776,15 @@ def test_cycles_lost_below_the_shortest_win_won_at_it_and_at_the_default() -> No
         assert len(solve(pos, step_limit=best, rules=rule_set, rollouts=False).moves) == best
 
 
+def _deal(variant: str, seed: int) -> dict[str, Any]:
+    """The position of a deal (``reset(seed=seed)``)."""
+    env = gym.make(env_id(variant))
+    env.reset(seed=seed)
+    pos = env.unwrapped.get_state()
+    env.close()
+    return pos
+
+
 def _chunk_cases() -> list[tuple[str, dict[str, Any], int, tuple[str, ...], int]]:
     """(variant, position, step limit, rules, node budget): lost, won, unknown searches."""
     env = gym.make(env_id("NumberTen"))
@@ -832,6 +841,48 @@ def test_a_piece_list_grown_from_one_entry_gives_the_same_search() -> None:
         assert np.array_equal(small.rec, usual.rec)
         grown += small.piece.shape[0] > 1
     assert grown >= 2
+
+
+def test_a_closed_set_grown_from_two_records_gives_the_same_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The closed set starting with 2 records (``FIRST_TABLE_BITS`` patched) and doubled
+    whenever 3/4 full (``TABLE``, :func:`_rehash`), paused every 3 nodes or not: the same
+    status, nodes, line and control array (but the growth mark) as the search whose table
+    has its full size from the start, the same records (slots aside: a record moves when
+    the table doubles), and the frames and the piece list name the same records."""
+    from fortythieves_env import solver as sv
+
+    grown = 0
+    for variant, pos, limit, rule_set, nodes in [
+        *_chunk_cases(),
+        ("Maria", _deal("Maria", 2_000_000_000), 1000, RULES, 20_000),
+    ]:
+        spec = VARIANTS[variant]
+        monkeypatch.setattr(sv.search, "FIRST_TABLE_BITS", sv.MAX_TABLE_BITS)
+        usual = new_search(spec, pos, limit, rule_set, nodes)
+        status = run_search(usual, nodes)
+        assert usual.ctl[sv.search.C_GROW_AT] == 0
+        monkeypatch.setattr(sv.search, "FIRST_TABLE_BITS", 1)
+        for step in (None, 3):
+            small = new_search(spec, pos, limit, rule_set, nodes)
+            assert run_search(small, nodes, step) == status
+            assert small.nodes == usual.nodes and small.line() == usual.line()
+            assert np.array_equal(
+                small.ctl[: sv.search.C_GROW_AT], usual.ctl[: sv.search.C_GROW_AT]
+            )
+            assert small.rec.shape[0] <= usual.rec.shape[0]
+            grown += small.rec.shape[0] > 2
+            kept = {tuple(r) for r in small.rec.tolist() if r[0] or r[1]}
+            assert kept == {tuple(r) for r in usual.rec.tolist() if r[0] or r[1]}
+            d, n = int(small.ctl[sv.search.C_DEPTH]), int(small.ctl[sv.search.C_PIECE])
+            d -= status == sv.WON  # the won child's frame was never entered
+            for a, b in [*zip(small.slotof[: d + 1], usual.slotof[: d + 1], strict=True),
+                         *zip(small.piece[:n], usual.piece[:n], strict=True)]:  # fmt: skip
+                assert (a < 0) == (b < 0)
+                if a >= 0:
+                    assert np.array_equal(small.rec[a], usual.rec[b])
+    assert grown >= 4
 
 
 def test_a_full_closed_set_counts_positions_not_stored_as_cut(
