@@ -179,7 +179,7 @@ def final_evaluation_command(config: Config, model: Path, run: Path) -> list[str
     command += ["--episodes", str(config.eval.final_episodes), "--seed", str(config.seed)]
     if not config.eval.deterministic:
         command.append("--stochastic")
-    command += ["--baselines", *config.eval.baselines]
+    command += ["--baselines", *config.eval.baselines, "--per-episode"]
     return [*command, "--json", str(RunFolder(run).final_evaluation)]
 
 
@@ -191,7 +191,8 @@ def _final_evaluation(
     console: Any,
     progress: bool,
 ) -> dict[str, Any] | None:
-    """Play the final evaluation, write ``final_evaluation.json``; None if interrupted.
+    """Play the final evaluation, write ``final_evaluation.json`` (with one row per deal
+    for each agent, ``per_episode``); None if interrupted.
 
     ``run.json`` gets ``final_evaluation_seconds`` and is written *before*
     ``final_evaluation.json``, so the evaluation is never older than the run's record
@@ -221,6 +222,7 @@ def _final_evaluation(
             agents,
             config.env.variant,
             config.eval.final_episodes,
+            per_episode=True,  # every evaluation report keeps its per-deal rows
             progress=progress,
             solver=solver,
         )

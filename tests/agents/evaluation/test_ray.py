@@ -562,6 +562,7 @@ def test_evaluate_on_a_new_local_ray_prints_only_its_table(tmp_path: Path) -> No
     (a subprocess, no RAY_ADDRESS) stderr is empty and stdout is the table."""
     pytest.importorskip("ray", reason="Ray has no wheel for this Python (the ray extra)")
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    env["COLUMNS"] = "200"  # a wide table whatever the worker's terminal (one header line)
     argv = ["evaluate", "greedy", "--variant", "LittleForty", "--episodes", "2", "--ray"]
     done = run_cli(
         *argv, "--no-progress", cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)}, timeout=600

@@ -26,6 +26,7 @@ from fortythieves_agents.networks.model_zip import (
     model_rules_version,
     model_variant,
 )
+from fortythieves_agents.seeds import seeds_for_test
 from fortythieves_agents.training.train import build_model, policy_differences
 from helpers import CONFIGS, ROOT, STREETS, run_cli
 
@@ -187,6 +188,9 @@ def test_final_evaluation_json(smoke_run: Path) -> None:
         lo, hi = summary["win_rate_ci95"]
         assert 0.0 <= lo <= summary["win_rate"] <= hi <= 1.0
         assert 0 <= summary["mean_foundation_cards"] <= 104
+        rows = summary["per_episode"]  # every evaluation report keeps its per-deal rows
+        assert [row["seed"] for row in rows] == seeds_for_test(2)
+        assert sum(row["won"] for row in rows) == summary["wins"]
 
 
 def test_final_evaluation_reports_wins_among_the_solver_proved_wins(smoke_run: Path) -> None:
@@ -670,7 +674,7 @@ def test_ctrl_c_in_final_evaluation_keeps_model_and_prints_rerun(
     model = run / "models" / "final_model.zip"
     assert command == [
         "fortythieves", "evaluate", str(model), "--episodes", "2", "--seed", "5",
-        "--baselines", "greedy", "--json", str(run / "final_evaluation.json"),
+        "--baselines", "greedy", "--per-episode", "--json", str(run / "final_evaluation.json"),
     ]  # fmt: skip
     assert model.is_file()
     meta = json.loads((run / "run.json").read_text())
@@ -679,6 +683,7 @@ def test_ctrl_c_in_final_evaluation_keeps_model_and_prints_rerun(
     assert main(command[1:]) == 0
     report = json.loads((run / "final_evaluation.json").read_text())
     assert list(report["results"]) == ["ppo", "greedy"] and report["episodes"] == 2
+    assert all(len(summary["per_episode"]) == 2 for summary in report["results"].values())
 
 
 def test_resume_compares_either_network_by_key() -> None:
