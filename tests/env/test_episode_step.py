@@ -238,6 +238,7 @@ def test_the_tables_moved_but_keep_their_names() -> None:
     """``FastTables``, ``tables_for`` and the header names are the same objects from the
     rules core as from :mod:`fortythieves_env.tables`."""
     assert core.FastTables is tables.FastTables and core.tables_for is tables.tables_for
-    assert (core.N_HEADER, core.H_NACT, core.H_DECODE) == (20, 3, 19)
+    assert (tables.N_HEADER, tables.H_NACT, tables.H_DECODE, tables.H_TAKEN) == (21, 3, 19, 20)
+    assert (core.N_HEADER, core.H_DECODE) == (tables.N_HEADER, tables.H_DECODE)
     assert (core.H_NACT, core.S_FCARDS) == (tables.H_NACT, tables.S_FCARDS)
     assert tables.FastTables.__module__ == "fortythieves_env.tables"
