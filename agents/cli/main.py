@@ -6,7 +6,7 @@ Usage::
                        [--resume CHECKPOINT_OR_RUN]
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
                           [--baselines [random] [greedy] [search]] [--stochastic] [--seed S]
-                          [--search-samples K] [--search-allocation {uniform,halving}]
+                          [--search-samples K] [--search-allocation {uniform,halving,ucb}]
                           [--search-horizon H] [--search-method {rollouts,solve}]
                           [--search-budget SECONDS] [--search-nodes N]
                           [--no-progress] [--save-games DIR] [--solver-results FILE]

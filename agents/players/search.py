@@ -77,7 +77,8 @@ win past the step limit is not counted as one.
 
 **Budget.** Deterministic: at most ``samples x candidates`` rollouts of at most ``horizon``
 moves per move, with either allocation (``"solve"``: at most ``samples x candidates``
-solves of at most ``nodes`` nodes each, plus the tie-break's rollouts). The seconds per
+solves of at most ``nodes`` nodes each, plus the tie-break's rollouts; ``"ucb"``: at most
+the solves halving makes). The seconds per
 move are measured by ``benchmarks/search_probe.py`` (the issue asks for at most 0.2 s per
 move on average on one core).
 """
@@ -100,6 +101,9 @@ from .search_budget import DEFAULT_NODES as DEFAULT_NODES
 from .search_budget import DEFAULT_SAMPLES as DEFAULT_SAMPLES
 from .search_budget import DEFAULT_SECONDS as DEFAULT_SECONDS
 from .search_budget import DEFAULT_STALL as DEFAULT_STALL
+from .search_budget import DEFAULT_UCB_BATCH as DEFAULT_UCB_BATCH
+from .search_budget import DEFAULT_UCB_C as DEFAULT_UCB_C
+from .search_budget import DEFAULT_UCB_PLAYS as DEFAULT_UCB_PLAYS
 from .search_budget import MAX_NODES_PER_SAMPLE as MAX_NODES_PER_SAMPLE
 from .search_budget import MAX_SAMPLES as MAX_SAMPLES
 from .search_budget import MAX_SECONDS as MAX_SECONDS
@@ -357,6 +361,15 @@ class SearchAgent:
             "method": self.budget.method,
             "nodes_per_sample": self.budget.nodes if self.budget.method == "solve" else None,
             "budget_seconds_per_move": self.budget.seconds,
+            **(
+                {
+                    "ucb_c": self.budget.ucb_c,
+                    "ucb_batch": self.budget.ucb_batch,
+                    "ucb_plays": self.budget.ucb_plays,
+                }
+                if self.budget.allocation == "ucb"
+                else {}
+            ),
             "step_limit": self.step_limit,
             **(
                 {

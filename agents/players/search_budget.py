@@ -21,9 +21,13 @@ __all__ = [
     "DEFAULT_SAMPLES",
     "DEFAULT_SECONDS",
     "DEFAULT_STALL",
+    "DEFAULT_UCB_BATCH",
+    "DEFAULT_UCB_C",
+    "DEFAULT_UCB_PLAYS",
     "MAX_NODES_PER_SAMPLE",
     "MAX_SAMPLES",
     "MAX_SECONDS",
+    "MAX_UCB_C",
     "METHODS",
     "NODES_PER_SECOND",
     "SearchBudget",
@@ -35,8 +39,9 @@ DEFAULT_STALL = 40
 """Moves in a row that change only the tableau after which a rollout is called lost."""
 MAX_SAMPLES = 1_000_000
 """The most samples per move a budget takes (each is a state array held during the move)."""
-ALLOCATIONS = ("uniform", "halving")
-"""How a move's rollouts are spread over its candidates (:class:`SearchBudget`)."""
+ALLOCATIONS = ("uniform", "halving", "ucb")
+"""How a move's rollouts (or solves) are spread over its candidates (:class:`SearchBudget`;
+``"ucb"``: the solving setting only)."""
 METHODS = ("rollouts", "solve")
 """How a candidate is valued on a sample: greedy rollouts, or the solver (:class:`SearchBudget`)."""
 DEFAULT_NODES = 1_000
@@ -58,6 +63,18 @@ to 1.9M). A constant, so the moves chosen do not depend on the machine or its lo
 at a 1 s budget (load 1.0 on 2 cores): a searched decision took 0.65-0.90 s on Forty Thieves
 and 1.0-1.23 s on Number Ten; over whole games (forced moves cost nothing) a 0.1 s budget
 cost 0.064 s per move on Number Ten, a 0.01 s budget 0.011 s."""
+DEFAULT_UCB_C = 2.0
+"""The exploration constant ``C`` of ``allocation="ucb"``: the index is
+``mean + sqrt(C ln N / n)``, Auer, Cesa-Bianchi and Fischer's UCB1 at ``C = 2`` (lonelybot's
+value)."""
+DEFAULT_UCB_BATCH = 10
+"""Pulls (solves, each on a fresh sample) given at once to the arm ``allocation="ucb"`` picks
+(lonelybot's batches of 10)."""
+DEFAULT_UCB_PLAYS = 3_000
+"""``allocation="ucb"`` stops when its leader (the most-played candidate) has this many
+plays, if the move's budget of solves is not spent first (lonelybot's 3,000)."""
+MAX_UCB_C = 1_000.0
+"""The largest exploration constant of ``allocation="ucb"``."""
 DEFAULT_PRIOR_TOP = 3
 """Candidates the search examines per move with ``--search-prior`` (network + search)."""
 
@@ -78,7 +95,10 @@ class SearchBudget:
         allocation: how the ``samples x candidates`` rollouts (or solves) of a move are
             spread over the candidates: ``"uniform"`` (``samples`` each) or ``"halving"``
             (sequential halving: the same number in all, most of them spent on the best
-            candidates; :mod:`~fortythieves_agents.players.search`'s docstring, point 5).
+            candidates; :mod:`~fortythieves_agents.players.search`'s docstring, point 5)
+            or, with ``method="solve"`` only, ``"ucb"`` (a UCB1 bandit over the candidates
+            spending at most the solves halving would, each on a fresh sample:
+            :func:`~fortythieves_agents.players.search_ucb.ucb_allocate`).
             None (the default): ``"uniform"`` for ``method="rollouts"``, ``"halving"`` for
             ``method="solve"`` (stored resolved).
         method: ``"rollouts"`` (greedy rollouts, the cheaper setting:
@@ -96,6 +116,13 @@ class SearchBudget:
             The seconds really spent
             depend on the machine (evaluate's report measures them); the moves chosen do
             not. None: ``samples`` per candidate.
+        ucb_c: ``allocation="ucb"``: the exploration constant ``C`` of the index
+            ``mean + sqrt(C ln N / n)`` (a number in ``[0, MAX_UCB_C]``;
+            :data:`DEFAULT_UCB_C`).
+        ucb_batch: ``allocation="ucb"``: solves given at once to the chosen candidate (>= 1;
+            :data:`DEFAULT_UCB_BATCH`).
+        ucb_plays: ``allocation="ucb"``: stop when the most-played candidate has this many
+            plays (>= 1; :data:`DEFAULT_UCB_PLAYS`), if the budget is not spent first.
 
     Raises:
         ValueError: a count is not a positive integer (``int`` or a numpy integer, stored
@@ -103,8 +130,10 @@ class SearchBudget:
             :data:`MAX_SAMPLES`, ``horizon`` or ``stall`` above ``2**63 - 1``, the compiled
             rollouts' ``int64``, ``nodes`` above :data:`MAX_NODES_PER_SAMPLE`), ``allocation``
             is not one of :data:`ALLOCATIONS` or ``method`` one of :data:`METHODS`,
-            ``seconds`` is not a number in ``(0, MAX_SECONDS]``, or ``seconds`` is given
-            with ``method="rollouts"``.
+            ``seconds`` is not a number in ``(0, MAX_SECONDS]``, ``seconds`` or
+            ``allocation="ucb"`` is given with ``method="rollouts"``, ``ucb_c`` is not a
+            number in ``[0, MAX_UCB_C]`` or ``ucb_batch`` / ``ucb_plays`` not an integer
+            >= 1, or one of the three is not its default without ``allocation="ucb"``.
     """
 
     samples: int = DEFAULT_SAMPLES
@@ -114,6 +143,9 @@ class SearchBudget:
     method: str = "rollouts"
     nodes: int = DEFAULT_NODES
     seconds: float | None = None
+    ucb_c: float = DEFAULT_UCB_C
+    ucb_batch: int = DEFAULT_UCB_BATCH
+    ucb_plays: int = DEFAULT_UCB_PLAYS
 
     def __post_init__(self) -> None:
         from fortythieves_env._checks import INT64_MAX, checked_int  # not when the module loads
@@ -130,6 +162,7 @@ class SearchBudget:
                 f"search budget: allocation must be one of {', '.join(ALLOCATIONS)}, "
                 f"got {self.allocation!r}"
             )
+        self._check_ucb()
         if self.seconds is not None:
             ok = isinstance(self.seconds, int | float | np.integer | np.floating)
             if isinstance(self.seconds, bool) or not ok or not 0 < self.seconds <= MAX_SECONDS:
@@ -152,6 +185,31 @@ class SearchBudget:
             high = MAX_SAMPLES if name == "samples" else INT64_MAX  # the compiled loops' int64
             # a numpy integer is stored as int
             object.__setattr__(self, name, checked_int(f"search budget: {name}", value, 1, high))
+
+    def _check_ucb(self) -> None:
+        """Check and store the ``ucb_*`` fields (see the class docstring's Raises)."""
+        from fortythieves_env._checks import checked_int  # not when the module loads
+
+        if self.allocation == "ucb" and self.method != "solve":
+            raise ValueError("search budget: allocation 'ucb' needs method='solve'")
+        c = self.ucb_c
+        ok = isinstance(c, int | float | np.integer | np.floating) and not isinstance(c, bool)
+        if not ok or not 0.0 <= float(c) <= MAX_UCB_C:  # NaN fails too
+            raise ValueError(
+                f"search budget: ucb_c must be a number in [0, {MAX_UCB_C}], got {c!r}"
+            )
+        object.__setattr__(self, "ucb_c", float(c))
+        for name in ("ucb_batch", "ucb_plays"):
+            value = checked_int(f"search budget: {name}", getattr(self, name), 1, MAX_SAMPLES)
+            object.__setattr__(self, name, value)
+        if self.allocation != "ucb":
+            for name, default in (
+                ("ucb_c", DEFAULT_UCB_C),
+                ("ucb_batch", DEFAULT_UCB_BATCH),
+                ("ucb_plays", DEFAULT_UCB_PLAYS),
+            ):
+                if getattr(self, name) != default:
+                    raise ValueError(f"search budget: {name} needs allocation='ucb'")
 
     def horizon_for(self, spec: VariantSpec) -> int:
         """The rollout horizon in ``spec`` (``horizon``, else its step limit)."""

@@ -1,7 +1,8 @@
 """The search agent's work on one position (:mod:`fortythieves_agents.players.search`'s
 module docstring, points 2-6): the compiled greedy rollouts, the samples of the hidden cards,
 the scores of every action by rollouts or by solving (hindsight optimisation), sequential
-halving, and the no-return rule's demotion. :class:`~fortythieves_agents.players.search.SearchAgent`
+halving (the UCB1 bandit's arithmetic is :mod:`.search_ucb`), and the no-return rule's
+demotion. :class:`~fortythieves_agents.players.search.SearchAgent`
 and :class:`~fortythieves_agents.players.search.SearchHint` call :func:`scores_for_view`."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from fortythieves_env.variants import VariantSpec
 from fortythieves_env.view import PlayerView, determinize, player_view
 
 from .search_budget import DEFAULT_STALL, MAX_NODES_PER_SAMPLE
+from .search_ucb import ucb_allocate, ucb_pulls
 
 if TYPE_CHECKING:
     from .search_budget import SearchBudget
@@ -295,7 +297,12 @@ def solve_scores(
     ``"halving"`` (the default here): sequential halving (:func:`halving_schedule`),
     each round on fresh samples shared by the candidates still in (common random
     numbers), keeping the better half by mean value (the earlier candidate on ties);
-    ``"uniform"``: one round of ``k``. Sequential halving is a fixed-budget best-arm
+    ``"uniform"``: one round of ``k``; ``"ucb"``: a UCB1 bandit (lonelybot's) over the
+    candidates, each pull a solve on a fresh sample, with at most the solves halving makes
+    (:func:`~fortythieves_agents.players.search_ucb.ucb_pulls`, so the two compare at equal
+    nodes) and stopping early when the most-played candidate has ``budget.ucb_plays``
+    (:mod:`~fortythieves_agents.players.search_ucb`; with no unseen card it plays as
+    uniform, the one sample being exact). Sequential halving is a fixed-budget best-arm
     identification (Karnin, Koren and Somekh 2013): unlike a UCB bandit (lonelybot) it has
     no exploration constant to tune and its work is a count fixed before the move, so the
     budget (and the choice) does not depend on the order of the solves.
@@ -323,14 +330,17 @@ def solve_scores(
        winnable without knowing the hidden cards. Remaining ties: the solver's move order.
 
     **Scores.** Ranks, not values: the candidates are ordered by (the halving round they
-    lasted to, mean value, for the best-valued finalists the rollouts' score, earlier in
-    ``moves``) and the ``i``-th worst of ``n`` scores ``budget.samples x (i + 1) / (n + 1)``
-    (in ``(0, budget.samples)``, as the rollout scores' range below ``samples + 1``).
+    lasted to, with ``"ucb"`` the same for all, mean value, for the best-valued finalists
+    the rollouts' score, earlier in ``moves``) and the ``i``-th worst of ``n`` scores
+    ``budget.samples x (i + 1) / (n + 1)`` (in ``(0, budget.samples)``, as the rollout
+    scores' range below ``samples + 1``).
     ``values`` (``float64``, shape ``(n,)``), if given, receives the candidates' mean
-    values (a candidate dropped in an early halving round: the mean of its fewer samples).
+    values (a candidate dropped in an early halving round, or pulled little by the bandit:
+    the mean of its fewer samples).
     ``bonus`` (``float64``, shape ``(n,)``, a guide's preference, :func:`scores_for_view`'s
     ``prior_weight``), if given, is added to the mean values wherever they are compared:
-    the halving cuts and the final order (``values`` stay the samples' means).
+    the halving cuts, the bandit's index and the final order (``values`` stay the samples'
+    means).
 
     Returns:
         ``float64``, shape ``(n,)``.
@@ -347,6 +357,10 @@ def solve_scores(
     if steps_left is not None:
         limit = min(limit, int(steps_left) - 1)
     limit = max(limit, 0)
+    if budget.allocation == "ucb" and view.unseen:
+        return _ucb_solve_scores(
+            var, view, template, moves, budget, rng, k, nodes, limit, values, bonus
+        )
     per_round = halving_schedule(count, k) if budget.allocation == "halving" else [k]
     samples = _samples(var.tables, view, template, rng, sum(per_round))
     total = np.zeros(count, dtype=np.float64)
@@ -358,13 +372,7 @@ def solve_scores(
     for r, m in enumerate(per_round):
         for row in samples[start : start + m]:
             for j in alive.tolist():
-                child[:] = row
-                apply(child, tb, np.int64(moves[j]))
-                solved = context.run(child, nodes, limit)
-                if solved.status == "won":
-                    total[j] += 1.0
-                elif solved.status == "unknown":
-                    total[j] += solved.cards * _UNKNOWN_WEIGHT
+                total[j] += _sample_value(context, tb, row, moves[j], child, nodes, limit)
         start += m
         used[alive] += m
         last_round[alive] = r
@@ -381,6 +389,75 @@ def solve_scores(
     if bonus is not None:
         value = value + bonus
     return _ranked(value, last_round, samples, tb, moves, limit, budget)
+
+
+def _sample_value(
+    context: SolverContext,
+    tb: np.ndarray,
+    sample: np.ndarray,
+    move: np.int64,
+    child: np.ndarray,
+    nodes: int,
+    limit: int,
+) -> float:
+    """One sample's value of one candidate (:func:`solve_scores`, Values): ``move`` played
+    on ``sample`` (into ``child``, overwritten), the child solved with ``nodes`` nodes and
+    ``limit`` steps: 1 won, 0 lost, ``cards / 208`` unknown."""
+    child[:] = sample
+    apply(child, tb, np.int64(move))
+    solved = context.run(child, nodes, limit)
+    if solved.status == "won":
+        return 1.0
+    if solved.status == "unknown":
+        return solved.cards * _UNKNOWN_WEIGHT
+    return 0.0
+
+
+def _ucb_solve_scores(
+    var: _Variant,
+    view: PlayerView,
+    template: np.ndarray,
+    moves: np.ndarray,
+    budget: SearchBudget,
+    rng: np.random.Generator,
+    k: int,
+    nodes: int,
+    limit: int,
+    values: np.ndarray | None,
+    bonus: np.ndarray | None,
+) -> np.ndarray:
+    """:func:`solve_scores` with ``allocation="ucb"`` (:mod:`.search_ucb`): the UCB1 bandit
+    over the candidates with the solves halving would make for ``k`` samples per candidate
+    (:func:`~.search_ucb.ucb_pulls`), each pull a solve of ``nodes`` nodes on a fresh sample;
+    ranked as halving's finalists are (:func:`_ranked`, the tie-break's rollouts on the
+    first round's samples)."""
+    tb = var.tables.table
+    count = moves.shape[0]
+    context = var.context()
+    child = np.empty_like(template)
+    drawn: list[np.ndarray] = []
+
+    def pull(chosen: list[int], m: int) -> np.ndarray:
+        rows = _samples(var.tables, view, template, rng, m)
+        if not drawn:
+            drawn.append(rows)  # the first round's samples, shared by every candidate
+        out = np.empty((len(chosen), m), dtype=np.float64)
+        for i, row in enumerate(rows):
+            for a, j in enumerate(chosen):
+                out[a, i] = _sample_value(context, tb, row, moves[j], child, nodes, limit)
+        return out
+
+    pulls = ucb_pulls(halving_schedule(count, k), count)
+    trace = ucb_allocate(
+        count, pulls, pull, budget.ucb_c, budget.ucb_batch, budget.ucb_plays, bonus
+    )
+    value = trace.means
+    if values is not None:
+        values[:] = value
+    if bonus is not None:
+        value = value + bonus
+    last_round = np.zeros(count, dtype=np.int64)  # no rounds: every candidate a finalist
+    return _ranked(value, last_round, drawn[0], tb, moves, limit, budget)
 
 
 def _ranked(

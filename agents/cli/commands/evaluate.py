@@ -175,8 +175,9 @@ def _add_search_arguments(ev: Any) -> None:
         choices=ALLOCATIONS,
         default=None,
         help="search: how a move's rollouts or solves are spread over its candidates: uniform "
-        "(samples each; the rollouts' default) or halving (sequential halving: the same "
-        "number, most on the best candidates; the solving setting's default)",
+        "(samples each; the rollouts' default), halving (sequential halving: the same "
+        "number, most on the best candidates; the solving setting's default) or ucb (a UCB1 "
+        "bandit, C=2, batches of 10, at most halving's solves; implies --search-method solve)",
     )
     ev.add_argument(
         "--search-horizon",
@@ -308,8 +309,9 @@ def _search_budget(args: argparse.Namespace) -> Any:
     options.
 
     Raises:
-        ConfigError: ``--search-budget`` with ``--search-samples``, or ``--search-budget``
-            or ``--search-nodes`` with ``--search-method rollouts``.
+        ConfigError: ``--search-budget`` with ``--search-samples``, or ``--search-budget``,
+            ``--search-nodes`` or ``--search-allocation ucb`` with ``--search-method
+            rollouts``.
     """
     from ...players.search import SearchBudget
 
@@ -332,7 +334,10 @@ def _search_budget(args: argparse.Namespace) -> Any:
             "argument --search-budget: not with --search-samples (the budget sets the samples)"
         )
     if method is None:  # the solving setting unless samples alone ask for rollouts
-        method = "rollouts" if args.search_samples is not None and not solving else "solve"
+        alone = args.search_samples is not None and not solving
+        method = "rollouts" if alone and args.search_allocation != "ucb" else "solve"
+    if method == "rollouts" and args.search_allocation == "ucb":
+        raise ConfigError("argument --search-allocation: ucb only with --search-method solve")
     seconds = args.search_budget
     if method == "solve" and seconds is None and args.search_samples is None:
         seconds = DEFAULT_SECONDS  # the shipped default budget

@@ -165,9 +165,14 @@ def _scores(agent: SearchAgent, env: FortyThievesEnv, obs: np.ndarray, game: int
 HALVING = SearchBudget(samples=3, horizon=300, allocation="halving")
 SOLVE = SearchBudget(samples=3, horizon=300, method="solve", nodes=300)
 """Hindsight optimisation (issue 25): each sampled child solved with 300 nodes, halving."""
+UCB = SearchBudget(samples=3, horizon=300, method="solve", nodes=300, allocation="ucb", ucb_batch=2)
+"""The same solves spread by the UCB1 bandit (issue 40, point 2; batches of 2 so that the few
+solves of a move make several batches)."""
 
 
-@pytest.mark.parametrize("budget", [SMALL, HALVING, SOLVE], ids=["uniform", "halving", "solve"])
+@pytest.mark.parametrize(
+    "budget", [SMALL, HALVING, SOLVE, UCB], ids=["uniform", "halving", "solve", "ucb"]
+)
 @pytest.mark.parametrize("variant", ["NumberTen", "RankAndFile", "Indian", "LittleForty"])
 def test_the_choice_does_not_change_when_the_unseen_cards_are_re_dealt(
     variant: str, budget: SearchBudget
@@ -203,7 +208,7 @@ def test_the_choice_does_not_change_when_the_unseen_cards_are_re_dealt(
     assert differed > 10
 
 
-@pytest.mark.parametrize("budget", [SMALL, SOLVE], ids=["rollouts", "solve"])
+@pytest.mark.parametrize("budget", [SMALL, SOLVE, UCB], ids=["rollouts", "solve", "ucb"])
 @pytest.mark.parametrize("variant", ["LittleForty", "RankAndFile"])
 def test_scores_are_minus_inf_exactly_where_illegal_and_the_choice_is_legal(
     variant: str, budget: SearchBudget
@@ -226,8 +231,14 @@ def test_scores_are_minus_inf_exactly_where_illegal_and_the_choice_is_legal(
     [
         (SearchBudget(samples=2, horizon=200), "LittleForty"),
         (SearchBudget(samples=2, horizon=200, method="solve", nodes=100), "Indian"),
+        (
+            SearchBudget(
+                samples=2, horizon=200, method="solve", nodes=100, allocation="ucb", ucb_batch=2
+            ),
+            "Indian",
+        ),
     ],
-    ids=["rollouts", "solve"],
+    ids=["rollouts", "solve", "ucb"],
 )
 def test_play_is_reproducible_and_independent_of_the_batch_size(
     budget: SearchBudget, variant: str
@@ -331,7 +342,7 @@ def test_the_agent_plays_with_either_allocation_and_says_which() -> None:
     assert [(r.length, r.foundation_cards) for r in halving] != [
         (r.length, r.foundation_cards) for r in uniform
     ]
-    with pytest.raises(ValueError, match="allocation must be one of uniform, halving"):
+    with pytest.raises(ValueError, match="allocation must be one of uniform, halving, ucb, got"):
         SearchBudget(allocation="best")
 
 

@@ -1,0 +1,205 @@
+"""Sequential halving against the UCB1 bandit at equal nodes per move (issue 40, point 2).
+
+Plays the first ``--deals`` test deals of a variant with the search agent's solving setting
+twice, ``allocation="halving"`` and ``allocation="ucb"``, with the same seed, seconds
+(turned into nodes at the fixed rate) and node cap per sample, so that every move has the
+same budget of solves under both (:func:`fortythieves_agents.players.search_ucb.ucb_pulls`)::
+
+    python scripts/search/compare_allocations.py Indian --deals 100
+
+Each deal is played by :func:`~fortythieves_agents.evaluation.evaluate.play_deals` as
+``evaluate`` plays it (game index = deal index, the no-cycling rule on). The solver's work is
+metered by wrapping the variant's solver context (the nodes each solve really entered, which
+a solve that ends early keeps below its cap) and the time by ``time.process_time`` (CPU) and
+``time.perf_counter`` (wall).
+
+Written to ``--out`` (default ``results/search/allocations/<variant>-<deals>-s<seconds>``):
+``deals.json`` (the settings, one row per deal and allocation, and the summary: wins of each,
+the two-sided exact sign test on the deals only one of them won, foundation cards, nodes,
+solves and seconds per move) after every deal, so a stopped run continues where it stopped
+(the settings must match), and ``command.txt`` (one line per start).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+ALLOCATIONS = ("halving", "ucb")
+
+
+class _Meter:
+    """A solver context that counts the solves and the nodes they entered."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.step_limit = inner.step_limit
+        self.nodes = 0
+        self.solves = 0
+
+    def run(self, st: np.ndarray, nodes: int, step_limit: int | None = None) -> Any:
+        solved = self.inner.run(st, nodes, step_limit)
+        self.nodes += solved.nodes
+        self.solves += 1
+        return solved
+
+
+def sign_test(wins_a: int, wins_b: int) -> float:
+    """The two-sided exact sign test's p-value for ``wins_a`` deals won by A alone against
+    ``wins_b`` won by B alone (1.0 with none)."""
+    n = wins_a + wins_b
+    if n == 0:
+        return 1.0
+    k = min(wins_a, wins_b)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n
+    return min(1.0, 2.0 * tail)
+
+
+def _play(variant: str, deal: int, seed: int, budget: Any, agent_seed: int) -> dict[str, Any]:
+    """One deal with one budget: the result, the solver's work and the time."""
+    from fortythieves_agents.evaluation.evaluate import play_deals
+    from fortythieves_agents.players import search_scores
+    from fortythieves_agents.players.search import SearchAgent
+
+    from fortythieves_env import env_id, get_variant
+
+    var = search_scores._variant(get_variant(variant))
+    inner = var.context()
+    meter = _Meter(inner)
+    var._context = meter  # metered for this deal only
+    try:
+        cpu, wall = time.process_time(), time.perf_counter()
+        agent = SearchAgent(agent_seed, budget)
+        (result,) = play_deals(agent, env_id(variant), [seed], first_game=deal)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    finally:
+        var._context = inner
+    return {
+        "won": bool(result.won),
+        "foundation_cards": int(result.foundation_cards),
+        "moves": int(result.length),
+        "stuck": bool(result.stuck),
+        "nodes": meter.nodes,
+        "solves": meter.solves,
+        "cpu_seconds": round(cpu, 3),
+        "wall_seconds": round(wall, 3),
+    }
+
+
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Wins of each allocation, the sign test and the work per move over ``rows``."""
+    out: dict[str, Any] = {"deals": len(rows)}
+    for name in ALLOCATIONS:
+        played = [r[name] for r in rows]
+        moves = max(1, sum(p["moves"] for p in played))
+        out[name] = {
+            "wins": sum(p["won"] for p in played),
+            "mean_foundation_cards": round(
+                sum(p["foundation_cards"] for p in played) / max(1, len(played)), 2
+            ),
+            "nodes_per_move": round(sum(p["nodes"] for p in played) / moves, 1),
+            "solves_per_move": round(sum(p["solves"] for p in played) / moves, 2),
+            "cpu_seconds_per_move": round(sum(p["cpu_seconds"] for p in played) / moves, 4),
+            "wall_seconds_per_move": round(sum(p["wall_seconds"] for p in played) / moves, 4),
+        }
+    only_ucb = sum(r["ucb"]["won"] and not r["halving"]["won"] for r in rows)
+    only_halving = sum(r["halving"]["won"] and not r["ucb"]["won"] for r in rows)
+    out["ucb_only_wins"], out["halving_only_wins"] = only_ucb, only_halving
+    out["sign_test_p"] = round(sign_test(only_ucb, only_halving), 4)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("variant", help="a registered variant, e.g. Indian")
+    parser.add_argument("--deals", type=int, default=100, help="the first N test deals")
+    parser.add_argument("--seconds", type=float, default=0.1, help="budget per move")
+    parser.add_argument("--nodes", type=int, default=1_000, help="node cap per solve")
+    parser.add_argument("--seed", type=int, default=0, help="the agent's seed")
+    parser.add_argument("--ucb-c", type=float, default=2.0)
+    parser.add_argument("--ucb-batch", type=int, default=10)
+    parser.add_argument("--ucb-plays", type=int, default=3_000)
+    parser.add_argument("--out", type=Path, help="default results/search/allocations/...")
+    args = parser.parse_args(argv)
+
+    from fortythieves_agents.players.search import SearchBudget
+    from fortythieves_agents.seeds import seeds_for_test
+
+    from fortythieves_env import VARIANTS
+
+    if args.variant not in VARIANTS:
+        parser.error(f"argument variant: one of {', '.join(VARIANTS)}, got {args.variant!r}")
+    try:
+        budgets = {
+            "halving": SearchBudget(
+                method="solve", seconds=args.seconds, nodes=args.nodes, allocation="halving"
+            ),
+            "ucb": SearchBudget(
+                method="solve",
+                seconds=args.seconds,
+                nodes=args.nodes,
+                allocation="ucb",
+                ucb_c=args.ucb_c,
+                ucb_batch=args.ucb_batch,
+                ucb_plays=args.ucb_plays,
+            ),
+        }
+        seeds = seeds_for_test(args.deals)
+    except ValueError as exc:
+        parser.error(str(exc))
+    out = args.out or ROOT / "results" / "search" / "allocations" / (
+        f"{args.variant}-{args.deals}-s{args.seconds:g}"
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    settings = {
+        "variant": args.variant,
+        "deals": args.deals,
+        "seconds_per_move": args.seconds,
+        "nodes_per_sample": args.nodes,
+        "seed": args.seed,
+        "ucb": {"c": args.ucb_c, "batch": args.ucb_batch, "plays": args.ucb_plays},
+    }
+    path = out / "deals.json"
+    rows: list[dict[str, Any]] = []
+    if path.is_file():
+        saved = json.loads(path.read_text())
+        if saved["settings"] != settings:
+            parser.error(f"{path} holds other settings: {saved['settings']}")
+        rows = saved["rows"]
+    command = shlex.join(["python", "scripts/search/compare_allocations.py", *sys.argv[1:]])
+    with (out / "command.txt").open("a") as f:
+        f.write(command + "\n")
+    for deal in range(len(rows), args.deals):
+        row: dict[str, Any] = {"deal": deal, "seed": int(seeds[deal])}
+        for name in ALLOCATIONS:
+            row[name] = _play(args.variant, deal, int(seeds[deal]), budgets[name], args.seed)
+        rows.append(row)
+        summary = summarize(rows)
+        path.write_text(
+            json.dumps({"settings": settings, "summary": summary, "rows": rows}, indent=1)
+        )
+        h, u = row["halving"], row["ucb"]
+        print(
+            f"deal {deal}: halving {'won' if h['won'] else h['foundation_cards']} "
+            f"({h['moves']} moves, {h['cpu_seconds']:.1f} s), ucb "
+            f"{'won' if u['won'] else u['foundation_cards']} ({u['moves']} moves, "
+            f"{u['cpu_seconds']:.1f} s); wins {summary['halving']['wins']} / "
+            f"{summary['ucb']['wins']}",
+            flush=True,
+        )
+    summary = summarize(rows)
+    print(json.dumps(summary, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
