@@ -30,8 +30,10 @@ replayed by the rules engine (:func:`~fortythieves_env.solver.solve`) before it 
 
 Memory: two levels of ``width`` state arrays, the candidates of one level (``width *``
 :data:`CANDIDATES_PER_POSITION` records of 24 bytes), each level's parent and move
-(``step_limit * width`` ``int32`` pairs: 128 MiB at the largest width and 1000 steps) and a
-key table of at most ``2**25`` ``uint64`` (256 MiB), touched only as it fills.
+(``step_limit * width`` ``int32`` pairs: 512 MiB at the largest width and 1000 steps; the
+candidates 96 MiB) and a key table of at most ``2**25`` ``uint64`` (256 MiB), touched only
+as it fills: about 1 GiB at the largest width, reached only by budgets of 10**8 nodes and
+more.
 """
 
 from __future__ import annotations
@@ -68,8 +70,14 @@ from .pruning import _children
 
 __all__ = ["MAX_WIDTH", "PROGRESS_WEIGHTS", "Beam", "progress"]
 
-MAX_WIDTH = 1 << 14
-"""The widest beam (16,384 positions per level)."""
+MAX_WIDTH = 1 << 16
+"""The widest beam (65,536 positions per level; 16,384 before solver version 5). A search at
+width ``w`` costs about ``w`` times the line's length times the children kept per position, so
+the widths past 2**14 are reached only by budgets of about 10**8 nodes and more; there they
+find wins the depth-first search does not (Maria's test deal 31: won at 117,888,991 nodes by
+a beam wider than 2**14; version 4, whose beam stops at 2**14, had not won it after
+250,806,272 nodes;
+``results/solver/probes/beam_width/``)."""
 
 CANDIDATES_PER_POSITION = 64
 """Children kept per position of a level, on average, before the level's best are chosen

@@ -33,12 +33,13 @@ from .search import _CHUNK, LOST, RUNNING, WON, _Search
 
 Status = Literal["won", "lost", "unknown"]
 
-SOLVER_VERSION = 4
+SOLVER_VERSION = 5
 """The version of the search's results (2: the rollout pass before the search; 3: the
 closed set settles positions "at all" with lowlinks, Zobrist keys updated by the move,
 a table sized from the budget up to ``2**26`` records; 4: a beam search ordered by progress
 (:mod:`..beam`) between the rollout pass, now at most 1/8 of the budget, and the
-depth-first search, which keeps at least 3/8): bumped
+depth-first search, which keeps at least 3/8; 5: the beam widens up to 2**16 positions
+instead of 2**14, :data:`..beam.MAX_WIDTH`): bumped
 whenever a change could give another verdict, line or node count for the same input (move
 order, pruning rules, table size, node counting).
 Saved results (``fortythieves solve``) are keyed by it, so results of an older search are
