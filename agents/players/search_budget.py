@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from fortythieves_env.variants import VariantSpec
+    from fortythieves_env.rules.variants import VariantSpec
 
 __all__ = [
     "ALLOCATIONS",
@@ -116,7 +116,10 @@ class SearchBudget:
     seconds: float | None = None
 
     def __post_init__(self) -> None:
-        from fortythieves_env._checks import INT64_MAX, checked_int  # not when the module loads
+        from fortythieves_env.rules.checks import (
+            INT64_MAX,
+            checked_int,
+        )  # not when the module loads
 
         if self.method not in METHODS:
             raise ValueError(
