@@ -194,7 +194,7 @@ def test_the_python_step_returns_python_types() -> None:
 def test_the_old_rule_functions_warn_and_answer_as_before(
     name: str, args: tuple[int | float, ...], value: object
 ) -> None:
-    with pytest.warns(DeprecationWarning, match=r"fortythieves_env\.episode\.episode_step"):
+    with pytest.warns(DeprecationWarning, match=r"fortythieves_env\.rules\.episode\.episode_step"):
         function = getattr(env, name)
     assert function(*args) == value
     with pytest.raises(AttributeError):

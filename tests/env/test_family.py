@@ -541,7 +541,7 @@ def test_bad_arguments_and_options_are_refused_in_one_line() -> None:
             make()
         assert message in str(err.value) and "\n" not in str(err.value)
     with pytest.raises(
-        TypeError, match=r"sampler must be a fortythieves_env\.family\.RuleSetSampler"
+        TypeError, match=r"sampler must be a fortythieves_env\.envs\.family\.RuleSetSampler"
     ):
         FamilyEnv(sampler="uniform")  # type: ignore[arg-type]
     env = FamilyEnv(variant="Maria")

@@ -65,7 +65,9 @@ def test_saved_entry_points_and_pickles_of_old_paths_load() -> None:
         creator = load_env_creator("fortythieves_env.env:FortyThievesEnv")
     assert creator is fortythieves_env.FortyThievesEnv
     error = engine.IllegalMoveError("x")
-    data = pickle.dumps(error).replace(b"fortythieves_env.rules.engine", b"fortythieves_env.engine")
+    data = pickle.dumps(error, protocol=0).replace(
+        b"fortythieves_env.rules.engine", b"fortythieves_env.engine"
+    )
     _fresh("engine")
     with pytest.warns(DeprecationWarning):
         loaded = pickle.loads(data)

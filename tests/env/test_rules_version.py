@@ -162,10 +162,18 @@ def test_an_edit_of_a_rule_changes_the_digest(package_copy: Path) -> None:
 @pytest.mark.parametrize(
     ("module", "old", "new"),
     [
-        ("rules/core.py", "return p if st[tb[H_FOUND] + p] ==", "return p if st[tb[H_FOUND] + p] >="),
+        (
+            "rules/core.py",
+            "return p if st[tb[H_FOUND] + p] ==",
+            "return p if st[tb[H_FOUND] + p] >=",
+        ),
         ("rules/episode.py", "reward += win_bonus", "reward += 2 * win_bonus"),
         ("envs/env.py", "win_bonus: float = 10.0,", "win_bonus: float = 20.0,"),
-        ("rules/episode.py", "foundation_cards == 104 or n_legal == 0, n_legal", "n_legal == 0, n_legal"),
+        (
+            "rules/episode.py",
+            "foundation_cards == 104 or n_legal == 0, n_legal",
+            "n_legal == 0, n_legal",
+        ),
         ("rules/episode.py", "(packed & 1) > 0 or face_down_after", "face_down_after"),
         ("envs/vector_step.py", "flags[F_TERM, i] = terminated", "flags[F_TERM, i] = truncated"),
         ("rules/tables.py", "header[H_M] = c, v, spec.max_move", "header[H_M] = c, v, 1"),
