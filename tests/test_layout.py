@@ -171,6 +171,22 @@ def test_the_environment_subpackages_import_only_downward() -> None:
     assert wrong == []
 
 
+def test_the_rules_import_no_gymnasium() -> None:
+    """issue 38, point 1: the rules package is the pure core (STYLE.md, habit 1): none of its
+    modules imports Gymnasium, at any level; the environments adapt it."""
+    found = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in sorted((ROOT / "fortythieves_env" / "rules").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "gymnasium")
+        or (
+            isinstance(node, ast.Import)
+            and any(a.name.split(".")[0] == "gymnasium" for a in node.names)
+        )
+    ]
+    assert found == []
+
+
 def test_no_module_of_the_agents_is_over_800_lines() -> None:
     """issue 38, point 4: ``agents/`` in modules of readable size, with no exception."""
     long = {

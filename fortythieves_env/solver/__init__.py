@@ -71,9 +71,10 @@ The package by role:
 * :mod:`.rollout`: pass 1, the compiled nested rollouts;
 * :mod:`.search`: pass 3, the compiled depth-first search and its arrays (``_Search``);
 * :mod:`.context`: :class:`SolverContext`, many small solves on arrays allocated once;
-* beside it, :mod:`fortythieves_env.solver.pruning` (the pruning rules and the children's order),
-  :mod:`fortythieves_env.rules.keys` (the closed set's Zobrist keys) and
-  :mod:`fortythieves_env.solver.beam` (pass 2).
+* :mod:`.pruning`: the pruning rules and the children's order;
+* :mod:`.beam`: pass 2, the beam searches;
+* beside it, in the rules package, :mod:`fortythieves_env.rules.keys` (the closed set's
+  Zobrist keys).
 
 ``from fortythieves_env.solver import X`` works for every name the single module
 ``solver.py`` offered until the split (issue 38), the private ones the tests and
