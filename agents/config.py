@@ -89,7 +89,7 @@ def _read_yaml(path: Path, named_by: str | None) -> dict[str, Any]:
             nesting deeper than :data:`MAX_NESTING` (all on one line, with the line and
             column), or a top level that is not a mapping.
     """
-    from fortythieves_env._files import UserFileError, read_user_text
+    from fortythieves_env.records.files import UserFileError, read_user_text
 
     where = f" (named as base by {named_by})" if named_by else ""
     if path.is_dir():

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from fortythieves_env import core
-from fortythieves_env._jit import kernel
-from fortythieves_env.core import FastTables, view_hash
+from fortythieves_env.rules import core
+from fortythieves_env.rules.core import FastTables, view_hash
+from fortythieves_env.rules.jit import kernel
 
 __all__ = ["SeenViews"]
 

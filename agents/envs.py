@@ -139,7 +139,7 @@ def register_saved_variant(path: str | Path) -> None:
             registered in this process for a different spec.
     """
     from fortythieves_env import VariantSpec
-    from fortythieves_env._files import open_user_file
+    from fortythieves_env.records.files import open_user_file
 
     try:
         with open_user_file(path) as file, zipfile.ZipFile(file) as archive:

@@ -79,7 +79,7 @@ def check_readable_file(
     """Refuse unless ``path`` is a readable regular file (a readable zip archive if asked).
 
     The file is opened as every file a user names is
-    (:func:`fortythieves_env._files.open_user_file`): a FIFO, a device or a socket is
+    (:func:`fortythieves_env.records.files.open_user_file`): a FIFO, a device or a socket is
     refused, not read (reading a FIFO waits for a writer).
 
     Args:
@@ -93,7 +93,7 @@ def check_readable_file(
             unreadable, or (``zip_archive``) not a valid zip archive or one with a damaged
             member (CRC check of every member).
     """
-    from fortythieves_env._files import open_user_file
+    from fortythieves_env.records.files import open_user_file
 
     path = Path(path)
     if not path.exists():

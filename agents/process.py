@@ -92,7 +92,7 @@ def compile_notice(say: Callable[[], object] | None = None) -> Iterator[CompileW
     one starts.
 
     numba compiles a kernel the first time it is called in a process unless its on-disk
-    cache holds it (:mod:`fortythieves_env._jit`): after an install or an update of the
+    cache holds it (:mod:`fortythieves_env.rules.jit`): after an install or an update of the
     package the first command compiles for up to minutes, with nothing else to show, and
     later ones load in a second. numba's event API (``numba:compile``, fired only for an
     actual compilation, never for a load from the cache) tells the two apart, so the

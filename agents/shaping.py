@@ -12,8 +12,8 @@ where ``gamma`` is the discount PPO uses (``ppo.gamma``) and the potential of a 
            + built_runs * (cards lying on a card by the build rule in the run at a column's end)
 
 read from the observation (the ``face_down`` and column slices of
-:class:`fortythieves_env.observation.ObservationLayout`; the build rule from
-:class:`fortythieves_env.engine.Rules`). "Turned up so far" counts from the deal
+:class:`fortythieves_env.rules.observation.ObservationLayout`; the build rule from
+:class:`fortythieves_env.rules.engine.Rules`). "Turned up so far" counts from the deal
 (``spec.face_down`` per column). A run of ``r`` built cards at a column's end counts ``r - 1``
 (its first card lies on a dealt card or on nothing), so the term does not pay for a mere
 non-empty column and does not fight the empty-column term.

@@ -39,8 +39,8 @@ from fortythieves_agents.reports.speed import family_throughput_table
 
 import fortythieves_env
 from benchmarks.bench_report import add_report_options, print_table, save_report
-from fortythieves_env.family_vector import FamilyVectorEnv
-from fortythieves_env.vector import FortyThievesVectorEnv
+from fortythieves_env.envs.family_vector import FamilyVectorEnv
+from fortythieves_env.envs.vector import FortyThievesVectorEnv
 
 N = 256
 GOAL = 0.8

@@ -4,7 +4,7 @@
 The search agent of :mod:`fortythieves_agents.players.search` solves hundreds of sampled positions
 per move with a small node cap. This script takes positions a player meets (greedy play of the first
 test deals, every ``--every`` moves), samples their hidden cards (the agent's
-:func:`~fortythieves_env.view.determinize`), and solves each sample with both, alternating
+:func:`~fortythieves_env.rules.view.determinize`), and solves each sample with both, alternating
 (solve, context, solve, context, ...), at each node cap of ``--nodes``. It checks that both
 give the same status and node count, and prints solves per CPU-second (``time.process_time``
 of this process) and nodes per CPU-second, with the machine's load (1-minute average of
@@ -31,9 +31,9 @@ from fortythieves_agents.players.baselines import make_baseline
 from fortythieves_agents.seeds import seeds_for_test
 
 from fortythieves_env import VARIANTS, FortyThievesEnv
-from fortythieves_env.core import tables_for
+from fortythieves_env.rules.core import tables_for
+from fortythieves_env.rules.view import determinize
 from fortythieves_env.solver import SolverContext, solve
-from fortythieves_env.view import determinize
 
 
 def sampled_states(variant: str, deals: int, every: int, per: int, seed: int) -> list[np.ndarray]:

@@ -87,8 +87,8 @@ def profile(variant: str, positions: int = 80) -> dict[str, float]:
     import numpy as np
 
     from fortythieves_env import env_id, get_variant
-    from fortythieves_env._jit import kernel
-    from fortythieves_env.core import _apply, canonical_hash, legal_actions, tables_for
+    from fortythieves_env.rules.core import _apply, canonical_hash, legal_actions, tables_for
+    from fortythieves_env.rules.jit import kernel
     from fortythieves_env.solver import (
         _child_keys,
         _children,

@@ -40,7 +40,7 @@ from fortythieves_agents.reports.speed import vector_throughput_table
 import fortythieves_env
 from benchmarks.bench_report import add_report_options, print_table, save_report
 from benchmarks.env_throughput import measure as measure_single
-from fortythieves_env.vector import FortyThievesVectorEnv
+from fortythieves_env.envs.vector import FortyThievesVectorEnv
 
 SIZES = (1, 64, 256)
 GOALS = {False: 1_000_000, True: 300_000}

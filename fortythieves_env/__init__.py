@@ -2,10 +2,10 @@
 
 ``import fortythieves_env`` registers ``FortyThieves/<id>-v0`` for every id in
 :data:`VARIANTS`, and ``FortyThieves/Family-v0`` (:data:`FAMILY_ENV_ID`: every game of the
-family through one shared encoding, :mod:`fortythieves_env.family`).
+family through one shared encoding, :mod:`fortythieves_env.envs.family`).
 ``gymnasium.make("fortythieves_env:FortyThieves/Maria-v0")`` works without the import (in a
 ``spawn`` or ``forkserver`` worker too). For custom variants in such workers, see
-:mod:`fortythieves_env.registration`: the id :func:`register_variant` returns, or
+:mod:`fortythieves_env.envs.registration`: the id :func:`register_variant` returns, or
 :class:`EnvFactory`.
 """
 
@@ -13,11 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .cards import card_code, card_name
-from .engine import IllegalMoveError, InvalidPositionError, Rules
-from .env import FortyThievesEnv
-from .observation import ObservationLayout
-from .registration import (
+from . import _moved
+from .envs.env import FortyThievesEnv
+from .envs.registration import (
     FAMILY_ENV_ID,
     EnvFactory,
     VariantId,
@@ -26,11 +24,16 @@ from .registration import (
     register_family,
     register_variant,
 )
-from .state import GameState
-from .variants import RULES_VERSION, VARIANTS, Build, EmptyColumn, VariantSpec, get_variant
+from .rules.cards import card_code, card_name
+from .rules.engine import IllegalMoveError, InvalidPositionError, Rules
+from .rules.observation import ObservationLayout
+from .rules.state import GameState
+from .rules.variants import RULES_VERSION, VARIANTS, Build, EmptyColumn, VariantSpec, get_variant
+
+_moved.install()  # the old module paths (fortythieves_env.engine, ...), deprecated
 
 if TYPE_CHECKING:
-    from .vector import FortyThievesVectorEnv
+    from .envs.vector import FortyThievesVectorEnv
 
 ENV_IDS: list[str] = register_all()
 """Every registered environment id of a variant, in :data:`VARIANTS` order."""
@@ -63,14 +66,15 @@ __version__ = "0.4.0"
 
 
 def __getattr__(name: str) -> object:
-    """``FortyThievesVectorEnv`` is imported on first use (it imports numba, ~0.4 s), and
-    so is ``_fast``, the rules core's name until issue 38 (deprecated: :mod:`.core`)."""
+    """``FortyThievesVectorEnv`` is imported on first use (it imports numba, ~0.4 s), and so
+    are the subpackages, :mod:`.core` and the old module names (deprecated:
+    :mod:`._moved`), as attributes of the package."""
     if name == "FortyThievesVectorEnv":
-        from .vector import FortyThievesVectorEnv
+        from .envs.vector import FortyThievesVectorEnv
 
         return FortyThievesVectorEnv
-    if name == "_fast":
+    if name in _moved.MOVED or name in ("core", "envs", "records", "rules", "solver"):
         import importlib
 
-        return importlib.import_module("._fast", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-import fortythieves_env.backends as backends_module
+import fortythieves_env.envs.backends as backends_module
 
 BACKENDS = ["python", "numba"] if backends_module._HAVE_NUMBA else ["python"]
 

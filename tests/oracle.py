@@ -9,7 +9,7 @@ issue 27 this list-based code was the package's Python engine; it now lives here
 else.)
 
 It restates the greedy rule's scores too (:func:`greedy_move_score`, over a
-:class:`~fortythieves_env.view.PlayerView`; the numbers come from the package's table).
+:class:`~fortythieves_env.rules.view.PlayerView`; the numbers come from the package's table).
 
 The move functions read the variant's rule fields directly: the build rule (common rules 4-5),
 what an empty column takes (``VariantSpec.empty_column``), sequence moves, the draw, the
@@ -23,8 +23,8 @@ the reason the package gives for each refused move, per rule.
 from __future__ import annotations
 
 from fortythieves_env import GameState, Rules, VariantSpec
-from fortythieves_env import greedy as g
-from fortythieves_env.actions import (
+from fortythieves_env.rules import greedy as g
+from fortythieves_env.rules.actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
     DRAW,
@@ -33,7 +33,7 @@ from fortythieves_env.actions import (
     WASTE_TO_FOUNDATION,
     codec_for,
 )
-from fortythieves_env.view import PlayerView
+from fortythieves_env.rules.view import PlayerView
 
 __all__ = [
     "apply",
@@ -245,7 +245,7 @@ def _reason(spec: VariantSpec, state: GameState, action: int) -> str:
 
 
 def greedy_move_score(action: int, view: PlayerView, rules: Rules) -> float:
-    """The greedy rule's score (the table of :mod:`fortythieves_env.greedy`) of ``action``
+    """The greedy rule's score (the table of :mod:`fortythieves_env.rules.greedy`) of ``action``
     in the position a player sees as ``view``, restated over the view's lists."""
     kind, src, dst, n = rules.decode(action)
     if kind == DRAW:

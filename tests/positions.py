@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from fortythieves_env import VARIANTS, FortyThievesEnv, VariantSpec, card_name
-from fortythieves_env.positions import from_position
-from fortythieves_env.view import player_view
+from fortythieves_env.rules.positions import from_position
+from fortythieves_env.rules.view import player_view
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -70,7 +70,7 @@ def position(
 def shuffle_hidden(pos: dict[str, Any], rng: Any, variant: str | VariantSpec | None = None) -> None:
     """Deal the position's unseen cards out again, shuffled, in place.
 
-    The unseen cards are those of the player's view (:func:`fortythieves_env.view.player_view`):
+    The unseen cards are those of the player's view (:func:`fortythieves_env.rules.view.player_view`):
     the face-down cards, and the stock while its order is unknown (before any redeal). After
     a redeal the stock's order is known, so the stock stays. The view is unchanged: the same
     face-down counts, stock size, and known stock. ``variant`` (default: the position's) is

@@ -30,7 +30,7 @@ from fortythieves_agents.reports import pages, summary
 from helpers import ROOT
 
 from fortythieves_env import VARIANTS
-from fortythieves_env.render import frame_size
+from fortythieves_env.envs.render import frame_size
 
 DOCS = ROOT / "docs"
 
@@ -95,7 +95,7 @@ def test_the_docs_say_which_versions_are_pinned_and_why() -> None:
 
 def test_api_reference_is_built_from_the_docstrings(site: Path) -> None:
     html = (site / "api" / "env" / "index.html").read_text(encoding="utf-8")
-    assert 'id="fortythieves_env.env.FortyThievesEnv"' in html
+    assert 'id="fortythieves_env.envs.env.FortyThievesEnv"' in html
     assert "Action Space" in html  # a heading of FortyThievesEnv's docstring
     html = (site / "api" / "agents" / "index.html").read_text(encoding="utf-8")
     assert 'id="fortythieves_agents.players.baselines.BatchAgent"' in html

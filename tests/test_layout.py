@@ -94,21 +94,97 @@ def test_no_function_of_the_packages_is_over_120_lines() -> None:
     assert long == LONG_FUNCTIONS
 
 
-LONG_MODULES = {"fortythieves_env/vector.py"}
-"""The environment's modules still over 800 lines (issue 38, point 1: the vector environment
-is next; the rules core is under it since its tables moved to ``tables.py``); the solver's
-package keeps every module under it."""
+LONG_MODULES: set[str] = set()
+"""The environment's modules over 800 lines: none since the vector environment's compiled
+step moved to ``envs/vector_step.py`` (issue 38, point 1); a list that only grows with a
+measured reason, as :data:`LONG_FUNCTIONS`."""
 
 
 def test_no_module_of_the_environment_is_over_800_lines() -> None:
     """issue 38, point 1: ``fortythieves_env`` by role, no module over 800 lines but the
-    ones above (a list that only shrinks)."""
+    ones above."""
     long = {
         path.relative_to(ROOT).as_posix()
         for path in (ROOT / "fortythieves_env").rglob("*.py")
         if len(path.read_text(encoding="utf-8").splitlines()) > 800
     }
     assert long == LONG_MODULES
+
+
+ENV_LAYERS = {"rules": 1, "solver": 2, "envs": 2, "records": 3}
+"""The environment package's subpackages by floor (issue 38, point 1): each imports only from
+floors below its own. ``rules`` (the rules core, free of Gymnasium) is the ground floor; the
+solver and the Gymnasium environments both stand on it alone and never import each other
+(the same floor); the records replay games in the environment. The package's top holds
+``__init__`` (the public names, which imports every floor), ``core`` (the rules core's public
+name: :mod:`fortythieves_env.rules.core` itself) and ``_moved`` (the old module paths); no
+subpackage imports them (but the package's ``__version__``)."""
+
+ENV_TOP = {"__init__.py", "core.py", "_moved.py", "py.typed"}
+"""The files at the top of ``fortythieves_env``: the rest lives in a subpackage by role."""
+
+
+def _env_package_imports(path: Path) -> set[tuple[str, str]]:
+    """``(first name under fortythieves_env, imported name)`` of each import of the package
+    that ``path`` (a module of ``fortythieves_env``) makes, relative imports resolved; the
+    imported name is ``""`` for a module import."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    package = parts[:-1]  # a module's package, or the package of an __init__
+    found: set[tuple[str, str]] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            mod = [*base, *(node.module or "").split(".")] if node.module else [*base]
+            mod = [m for m in mod if m]
+            if mod[:1] != ["fortythieves_env"]:
+                continue
+            if len(mod) > 1:
+                found |= {(mod[1], a.name) for a in node.names}
+            else:
+                found |= {(a.name, "") for a in node.names}
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                mod = a.name.split(".")
+                if mod[0] == "fortythieves_env":
+                    found.add((mod[1] if len(mod) > 1 else "", ""))
+    return found
+
+
+def test_the_environment_subpackages_import_only_downward() -> None:
+    """issue 38, point 1: ``fortythieves_env`` by role: rules <- solver, rules <- envs <-
+    records; the top holds only :data:`ENV_TOP`."""
+    folder = ROOT / "fortythieves_env"
+    assert {p.name for p in folder.iterdir() if (p / "__init__.py").is_file()} == set(ENV_LAYERS)
+    assert {p.name for p in folder.iterdir() if p.is_file()} == ENV_TOP
+    wrong = []
+    for path in sorted(folder.rglob("*.py")):
+        parts = path.relative_to(folder).parts
+        if len(parts) == 1:
+            continue
+        own = parts[0]
+        for first, name in _env_package_imports(path):
+            if first in ENV_LAYERS:
+                if first != own and ENV_LAYERS[first] >= ENV_LAYERS[own]:
+                    wrong.append(f"{path.relative_to(ROOT)} imports fortythieves_env.{first}")
+            elif "__version__" not in (first, name):
+                wrong.append(f"{path.relative_to(ROOT)} imports fortythieves_env.{first} {name}")
+    assert wrong == []
+
+
+def test_the_rules_import_no_gymnasium() -> None:
+    """issue 38, point 1: the rules package is the pure core (STYLE.md, habit 1): none of its
+    modules imports Gymnasium, at any level; the environments adapt it."""
+    found = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in sorted((ROOT / "fortythieves_env" / "rules").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "gymnasium")
+        or (
+            isinstance(node, ast.Import)
+            and any(a.name.split(".")[0] == "gymnasium" for a in node.names)
+        )
+    ]
+    assert found == []
 
 
 def test_no_module_of_the_agents_is_over_800_lines() -> None:
@@ -199,12 +275,6 @@ def test_the_run_folder_paths_are_made_in_run_folder_py_only() -> None:
     assert joined == []
 
 
-PRIVATE_LEFT = {"_checks", "_files", "_jit"}
-"""Private modules of ``fortythieves_env`` that ``agents/`` still imports (issue 38, point 1:
-the compiled-kernel decorator, the input checks and the user-file opener still want public
-names); a list that only shrinks. The rules core is public (``fortythieves_env.core``)."""
-
-
 def _env_imports(path: Path) -> set[str]:
     """The modules of ``fortythieves_env`` that ``path`` imports (``a.b`` for
     ``fortythieves_env.a.b``; the names of ``from fortythieves_env import x``)."""
@@ -228,15 +298,17 @@ def _env_imports(path: Path) -> set[str]:
 
 
 def test_no_private_import_across_the_two_packages() -> None:
-    """issue 38, point 1: ``agents/`` imports only public names of the environment (but
-    :data:`PRIVATE_LEFT`), and the environment imports nothing of the agents."""
+    """issue 38, point 1: ``agents/`` imports only public names of the environment (the
+    compiled-kernel decorator, the input checks and the user-file opener have public homes:
+    :mod:`fortythieves_env.rules.jit`, :mod:`fortythieves_env.rules.checks`,
+    :mod:`fortythieves_env.records.files`), and the environment imports nothing of the
+    agents."""
     private = set()
     for path in sorted((ROOT / "agents").rglob("*.py")):
         for name in _env_imports(path):
             if any(p.startswith("_") and not p.endswith("__") for p in name.split(".")):
                 private.add(name)
-    assert private <= PRIVATE_LEFT, f"private imports from fortythieves_env: {private}"
-    assert private == PRIVATE_LEFT, f"no longer imported: drop {PRIVATE_LEFT - private}"
+    assert private == set(), f"private imports from fortythieves_env: {private}"
     for path in sorted((ROOT / "fortythieves_env").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         assert "fortythieves_agents" not in _env_imports(path)

@@ -408,7 +408,8 @@ def test_next_command_follows_the_run_folder(checkout: Path) -> None:
     (run / "run.json").write_text(json.dumps({"status": "completed", "timesteps": total}))
     fake_model(run / "models" / "best_model.zip", 50_000)
     evaluate = [*python, "evaluate", "runs/full/Streets/models/best_model.zip"]
-    evaluate += ["--episodes", "500", "--seed", "0", "--baselines", "random", "greedy", "--per-episode"]
+    evaluate += ["--episodes", "500", "--seed", "0", "--baselines", "random", "greedy"]
+    evaluate += ["--per-episode"]
     evaluate += ["--json", "runs/full/Streets/final_evaluation.json"]
     assert full_run.next_command(job, config) == ("evaluate", evaluate)
     # an evaluation of another deal count, then an older one than run.json, then a fresh one

@@ -175,7 +175,7 @@ def resolve_model_path(target: Path) -> Path:
                     return folder / name
         raise ConfigError(f"{target}: no model found (looked for {', '.join(MODEL_NAMES)})")
     if target.exists():  # a FIFO, a device, a socket
-        from fortythieves_env._files import file_kind
+        from fortythieves_env.records.files import file_kind
 
         kind = file_kind(target.stat().st_mode)
         raise ConfigError(f"{target}: {kind}, not a run folder or a model file")

@@ -82,16 +82,16 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from fortythieves_env import FortyThievesEnv, get_variant
-from fortythieves_env.actions import (
+from fortythieves_env.rules.actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
     DRAW,
     REDEAL,
     WASTE_TO_COLUMN,
 )
-from fortythieves_env.cards import CARD_NAMES, RED, SUITS
-from fortythieves_env.observation import LATEST_VERSION
-from fortythieves_env.view import PlayerView
+from fortythieves_env.rules.cards import CARD_NAMES, RED, SUITS
+from fortythieves_env.rules.observation import LATEST_VERSION
+from fortythieves_env.rules.view import PlayerView
 
 __all__ = [
     "END_MESSAGES",
@@ -171,7 +171,7 @@ class Game:
             ``max_episode_steps``.
         max_steps_without_progress: the environment's no-progress truncation (default off).
         observation_version: the observation the hint agent reads (default the newest,
-            :data:`~fortythieves_env.observation.LATEST_VERSION`); a hint model made for
+            :data:`~fortythieves_env.rules.observation.LATEST_VERSION`); a hint model made for
             an older id version (``LittleForty-v0``) gets that one. The table does not
             depend on it.
 
@@ -246,7 +246,7 @@ class Game:
         return "seed", self.seed
 
     def view(self) -> PlayerView:
-        """What the player sees (:func:`fortythieves_env.view.player_view`)."""
+        """What the player sees (:func:`fortythieves_env.rules.view.player_view`)."""
         return self.base.player_view()
 
     def legal_actions(self) -> list[int]:
@@ -340,7 +340,7 @@ class Game:
         (:class:`fortythieves_env.records.GameRecord`): of the finished game, or, while it
         goes on, of the game so far, marked unfinished (outcome ``unfinished`` true,
         ``terminated`` and ``truncated`` false)."""
-        from fortythieves_env.records import make_record
+        from fortythieves_env.records.record import make_record
 
         base = self.base
         terminated = self.end in ("won", "no legal move")

@@ -109,7 +109,7 @@ def _resumed_result(
     Raises:
         _PlayAgain: the record is not intact or not finished.
     """
-    from fortythieves_env.records import RecordError, load_record, verify
+    from fortythieves_env.records.record import RecordError, load_record, verify
 
     record = load_record(path)
     if record.digest is None:
@@ -227,7 +227,7 @@ def save_record(
         OSError: the file cannot be written.
     """
     from fortythieves_env import get_variant
-    from fortythieves_env.records import make_record
+    from fortythieves_env.records.record import make_record
 
     spec_ = gym.spec(env_id)
     variant = get_variant(spec_.kwargs["variant"])

@@ -5,7 +5,7 @@ field by field before the leaderboard ranks a report or a table reads one
 A report may come from anyone, so nothing in it is taken on trust:
 
 - the file: a regular file of at most :data:`MAX_REPORT_BYTES` (refused before it is read),
-  JSON nested at most :data:`~fortythieves_env._checks.MAX_JSON_NESTING` levels;
+  JSON nested at most :data:`~fortythieves_env.rules.checks.MAX_JSON_NESTING` levels;
 - every field (:class:`Report`, a pydantic model; unknown fields refused): counts are integers
   and in range, rates and shares within [0, 1], foundation cards within 0..104, every number
   finite (no NaN, no infinity), flags true or false, no string where a number belongs;
@@ -41,9 +41,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fortythieves_env import VARIANTS
-from fortythieves_env._checks import MAX_JSON_NESTING, json_depth
-from fortythieves_env.engine import N_CARDS
-from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch
+from fortythieves_env.rules.checks import MAX_JSON_NESTING, json_depth
+from fortythieves_env.rules.engine import N_CARDS
+from fortythieves_env.rules.variants import recorded_rules_version, rules_version_mismatch
 
 from ..seeds import TEST_START
 from .evaluate import Z95, EpisodeResult, summarize, wilson_interval

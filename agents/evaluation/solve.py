@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fortythieves_env.variants import recorded_rules_version
+from fortythieves_env.rules.variants import recorded_rules_version
 
 from ..seeds import TEST_START, seeds_for_test
 from .evaluate import wilson_interval
@@ -496,7 +496,7 @@ def agent_win_records(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
             rules, or is of a won game not dealt from a test seed (one line naming the file).
     """
     from fortythieves_env import RULES_VERSION
-    from fortythieves_env.records import RecordError, load_record, verify
+    from fortythieves_env.records.record import RecordError, load_record, verify
 
     out = []
     for path in paths:

@@ -63,8 +63,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from fortythieves_env._files import read_user_text
-from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch
+from fortythieves_env.records.files import read_user_text
+from fortythieves_env.rules.variants import recorded_rules_version, rules_version_mismatch
 
 from ..seeds import seeds_for_test
 
@@ -151,7 +151,7 @@ def read_records(path: str | Path) -> tuple[list[dict[str, Any]], bool]:
 
     Raises:
         SolverResultsError: the file cannot be read or is not a regular file (a FIFO:
-            :func:`fortythieves_env._files.open_user_file`), or a line is not a record (the
+            :func:`fortythieves_env.records.files.open_user_file`), or a line is not a record (the
             message names the file and the line number).
     """
     path = Path(path)

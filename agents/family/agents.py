@@ -6,7 +6,7 @@ reads the shared observation and scores the shared actions. :class:`FamilyModelA
 it on any rule set's **own** id (a variant's registered game, so the evaluation, its test
 deals, its solver labels, the baselines beside it and the game records are those of every
 other agent): each observation and mask of the rule set is carried into the shared
-encoding (:meth:`fortythieves_env.family.RuleSetMap.to_shared_obs`, the same numbers
+encoding (:meth:`fortythieves_env.envs.family.RuleSetMap.to_shared_obs`, the same numbers
 ``Family-v0`` with ``variant=`` gives: ``tests/env/test_family.py``), the network scores the
 shared moves, and the scores of the rule set's own actions are read back
 (``scores[:, to_shared]``; the order of the actions is kept, so ties fall as they do through
@@ -39,7 +39,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from fortythieves_env.family import (
+from fortythieves_env.envs.family import (
     FAMILY_BOUNDS,
     FAMILY_CODEC,
     FAMILY_LAYOUT,
@@ -47,9 +47,9 @@ from fortythieves_env.family import (
     rule_set,
     rule_set_map,
 )
-from fortythieves_env.observation import LATEST_VERSION, ObservationLayout
-from fortythieves_env.registration import FAMILY_ENV_ID
-from fortythieves_env.variants import Build, EmptyColumn, VariantSpec
+from fortythieves_env.envs.registration import FAMILY_ENV_ID
+from fortythieves_env.rules.observation import LATEST_VERSION, ObservationLayout
+from fortythieves_env.rules.variants import Build, EmptyColumn, VariantSpec
 
 from ..evaluation.evaluate import ModelAgent, file_digest
 from ..networks.family_policy import FAMILY_NETWORK_NAME
@@ -85,7 +85,7 @@ def _rule_set_of_key(key: tuple[int, ...]) -> VariantSpec:
 
 
 def rule_set_of_observation(obs: np.ndarray) -> VariantSpec:
-    """The rule set (canonical spec: :func:`fortythieves_env.family.rule_set`) a shared
+    """The rule set (canonical spec: :func:`fortythieves_env.envs.family.rule_set`) a shared
     observation states in its rule-set part.
 
     Raises:
@@ -114,7 +114,7 @@ class FamilyModelAgent(ModelAgent):
     """A family network playing a rule set's own id (module docstring): the
     :class:`~fortythieves_agents.evaluation.evaluate.ModelAgent` of the shared encoding,
     translated. ``start_games(spec, ...)`` gives the rule set (it must lie in
-    :data:`~fortythieves_env.family.FAMILY_BOUNDS`).
+    :data:`~fortythieves_env.envs.family.FAMILY_BOUNDS`).
 
     Raises (``start_games``, ``act``):
         ValueError: the rule set is outside the family's bounds, or the observations are
@@ -259,7 +259,7 @@ def load_family_agent(
             named), a variant outside the family's bounds, an id version whose observation
             is not the latest, or the zip cannot be loaded (:func:`load_family_model`).
     """
-    from fortythieves_env.variants import get_variant
+    from fortythieves_env.rules.variants import get_variant
 
     from ..envs import env_id_for
 

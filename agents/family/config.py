@@ -16,7 +16,7 @@ What differs from a per-variant config:
   or from ``family.bounds``), or one rule set played every episode through the shared
   encoding (a variant id, a held-out game's id or a rule-set id: fine-tuning);
 - ``family.bounds``: null (the family's bounds), or a narrower box (a mapping of
-  :class:`~fortythieves_env.family.FamilyBounds` fields: ``n_columns: [9, 11]``,
+  :class:`~fortythieves_env.envs.family.FamilyBounds` fields: ``n_columns: [9, 11]``,
   ``builds: [same_suit]``, ...);
 - ``family.start_model``: a family model zip whose weights the run starts from
   (fine-tuning; instead of a teacher's clone);
@@ -59,7 +59,7 @@ _CHOICES = ("builds", "sequence_moves", "empty_columns", "aces_on_foundations")
 
 def held_out_ids() -> list[str]:
     """The held-out games, in the report's order: the nine variants, then PySolFC's."""
-    from fortythieves_env.family import HELD_OUT
+    from fortythieves_env.envs.family import HELD_OUT
 
     return list(HELD_OUT)
 
@@ -99,7 +99,7 @@ class ZeroShotConfig(_Section):
     )
     games: list[str] = Field(
         default_factory=held_out_ids,
-        description="the held-out games played (ids of fortythieves_env.family.HELD_OUT)",
+        description="the held-out games played (ids of fortythieves_env.envs.family.HELD_OUT)",
     )
 
     @field_validator("games")
@@ -142,7 +142,7 @@ class FamilySection(_Section):
     def _known_rule_set(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        from fortythieves_env.family import FAMILY_BOUNDS, HELD_OUT, get_rule_set
+        from fortythieves_env.envs.family import FAMILY_BOUNDS, HELD_OUT, get_rule_set
 
         try:
             spec = get_rule_set(value)
@@ -161,7 +161,7 @@ class FamilySection(_Section):
     def _valid_bounds(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         if value is None:
             return None
-        from fortythieves_env.family import FamilyBounds, RuleSetSampler
+        from fortythieves_env.envs.family import FamilyBounds, RuleSetSampler
 
         allowed = (*_SPANS, *_CHOICES)
         unknown = [str(k) for k in value if k not in allowed]
@@ -236,22 +236,22 @@ class FamilyConfig(Config):
         """The fixed rule set's spec (``family.rule_set``), or None."""
         if self.family.rule_set is None:
             return None
-        from fortythieves_env.family import get_rule_set
+        from fortythieves_env.envs.family import get_rule_set
 
         return get_rule_set(self.family.rule_set)
 
     def sampler(self) -> Any:
-        """The :class:`~fortythieves_env.family.RuleSetSampler` of ``family.bounds`` (None:
+        """The :class:`~fortythieves_env.envs.family.RuleSetSampler` of ``family.bounds`` (None:
         the training distribution, or a fixed rule set)."""
         if self.family.bounds is None:
             return None
-        from fortythieves_env.family import FamilyBounds, RuleSetSampler
+        from fortythieves_env.envs.family import FamilyBounds, RuleSetSampler
 
         return RuleSetSampler(FamilyBounds(**{k: tuple(v) for k, v in self.family.bounds.items()}))
 
     def bounds_dict(self) -> dict[str, Any]:
         """The box the run draws from, as data (``FamilyBounds.as_dict``)."""
-        from fortythieves_env.family import FAMILY_BOUNDS
+        from fortythieves_env.envs.family import FAMILY_BOUNDS
 
         sampler = self.sampler()
         return (sampler.bounds if sampler is not None else FAMILY_BOUNDS).as_dict()

@@ -2,7 +2,7 @@
 
 :class:`FamilyBatchedVecEnv` is :class:`fortythieves_agents.envs.BatchedVecEnv` (the SB3
 ``VecEnv`` PPO trains on: the same deal draws, infos, ``Monitor`` records and no-cycling
-masks) over one :class:`~fortythieves_env.family_vector.FamilyVectorEnv`: game ``i``'s
+masks) over one :class:`~fortythieves_env.envs.family_vector.FamilyVectorEnv`: game ``i``'s
 training deal seed ``s`` (drawn from ``numpy.random.default_rng((seed, i))`` in the
 training range, :mod:`fortythieves_agents.seeds`) deals it a rule set and then a deal, as
 ``FamilyEnv.reset(seed=s)`` does: a rule set drawn from the sampler (the training
@@ -28,10 +28,10 @@ import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from fortythieves_env.family import RuleSetSampler
-from fortythieves_env.family_env import family_tables
-from fortythieves_env.registration import FAMILY_ENV_ID
-from fortythieves_env.variants import VariantSpec
+from fortythieves_env.envs.family import RuleSetSampler
+from fortythieves_env.envs.family_env import family_tables
+from fortythieves_env.envs.registration import FAMILY_ENV_ID
+from fortythieves_env.rules.variants import VariantSpec
 
 from ..envs import BatchedVecEnv
 from ..evaluation.evaluate import MAX_BATCH, EpisodeResult
@@ -63,7 +63,7 @@ def family_kwargs(rule_set: VariantSpec | None, sampler: RuleSetSampler | None) 
 
 class FamilyBatchedVecEnv(BatchedVecEnv):
     """The training env of a family run (module docstring): ``BatchedVecEnv`` over a
-    :class:`~fortythieves_env.family_vector.FamilyVectorEnv`.
+    :class:`~fortythieves_env.envs.family_vector.FamilyVectorEnv`.
 
     Args:
         env_kwargs: the environment's keywords (rewards, penalty, step limits:
@@ -90,7 +90,7 @@ class FamilyBatchedVecEnv(BatchedVecEnv):
         no_cycling: bool = False,
         stall_ends_game: bool = False,
     ) -> None:
-        from fortythieves_env.family_vector import FamilyVectorEnv
+        from fortythieves_env.envs.family_vector import FamilyVectorEnv
 
         self.venv: Any = FamilyVectorEnv(
             num_envs=n_envs,

@@ -6,7 +6,7 @@ A family run (:class:`~fortythieves_agents.family.config.FamilyConfig`, e.g.
 a :class:`~fortythieves_agents.family.envs.FamilyBatchedVecEnv`:
 
 - ``family.rule_set: null``: each training episode draws a rule set from the training
-  distribution (:data:`fortythieves_env.family.TRAINING`, or ``family.bounds``' box), never
+  distribution (:data:`fortythieves_env.envs.family.TRAINING`, or ``family.bounds``' box), never
   a held-out game; the deal seed (``0 .. 999_999_999``, drawn per game as in a variant's
   run) fixes both the rule set and the deal. The run ends with the **zero-shot**
   evaluation on every held-out game (:mod:`fortythieves_agents.family.zero_shot`,
@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from fortythieves_env import RULES_VERSION, VARIANTS
-from fortythieves_env.registration import FAMILY_ENV_ID
+from fortythieves_env.envs.registration import FAMILY_ENV_ID
 
 from ..config import ConfigError, dump_config, install_hint
 from ..networks.model_zip import ModelMismatchError, check_model_rules, load_maskable_ppo

@@ -3,9 +3,9 @@ play different rule sets through the family's shared encoding.
 
 :class:`~fortythieves_agents.cycles.SeenViews` keys each view with one variant's tables and
 plays a move by that variant's own action index. Here every game slot has its own rule set:
-its table array (:func:`fortythieves_env.family_env.family_tables`, the one the family's
+its table array (:func:`fortythieves_env.envs.family_env.family_tables`, the one the family's
 environments step it with) and its map from the shared actions to its own
-(:attr:`fortythieves_env.family.RuleSetMap.from_shared`). A slot's table and map are bound
+(:attr:`fortythieves_env.envs.family.RuleSetMap.from_shared`). A slot's table and map are bound
 when its episode starts (:meth:`FamilySeenViews.start`, from the environment's
 ``rule_sets``). Scores and masks are the shared ones (``(B, 2057)``); the successor of a
 shared move is computed by the rule set's own action with the rules' ``apply``, then
@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from fortythieves_env import core
-from fortythieves_env._jit import kernel
-from fortythieves_env.core import view_hash
-from fortythieves_env.family import FAMILY_CODEC, rule_set_map
-from fortythieves_env.family_env import family_tables
-from fortythieves_env.variants import VariantSpec
+from fortythieves_env.envs.family import FAMILY_CODEC, rule_set_map
+from fortythieves_env.envs.family_env import family_tables
+from fortythieves_env.rules import core
+from fortythieves_env.rules.core import view_hash
+from fortythieves_env.rules.jit import kernel
+from fortythieves_env.rules.variants import VariantSpec
 
 from ..cycles import SeenViews, _key, _rehash, _slot_of
 

@@ -1,7 +1,7 @@
 """Zero-shot evaluation of a family network on every held-out game (``docs/family.md``,
 "How to report results"; ``docs/protocol.md``, "Held-out rules").
 
-For each held-out game (:data:`fortythieves_env.family.HELD_OUT`: the nine variants, then the
+For each held-out game (:data:`fortythieves_env.envs.family.HELD_OUT`: the nine variants, then the
 named PySolFC games) the family network (through the shared encoding:
 :class:`~fortythieves_agents.family.agents.FamilyModelAgent`) and the baselines play:
 
@@ -77,7 +77,7 @@ def register_held_out(game: str) -> str:
     """The registered variant id of held-out game ``game`` (a PySolFC game is registered as
     a custom variant, ``FortyThieves/<id>-v0``, the first time)."""
     from fortythieves_env import register_variant
-    from fortythieves_env.family import HELD_OUT
+    from fortythieves_env.envs.family import HELD_OUT
 
     if game not in VARIANTS:
         register_variant(HELD_OUT[game])

@@ -3,10 +3,10 @@
 :class:`FamilyPlayerPolicy` is :class:`~fortythieves_agents.networks.policy.PlayerPolicy`
 (the column encoder, the state encoder, the move scorer and the value head, with the same
 weights for every column and every move) read from the shared observation of
-:mod:`fortythieves_env.family` (``Box(0, high, (501,), uint8)``) and scoring the shared
-actions (``Discrete(2057)``, :data:`~fortythieves_env.family.FAMILY_CODEC`). What the
+:mod:`fortythieves_env.envs.family` (``Box(0, high, (501,), uint8)``) and scoring the shared
+actions (``Discrete(2057)``, :data:`~fortythieves_env.envs.family.FAMILY_CODEC`). What the
 per-variant network takes from its variant's spec it reads here from the observation's
-rule-set part (:class:`~fortythieves_env.family.FamilyLayout`, indices ``477 .. 500``):
+rule-set part (:class:`~fortythieves_env.envs.family.FamilyLayout`, indices ``477 .. 500``):
 
 - **the build rule** (one-hot at ``480 .. 482``) picks, per observation, which of the three
   build tables (same suit, alternate colour, any other suit) says whether a card lies on
@@ -26,7 +26,7 @@ rule-set part (:class:`~fortythieves_env.family.FamilyLayout`, indices ``477 .. 
 Everything else (the card embedding and its 7 fixed numbers, the column inputs, the move
 features) is the per-variant network's, on the shared layout's 13 columns of 20 slots and
 the shared action table (every action decoded once: ``(kind, source, destination, cards)``
-of :data:`~fortythieves_env.family.FAMILY_CODEC`). A move the rule set lacks is never
+of :data:`~fortythieves_env.envs.family.FAMILY_CODEC`). A move the rule set lacks is never
 legal, so it is never scored when the mask is given (as MaskablePPO and the agents give
 it).
 
@@ -46,8 +46,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 
-from fortythieves_env.engine import rules_for
-from fortythieves_env.family import (
+from fortythieves_env.envs.family import (
     FAMILY_BOUNDS,
     FAMILY_CODEC,
     FAMILY_LAYOUT,
@@ -55,7 +54,8 @@ from fortythieves_env.family import (
     STOCK_SLOTS,
     rule_set,
 )
-from fortythieves_env.variants import Build
+from fortythieves_env.rules.engine import rules_for
+from fortythieves_env.rules.variants import Build
 
 from .policy import N_CODES, PlayerPolicy, _as_codes
 
@@ -101,7 +101,7 @@ class FamilyPlayerPolicy(PlayerPolicy):
     """MaskablePPO policy on the family's shared encoding (module docstring).
 
     ``MaskablePPO(FamilyPlayerPolicy, env, policy_kwargs={...})`` on a
-    :class:`~fortythieves_env.family_vector.FamilyVectorEnv` (or ``FortyThieves/Family-v0``);
+    :class:`~fortythieves_env.envs.family_vector.FamilyVectorEnv` (or ``FortyThieves/Family-v0``);
     the keywords are :class:`~fortythieves_agents.networks.policy.PlayerPolicy`'s but
     ``variant``: the network serves every rule set of the family's bounds.
 

@@ -13,7 +13,7 @@ metadata only:
 
 **Read.** From ``data``, parsed with :func:`json.loads` (at most
 :data:`MAX_DATA_BYTES`, nested at most
-:data:`~fortythieves_env._checks.MAX_JSON_NESTING` levels), the plain JSON beside
+:data:`~fortythieves_env.rules.checks.MAX_JSON_NESTING` levels), the plain JSON beside
 the pickles and nothing else:
 
 - ``policy_class``: its ``__module__`` and the class name in its ``__init__`` entry
@@ -143,12 +143,12 @@ def model_data(path: str | Path) -> dict[str, Any]:
 
     Raises:
         ModelMismatchError: ``path`` is not a regular file (a FIFO is refused, not read:
-            :func:`fortythieves_env._files.open_user_file`) or not an SB3 model zip, or its
+            :func:`fortythieves_env.records.files.open_user_file`) or not an SB3 model zip, or its
             ``data`` is over
             :data:`MAX_DATA_BYTES` or nested deeper than ``MAX_JSON_NESTING``.
     """
-    from fortythieves_env._checks import MAX_JSON_NESTING, json_depth
-    from fortythieves_env._files import UserFileError, open_user_file
+    from fortythieves_env.records.files import UserFileError, open_user_file
+    from fortythieves_env.rules.checks import MAX_JSON_NESTING, json_depth
 
     try:
         with open_user_file(path) as file, zipfile.ZipFile(file) as archive:
@@ -191,7 +191,7 @@ def model_rules_version(path: str | Path) -> int:
 
 def _rules_version(path: str | Path, data: dict[str, Any]) -> int:
     """:func:`model_rules_version` of a zip's parsed ``data``."""
-    from fortythieves_env.variants import recorded_rules_version
+    from fortythieves_env.rules.variants import recorded_rules_version
 
     value = data.get("fortythieves_rules_version")
     try:
@@ -212,7 +212,7 @@ def check_model_rules(path: str | Path, data: dict[str, Any] | None = None) -> N
             current rules version 1; train it again under these rules``), or
             :func:`model_rules_version` fails.
     """
-    from fortythieves_env.variants import rules_version_mismatch
+    from fortythieves_env.rules.variants import rules_version_mismatch
 
     mismatch = rules_version_mismatch(
         _rules_version(path, model_data(path) if data is None else data)
@@ -258,7 +258,7 @@ def model_env_id(path: str | Path) -> str | None:
     Raises:
         ModelMismatchError: ``path`` is not an SB3 model zip.
     """
-    from fortythieves_env.registration import NAMESPACE
+    from fortythieves_env.envs.registration import NAMESPACE
 
     data = model_data(path)
     value = data.get("fortythieves_env_id")
@@ -510,7 +510,7 @@ def _player_variant(value: object, data: dict[str, Any]) -> Any:
     """The ``variant`` of a ``PlayerPolicy``: a registered variant id, or the custom
     variant the zip records as plain values (``fortythieves_variant_spec``)."""
     from fortythieves_env import VariantSpec
-    from fortythieves_env.variants import get_variant
+    from fortythieves_env.rules.variants import get_variant
 
     fields = data.get("fortythieves_variant_spec")
     if isinstance(fields, dict):
@@ -612,7 +612,7 @@ def _read_weights(path: Path) -> dict[str, Any]:
     unpickler (``torch.load(..., weights_only=True)``: no other object is built)."""
     import torch
 
-    from fortythieves_env._files import open_user_file
+    from fortythieves_env.records.files import open_user_file
 
     try:
         with (

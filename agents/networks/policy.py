@@ -2,8 +2,8 @@
 
 :class:`PlayerPolicy` is a ``MaskableActorCriticPolicy`` for ``sb3_contrib.MaskablePPO``
 (``policy.network: player`` in a config). It reads only the observation vector, through the
-named slices of :class:`fortythieves_env.observation.ObservationLayout`, plus tables built
-once from the variant's :class:`fortythieves_env.engine.Rules` (``n_actions``, ``decode``,
+named slices of :class:`fortythieves_env.rules.observation.ObservationLayout`, plus tables built
+once from the variant's :class:`fortythieves_env.rules.engine.Rules` (``n_actions``, ``decode``,
 the build rule). Every weight is shared: one encoder for all columns, one scorer for all
 moves, in the manner of DouZero and DRRN, which score each action from its own features.
 
@@ -67,23 +67,23 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 
-from fortythieves_env.cards import RANK, RED, SUIT
-from fortythieves_env.engine import (
+from fortythieves_env.rules.cards import RANK, RED, SUIT
+from fortythieves_env.rules.engine import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
     rules_for,
 )
-from fortythieves_env.observation import OBSERVATION_VERSIONS, ObservationLayout
-from fortythieves_env.variants import VariantSpec, get_variant
+from fortythieves_env.rules.observation import OBSERVATION_VERSIONS, ObservationLayout
+from fortythieves_env.rules.variants import VariantSpec, get_variant
 
 __all__ = ["N_KINDS", "PlayerPolicy", "policy_logits"]
 
 N_CODES = 53
 """Card codes 0..52 (0 = no card)."""
 N_KINDS = 6
-"""Kinds of move, as in :func:`fortythieves_env.engine.Rules.decode`."""
+"""Kinds of move, as in :func:`fortythieves_env.rules.engine.Rules.decode`."""
 N_FIXED = 7
 """Fixed numbers per card: rank / 12, suit one-hot (4), red, is a card."""
 N_COLUMN_SCALARS = 6

@@ -18,16 +18,16 @@ They also follow the :class:`BatchAgent` protocol, what ``evaluate`` plays with:
     subset of the legal moves is uniform over it.
 
 ``greedy``
-    The one-step greedy rule of :mod:`fortythieves_env.greedy` (its score table is there):
+    The one-step greedy rule of :mod:`fortythieves_env.rules.greedy` (its score table is there):
     each legal move gets a score and the highest wins, ties to the lowest action index, so
     the agent is deterministic. It reads only what a player knows. One game at a time
     (:meth:`GreedyAgent.act`) it reads ``env.unwrapped.player_view()``
-    (:class:`fortythieves_env.view.PlayerView`: face-up cards, face-down and stock
+    (:class:`fortythieves_env.rules.view.PlayerView`: face-up cards, face-down and stock
     *counts*) into a state array with every hidden card 0
-    (:func:`fortythieves_env.greedy.view_state`); in batches (:func:`greedy_actions`) it
+    (:func:`fortythieves_env.rules.greedy.view_state`); in batches (:func:`greedy_actions`) it
     reads each observation back into one (:func:`fortythieves_env.core.observed_state`;
     the observation holds exactly the view's face-up cards and counts). Both are scored by
-    the compiled kernel :func:`~fortythieves_env.greedy.greedy_pick`, the one the search
+    the compiled kernel :func:`~fortythieves_env.rules.greedy.greedy_pick`, the one the search
     agent's rollouts play (tested equal to the test oracle's restatement of the rule on
     positions of all nine variants).
 """
@@ -40,13 +40,13 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import gymnasium as gym
 import numpy as np
 
-from fortythieves_env._jit import kernel
-from fortythieves_env.core import observed_state, tables_for
-from fortythieves_env.engine import rules_for
-from fortythieves_env.greedy import greedy_pick, move_score, view_state
-from fortythieves_env.observation import OBSERVATION_VERSIONS, ObservationLayout
-from fortythieves_env.registration import versions as versions_of
-from fortythieves_env.variants import VariantSpec
+from fortythieves_env.envs.registration import versions as versions_of
+from fortythieves_env.rules.core import observed_state, tables_for
+from fortythieves_env.rules.engine import rules_for
+from fortythieves_env.rules.greedy import greedy_pick, move_score, view_state
+from fortythieves_env.rules.jit import kernel
+from fortythieves_env.rules.observation import OBSERVATION_VERSIONS, ObservationLayout
+from fortythieves_env.rules.variants import VariantSpec
 
 if TYPE_CHECKING:
     from .search import SearchAgent, SearchBudget
@@ -366,9 +366,9 @@ def greedy_actions(
     index on ties) read from the observation instead of the :class:`PlayerView`: the
     observation holds the view's face-up cards, waste, face-down counts and stock count
     (and, from version 1, the known stock, which the heuristic does not use;
-    :mod:`fortythieves_env.observation`), so nothing a player does not see is read. Each
+    :mod:`fortythieves_env.rules.observation`), so nothing a player does not see is read. Each
     row is read back into a state array (:func:`fortythieves_env.core.observed_state`)
-    and scored by :func:`fortythieves_env.greedy.greedy_pick`.
+    and scored by :func:`fortythieves_env.rules.greedy.greedy_pick`.
 
     Args:
         spec: the variant.
@@ -467,7 +467,7 @@ class GreedyAgent:
 
     def act(self, obs: np.ndarray, env: gym.Env) -> int:
         """The legal action with the highest :func:`move_score`, lowest index on ties: the
-        compiled :func:`~fortythieves_env.greedy.greedy_pick` on the player's view."""
+        compiled :func:`~fortythieves_env.rules.greedy.greedy_pick` on the player's view."""
         base = env.unwrapped
         legal = legal_actions(env)
         tables = tables_for(base.variant)  # type: ignore[attr-defined]

@@ -49,8 +49,8 @@ import gymnasium as gym
 import numpy as np
 
 if TYPE_CHECKING:
-    from fortythieves_env.core import FastTables
-    from fortythieves_env.variants import VariantSpec
+    from fortythieves_env.rules.core import FastTables
+    from fortythieves_env.rules.variants import VariantSpec
 
     from ..envs import BatchedVecEnv
     from .baselines import Agent, BatchAgent
@@ -484,7 +484,7 @@ class OneEnvTable:
     @property
     def rule_tables(self) -> FastTables:
         if self._rule_tables is None:
-            from fortythieves_env.core import tables_for
+            from fortythieves_env.rules.core import tables_for
 
             self._rule_tables = tables_for(self.spec)
         return self._rule_tables  # type: ignore[no-any-return]

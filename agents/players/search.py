@@ -4,8 +4,8 @@ It sees only what a player sees (issue 10, point 3; ``docs/solver_design.md`` se
 At each move, for the position it is shown (an observation row, the player's view):
 
 1. **View.** The observation is turned back into the player's
-   :class:`~fortythieves_env.view.PlayerView`
-   (:func:`~fortythieves_env.view.view_from_observation`).
+   :class:`~fortythieves_env.rules.view.PlayerView`
+   (:func:`~fortythieves_env.rules.view.view_from_observation`).
    The one thing a view holds that an observation does not repeat, the stock's order after
    a Little Forty redeal, the agent remembers per game: it is the waste it saw just before
    the redeal, turned over. Nothing else is carried from one move to the next.
@@ -14,12 +14,12 @@ At each move, for the position it is shown (an observation row, the player's vie
    a safe foundation move, or only one candidate is left, it is played with no search.
 3. **Samples.** ``samples`` full positions the player could be in: the unseen cards
    (``view.unseen``) in a uniformly random order, placed into the face-down places and the
-   stock while its order is unknown (:func:`~fortythieves_env.view.determinize`). That
+   stock while its order is unknown (:func:`~fortythieves_env.rules.view.determinize`). That
    is the exact belief: every placement consistent with what was seen is equally likely.
    With no unseen card the samples would all be equal, so one is used.
 4. **Rollouts.** For each sample and each candidate (the same samples for every candidate:
    common random numbers) the candidate is played, then the greedy rule of the ``greedy``
-   baseline plays on, compiled (:func:`fortythieves_env.greedy.rollout`, the kernel the
+   baseline plays on, compiled (:func:`fortythieves_env.rules.greedy.rollout`, the kernel the
    baseline calls too), reading only the sampled position's face-up cards and counts, as a
    player would: *non-clairvoyant*. A rollout ends when the game is won, when no move is
    legal, after ``horizon`` moves or the episode's steps left (whichever comes first), or
@@ -91,10 +91,10 @@ from typing import Any
 
 import numpy as np
 
-from fortythieves_env._checks import INT64_MAX, checked_int
-from fortythieves_env.observation import ObservationLayout
-from fortythieves_env.variants import VariantSpec
-from fortythieves_env.view import PlayerView, view_from_observation
+from fortythieves_env.rules.checks import INT64_MAX, checked_int
+from fortythieves_env.rules.observation import ObservationLayout
+from fortythieves_env.rules.variants import VariantSpec
+from fortythieves_env.rules.view import PlayerView, view_from_observation
 
 from .search_budget import ALLOCATIONS as ALLOCATIONS
 from .search_budget import DEFAULT_NODES as DEFAULT_NODES

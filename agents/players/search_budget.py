@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from fortythieves_env.variants import VariantSpec
+    from fortythieves_env.rules.variants import VariantSpec
 
 __all__ = [
     "ALLOCATIONS",
@@ -148,7 +148,10 @@ class SearchBudget:
     ucb_plays: int = DEFAULT_UCB_PLAYS
 
     def __post_init__(self) -> None:
-        from fortythieves_env._checks import INT64_MAX, checked_int  # not when the module loads
+        from fortythieves_env.rules.checks import (
+            INT64_MAX,
+            checked_int,
+        )  # not when the module loads
 
         if self.method not in METHODS:
             raise ValueError(
@@ -188,7 +191,7 @@ class SearchBudget:
 
     def _check_ucb(self) -> None:
         """Check and store the ``ucb_*`` fields (see the class docstring's Raises)."""
-        from fortythieves_env._checks import checked_int  # not when the module loads
+        from fortythieves_env.rules.checks import checked_int  # not when the module loads
 
         if self.allocation == "ucb" and self.method != "solve":
             raise ValueError("search budget: allocation 'ucb' needs method='solve'")

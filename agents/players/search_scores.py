@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fortythieves_env._checks import INT64_MAX, checked_int
-from fortythieves_env._jit import kernel
-from fortythieves_env.actions import COLUMN_TO_COLUMN, WASTE_TO_COLUMN, codec_for
-from fortythieves_env.core import H_NACT, FastTables, apply, legal_actions, tables_for
-from fortythieves_env.greedy import rollout
-from fortythieves_env.observation import OBSERVATION_VERSIONS, ObservationLayout
+from fortythieves_env.rules.actions import COLUMN_TO_COLUMN, WASTE_TO_COLUMN, codec_for
+from fortythieves_env.rules.checks import INT64_MAX, checked_int
+from fortythieves_env.rules.core import H_NACT, FastTables, apply, legal_actions, tables_for
+from fortythieves_env.rules.greedy import rollout
+from fortythieves_env.rules.jit import kernel
+from fortythieves_env.rules.observation import OBSERVATION_VERSIONS, ObservationLayout
+from fortythieves_env.rules.variants import VariantSpec
+from fortythieves_env.rules.view import PlayerView, determinize, player_view
 from fortythieves_env.solver import SolverContext, build_code, pruned_moves
-from fortythieves_env.variants import VariantSpec
-from fortythieves_env.view import PlayerView, determinize, player_view
 
 from .search_budget import DEFAULT_STALL, MAX_NODES_PER_SAMPLE
 from .search_ucb import ucb_allocate, ucb_pulls

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from fortythieves_env import VARIANTS, FortyThievesEnv, VariantSpec, env_id
-from fortythieves_env.variants import Build
+from fortythieves_env.rules.variants import Build
 
 from ..evaluation.leaderboard import ReportError, leaderboard_table, read_report
 from ..evaluation.solve import markdown_table
@@ -120,7 +120,7 @@ def spelled_rules(spec: VariantSpec) -> list[str]:
 
 
 def actions_table(spec: VariantSpec) -> str:
-    """The action index ranges of ``spec`` (the formula of :mod:`fortythieves_env.actions`
+    """The action index ranges of ``spec`` (the formula of :mod:`fortythieves_env.rules.actions`
     with its numbers)."""
     c, m = spec.n_columns, spec.max_move
     n = 3 + 2 * c + c * (c - 1) * m
@@ -255,7 +255,7 @@ def picture_png(variant: str) -> bytes:
     (``docs/variants/<variant>.png``)."""
     from PIL import Image
 
-    from fortythieves_env.render import table_picture
+    from fortythieves_env.envs.render import table_picture
 
     out = io.BytesIO()
     Image.fromarray(table_picture(variant, PICTURE_SEED, 0)).save(out, format="PNG", optimize=True)

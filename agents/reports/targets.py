@@ -191,11 +191,11 @@ def _ray_speedup(root: Path, _: Path) -> str:
 
 
 def _table_png(root: Path) -> bytes:
-    """``docs/table.png``: what ``python -m fortythieves_env.render docs/table.png --variant
+    """``docs/table.png``: what ``python -m fortythieves_env.envs.render docs/table.png --variant
     NumberTen --seed 11 --moves 60`` draws (the README's picture)."""
     from PIL import Image
 
-    from fortythieves_env.render import table_picture
+    from fortythieves_env.envs.render import table_picture
 
     out = io.BytesIO()
     Image.fromarray(table_picture("NumberTen", 11, 60)).save(out, format="PNG", optimize=True)

@@ -35,7 +35,7 @@ from typing import Any
 import yaml
 
 from fortythieves_env import VARIANTS
-from fortythieves_env.variants import recorded_rules_version, rules_version_mismatch
+from fortythieves_env.rules.variants import recorded_rules_version, rules_version_mismatch
 
 from ..evaluation.leaderboard import cards_cell, wins_cell
 

@@ -64,14 +64,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fortythieves_env.actions import codec_for
+from fortythieves_env.rules.actions import codec_for
 
 from ..players.search import SearchAgent, SearchBudget
 from ..run_folder import ExpertFolder, RunFolder, atomic_write
 from ..seeds import TRAIN_RANGE
 
 if TYPE_CHECKING:
-    from fortythieves_env.variants import VariantSpec
+    from fortythieves_env.rules.variants import VariantSpec
 
     from ..config import Config, ExpertConfig
     from .teacher import TeacherGames

@@ -110,7 +110,7 @@ def resume_checkpoint(target: str | Path, note: Callable[[str], object] | None =
         ConfigError: ``target`` is missing, or a folder with none of those files readable
             (the message names what was looked for, and how many were skipped).
     """
-    from fortythieves_env._files import read_user_text
+    from fortythieves_env.records.files import read_user_text
 
     target = Path(target)
     if not target.is_dir():

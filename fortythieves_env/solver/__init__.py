@@ -2,7 +2,7 @@
 
 **Clairvoyant.** The solver reads the whole position, face-down cards and the stock's
 order included, which a player cannot see. Its verdict says what the *deal* allows, not
-what a player who sees only :func:`~fortythieves_env.view.player_view` can achieve.
+what a player who sees only :func:`~fortythieves_env.rules.view.player_view` can achieve.
 
 :func:`solve` answers with a :class:`SolveResult`:
 
@@ -71,9 +71,10 @@ The package by role:
 * :mod:`.rollout`: pass 1, the compiled nested rollouts;
 * :mod:`.search`: pass 3, the compiled depth-first search and its arrays (``_Search``);
 * :mod:`.context`: :class:`SolverContext`, many small solves on arrays allocated once;
-* beside it, :mod:`fortythieves_env.pruning` (the pruning rules and the children's order),
-  :mod:`fortythieves_env.keys` (the closed set's Zobrist keys) and
-  :mod:`fortythieves_env.beam` (pass 2).
+* :mod:`.pruning`: the pruning rules and the children's order;
+* :mod:`.beam`: pass 2, the beam searches;
+* beside it, in the rules package, :mod:`fortythieves_env.rules.keys` (the closed set's
+  Zobrist keys).
 
 ``from fortythieves_env.solver import X`` works for every name the single module
 ``solver.py`` offered until the split (issue 38), the private ones the tests and
@@ -82,13 +83,13 @@ benchmarks read included.
 
 from __future__ import annotations
 
-from ..keys import _child_keys as _child_keys
-from ..keys import _full_keys as _full_keys
-from ..keys import key_tables_for as key_tables_for
-from ..pruning import ALL_RULES, RULES, build_code, pruned_moves
-from ..pruning import _children as _children
+from ..rules.keys import _child_keys as _child_keys
+from ..rules.keys import _full_keys as _full_keys
+from ..rules.keys import key_tables_for as key_tables_for
 from .api import MAX_NODES, MAX_STEP_LIMIT, SOLVER_VERSION, SolveResult, Status, solve
 from .context import ArraySolve, SolverContext
+from .pruning import ALL_RULES, RULES, build_code, pruned_moves
+from .pruning import _children as _children
 from .rollout import _nested as _nested
 from .search import FINAL as FINAL
 from .search import INF as INF

@@ -12,22 +12,22 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._checks import INT64_MAX, checked_int
-from ..beam import DONE as BEAM_DONE
-from ..beam import WON as BEAM_WON
-from ..beam import Beam
-from ..core import (
+from ..rules.checks import INT64_MAX, checked_int
+from ..rules.core import (
     H_NACT,
     tables_for,
 )
-from ..engine import InvalidPositionError, rules_for
-from ..pruning import (
+from ..rules.engine import InvalidPositionError, rules_for
+from ..rules.state import GameState
+from ..rules.variants import VariantSpec, get_variant
+from .beam import DONE as BEAM_DONE
+from .beam import WON as BEAM_WON
+from .beam import Beam
+from .pruning import (
     _BUILD_CODE,
     RULES,
     rule_flags,
 )
-from ..state import GameState
-from ..variants import VariantSpec, get_variant
 from .rollout import _rollout_pass
 from .search import _CHUNK, LOST, RUNNING, WON, _Search
 
@@ -219,7 +219,7 @@ def solve(
 
     Args:
         position_or_state: a rule-book position (dict, checked by
-            :func:`~fortythieves_env.positions.from_position`) or a :class:`GameState`
+            :func:`~fortythieves_env.rules.positions.from_position`) or a :class:`GameState`
             (checked the same way; not changed).
         variant: an id or a :class:`VariantSpec`; default the position's ``"variant"``.
             Required with a :class:`GameState`.

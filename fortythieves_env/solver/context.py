@@ -8,23 +8,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import checked_int
-from ..core import (
+from ..rules.checks import checked_int
+from ..rules.core import (
     H_C,
     H_NACT,
     H_SCAL,
     S_FCARDS,
     tables_for,
 )
-from ..keys import key_tables_for
-from ..pruning import (
+from ..rules.keys import key_tables_for
+from ..rules.variants import VariantSpec
+from .api import MAX_NODES, MAX_STEP_LIMIT, Status
+from .dead import dead_workspace
+from .pruning import (
     _BUILD_CODE,
     RULES,
     rule_flags,
 )
-from ..variants import VariantSpec
-from .api import MAX_NODES, MAX_STEP_LIMIT, Status
-from .dead import dead_workspace
 from .rollout import _SEEN_BITS, N_BEST_SCORE, N_DEPTH, N_NODES, N_NST, _nested
 from .search import (
     _CHUNK,
@@ -81,7 +81,7 @@ class SolverContext:
     line equal :func:`.solve`'s for the same position, node budget, step limit and rules
     (``tests/env/test_solver_context.py``). What it skips: the position's checks (a state
     array must come from a position of the variant, e.g. :meth:`FastTables.pack` or a
-    sample of :func:`~fortythieves_env.view.determinize`), the seconds cap and the replay
+    sample of :func:`~fortythieves_env.rules.view.determinize`), the seconds cap and the replay
     of a won line (:func:`.solve` replays every line; a context's lines come from the same
     kernels).
 

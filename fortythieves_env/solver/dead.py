@@ -53,8 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import kernel
-from ..core import (
+from ..rules.core import (
     H_ACCEPTS,
     H_C,
     H_FOUND,
@@ -68,6 +67,7 @@ from ..core import (
     S_NWASTE,
     S_REDEALS,
 )
+from ..rules.jit import kernel
 
 __all__ = ["dead", "dead_workspace"]
 

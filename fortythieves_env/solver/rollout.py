@@ -10,14 +10,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._jit import kernel
-from ..core import (
+from ..rules.core import (
     H_SCAL,
     S_FCARDS,
     apply,
     canonical_hash,
 )
-from ..pruning import (
+from ..rules.jit import kernel
+from .pruning import (
     _children,
 )
 from .search import _CHUNK, RUNNING, WON

@@ -12,13 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from .._jit import kernel
-from ..actions import (
+from ..rules.actions import (
     COLUMN_TO_FOUNDATION,
     REDEAL,
     WASTE_TO_FOUNDATION,
 )
-from ..core import (
+from ..rules.core import (
     H_C,
     H_DECODE,
     H_NACT,
@@ -26,12 +25,13 @@ from ..core import (
     S_FCARDS,
     _apply,
 )
-from ..keys import _child_keys, _copy, _full_keys, _make_child, key_tables_for
-from ..pruning import (
+from ..rules.jit import kernel
+from ..rules.keys import _child_keys, _copy, _full_keys, _make_child, key_tables_for
+from .dead import _dead, dead_workspace
+from .pruning import (
     _USE_D,
     _children,
 )
-from .dead import _dead, dead_workspace
 
 MAX_TABLE_BITS = 26
 """The closed set has at most ``2**26`` records of 32 bytes (2 GiB), sized from the node
@@ -134,7 +134,7 @@ def _enter_root(
     nxt[0] = 0
 
 
-@kernel(_nrt=False)  # no reference counts (allocates nothing): see fortythieves_env._jit
+@kernel(_nrt=False)  # no reference counts (allocates nothing): see fortythieves_env.rules.jit
 def _search(
     ctl: np.ndarray,
     tb: np.ndarray,

@@ -32,8 +32,8 @@ import numpy as np
 
 import fortythieves_env
 from fortythieves_env import VARIANTS, FortyThievesVectorEnv, env_id
-from fortythieves_env.family_env import FamilyEnv
-from fortythieves_env.family_vector import FamilyVectorEnv
+from fortythieves_env.envs.family_env import FamilyEnv
+from fortythieves_env.envs.family_vector import FamilyVectorEnv
 
 
 def _update(h: Any, *values: Any) -> None:

@@ -28,10 +28,10 @@ import fortythieves_env
 from fortythieves_env import VARIANTS, env_id
 
 try:  # the rules core's public name (an older checkout has only the private one)
-    from fortythieves_env.core import H_NACT, tables_for
+    from fortythieves_env.rules.core import H_NACT, tables_for
 except ImportError:
     from fortythieves_env._fast import H_NACT, tables_for
-from fortythieves_env.greedy import greedy_pick
+from fortythieves_env.rules.greedy import greedy_pick
 from fortythieves_env.solver import solve
 
 

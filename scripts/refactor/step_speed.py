@@ -24,7 +24,7 @@ import numpy as np
 
 import fortythieves_env
 from fortythieves_env import FortyThievesVectorEnv, env_id
-from fortythieves_env.family_vector import FamilyVectorEnv
+from fortythieves_env.envs.family_vector import FamilyVectorEnv
 
 
 def single(env: gym.Env, steps: int) -> float:

@@ -65,7 +65,7 @@ from typing import Any
 from fortythieves_agents.config import Config, ConfigError, YAMLProblem, load_config, load_yaml
 
 from fortythieves_env import RULES_VERSION, VARIANTS
-from fortythieves_env.variants import recorded_rules_version
+from fortythieves_env.rules.variants import recorded_rules_version
 
 ROOT = Path(__file__).resolve().parents[2]
 

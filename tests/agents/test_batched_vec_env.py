@@ -172,7 +172,7 @@ def test_training_with_the_no_cycling_rule_never_returns_to_a_view_and_ends_stuc
     (checked here with the rules' own apply and view hash, one game at a time), a game with
     legal moves but no new one ends as a terminal step (``stuck``, not a truncation) with its
     last observation, and is dealt its next training deal at once."""
-    from fortythieves_env import core
+    from fortythieves_env.rules import core
 
     config = load_config(
         STREETS, [*SMALL, "train.vec_env=batched", "train.no_cycling=true", "train.n_envs=4"]

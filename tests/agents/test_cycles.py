@@ -30,8 +30,8 @@ from fortythieves_agents.players.baselines import (
 from fortythieves_agents.seeds import seeds_for_test
 
 from fortythieves_env import FortyThievesEnv
-from fortythieves_env.records import RecordError, load_record, verify
-from fortythieves_env.view import player_view
+from fortythieves_env.records.record import RecordError, load_record, verify
+from fortythieves_env.rules.view import player_view
 
 IDS = [
     "FortyThieves/Streets-v0",

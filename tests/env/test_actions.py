@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from fortythieves_env import VARIANTS, FortyThievesEnv, Rules
-from fortythieves_env import core as fast
-from fortythieves_env.actions import (
+from fortythieves_env.rules import core as fast
+from fortythieves_env.rules.actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
     DRAW,

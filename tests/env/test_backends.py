@@ -1,4 +1,4 @@
-"""The backend objects behind FortyThievesEnv (:mod:`fortythieves_env.backends`): one
+"""The backend objects behind FortyThievesEnv (:mod:`fortythieves_env.envs.backends`): one
 protocol, two implementations that agree on everything through it."""
 
 from __future__ import annotations
@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 import fortythieves_env
-import fortythieves_env.backends as backends_module
+import fortythieves_env.envs.backends as backends_module
 from fortythieves_env import VARIANTS, FortyThievesEnv
-from fortythieves_env.backends import (
+from fortythieves_env.envs.backends import (
     NumbaBackend,
     PythonBackend,
     make_backend,
     resolve_backend,
 )
-from fortythieves_env.engine import rules_for
+from fortythieves_env.rules.engine import rules_for
 
 KINDS = {"python": PythonBackend, "numba": NumbaBackend}
 

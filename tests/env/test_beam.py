@@ -1,4 +1,4 @@
-"""The solver's beam search (:mod:`fortythieves_env.beam`, solver version 4's win finding):
+"""The solver's beam search (:mod:`fortythieves_env.solver.beam`, solver version 4's win finding):
 its score on a hand-made position; on small end positions of every variant it finds a win
 exactly when the breadth-first reference does, at the shortest length once nothing was
 dropped; on real deals it wins where version 3's passes do not, deterministically, and every
@@ -16,11 +16,11 @@ from helpers import KINGS_ONLY
 from test_solver import playable_end_positions, replay_in_gym, shortest_win
 
 from fortythieves_env import VARIANTS, GameState, VariantSpec, env_id
-from fortythieves_env.beam import B_DROPPED, DONE, PROGRESS_WEIGHTS, WON, Beam, progress
-from fortythieves_env.core import tables_for
-from fortythieves_env.engine import rules_for
-from fortythieves_env.pruning import build_code, rule_flags
+from fortythieves_env.rules.core import tables_for
+from fortythieves_env.rules.engine import rules_for
 from fortythieves_env.solver import solve
+from fortythieves_env.solver.beam import B_DROPPED, DONE, PROGRESS_WEIGHTS, WON, Beam, progress
+from fortythieves_env.solver.pruning import build_code, rule_flags
 
 
 def progress_reference(spec: VariantSpec, state: GameState) -> int:
@@ -164,10 +164,10 @@ def test_a_childs_progress_and_key_by_the_move_equal_the_made_childs(variant: st
     terms) equals :func:`progress` of the child made, its key by the move
     (``_child_keys``) the key made from scratch (``_full_keys``), and the child's column
     terms by the move (``_move_terms``) those made from scratch (``_fill_terms``)."""
-    from fortythieves_env.actions import REDEAL
-    from fortythieves_env.beam import _child_progress, _fill_terms, _move_terms
-    from fortythieves_env.core import apply
-    from fortythieves_env.keys import _child_keys, _full_keys, key_tables_for
+    from fortythieves_env.rules.actions import REDEAL
+    from fortythieves_env.rules.core import apply
+    from fortythieves_env.rules.keys import _child_keys, _full_keys, key_tables_for
+    from fortythieves_env.solver.beam import _child_progress, _fill_terms, _move_terms
 
     spec = VARIANTS[variant]
     rules = rules_for(spec)

@@ -15,8 +15,8 @@ from helpers import KINGS_ONLY
 from test_solver import playable_end_positions
 
 from fortythieves_env import VARIANTS, VariantSpec, env_id
-from fortythieves_env.core import tables_for
-from fortythieves_env.engine import rules_for
+from fortythieves_env.rules.core import tables_for
+from fortythieves_env.rules.engine import rules_for
 from fortythieves_env.solver import ALL_RULES, RULES, solve
 from fortythieves_env.solver.dead import dead
 

@@ -547,7 +547,7 @@ def test_a_refused_first_reset_through_gym_make_changes_nothing() -> None:
     no result, and every step after raised ``TypeError: cannot unpack non-iterable
     NoneType`` (after playing the move). The ids are registered without it, so the refused
     reset changes nothing: the next game is the one a new env plays."""
-    from fortythieves_env.engine import InvalidPositionError
+    from fortythieves_env.rules.engine import InvalidPositionError
 
     def play(env: gym.Env) -> list[tuple]:
         """``reset(seed=1)`` then two steps of the first legal move: every call's result."""
@@ -575,7 +575,7 @@ def test_a_refused_first_reset_through_gym_make_changes_nothing() -> None:
 def test_numpy_integer_seeds_are_accepted_by_both_env_classes(seed: object) -> None:
     """Issue 23.11: ``reset(seed=np.int64(5))`` was refused by the single env (Gymnasium's
     check takes only ``int``) and accepted by the vector env; an integer is what
-    ``fortythieves_env._checks`` says it is, in both."""
+    ``fortythieves_env.rules.checks`` says it is, in both."""
     from fortythieves_env import FortyThievesVectorEnv
 
     env = gym.make("FortyThieves/Streets-v0")

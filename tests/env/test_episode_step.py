@@ -1,8 +1,8 @@
 """One episode step and one place for a variant's tables (issue 38, point 2).
 
-:func:`fortythieves_env.episode.episode_step` is the reward, the end and the truncation of
+:func:`fortythieves_env.rules.episode.episode_step` is the reward, the end and the truncation of
 every environment's step, in Python (the single environments) and compiled (the batched
-ones); :func:`fortythieves_env.tables.tables_for` is where a spec becomes its codec, rule
+ones); :func:`fortythieves_env.rules.tables.tables_for` is where a spec becomes its codec, rule
 table, observation layout and table array, for the rules' API, the backends, the
 environments and the family's encoding alike. The environments' episodes themselves are
 compared move by move elsewhere (``test_family.py``, ``test_vector_env.py``,
@@ -18,14 +18,16 @@ import numpy as np
 import pytest
 
 import fortythieves_env
-from fortythieves_env import VARIANTS, FortyThievesVectorEnv, core, env, env_id, tables
-from fortythieves_env.actions import COLUMN_TO_COLUMN, DRAW, REDEAL, WASTE_TO_COLUMN
-from fortythieves_env.backends import NumbaBackend, PythonBackend
-from fortythieves_env.engine import rules_for
-from fortythieves_env.episode import episode_step, step_outcome
-from fortythieves_env.family import rule_set_map
-from fortythieves_env.family_env import family_tables
-from fortythieves_env.observation import LATEST_VERSION, ObservationLayout
+from fortythieves_env import VARIANTS, FortyThievesVectorEnv, env_id
+from fortythieves_env.envs import env
+from fortythieves_env.envs.backends import NumbaBackend, PythonBackend
+from fortythieves_env.envs.family import rule_set_map
+from fortythieves_env.envs.family_env import family_tables
+from fortythieves_env.rules import core, tables
+from fortythieves_env.rules.actions import COLUMN_TO_COLUMN, DRAW, REDEAL, WASTE_TO_COLUMN
+from fortythieves_env.rules.engine import rules_for
+from fortythieves_env.rules.episode import episode_step, step_outcome
+from fortythieves_env.rules.observation import LATEST_VERSION, ObservationLayout
 
 
 def _packed(n_legal: int, foundation_cards: int, cards: int) -> int:
@@ -192,7 +194,7 @@ def test_the_python_step_returns_python_types() -> None:
 def test_the_old_rule_functions_warn_and_answer_as_before(
     name: str, args: tuple[int | float, ...], value: object
 ) -> None:
-    with pytest.warns(DeprecationWarning, match=r"fortythieves_env\.episode\.episode_step"):
+    with pytest.warns(DeprecationWarning, match=r"fortythieves_env\.rules\.episode\.episode_step"):
         function = getattr(env, name)
     assert function(*args) == value
     with pytest.raises(AttributeError):
@@ -220,7 +222,7 @@ def test_every_user_of_a_variants_tables_gets_them_from_one_place(variant: str) 
     assert rule_set_map(spec).layout is own.layout
     shared = family_tables(spec)
     assert shared.codec is own.codec and shared.build_table is own.build_table
-    assert shared.layout is fortythieves_env.family.FAMILY_LAYOUT.cards
+    assert shared.layout is fortythieves_env.envs.family.FAMILY_LAYOUT.cards
 
 
 def test_the_rule_table_is_made_once_per_build_and_empty_column_rule() -> None:
@@ -236,9 +238,9 @@ def test_the_rule_table_is_made_once_per_build_and_empty_column_rule() -> None:
 
 def test_the_tables_moved_but_keep_their_names() -> None:
     """``FastTables``, ``tables_for`` and the header names are the same objects from the
-    rules core as from :mod:`fortythieves_env.tables`."""
+    rules core as from :mod:`fortythieves_env.rules.tables`."""
     assert core.FastTables is tables.FastTables and core.tables_for is tables.tables_for
     assert (tables.N_HEADER, tables.H_NACT, tables.H_DECODE, tables.H_TAKEN) == (21, 3, 19, 20)
     assert (core.N_HEADER, core.H_DECODE) == (tables.N_HEADER, tables.H_DECODE)
     assert (core.H_NACT, core.S_FCARDS) == (tables.H_NACT, tables.S_FCARDS)
-    assert tables.FastTables.__module__ == "fortythieves_env.tables"
+    assert tables.FastTables.__module__ == "fortythieves_env.rules.tables"

@@ -1,4 +1,4 @@
-"""The family through one encoding (fortythieves_env.family, FamilyEnv, FamilyVectorEnv).
+"""The family through one encoding (fortythieves_env.envs.family, FamilyEnv, FamilyVectorEnv).
 
 The nine named variants played through ``FortyThieves/Family-v0`` must give the games of
 their own ids, move by move: the same legal moves (compared in the rule book's notation),
@@ -31,9 +31,7 @@ from fortythieves_env import (
     VariantSpec,
     env_id,
 )
-from fortythieves_env.actions import codec_for
-from fortythieves_env.core import legal_actions, tables_for
-from fortythieves_env.family import (
+from fortythieves_env.envs.family import (
     FAMILY_BOUNDS,
     FAMILY_CODEC,
     FAMILY_LAYOUT,
@@ -51,10 +49,12 @@ from fortythieves_env.family import (
     rule_set_map,
     split_of,
 )
-from fortythieves_env.family_env import FamilyEnv
-from fortythieves_env.family_vector import FamilyVectorEnv
-from fortythieves_env.greedy import greedy_pick
-from fortythieves_env.vector import FortyThievesVectorEnv, _pick_legal
+from fortythieves_env.envs.family_env import FamilyEnv
+from fortythieves_env.envs.family_vector import FamilyVectorEnv
+from fortythieves_env.envs.vector import FortyThievesVectorEnv, _pick_legal
+from fortythieves_env.rules.actions import codec_for
+from fortythieves_env.rules.core import legal_actions, tables_for
+from fortythieves_env.rules.greedy import greedy_pick
 
 MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP]
 INFO_KEYS = ("foundation_cards", "is_success", "illegal_action")
@@ -541,7 +541,7 @@ def test_bad_arguments_and_options_are_refused_in_one_line() -> None:
             make()
         assert message in str(err.value) and "\n" not in str(err.value)
     with pytest.raises(
-        TypeError, match=r"sampler must be a fortythieves_env\.family\.RuleSetSampler"
+        TypeError, match=r"sampler must be a fortythieves_env\.envs\.family\.RuleSetSampler"
     ):
         FamilyEnv(sampler="uniform")  # type: ignore[arg-type]
     env = FamilyEnv(variant="Maria")

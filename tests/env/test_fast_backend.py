@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from positions import position, shuffle_hidden
 
-import fortythieves_env.backends as backends_module
+import fortythieves_env.envs.backends as backends_module
 from fortythieves_env import (
     VARIANTS,
     FortyThievesEnv,
@@ -250,7 +250,7 @@ def test_one_compiled_specialization_for_every_variant() -> None:
     argument types: after the first variant's game no other variant's adds a compiled
     specialization. (Other kernels that call them from compiled code, such as the family's,
     add their own, once, whichever test ran them first.)"""
-    from fortythieves_env import core
+    from fortythieves_env.rules import core
 
     counts = []
     for variant in SPECS:

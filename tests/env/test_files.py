@@ -1,4 +1,4 @@
-"""The one helper that opens a file a user named (``fortythieves_env._files``): a regular
+"""The one helper that opens a file a user named (``fortythieves_env.records.files``): a regular
 file within its size bound is read; anything else is refused before a byte is read, with
 the reason in ``strerror`` (issue 37, point 5)."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import fifo
 
-from fortythieves_env._files import UserFileError, open_user_file, read_user_text
+from fortythieves_env.records.files import UserFileError, open_user_file, read_user_text
 
 
 def test_a_regular_file_is_read(tmp_path: Path) -> None:

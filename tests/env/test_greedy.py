@@ -1,4 +1,4 @@
-"""The greedy rule (:mod:`fortythieves_env.greedy`): the compiled kernel scores every legal
+"""The greedy rule (:mod:`fortythieves_env.rules.greedy`): the compiled kernel scores every legal
 move as the Python reference does, and an observation read back into a state array
 (:func:`fortythieves_env.core.observed_state`) is the position with its hidden cards 0."""
 
@@ -13,10 +13,10 @@ import pytest
 from positions import position, random_walk
 
 from fortythieves_env import VARIANTS, Rules
-from fortythieves_env import greedy as g
-from fortythieves_env.core import H_NACT, observed_state, tables_for
-from fortythieves_env.greedy import greedy_pick, greedy_score, move_score
-from fortythieves_env.view import player_view
+from fortythieves_env.rules import greedy as g
+from fortythieves_env.rules.core import H_NACT, observed_state, tables_for
+from fortythieves_env.rules.greedy import greedy_pick, greedy_score, move_score
+from fortythieves_env.rules.view import player_view
 
 ALL_VARIANTS = list(VARIANTS)
 
@@ -42,7 +42,7 @@ REDEAL_POSITION = position(
     redeals_left=1,
 )
 
-# Every row of the score table of fortythieves_env.greedy, each on a position where it is legal.
+# Every row of the score table of fortythieves_env.rules.greedy, each on a position where it is legal.
 SCORES = [
     (numberten(["AS"]), "w>f", 100.0),  # a card to a foundation: from the waste
     (numberten(["KD"]), "t8>f", 100.0),  # ... from a column, nothing turned up

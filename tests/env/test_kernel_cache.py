@@ -1,4 +1,4 @@
-"""numba's on-disk cache of the compiled kernels (:mod:`fortythieves_env._jit`, issue 23).
+"""numba's on-disk cache of the compiled kernels (:mod:`fortythieves_env.rules.jit`, issue 23).
 
 * Point 8 (numba issue #1833): every compiled entry point follows an edit of a kernel it
   calls from another module. Only ``core.py`` is edited (in a copy of the package) and
@@ -26,15 +26,15 @@ import pytest
 from numba.core.dispatcher import Dispatcher
 
 import fortythieves_env
-from fortythieves_env import _jit
+from fortythieves_env.rules import jit as _jit
 
 ROOT = Path(fortythieves_env.__file__).resolve().parent.parent
 KERNEL_MODULES = (
-    "fortythieves_env.core",
-    "fortythieves_env.greedy",
+    "fortythieves_env.rules.core",
+    "fortythieves_env.rules.greedy",
     "fortythieves_env.solver.rollout",
     "fortythieves_env.solver.search",
-    "fortythieves_env.vector",
+    "fortythieves_env.envs.vector_step",
     "fortythieves_agents.players.search_scores",
     "fortythieves_agents.players.baselines",
     "fortythieves_agents.cycles",
@@ -67,9 +67,11 @@ import json, sys
 import numpy as np
 import gymnasium as gym
 import fortythieves_env
-from fortythieves_env import FortyThievesVectorEnv, GameState, get_variant, solver, greedy, vector
+from fortythieves_env import FortyThievesVectorEnv, GameState, get_variant, solver
+from fortythieves_env.envs import vector_step as vector
+from fortythieves_env.rules import greedy
 from fortythieves_env.core import H_NACT, tables_for
-from fortythieves_env.engine import rules_for
+from fortythieves_env.rules.engine import rules_for
 from fortythieves_agents import cycles
 from fortythieves_agents.players import baselines
 from fortythieves_agents.players import search_scores as search
@@ -220,7 +222,7 @@ def test_every_compiled_entry_point_follows_an_edit_of_fast(tmp_path: Path) -> N
     before = _probe(copy)  # warms the copy's cache (a load if the checkout's is warm)
     before.pop("compiled")
     assert before == SHIPPED
-    fast = copy / "fortythieves_env" / "core.py"
+    fast = copy / "fortythieves_env" / "rules" / "core.py"
     text = fast.read_text()
     for old, new in EDITS:
         assert text.count(old) == 1, f"update the test's edit of core.py: {old!r} not found once"
@@ -249,10 +251,12 @@ def test_every_kernel_is_cached_under_the_sources_its_module_imports(name: str) 
     assert len(kernels) == Path(module.__file__).read_text().count("\n@kernel")
     files = {p.relative_to(ROOT).as_posix() for p in _jit.source_files(kernels[0].py_func)}
     own = Path(module.__file__).resolve().relative_to(ROOT).as_posix()  # agents/ for ours
-    assert {own, "fortythieves_env/core.py", "fortythieves_env/actions.py"} <= files
+    assert {own, "fortythieves_env/rules/core.py", "fortythieves_env/rules/actions.py"} <= files
     assert "agents/config.py" not in files  # only what it imports
-    if name == "fortythieves_env.vector":
-        assert "fortythieves_env/episode.py" in files  # episode_step, compiled into _step_batch
+    if name == "fortythieves_env.envs.vector_step":
+        assert (
+            "fortythieves_env/rules/episode.py" in files
+        )  # episode_step, compiled into _step_batch
     digest = _jit.source_digest(kernels[0].py_func)
     for k in kernels:
         assert isinstance(k._cache, _jit._KernelCache), k
@@ -264,7 +268,7 @@ def test_the_package_compiles_only_through_kernel() -> None:
     banned = {"njit", "jit", "generated_jit", "vectorize", "guvectorize", "cfunc"}
     offenders = []
     for path in sorted([*ROOT.glob("fortythieves_env/**/*.py"), *ROOT.glob("agents/*.py")]):
-        if path.name == "_jit.py":
+        if path.name == "jit.py":
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             name = getattr(node, "id", None) or getattr(node, "attr", None)
@@ -285,7 +289,7 @@ def test_source_files_follow_every_form_of_import(tmp_path: Path) -> None:
             "from .c import (\n    f,  # a comment\n    g,\n)\n"
             "if True:\n    from pkg import e as _e, \\\n        h\n"
         ),
-        "pkg/b.py": "from fortythieves_env.cards import RANK\n",
+        "pkg/b.py": "from fortythieves_env.rules.cards import RANK\n",
         "pkg/c.py": "import pkg.d as dd\nf = g = 0\n",
         "pkg/d.py": "",
         "pkg/e.py": "",
@@ -302,10 +306,10 @@ def test_source_files_follow_every_form_of_import(tmp_path: Path) -> None:
     cards = [
         name
         for name, _ in _jit._closure(
-            "fortythieves_env.cards", str(ROOT / "fortythieves_env/cards.py")
+            "fortythieves_env.rules.cards", str(ROOT / "fortythieves_env/rules/cards.py")
         )
     ]
-    assert "fortythieves_env.cards" in cards
+    assert "fortythieves_env.rules.cards" in cards
     assert names == sorted([*cards, "pkg", "pkg.a", "pkg.b", "pkg.c", "pkg.d", "pkg.e", "pkg.h"])
     assert _jit._digest("pkg.a", one) == _jit._digest("pkg.a", two)
     assert _jit._digest("pkg.a", one) != _jit._digest("pkg.a", three)

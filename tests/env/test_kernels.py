@@ -9,14 +9,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-import fortythieves_env.backends as backends_module
+import fortythieves_env.envs.backends as backends_module
 from fortythieves_env import VARIANTS, GameState, VariantSpec
-from fortythieves_env.engine import rules_for
+from fortythieves_env.rules.engine import rules_for
 
 pytestmark = pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba is not installed")
 
 if backends_module._HAVE_NUMBA:
-    from fortythieves_env import core
+    from fortythieves_env.rules import core
 
 WIDE = VariantSpec(
     "Wide", "Wide Forty", n_columns=12, face_down=1, face_up=3,

@@ -1,4 +1,4 @@
-"""PySolFC deal numbers: ``reset(options={"pysol_deal": N})`` (fortythieves_env/pysol.py).
+"""PySolFC deal numbers: ``reset(options={"pysol_deal": N})`` (fortythieves_env/rules/pysol.py).
 
 The layout is checked card by card against ``pysol-cards`` in three independent ways:
 
@@ -19,7 +19,7 @@ import pytest
 
 import fortythieves_env
 from fortythieves_env import VARIANTS, VariantSpec
-from fortythieves_env.pysol import MAX_DEAL, PYSOL_GAMES, _deal, pysol_position, pysol_shuffle
+from fortythieves_env.rules.pysol import MAX_DEAL, PYSOL_GAMES, _deal, pysol_position, pysol_shuffle
 
 pysol_cards = pytest.importorskip(
     "pysol_cards", reason="the pysol extra is not installed (pip install -e '.[pysol]')"

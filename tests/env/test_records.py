@@ -20,7 +20,7 @@ from fortythieves_agents.players.baselines import legal_actions, make_baseline
 from fortythieves_agents.seeds import TEST_START, seeds_for_test
 
 from fortythieves_env import RULES_VERSION, FortyThievesEnv, VariantSpec, __version__
-from fortythieves_env.records import (
+from fortythieves_env.records.record import (
     FORMAT_VERSION,
     GameRecord,
     RecordError,

@@ -1,8 +1,8 @@
-"""``render_mode="rgb_array"``: pictures of the table (fortythieves_env/render.py).
+"""``render_mode="rgb_array"``: pictures of the table (fortythieves_env/envs/render.py).
 
 The golden image ``tests/env/golden/rankandfile-seed3-moves40.png`` is regenerated with::
 
-    python -m fortythieves_env.render tests/env/golden/rankandfile-seed3-moves40.png --variant RankAndFile --seed 3 --moves 40
+    python -m fortythieves_env.envs.render tests/env/golden/rankandfile-seed3-moves40.png --variant RankAndFile --seed 3 --moves 40
 
 It is compared with a tolerance of :data:`GOLDEN_TOLERANCE` differing pixels: text and
 ellipse edges move by a few pixels between Pillow builds (10 pixels of 503,808 differ
@@ -25,7 +25,7 @@ from helpers import ROOT
 from PIL import Image, ImageFont
 
 from fortythieves_env import ENV_IDS, VARIANTS, FortyThievesEnv
-from fortythieves_env.render import (
+from fortythieves_env.envs.render import (
     CARD_W,
     HEADER_SIZE,
     LABEL_SIZE,
@@ -176,7 +176,7 @@ def test_picture_command_writes_a_png(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_picture_command_help_is_plain_text() -> None:
     """``--help`` printed the docstring's reST (````...````, ``:func:``); it is plain text."""
     done = subprocess.run(
-        [sys.executable, "-m", "fortythieves_env.render", "--help"],
+        [sys.executable, "-m", "fortythieves_env.envs.render", "--help"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -185,7 +185,7 @@ def test_picture_command_help_is_plain_text() -> None:
     assert done.returncode == 0 and done.stderr == ""
     assert "``" not in done.stdout and ":func:" not in done.stdout
     assert " ".join(done.stdout.split()).startswith(
-        "usage: python -m fortythieves_env.render [-h] [--variant V] [--seed S] [--moves N] "
+        "usage: python -m fortythieves_env.envs.render [-h] [--variant V] [--seed S] [--moves N] "
         "OUT.png Save a picture of a deal's table as a PNG: the deal reset(seed=S) of "
         "variant V, after N moves played by a fixed rule (cards to the foundations first)."
     )
@@ -204,7 +204,7 @@ def test_picture_command_bad_numbers_are_one_line(
     with pytest.raises(SystemExit) as exc:
         main([str(tmp_path / "x.png"), *argv])
     assert exc.value.code == 2
-    assert capsys.readouterr().err == f"python -m fortythieves_env.render: error: {message}\n"
+    assert capsys.readouterr().err == f"python -m fortythieves_env.envs.render: error: {message}\n"
     assert not (tmp_path / "x.png").exists()
 
 
@@ -222,7 +222,7 @@ def test_picture_command_refuses_an_unknown_variant(
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith(
-        f"python -m fortythieves_env.render: error: argument out: cannot write "
+        f"python -m fortythieves_env.envs.render: error: argument out: cannot write "
         f"{tmp_path / 'no' / 'x.png'} ("
     )
     assert err.count("\n") == 1

@@ -29,9 +29,9 @@ import oracle
 import pytest
 
 from fortythieves_env import VARIANTS, EmptyColumn, GameState, Rules, VariantSpec
-from fortythieves_env.actions import COLUMN_TO_FOUNDATION, WASTE_TO_FOUNDATION
-from fortythieves_env.engine import rules_for
-from fortythieves_env.rule_table import EMPTY_COLUMN_RULES
+from fortythieves_env.rules.actions import COLUMN_TO_FOUNDATION, WASTE_TO_FOUNDATION
+from fortythieves_env.rules.engine import rules_for
+from fortythieves_env.rules.rule_table import EMPTY_COLUMN_RULES
 
 NOT_RULES = frozenset({"id", "name", "max_episode_steps", "pysol_id"})
 """The fields of a :class:`VariantSpec` that are not rules."""

@@ -27,7 +27,7 @@ from fortythieves_env import (
     IllegalMoveError,
     VariantSpec,
 )
-from fortythieves_env.engine import rules_for
+from fortythieves_env.rules.engine import rules_for
 
 WIDE = VariantSpec(
     "WideOracle", "Wide Forty", n_columns=12, face_down=1, face_up=3,

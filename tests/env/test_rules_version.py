@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 import fortythieves_env
-from fortythieves_env import _rules_digest, variants
-from fortythieves_env._rules_digest import RULE_SIGNATURES, RULE_SOURCES, rules_digest
-from fortythieves_env.variants import (
+from fortythieves_env.rules import digest as _rules_digest
+from fortythieves_env.rules import variants
+from fortythieves_env.rules.digest import RULE_SIGNATURES, RULE_SOURCES, rules_digest
+from fortythieves_env.rules.variants import (
     RULES_DIGEST,
     RULES_VERSION,
     VARIANTS,
@@ -85,7 +86,7 @@ def test_rules_digest_matches_the_version() -> None:
     if digest != RULES_DIGEST:
         pytest.fail(
             "rules changed: bump RULES_VERSION and update RULES_DIGEST "
-            f"(fortythieves_env/variants.py) to {digest!r}; a change that plays every game "
+            f"(fortythieves_env/rules/variants.py) to {digest!r}; a change that plays every game "
             "as before updates RULES_DIGEST only (see RULES_VERSION's docstring)",
             pytrace=False,
         )
@@ -117,7 +118,7 @@ def test_every_definition_of_the_rule_modules_is_classified() -> None:
         ]
         assert not unclassified, (
             f"{module}.py: classify {unclassified}: a rule goes in "
-            "fortythieves_env._rules_digest.RULE_SOURCES, anything else in NOT_RULES here"
+            "fortythieves_env.rules.digest.RULE_SOURCES, anything else in NOT_RULES here"
         )
         stale = [n for n in not_rules if n not in names]
         assert not stale, f"{module}.py no longer defines {stale}: drop them from NOT_RULES"
@@ -134,7 +135,8 @@ def test_every_entry_names_a_definition() -> None:
 def package_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The package's sources copied, and the digest reading them there."""
     copy = tmp_path / "fortythieves_env"
-    shutil.copytree(Path(variants.__file__).parent, copy, ignore=shutil.ignore_patterns("*.pyc"))
+    source = Path(fortythieves_env.__file__).parent
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("*.pyc"))
     monkeypatch.setattr(_rules_digest, "_PACKAGE", copy)
     return copy
 
@@ -150,7 +152,7 @@ def test_an_edit_of_a_rule_changes_the_digest(package_copy: Path) -> None:
     column takes Kings only, here for every variant); the digest sees it."""
     before = rules_digest()
     _edit(
-        package_copy / "rule_table.py",
+        package_copy / "rules/rule_table.py",
         'EmptyColumnRule(lambda card: True, "any card")',
         'EmptyColumnRule(lambda card: RANK[card] == KING, "any card")',
     )
@@ -160,15 +162,23 @@ def test_an_edit_of_a_rule_changes_the_digest(package_copy: Path) -> None:
 @pytest.mark.parametrize(
     ("module", "old", "new"),
     [
-        ("core.py", "return p if st[tb[H_FOUND] + p] ==", "return p if st[tb[H_FOUND] + p] >="),
-        ("episode.py", "reward += win_bonus", "reward += 2 * win_bonus"),
-        ("env.py", "win_bonus: float = 10.0,", "win_bonus: float = 20.0,"),
-        ("episode.py", "foundation_cards == 104 or n_legal == 0, n_legal", "n_legal == 0, n_legal"),
-        ("episode.py", "(packed & 1) > 0 or face_down_after", "face_down_after"),
-        ("vector.py", "flags[F_TERM, i] = terminated", "flags[F_TERM, i] = truncated"),
-        ("tables.py", "header[H_M] = c, v, spec.max_move", "header[H_M] = c, v, 1"),
         (
-            "actions.py",
+            "rules/core.py",
+            "return p if st[tb[H_FOUND] + p] ==",
+            "return p if st[tb[H_FOUND] + p] >=",
+        ),
+        ("rules/episode.py", "reward += win_bonus", "reward += 2 * win_bonus"),
+        ("envs/env.py", "win_bonus: float = 10.0,", "win_bonus: float = 20.0,"),
+        (
+            "rules/episode.py",
+            "foundation_cards == 104 or n_legal == 0, n_legal",
+            "n_legal == 0, n_legal",
+        ),
+        ("rules/episode.py", "(packed & 1) > 0 or face_down_after", "face_down_after"),
+        ("envs/vector_step.py", "flags[F_TERM, i] = terminated", "flags[F_TERM, i] = truncated"),
+        ("rules/tables.py", "header[H_M] = c, v, spec.max_move", "header[H_M] = c, v, 1"),
+        (
+            "rules/actions.py",
             "COLUMN_TO_COLUMN = range(\n    6\n)",
             "COLUMN_TO_COLUMN = range(\n    1, 7\n)",
         ),
@@ -185,12 +195,12 @@ def test_edits_of_the_kernels_and_the_episode_change_the_digest(
 def test_comments_docstrings_and_formatting_leave_the_digest(package_copy: Path) -> None:
     before = rules_digest()
     _edit(
-        package_copy / "engine.py",
+        package_copy / "rules/engine.py",
         '"""Length of the sequence at the end of ``column`` (face-up cards only); 0 if empty.',
         '"""Reworded: the cards of the sequence at the column\'s end; 0 for none.',
     )
     _edit(
-        package_copy / "core.py",
+        package_copy / "rules/core.py",
         "    c = tb[H_C]\n    v = tb[H_V]\n",
         "    c = (\n        tb[H_C]  # columns\n    )\n    v = tb[ H_V ]\n",
     )

@@ -17,17 +17,16 @@ import pytest
 from helpers import KINGS_ONLY
 from positions import position
 
-import fortythieves_env.backends as backends_module
+import fortythieves_env.envs.backends as backends_module
 from fortythieves_env import VARIANTS, GameState, InvalidPositionError, VariantSpec, env_id
-from fortythieves_env.actions import COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION, WASTE_TO_COLUMN
-from fortythieves_env.cards import card_code
-from fortythieves_env.engine import rules_for
+from fortythieves_env.rules.actions import COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION, WASTE_TO_COLUMN
+from fortythieves_env.rules.cards import card_code
+from fortythieves_env.rules.engine import rules_for
 
 pytestmark = pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba is not installed")
 
 if backends_module._HAVE_NUMBA:
-    from fortythieves_env import core
-    from fortythieves_env.pruning import _children, _safe_foundation, rule_flags
+    from fortythieves_env.rules import core
     from fortythieves_env.solver import (
         MAX_NODES,
         MAX_STEP_LIMIT,
@@ -38,6 +37,7 @@ if backends_module._HAVE_NUMBA:
         key_tables_for,
         solve,
     )
+    from fortythieves_env.solver.pruning import _children, _safe_foundation, rule_flags
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -316,7 +316,7 @@ def test_pruning_rules_agree_with_exhaustive_search(spec: VariantSpec) -> None:
     Both verdicts occur (small random end positions are nearly always won: the ``lost``
     verdicts come mostly from the limit ``D - 1``, an exhaustive search all the same).
     Also for two custom variants whose empty columns take only Kings (rules F, W and E are
-    safe under that rule too: see :func:`~fortythieves_env.pruning._safe_foundation`)."""
+    safe under that rule too: see :func:`~fortythieves_env.solver.pruning._safe_foundation`)."""
     rules = rules_for(spec)
     rng = np.random.default_rng(sum(map(ord, spec.id)))
     verdicts = {"won": 0, "lost": 0}

@@ -11,8 +11,8 @@ import pytest
 from positions import position, random_walk
 
 from fortythieves_env import VARIANTS
-from fortythieves_env.core import tables_for
-from fortythieves_env.engine import InvalidPositionError, rules_for
+from fortythieves_env.rules.core import tables_for
+from fortythieves_env.rules.engine import InvalidPositionError, rules_for
 from fortythieves_env.solver import SolverContext, solve
 
 # foundations at 5 everywhere, the rest in the stock (tests/agents/players/test_search.py)

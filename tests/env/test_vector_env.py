@@ -20,7 +20,7 @@ from fortythieves_env import (
     env_id,
     register_variant,
 )
-from fortythieves_env.vector import FortyThievesVectorEnv
+from fortythieves_env.envs.vector import FortyThievesVectorEnv
 
 MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP]
 

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from fortythieves_env.render import frame_size
+from fortythieves_env.envs.render import frame_size
 
 pytest.importorskip(
     "moviepy", reason="the video extra is not installed (pip install -e '.[video]')"

@@ -12,7 +12,7 @@ from fortythieves_agents.players.baselines import GreedyAgent
 from positions import shuffle_hidden
 
 from fortythieves_env import FortyThievesEnv, VariantSpec, card_code, register_variant
-from fortythieves_env.view import PlayerView
+from fortythieves_env.rules.view import PlayerView
 
 pytestmark = pytest.mark.usefixtures("backend")  # every test on both backends
 

@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env
 
 import fortythieves_env
 from fortythieves_env import FortyThievesEnv
-from fortythieves_env.wrappers import DictObservation, DictObservationVector
+from fortythieves_env.envs.wrappers import DictObservation, DictObservationVector
 
 KEYS = {  # library: (observation key, mask key) it reads
     "rllib": ("observations", "action_mask"),

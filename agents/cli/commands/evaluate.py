@@ -387,7 +387,7 @@ def _checked_search_options(args: argparse.Namespace) -> Any:
 
 
 def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from fortythieves_env.records import RecordError
+    from fortythieves_env.records.record import RecordError
 
     from ...evaluation.evaluate import (
         evaluate_agents,

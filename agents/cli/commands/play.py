@@ -25,7 +25,7 @@ from ..options import (
 
 def _add_play_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """The ``play`` subcommand (:mod:`fortythieves_agents.cli.play`)."""
-    from fortythieves_env.pysol import MAX_DEAL
+    from fortythieves_env.rules.pysol import MAX_DEAL
 
     pl = sub.add_parser("play", help="play a deal yourself in the terminal")
     pl.add_argument("variant", metavar="VARIANT", type=_variant, help="variant id")
@@ -78,8 +78,8 @@ def _add_play_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
 
 def _play(args: argparse.Namespace) -> int:
     """Set the game up (every refusal before the first prompt), then play it."""
-    from fortythieves_env.observation import LATEST_VERSION
-    from fortythieves_env.registration import env_id, id_version, versions
+    from fortythieves_env.envs.registration import env_id, id_version, versions
+    from fortythieves_env.rules.observation import LATEST_VERSION
 
     from ...evaluation.evaluate import load_model_agent
     from ...networks.model_zip import model_env_id

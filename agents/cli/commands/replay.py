@@ -54,7 +54,7 @@ def _replay(args: argparse.Namespace) -> int:
     """Check the record (refused: one-line error), then show or write it."""
     import time
 
-    from fortythieves_env.records import (
+    from fortythieves_env.records.record import (
         RecordError,
         boards,
         describe,

@@ -17,7 +17,7 @@ import numpy as np
 from fortythieves_agents.config import load_config
 from fortythieves_agents.training.teacher import collect_teacher_games, make_teacher
 
-from fortythieves_env.variants import get_variant
+from fortythieves_env.rules.variants import get_variant
 
 
 def main(overrides: list[str]) -> None:

@@ -25,7 +25,7 @@ from fortythieves_agents.evaluation.evaluate import (
 from fortythieves_agents.players.baselines import make_baseline
 from fortythieves_agents.seeds import seeds_for_validation
 
-from fortythieves_env.registration import id_version
+from fortythieves_env.envs.registration import id_version
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ from fortythieves_agents.players.baselines import make_baseline
 from fortythieves_agents.seeds import seeds_for_validation
 
 from fortythieves_env import FortyThievesEnv
-from fortythieves_env.variants import get_variant
+from fortythieves_env.rules.variants import get_variant
 
 VARIANT = "RankAndFile"
 

@@ -28,8 +28,8 @@ from helpers import STREETS, play_cli, run_cli
 from rich.console import Console
 
 from fortythieves_env import FortyThievesEnv
-from fortythieves_env.cards import CARD_NAMES, RED
-from fortythieves_env.records import FORMAT_VERSION, load_record, verify
+from fortythieves_env.records.record import FORMAT_VERSION, load_record, verify
+from fortythieves_env.rules.cards import CARD_NAMES, RED
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """A FIFO (or another path that is not a regular file) named where the commands read a file
 (models, configs, variant specs, game records, solver results) is refused in one line
 naming it, before any work; ``train`` hung on one given as ``expert.start_model`` (issue
-37, point 5). Every file a user names is opened by ``fortythieves_env._files``.
+37, point 5). Every file a user names is opened by ``fortythieves_env.records.files``.
 
 Each FIFO here unblocks its readers (``helpers.fifo``), so code that reads it instead of
 refusing it fails on its empty content rather than hanging the test run.

@@ -23,7 +23,7 @@ from fortythieves_agents.seeds import seeds_for_test
 from helpers import ROOT
 
 from fortythieves_env import FortyThievesEnv
-from fortythieves_env.records import GameRecord, RecordError, load_record, verify
+from fortythieves_env.records.record import GameRecord, RecordError, load_record, verify
 
 VARIANT = "LittleForty"
 SOLVE = SearchBudget(method="solve", samples=2, nodes=60, horizon=40)

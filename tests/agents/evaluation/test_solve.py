@@ -32,7 +32,7 @@ from fortythieves_agents.seeds import TEST_START, seeds_for_test
 from helpers import ROOT, one_error_line
 from rich.console import Console
 
-import fortythieves_env.backends as backends_module
+import fortythieves_env.envs.backends as backends_module
 from fortythieves_env import RULES_VERSION, env_id
 
 pytestmark = pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba is not installed")
@@ -778,7 +778,7 @@ def test_the_first_solve_times_its_compile_apart(tmp_path: Path) -> None:
 def _played_record(folder: Path, variant: str, seed: int, moves: list[str], name: str) -> Path:
     """A game record of ``moves`` played from test deal ``seed`` (a player's game)."""
     from fortythieves_env import get_variant
-    from fortythieves_env.records import make_record
+    from fortythieves_env.records.record import make_record
 
     env = gym.make(env_id(variant))
     env.reset(seed=seed)

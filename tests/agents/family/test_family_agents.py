@@ -31,7 +31,7 @@ from fortythieves_agents.networks.model_zip import ModelMismatchError
 from fortythieves_agents.seeds import seeds_for_test
 from helpers import KINGS_TEN
 
-from fortythieves_env.family import get_rule_set
+from fortythieves_env.envs.family import get_rule_set
 
 SIZES = {"card_dim": 4, "column_dim": 8, "state_dim": 8, "scorer_arch": [8], "value_arch": [8]}
 
@@ -95,7 +95,7 @@ def test_sampling_follows_the_same_draws(family_zip: Path) -> None:
 def test_the_first_move_distribution_is_the_shared_one(family_zip: Path) -> None:
     """On a position of a variant, the agent's logits of the variant's actions are the
     network's logits of the shared actions they are."""
-    from fortythieves_env.family import rule_set_map
+    from fortythieves_env.envs.family import rule_set_map
 
     agent, _ = load_family_agent(family_zip, "Streets")
     env = gym.make("FortyThieves/Streets-v0")

@@ -17,7 +17,7 @@ from fortythieves_agents.players.baselines import make_baseline
 from fortythieves_agents.seeds import seeds_for_test, seeds_for_validation
 
 import fortythieves_env
-from fortythieves_env.family import (
+from fortythieves_env.envs.family import (
     FAMILY_LAYOUT,
     FamilyBounds,
     RuleSetSampler,
@@ -61,7 +61,7 @@ def test_greedy_scores_are_the_own_scores_on_the_shared_actions() -> None:
     assert np.isneginf(scores[:, lacking]).all()
 
 
-@pytest.mark.parametrize("game", ["NumberTen", *fortythieves_env.family.HELD_OUT_GAMES])
+@pytest.mark.parametrize("game", ["NumberTen", *fortythieves_env.envs.family.HELD_OUT_GAMES])
 def test_the_rule_set_is_read_back_from_the_observation(game: str) -> None:
     spec = get_rule_set(game)
     shared = np.zeros(FAMILY_LAYOUT.size, dtype=np.uint8)

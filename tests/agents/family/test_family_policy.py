@@ -15,8 +15,7 @@ from fortythieves_agents.networks.model_zip import load_inference_model
 from fortythieves_agents.networks.policy import PlayerPolicy
 
 import fortythieves_env
-from fortythieves_env.engine import rules_for
-from fortythieves_env.family import (
+from fortythieves_env.envs.family import (
     FAMILY_BOUNDS,
     FAMILY_CODEC,
     FAMILY_LAYOUT,
@@ -24,7 +23,8 @@ from fortythieves_env.family import (
     rule_set,
     rule_set_map,
 )
-from fortythieves_env.variants import Build
+from fortythieves_env.rules.engine import rules_for
+from fortythieves_env.rules.variants import Build
 
 SIZES = {"card_dim": 4, "column_dim": 8, "state_dim": 8, "scorer_arch": [8], "value_arch": [8]}
 

@@ -2,7 +2,7 @@
 
 Little Forty (the variant with redeals) shows the stock's order once a redeal has happened;
 version 0 (``-v0``) still shows only its size. Every backend's observation is the player's
-view written out (:func:`fortythieves_env.view.encode_view`), so nothing hidden gets in.
+view written out (:func:`fortythieves_env.rules.view.encode_view`), so nothing hidden gets in.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ from positions import shuffle_hidden
 
 import fortythieves_env
 from configs import PLAIN
-from fortythieves_env import VARIANTS, FortyThievesEnv, VariantSpec, core, register_variant
-from fortythieves_env.cards import card_code
-from fortythieves_env.engine import rules_for
-from fortythieves_env.observation import ObservationLayout, check_version
-from fortythieves_env.vector import FortyThievesVectorEnv
-from fortythieves_env.view import encode_view
+from fortythieves_env import VARIANTS, FortyThievesEnv, VariantSpec, register_variant
+from fortythieves_env.envs.vector import FortyThievesVectorEnv
+from fortythieves_env.rules import core
+from fortythieves_env.rules.cards import card_code
+from fortythieves_env.rules.engine import rules_for
+from fortythieves_env.rules.observation import ObservationLayout, check_version
+from fortythieves_env.rules.view import encode_view
 
 REDEALS_TWO = VariantSpec(
     "RedealsTwo", "Redeals Two", n_columns=10, face_down=2, face_up=2,

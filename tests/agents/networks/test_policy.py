@@ -18,7 +18,7 @@ from sb3_contrib import MaskablePPO
 
 import fortythieves_env
 from configs import PLAIN
-from fortythieves_env.engine import COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION
+from fortythieves_env.rules.engine import COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION
 
 SMALL = [
     *PLAIN,

@@ -81,7 +81,7 @@ def test_compiled_greedy_orders_every_pair_of_legal_moves_as_the_python_one() ->
     """For every pair of legal moves of many positions of every variant, a mask with only
     those two gets the same choice from both readers; together the pairs cover every line
     of the score table, so each branch of the compiled reader is compared."""
-    from fortythieves_env import greedy as b
+    from fortythieves_env.rules import greedy as b
 
     table = {
         b.S_TO_FOUNDATION, b.S_TO_FOUNDATION_REVEALS, b.S_REVEALS, b.S_EMPTIES_ONTO_CARD,

@@ -32,9 +32,9 @@ from fortythieves_agents.seeds import seeds_for_test
 from positions import position, random_walk, shuffle_hidden
 
 from fortythieves_env import VARIANTS, FortyThievesEnv, get_variant
-from fortythieves_env.core import tables_for
-from fortythieves_env.greedy import greedy_pick
-from fortythieves_env.view import (
+from fortythieves_env.rules.core import tables_for
+from fortythieves_env.rules.greedy import greedy_pick
+from fortythieves_env.rules.view import (
     PlayerView,
     determinize,
     player_view,
@@ -69,7 +69,7 @@ def test_the_view_rebuilt_from_an_observation_is_the_players_view(variant: str) 
 
 
 def _obs(env: FortyThievesEnv) -> np.ndarray:
-    from fortythieves_env.observation import ObservationLayout
+    from fortythieves_env.rules.observation import ObservationLayout
 
     layout = ObservationLayout.for_variant(env.variant)
     out = np.zeros(layout.size, dtype=np.uint8)

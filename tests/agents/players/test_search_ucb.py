@@ -27,7 +27,7 @@ from fortythieves_agents.players.search import (
 from fortythieves_agents.players.search_ucb import ucb_allocate, ucb_index, ucb_pulls
 
 from fortythieves_env import FortyThievesEnv
-from fortythieves_env.view import determinize
+from fortythieves_env.rules.view import determinize
 
 MEANS = (0.2, 0.8, 0.5)
 """The hand-made reward table: arm ``j`` pays ``MEANS[j]`` on every pull."""

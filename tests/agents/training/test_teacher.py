@@ -140,7 +140,7 @@ def _replay_views(config: Config, data: TeacherGames, game: int) -> list[int]:
     replayed on a fresh env dealt the same training deal."""
     from fortythieves_agents.envs import BatchedVecEnv
 
-    from fortythieves_env.core import view_hash
+    from fortythieves_env.rules.core import view_hash
 
     env = BatchedVecEnv(config.env, 1, config.seed + 2**32)  # game 0 is slot 0's first deal
     try:

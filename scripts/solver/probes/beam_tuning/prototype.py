@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fortythieves_env.core import (
+from fortythieves_env.rules.core import (
     H_ACCEPTS,
     H_C,
     H_FD,
@@ -19,7 +19,7 @@ from fortythieves_env.core import (
     canonical_hash,
     tables_for,
 )
-from fortythieves_env.pruning import _children, build_code
+from fortythieves_env.solver.pruning import _children, build_code
 
 
 @njit(cache=True)

@@ -7,7 +7,7 @@ import gymnasium as gym
 from prototype import iterated  # beside this script, which Python puts first on the path
 
 from fortythieves_env import env_id, get_variant
-from fortythieves_env.engine import rules_for
+from fortythieves_env.rules.engine import rules_for
 
 variant = sys.argv[1]
 n = int(sys.argv[2])

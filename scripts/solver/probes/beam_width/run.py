@@ -20,7 +20,7 @@ import gymnasium as gym
 from fortythieves_agents.evaluation.solve import solver_verdicts
 from fortythieves_agents.seeds import seeds_for_test
 
-import fortythieves_env.beam as beam
+import fortythieves_env.solver.beam as beam
 from fortythieves_env import env_id
 from fortythieves_env.solver import solve
 

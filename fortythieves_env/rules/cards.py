@@ -13,7 +13,7 @@ Diamonds and hearts are red, clubs and spades black (``RULES.md``, "Terms").
 
 from __future__ import annotations
 
-from ._checks import is_int
+from .checks import is_int
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"

@@ -1,10 +1,10 @@
 """The digest of the rules as this package states them, kept in
-:data:`~fortythieves_env.variants.RULES_DIGEST` beside
-:data:`~fortythieves_env.variants.RULES_VERSION`.
+:data:`~fortythieves_env.rules.variants.RULES_DIGEST` beside
+:data:`~fortythieves_env.rules.variants.RULES_VERSION`.
 
 ``tests/env/test_rules_version.py`` compares :func:`rules_digest` with ``RULES_DIGEST``: a change
 of the rules that forgets to bump the version fails there, with ``rules changed: bump
-RULES_VERSION and update RULES_DIGEST``. ``python -m fortythieves_env._rules_digest`` prints
+RULES_VERSION and update RULES_DIGEST``. ``python -m fortythieves_env.rules.digest`` prints
 the current digest.
 
 What is hashed:
@@ -33,7 +33,25 @@ from pathlib import Path
 
 __all__ = ["RULE_SIGNATURES", "RULE_SOURCES", "rules_digest"]
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+_FILES: dict[str, tuple[str, ...]] = {
+    **{
+        m: (f"rules/{m}.py",)
+        for m in ("cards", "variants", "engine", "rule_table", "actions", "tables", "core")
+    },
+    "episode": ("rules/episode.py",),
+    "backends": ("envs/backends.py",),
+    "env": ("envs/env.py",),
+    "vector": ("envs/vector.py", "envs/vector_step.py"),
+    "family": ("envs/family.py",),
+    "family_env": ("envs/family_env.py",),
+    "_family_fast": ("envs/_family_fast.py",),
+    "family_vector": ("envs/family_vector.py",),
+}
+"""The files (relative to the package) that hold each module name of :data:`RULE_SOURCES`.
+The names are the modules' until the package was laid out by role (issue 38): they are
+part of the hashed text, so the digest did not change with the move."""
 
 RULE_SOURCES: tuple[str, ...] = (
     # the cards and the build rule's table
@@ -102,7 +120,7 @@ RULE_SOURCES: tuple[str, ...] = (
     "env:FortyThievesEnv.step",
     "vector:_step_game",
     "vector:_step_batch",
-    # the family through one encoding (fortythieves_env.family): the shared action codec,
+    # the family through one encoding (fortythieves_env.envs.family): the shared action codec,
     # a rule set's step limit, and how a shared action is played and its mask kept
     "family:_ENVELOPE",
     "family:rule_set",
@@ -111,8 +129,9 @@ RULE_SOURCES: tuple[str, ...] = (
     "_family_fast:step",
     "family_vector:_step_family_batch",
 )
-"""``"module:qualified.name"`` of each definition of the rules (module names relative to
-``fortythieves_env``). A new rule function, or one that moves, belongs here."""
+"""``"module:qualified.name"`` of each definition of the rules (the module names of
+:data:`_FILES`, which says where each one's definitions are). A new rule function, or one that
+moves, belongs here."""
 
 RULE_SIGNATURES: tuple[str, ...] = (
     "env:FortyThievesEnv.__init__",
@@ -172,8 +191,12 @@ def _definition(entry: str) -> ast.AST:
         OSError: the module's file cannot be read.
     """
     module, _, qualname = entry.partition(":")
-    path = _PACKAGE / f"{module}.py"
-    body: list[ast.stmt] = ast.parse(path.read_text(encoding="utf-8"), str(path)).body
+    first, *_ = qualname.split(".")
+    for file in _FILES.get(module, (f"{module}.py",)):
+        path = _PACKAGE / file
+        body: list[ast.stmt] = ast.parse(path.read_text(encoding="utf-8"), str(path)).body
+        if any(first in _names(n) for n in body):
+            break
     node: ast.stmt | None = None
     for name in qualname.split("."):
         node = next((n for n in body if name in _names(n)), None)

@@ -60,7 +60,6 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import is_int
 from .actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
@@ -72,6 +71,7 @@ from .actions import (
     Move,
 )
 from .cards import CARD_NAMES, RANK
+from .checks import is_int
 from .rule_table import EMPTY_COLUMN_RULES
 from .state import GameState
 from .tables import FastTables, tables_for
@@ -111,7 +111,7 @@ class Rules:
 
     Attributes:
         spec: the variant.
-        codec: the variant's :class:`~fortythieves_env.actions.ActionCodec` (action layout
+        codec: the variant's :class:`~fortythieves_env.rules.actions.ActionCodec` (action layout
             and move notation).
         n_actions: number of actions.
         build_table: ``build_table[top][card]`` (``top`` and ``card`` are card codes, ``top``
@@ -155,7 +155,7 @@ class Rules:
 
     # ------------------------------------------------------------------ encoding
     def decode(self, action: int) -> Move:
-        """Return the :class:`~fortythieves_env.actions.Move` ``(kind, source, destination,
+        """Return the :class:`~fortythieves_env.rules.actions.Move` ``(kind, source, destination,
         cards)`` of an action; columns are -1 where they do not apply.
 
         Raises:
@@ -368,14 +368,14 @@ class Rules:
     # ------------------------------------------------------------------ positions
     def to_position(self, state: GameState) -> dict[str, Any]:
         """Return ``state`` in the rule book's position format; see
-        :func:`fortythieves_env.positions.to_position`."""
+        :func:`fortythieves_env.rules.positions.to_position`."""
         from .positions import to_position
 
         return to_position(self, state)
 
     def from_position(self, position: Mapping[str, Any]) -> GameState:
         """Build a state from a rule-book position after checking it; see
-        :func:`fortythieves_env.positions.from_position` (every condition checked).
+        :func:`fortythieves_env.rules.positions.from_position` (every condition checked).
 
         Raises:
             InvalidPositionError: what is wrong with the position.
@@ -388,5 +388,5 @@ class Rules:
 @functools.lru_cache(maxsize=512)
 def rules_for(spec: VariantSpec) -> Rules:
     """The shared :class:`Rules` of ``spec`` (its tables are read-only once built). The
-    last 512 variants are kept (see :func:`~fortythieves_env.actions.codec_for`)."""
+    last 512 variants are kept (see :func:`~fortythieves_env.rules.actions.codec_for`)."""
     return Rules(spec)

@@ -7,8 +7,8 @@ Game i's packed position, own action mask and shared observation and mask are ro
 of ``N``-row arrays; the rule sets in play each have a *slot* (their table array, built to
 write the shared observation, and their action maps), shared by the games that play them.
 :func:`_step_family_batch` steps each game with the per-variant batch's own step
-(:func:`fortythieves_env.vector._step_game`, the same code) on its slot's table, then maps
-its mask into the shared one (:func:`fortythieves_env._family_fast.mask_to_shared`).
+(:func:`fortythieves_env.envs.vector_step._step_game`, the same code) on its slot's table, then maps
+its mask into the shared one (:func:`fortythieves_env.envs._family_fast.mask_to_shared`).
 Python runs only when a game starts a new deal, and for a rule set not in a slot yet.
 """
 
@@ -22,12 +22,14 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from ._checks import checked_options
+from ..rules.checks import checked_options
+from ..rules.core import table_size
+from ..rules.engine import GameState, IllegalMoveError, Rules, rules_for
+from ..rules.jit import kernel
+from ..rules.observation import LATEST_VERSION
+from ..rules.variants import VariantSpec
 from ._family_fast import mark_shared, own_mask_size
 from ._family_fast import refresh as refresh_shared
-from ._jit import kernel
-from .core import table_size
-from .engine import GameState, IllegalMoveError, Rules, rules_for
 from .family import (
     COLUMN_SLOTS,
     FAMILY_BOUNDS,
@@ -41,15 +43,8 @@ from .family import (
     rule_set_map,
 )
 from .family_env import family_tables, lacking_reason
-from .observation import LATEST_VERSION
-from .variants import VariantSpec
-from .vector import (
-    C_NLEGAL,
-    F_AUTORESET,
-    P_RAISE,
-    FortyThievesVectorEnv,
-    _step_game,
-)
+from .vector import FortyThievesVectorEnv
+from .vector_step import C_NLEGAL, F_AUTORESET, P_RAISE, _step_game
 
 __all__ = ["FamilyVectorEnv"]
 
@@ -85,12 +80,12 @@ def _step_family_batch(
 ) -> int:
     """Step every game of the family batch once (the body of :meth:`FamilyVectorEnv.step`).
 
-    As :func:`fortythieves_env.vector._step_batch`, with game i's rule set in slot
+    As :func:`fortythieves_env.envs.vector_step._step_batch`, with game i's rule set in slot
     ``slots[i]`` (its table array, maps, action count and step limit) and its shared action
     translated: ``from_shared[slot, a]``, or for an action the rule set lacks one of its
     own illegal actions (``draw`` and ``redeal`` are never both legal: the game is stepped
     as for any illegal action). Around a legal move the game's shared mask row follows its
-    own mask (:func:`fortythieves_env._family_fast.mark_shared`: the legal actions before
+    own mask (:func:`fortythieves_env.envs._family_fast.mark_shared`: the legal actions before
     unmarked, those after marked); the observation row is written by the step itself. The
     own mask row is used up to the slot's width (its actions rounded up to 8).
 
@@ -155,7 +150,7 @@ def _pick_legal_family(
     """``out[i]`` = game i's ``int(u[i] * n_legal[i])``-th legal shared action (0 if none),
     found in its own mask: a rule set's actions keep their order in the shared space, so
     its k-th legal own action is its k-th legal shared action (what
-    :func:`fortythieves_env.vector._pick_legal` finds on the shared mask, reading fewer
+    :func:`fortythieves_env.envs.vector_step._pick_legal` finds on the shared mask, reading fewer
     entries)."""
     for i in range(own_masks.shape[0]):
         k = int(u[i] * n_legal[i])
@@ -177,7 +172,7 @@ class FamilyVectorEnv(FortyThievesVectorEnv):
     compiled call per step through the shared encoding.
 
     ## Description
-    The batched form of :class:`~fortythieves_env.family_env.FamilyEnv`: for the same seeds
+    The batched form of :class:`~fortythieves_env.envs.family_env.FamilyEnv`: for the same seeds
     and actions, game i plays exactly the games of ``FamilyEnv`` reset with seed ``s + i``
     (its rule sets, deals, observations, masks, rewards and episode ends;
     ``tests/env/test_family.py`` checks it). Everything else is
@@ -189,7 +184,7 @@ class FamilyVectorEnv(FortyThievesVectorEnv):
 
     ## Observation Space
     ``Box(0, high, shape=(N, 501), dtype=uint8)``: row i is game i's shared observation
-    (:class:`~fortythieves_env.family.FamilyLayout`).
+    (:class:`~fortythieves_env.envs.family.FamilyLayout`).
 
     ## Starting State
     Each game draws its rule set per episode from ``sampler`` with its own generator (then
@@ -235,7 +230,7 @@ class FamilyVectorEnv(FortyThievesVectorEnv):
             raise ValueError("pass variant= (one rule set) or sampler= (a sampler), not both")
         if sampler is not None and not isinstance(sampler, RuleSetSampler):
             raise TypeError(
-                f"sampler must be a fortythieves_env.family.RuleSetSampler, got "
+                f"sampler must be a fortythieves_env.envs.family.RuleSetSampler, got "
                 f"{type(sampler).__name__}"
             )
         self.variant = None if variant is None else FAMILY_BOUNDS.check(get_rule_set(variant))  # type: ignore[assignment]

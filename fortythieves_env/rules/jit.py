@@ -63,7 +63,7 @@ class NoCacheWarning(RuntimeWarning):
 
 
 _PACKAGE = "fortythieves_env"
-_PACKAGE_DIR = Path(__file__).resolve().parent
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
 """The ``fortythieves_env`` package's folder."""
 
 _IMPORT = re.compile(

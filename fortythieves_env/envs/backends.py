@@ -26,12 +26,12 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION
-from .engine import rules_for
-from .observation import LATEST_VERSION, check_version
-from .state import GameState
-from .tables import FastTables, tables_for
-from .variants import VariantSpec
+from ..rules.actions import COLUMN_TO_COLUMN, DRAW, REDEAL, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION
+from ..rules.engine import rules_for
+from ..rules.observation import LATEST_VERSION, check_version
+from ..rules.state import GameState
+from ..rules.tables import FastTables, tables_for
+from ..rules.variants import VariantSpec
 
 __all__ = [
     "BACKENDS",
@@ -231,7 +231,7 @@ class NumbaBackend:
         observation_version: the observation written (:mod:`.observation`).
 
     Attributes:
-        tables: the variant's shared, read-only :class:`~fortythieves_env.tables.FastTables`.
+        tables: the variant's shared, read-only :class:`~fortythieves_env.rules.tables.FastTables`.
         st: the state array (``int16``, shape ``(tables.state_size,)``); all 0 without a
             game.
     """
@@ -239,7 +239,7 @@ class NumbaBackend:
     name: BackendName = "numba"
 
     def __init__(self, spec: VariantSpec, observation_version: int = LATEST_VERSION) -> None:
-        from . import core
+        from ..rules import core
 
         self._core = core
         self.tables: FastTables = tables_for(spec, observation_version)

@@ -1,7 +1,7 @@
 """Pictures of the table: ``render_mode="rgb_array"`` (drawn with Pillow, no downloaded assets).
 
 :func:`render_rgb` draws what a person watching the table sees, from a
-:class:`~fortythieves_env.view.PlayerView` only, so nothing hidden can reach a frame: the
+:class:`~fortythieves_env.rules.view.PlayerView` only, so nothing hidden can reach a frame: the
 face-down cards of each column as backs, the stock as a back with its count on it (never its
 cards), the top three cards of the waste, the 8 foundations (their top cards, or an empty
 place marked with its suit), and a header line with the variant's name, the stock and waste
@@ -25,9 +25,9 @@ from typing import NoReturn
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .cards import RANK, RED, SUIT
-from .variants import VariantSpec, get_variant
-from .view import PlayerView
+from ..rules.cards import RANK, RED, SUIT
+from ..rules.variants import VariantSpec, get_variant
+from ..rules.view import PlayerView
 
 CARD_W, CARD_H = 60, 84
 """Card size in pixels."""
@@ -87,7 +87,7 @@ def render_rgb(variant: str | VariantSpec, view: PlayerView) -> np.ndarray:
 
     Args:
         variant: the variant id or spec the view belongs to.
-        view: what the table shows (:func:`fortythieves_env.view.player_view`).
+        view: what the table shows (:func:`fortythieves_env.rules.view.player_view`).
 
     Returns:
         ``uint8`` array of shape ``(*frame_size(variant), 3)`` (RGB), a new array.
@@ -281,7 +281,7 @@ COMMAND_DESCRIPTION = (
     "N moves played by a fixed rule (cards to the foundations first). This is how "
     "docs/table.png and the golden image of tests/env/test_render.py are made."
 )
-"""The ``--help`` text of ``python -m fortythieves_env.render`` (plain text, no markup)."""
+"""The ``--help`` text of ``python -m fortythieves_env.envs.render`` (plain text, no markup)."""
 
 
 def _non_negative(text: str) -> int:
@@ -298,11 +298,11 @@ def _non_negative(text: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m fortythieves_env.render OUT.png [--variant V] [--seed S] [--moves N]``:
+    """``python -m fortythieves_env.envs.render OUT.png [--variant V] [--seed S] [--moves N]``:
     save :func:`table_picture` as a PNG and print one line saying what was written.
 
     Raises:
-        SystemExit: 2 on bad input, after one ``python -m fortythieves_env.render: error:
+        SystemExit: 2 on bad input, after one ``python -m fortythieves_env.envs.render: error:
             ...`` line on stderr (an unknown variant, a negative number, a file that cannot
             be written); nothing is written then.
     """
@@ -313,7 +313,7 @@ def main(argv: list[str] | None = None) -> None:
         def error(self, message: str) -> NoReturn:  # one line, no usage block
             self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
 
-    parser = Parser(prog="python -m fortythieves_env.render", description=COMMAND_DESCRIPTION)
+    parser = Parser(prog="python -m fortythieves_env.envs.render", description=COMMAND_DESCRIPTION)
     parser.add_argument("out", metavar="OUT.png", help="the PNG file to write")
     parser.add_argument(
         "--variant", metavar="V", default="Streets", help="variant id (default: Streets)"

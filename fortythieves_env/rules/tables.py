@@ -30,7 +30,7 @@ indices                    meaning
 Table array (``int32``): a header of :data:`N_HEADER` constants (named ``H_*`` below: sizes
 and the offsets above, plus where the observation's parts start), then the build rule's
 ``accepts[top * 53 + card]`` (0/1, 53*53 entries; top 0 is an empty column), then the action
-decode table of :class:`~fortythieves_env.actions.ActionCodec`, 4 entries per action: kind,
+decode table of :class:`~fortythieves_env.rules.actions.ActionCodec`, 4 entries per action: kind,
 source column, destination column, cards, then the build rule's table read by column, as
 sets: for each card code, the cards (1..52) that take it on a column
 (:func:`~fortythieves_env.core._taken`; two entries per card, :data:`N_TAKEN` in all).
@@ -99,7 +99,7 @@ S_NSTOCK, S_NWASTE, S_REDEALS, S_FCARDS = range(4)
 @cache
 def _rule_table(build: Build, empty_column: EmptyColumn) -> tuple[list[list[bool]], np.ndarray]:
     """The rule table of a build rule and an empty-column rule
-    (:func:`~fortythieves_env.rule_table.accepts_table`), as lists and as the table array's
+    (:func:`~fortythieves_env.rules.rule_table.accepts_table`), as lists and as the table array's
     ``int32`` block (shape ``(53 * 53,)``, read-only); made once per pair, shared by every
     variant with those rules."""
     table = accepts_table(build, empty_column)
@@ -129,10 +129,10 @@ class FastTables:
 
     Attributes:
         spec: the variant.
-        codec: its :class:`~fortythieves_env.actions.ActionCodec` (shared:
-            :func:`~fortythieves_env.actions.codec_for`).
+        codec: its :class:`~fortythieves_env.rules.actions.ActionCodec` (shared:
+            :func:`~fortythieves_env.rules.actions.codec_for`).
         build_table: its rule table ``build_table[top][card]`` (``list`` of 53 lists of
-            53 ``bool``; :func:`~fortythieves_env.rule_table.accepts_table`), shared by
+            53 ``bool``; :func:`~fortythieves_env.rules.rule_table.accepts_table`), shared by
             the variants with the same build and empty-column rules; read only.
         layout: the :class:`ObservationLayout` the kernels write: the variant's own of
             ``observation_version``, or the ``layout`` given.
@@ -244,7 +244,7 @@ class FastTables:
 
     def hidden_indices(self, face_down: Sequence[int], hidden_stock: int) -> np.ndarray:
         """The state-array indices of the cards a player cannot see, in the order
-        :func:`~fortythieves_env.view.determinize` fills them: the face-down cards of
+        :func:`~fortythieves_env.rules.view.determinize` fills them: the face-down cards of
         column 0 bottom to top, then column 1's, ..., then ``hidden_stock`` stock slots
         bottom to top (the whole stock while its order is unknown, else 0).
 
@@ -304,7 +304,7 @@ def tables_for(
 ) -> FastTables:
     """The (shared, read-only) :class:`FastTables` of ``spec`` (and observation version,
     and observation layout: see :class:`FastTables`), the same object however the arguments
-    are passed. The last 512 are kept (see :func:`~fortythieves_env.actions.codec_for`)."""
+    are passed. The last 512 are kept (see :func:`~fortythieves_env.rules.actions.codec_for`)."""
     return _tables(spec, observation_version, layout)
 
 

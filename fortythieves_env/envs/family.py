@@ -41,7 +41,7 @@ named games of PySolFC's Forty Thieves list that a spec can express
 (:data:`HELD_OUT_GAMES`, each with its source), and the other published reading of two of
 them (:data:`OTHER_READINGS`). *Training*: every other rule set of the bounds. The
 sampler (:class:`RuleSetSampler`) never draws a held-out rule set; evaluate on them
-zero-shot (``variant=`` of :class:`~fortythieves_env.family_env.FamilyEnv`).
+zero-shot (``variant=`` of :class:`~fortythieves_env.envs.family_env.FamilyEnv`).
 
 The distribution
 ----------------
@@ -72,10 +72,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .actions import ActionCodec
-from .observation import LATEST_VERSION, ObservationLayout
-from .tables import tables_for
-from .variants import (
+from ..rules.actions import ActionCodec
+from ..rules.observation import LATEST_VERSION, ObservationLayout
+from ..rules.tables import tables_for
+from ..rules.variants import (
     CUSTOM_VARIANTS,
     VARIANTS,
     Build,
@@ -602,7 +602,7 @@ _ENVELOPE = VariantSpec(
 """A spec with the shared action layout (13 columns, sequence moves); nothing else counts."""
 
 FAMILY_CODEC: ActionCodec = tables_for(_ENVELOPE).codec
-"""The shared action codec: the action layout of :mod:`fortythieves_env.actions` for 13
+"""The shared action codec: the action layout of :mod:`fortythieves_env.rules.actions` for 13
 columns and sequence moves (``n = 3 + 2*13 + 13*12*13 = 2057``), with the same move
 notation. A rule set's move ``ti>tjxN`` is the shared action of the same move; the
 actions a rule set lacks (columns it does not have, ``xN`` without sequence moves) are
@@ -623,7 +623,7 @@ class FamilyLayout:
     indices              values    meaning
     ===================  ========  =========================================================
     ``0 .. P-1``         as the    the position, laid out as a variant's observation
-                         variant   (:mod:`fortythieves_env.observation`, version 1) of 13
+                         variant   (:mod:`fortythieves_env.rules.observation`, version 1) of 13
                                    columns with ``V`` and ``W`` slots: column i's face-up
                                    cards at ``i*V``, the waste at ``C*V``, the known stock
                                    at ``C*V+W``, 8 foundation heights at ``C*V+2W``, 13
@@ -720,7 +720,7 @@ class RuleSetMap:
     """Where one rule set's own observation and actions sit in the shared encoding.
 
     Built by :func:`rule_set_map` from the rule set's tables (its observation layout of
-    version 1 and action codec: :func:`~fortythieves_env.tables.tables_for`), the shared
+    version 1 and action codec: :func:`~fortythieves_env.rules.tables.tables_for`), the shared
     :data:`FAMILY_LAYOUT` and :data:`FAMILY_CODEC`: every entry of the rule set's
     observation, and every one of its actions, has one place in the shared ones; the shared
     entries and actions without a source are 0 (absent columns, unused slots, actions the
@@ -728,8 +728,8 @@ class RuleSetMap:
 
     The environments do not copy observations through it: the compiled core writes the
     shared observation itself (its table array is built for :data:`FAMILY_LAYOUT`, see
-    :class:`fortythieves_env.tables.FastTables`), and the mask is mapped by
-    :func:`fortythieves_env._family_fast.mask_to_shared` through :attr:`to_shared`.
+    :class:`fortythieves_env.rules.tables.FastTables`), and the mask is mapped by
+    :func:`fortythieves_env.envs._family_fast.mask_to_shared` through :attr:`to_shared`.
     :meth:`to_shared_obs` and :meth:`to_shared_mask` translate a rule set's own observation
     and mask (those of its :class:`~fortythieves_env.FortyThievesEnv`).
 

@@ -14,19 +14,19 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ._checks import checked_int, checked_options
+from ..rules.cards import CARD_NAMES, SUITS
+from ..rules.checks import checked_int, checked_options
+from ..rules.engine import IllegalMoveError, InvalidPositionError, rules_for
+from ..rules.episode import NOT_COUNTED, EpisodeMixin, episode_step, step_outcome
+from ..rules.observation import LATEST_VERSION, check_version
+from ..rules.positions import checked_copy
+from ..rules.pysol import pysol_position
+from ..rules.state import GameState
+from ..rules.tables import tables_for
+from ..rules.variants import VariantSpec, get_variant
+from ..rules.view import PlayerView, player_view
 from .backends import Backend, make_backend
-from .cards import CARD_NAMES, SUITS
-from .engine import IllegalMoveError, InvalidPositionError, rules_for
-from .episode import NOT_COUNTED, EpisodeMixin, episode_step, step_outcome
-from .observation import LATEST_VERSION, check_version
-from .positions import checked_copy
-from .pysol import pysol_position
 from .registration import CheckedSpec
-from .state import GameState
-from .tables import tables_for
-from .variants import VariantSpec, get_variant
-from .view import PlayerView, player_view
 
 _BOOLS = (bool, np.bool_)
 
@@ -63,7 +63,7 @@ def _move_reward(
     cards: int, foundation_cards: int, reward_per_card: float, win_bonus: float
 ) -> float:
     """The reward of a legal move putting ``cards`` (0 or 1) up, ``foundation_cards`` after
-    it: :func:`~fortythieves_env.episode.episode_step`'s."""
+    it: :func:`~fortythieves_env.rules.episode.episode_step`'s."""
     packed = (1 << 8) | (foundation_cards << 1) | cards
     return episode_step(
         packed, 0, 0, 0, 1, foundation_cards, 0, 0, reward_per_card, win_bonus, 0.0, 0, 0
@@ -71,7 +71,7 @@ def _move_reward(
 
 
 def _game_over(foundation_cards: int, n_legal: int) -> bool:
-    """Whether the position ends the episode: :func:`~fortythieves_env.episode.episode_step`'s
+    """Whether the position ends the episode: :func:`~fortythieves_env.rules.episode.episode_step`'s
     ``terminated`` after a legal move to it."""
     packed = (n_legal << 8) | (foundation_cards << 1)
     return episode_step(packed, 0, 0, 0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0, 0)[1]
@@ -80,7 +80,7 @@ def _game_over(foundation_cards: int, n_legal: int) -> bool:
 def _made_progress(
     kind: int, foundation_gain: int, face_down_before: int, face_down_after: int
 ) -> bool:
-    """Whether a legal move makes progress: :func:`~fortythieves_env.episode.episode_step`'s
+    """Whether a legal move makes progress: :func:`~fortythieves_env.rules.episode.episode_step`'s
     no-progress count restarts after it."""
     packed = (1 << 8) | (1 if foundation_gain > 0 else 0)
     step = episode_step(
@@ -94,8 +94,9 @@ _DEPRECATED = {
     "game_over": _game_over,
     "made_progress": _made_progress,
 }
-"""The episode's rules as functions (until 0.4): :func:`~fortythieves_env.episode.episode_step`
-states them now (issue 38); these compute their answers through it."""
+"""The episode's rules as functions (until 0.4):
+:func:`~fortythieves_env.rules.episode.episode_step` states them now
+(issue 38); these compute their answers through it."""
 
 
 def __getattr__(name: str) -> Any:
@@ -103,8 +104,8 @@ def __getattr__(name: str) -> Any:
     :data:`_DEPRECATED`), with a :class:`DeprecationWarning`."""
     if name in _DEPRECATED:
         warnings.warn(
-            f"fortythieves_env.env.{name} is deprecated and will be removed in the next "
-            "release: the episode's rules are fortythieves_env.episode.episode_step",
+            f"fortythieves_env.envs.env.{name} is deprecated and will be removed in the next "
+            "release: the episode's rules are fortythieves_env.rules.episode.episode_step",
             DeprecationWarning,
             stacklevel=2,
         )
@@ -139,7 +140,7 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
     move notation. :meth:`action_masks` (and ``info["action_mask"]``) mark the legal actions.
 
     ## Observation Space
-    ``Box(0, high, shape=(size,), dtype=uint8)``; see :mod:`fortythieves_env.observation` for
+    ``Box(0, high, shape=(size,), dtype=uint8)``; see :mod:`fortythieves_env.rules.observation` for
     the index table (``self.layout`` holds the slices). Column face-up cards and the whole
     waste as card codes 1..52 (0 = empty slot), then foundation heights, face-down counts,
     stock size and redeals left. Face-down cards are counts only, so their identity never
@@ -160,7 +161,7 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
     and ``copy.deepcopy``. Each copies the position (the environment never shares a
     :class:`~fortythieves_env.GameState` with its caller) and rewrites the observation and
     the action mask from it. ``reset`` and the ``state`` setter check the position
-    (:mod:`fortythieves_env.positions`) and restart the environment's own no-progress count;
+    (:mod:`fortythieves_env.rules.positions`) and restart the environment's own no-progress count;
     the setter, unlike ``reset``, also takes a finished game (its next step is
     ``terminated``) and leaves the random generator alone. Gymnasium's ``TimeLimit`` wrapper
     restarts its step count only on ``reset``: to start an episode from a position, use
@@ -214,7 +215,7 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
     - ``variant``: variant id or :class:`~fortythieves_env.VariantSpec` (default
       ``"FortyThieves"``).
     - ``render_mode``: ``None``, ``"ansi"`` (a text board) or ``"rgb_array"`` (a picture of
-      the table, see :mod:`fortythieves_env.render`).
+      the table, see :mod:`fortythieves_env.envs.render`).
     - ``max_steps_without_progress``: ``None`` (default) or a positive integer (NumPy
       integers too, not ``bool``; else ``ValueError``); see Episode End.
     - ``reward_per_card``, ``win_bonus``, ``illegal_action_penalty``: finite numbers, the
@@ -224,7 +225,7 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
       :class:`~fortythieves_env.IllegalMoveError`, naming the move and the reason). An
       action outside the action space always raises ``ValueError``.
     - ``backend``: ``"auto"`` (default: ``"numba"`` when numba is importable, else
-      ``"python"``), ``"numba"`` or ``"python"``: the :mod:`fortythieves_env.backends`
+      ``"python"``), ``"numba"`` or ``"python"``: the :mod:`fortythieves_env.envs.backends`
       object that holds and steps the position (``self.backend`` is the name chosen). Both
       play identical games (same deal for a seed, same observations, masks, rewards and
       positions). ``"python"`` keeps the position as a :class:`~fortythieves_env.GameState`
@@ -237,7 +238,8 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
       ``env.state`` is a snapshot :class:`~fortythieves_env.GameState` made on each read:
       changing it does not change the game (assign ``env.state = s`` to load one; see
       Starting State).
-    - ``observation_version``: ``1`` (default, :data:`~fortythieves_env.observation.LATEST_VERSION`)
+    - ``observation_version``: ``1`` (default,
+      :data:`~fortythieves_env.rules.observation.LATEST_VERSION`)
       or ``0``; see Observation Space and Version History (``ValueError`` otherwise). The
       registered ids pass it: ``-v0`` ids 0, ``-v1`` ids 1; ``gymnasium.make`` of an id with
       another ``observation_version`` raises ``ValueError`` naming the id to use (the id
@@ -247,7 +249,7 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
     ## Version History
     - v1: the observation adds the stock's order once it is known (after the first redeal),
       next card first, in ``K`` new card slots after the waste (index table in
-      :mod:`fortythieves_env.observation`). Only variants with redeals change, so only they
+      :mod:`fortythieves_env.rules.observation`). Only variants with redeals change, so only they
       have a ``-v1`` id (``FortyThieves/LittleForty-v1``; a custom variant with redeals
       too); the other variants keep ``-v0`` as their only id.
     - v0: initial release. Still registered for every variant, so saved models and results
@@ -314,7 +316,7 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
 
         Raises:
             InvalidPositionError: (on assignment) the state is not a position this variant
-                can reach (:func:`fortythieves_env.positions.from_position` says which rule
+                can reach (:func:`fortythieves_env.rules.positions.from_position` says which rule
                 it breaks) or holds a bad entry (a foundation height that is not an integer
                 0..13, a card that is not a card code: the message names it); nothing
                 changes then.
@@ -360,7 +362,7 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Deal a new game (or start from ``options["state"]``, a rule-book position, or
         from ``options["pysol_deal"]``, PySolFC's game number N: see
-        :mod:`fortythieves_env.pysol`).
+        :mod:`fortythieves_env.rules.pysol`).
 
         Args:
             seed: None, or a non-negative integer that seeds ``np_random``: NumPy integers
@@ -424,7 +426,7 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
         if not 0 <= a < n:
             raise ValueError(f"action {a} is outside the action space Discrete({n})")
         # the backend's move step (it plays a legal action, refuses an illegal one), then the
-        # episode step of every environment (fortythieves_env.episode)
+        # episode step of every environment (fortythieves_env.rules.episode)
         counted = self.max_steps_without_progress
         before = self._before_move(a) if counted else NOT_COUNTED
         packed = self._backend_step(a)
@@ -460,7 +462,7 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
     def render(self) -> str | np.ndarray | None:
         """The board as text (``render_mode="ansi"``), as a picture (``"rgb_array"``: a
         ``uint8`` array ``(H, W, 3)`` of a fixed size per variant, drawn from
-        :meth:`player_view` by :mod:`fortythieves_env.render`), else ``None``.
+        :meth:`player_view` by :mod:`fortythieves_env.envs.render`), else ``None``.
 
         Raises:
             RuntimeError: ``"rgb_array"`` before ``reset`` (there is no table to draw; the
@@ -510,7 +512,7 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
     def player_view(self) -> PlayerView:
         """What a player knows of the current position: the face-up cards, counts of the
         face-down cards and the stock, the stock's order once a redeal has shown it, and the
-        multiset of unseen cards; see :mod:`fortythieves_env.view`. A new frozen object.
+        multiset of unseen cards; see :mod:`fortythieves_env.rules.view`. A new frozen object.
 
         Raises:
             RuntimeError: before ``reset``.

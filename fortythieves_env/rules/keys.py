@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from ._jit import kernel
 from .actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
@@ -40,6 +39,7 @@ from .core import (
     _apply,
     _pile_for,
 )
+from .jit import kernel
 
 __all__ = ["key_tables_for"]
 

@@ -43,8 +43,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ._checks import is_int
 from .cards import CARD_NAMES, RANK, SUIT, card_code, card_name
+from .checks import is_int
 from .engine import N_CARDS, InvalidPositionError, Rules, rules_for
 from .state import GameState
 from .variants import VariantSpec, get_variant

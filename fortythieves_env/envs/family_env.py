@@ -22,13 +22,18 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from ..rules.actions import COLUMN_TO_COLUMN
+from ..rules.checks import checked_int, checked_options
+from ..rules.core import FastTables, tables_for
+from ..rules.engine import IllegalMoveError, InvalidPositionError, Rules, rules_for
+from ..rules.episode import NOT_COUNTED, EpisodeMixin
+from ..rules.observation import LATEST_VERSION
+from ..rules.pysol import pysol_position
+from ..rules.state import GameState
+from ..rules.variants import VariantSpec
+from ..rules.view import PlayerView, player_view
 from . import _family_fast
-from ._checks import checked_int, checked_options
-from .actions import COLUMN_TO_COLUMN
-from .core import FastTables, tables_for
-from .engine import IllegalMoveError, InvalidPositionError, Rules, rules_for
 from .env import checked_penalty, finite_reward
-from .episode import NOT_COUNTED, EpisodeMixin
 from .family import (
     FAMILY_BOUNDS,
     FAMILY_CODEC,
@@ -39,11 +44,6 @@ from .family import (
     get_rule_set,
     rule_set_map,
 )
-from .observation import LATEST_VERSION
-from .pysol import pysol_position
-from .state import GameState
-from .variants import VariantSpec
-from .view import PlayerView, player_view
 
 __all__ = ["FamilyEnv", "lacking_reason"]
 
@@ -69,7 +69,7 @@ def lacking_reason(spec: VariantSpec, action: int) -> str:
 
 def family_tables(spec: VariantSpec) -> FastTables:
     """The compiled tables of ``spec`` that write the shared observation (shared,
-    read-only; :func:`fortythieves_env.tables.tables_for` with the family's layout)."""
+    read-only; :func:`fortythieves_env.rules.tables.tables_for` with the family's layout)."""
     return tables_for(spec, LATEST_VERSION, FAMILY_LAYOUT.cards)
 
 
@@ -107,17 +107,17 @@ class FamilyEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
     ## Description
     Each episode is a game of one rule set (a :class:`~fortythieves_env.VariantSpec`): the
     one given as ``variant=``, or else one drawn per episode from ``sampler`` (the training
-    distribution :data:`fortythieves_env.family.TRAINING` by default, which never draws a
+    distribution :data:`fortythieves_env.envs.family.TRAINING` by default, which never draws a
     held-out game). The game is that rule set's, played by the per-variant compiled rules;
     this environment translates actions and the mask through the shared encoding of
-    :mod:`fortythieves_env.family`. A named variant played here gives the same games as its
+    :mod:`fortythieves_env.envs.family`. A named variant played here gives the same games as its
     own id (``tests/env/test_family.py`` checks all nine, move by move: legal moves,
     rewards, episode ends and positions).
 
     ## Action Space
     ``Discrete(2057)``: the actions of a 13-column variant with sequence moves
-    (:data:`~fortythieves_env.family.FAMILY_CODEC`: the formula of
-    :mod:`fortythieves_env.actions` with ``C = 13``, ``M = 13``), in the rule book's move
+    (:data:`~fortythieves_env.envs.family.FAMILY_CODEC`: the formula of
+    :mod:`fortythieves_env.rules.actions` with ``C = 13``, ``M = 13``), in the rule book's move
     notation (:meth:`action_to_move`). A move of the rule set is the shared action of the
     same move. The actions it lacks (columns beyond its own, ``xN`` without sequence moves)
     are masked out and illegal in it: ``illegal_action`` applies to them.
@@ -127,17 +127,17 @@ class FamilyEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
     variant's observation (version 1: the stock's order once a redeal has shown it), then
     24 entries that state the rule set (columns, cards dealt down and up, build rule,
     sequence moves, empty-column rule, cards per draw, redeals, Aces out, which columns
-    exist). Index table in :class:`~fortythieves_env.family.FamilyLayout`.
+    exist). Index table in :class:`~fortythieves_env.envs.family.FamilyLayout`.
 
     ## Starting State
     ``reset(seed=n)`` seeds ``np_random``; with ``variant=`` fixed, the deal is the one
     ``FortyThievesEnv(variant).reset(seed=n)`` deals, and later resets continue the same
     generator, as there. Without ``variant=`` the rule set is drawn first
-    (:meth:`~fortythieves_env.family.RuleSetSampler.sample`), then the deal, from the same
+    (:meth:`~fortythieves_env.envs.family.RuleSetSampler.sample`), then the deal, from the same
     generator. ``reset(options=...)`` takes:
 
     - ``"variant"``: this episode's rule set (a spec, a variant or held-out game id, or a
-      rule-set id; :func:`~fortythieves_env.family.get_rule_set`);
+      rule-set id; :func:`~fortythieves_env.envs.family.get_rule_set`);
     - ``"state"``: a rule-book position to start from, read by the rule set
       ``"variant"``, else ``variant=``, else the position's own ``"variant"`` id; refused
       (:class:`~fortythieves_env.InvalidPositionError`, nothing changes, not even the
@@ -175,10 +175,10 @@ class FamilyEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
     ```
 
     - ``variant``: ``None`` (default: a rule set drawn per episode), or a spec or id
-      (:func:`~fortythieves_env.family.get_rule_set`) inside
-      :data:`~fortythieves_env.family.FAMILY_BOUNDS`, played every episode.
-    - ``sampler``: a :class:`~fortythieves_env.family.RuleSetSampler` (default
-      :data:`~fortythieves_env.family.TRAINING`); not with ``variant``.
+      (:func:`~fortythieves_env.envs.family.get_rule_set`) inside
+      :data:`~fortythieves_env.envs.family.FAMILY_BOUNDS`, played every episode.
+    - ``sampler``: a :class:`~fortythieves_env.envs.family.RuleSetSampler` (default
+      :data:`~fortythieves_env.envs.family.TRAINING`); not with ``variant``.
     - ``max_episode_steps``: ``None`` (the rule set's) or a positive integer.
     - ``render_mode`` (``None``, ``"ansi"``, ``"rgb_array"``), ``reward_per_card``,
       ``win_bonus``, ``illegal_action_penalty``, ``illegal_action`` (``"penalize"`` or
@@ -187,7 +187,7 @@ class FamilyEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
 
     Construction raises ``ValueError`` for a bad argument or a ``variant`` outside the
     bounds or unknown (one line naming it and the allowed values), ``TypeError`` for a
-    ``sampler`` that is not a :class:`~fortythieves_env.family.RuleSetSampler`.
+    ``sampler`` that is not a :class:`~fortythieves_env.envs.family.RuleSetSampler`.
 
     ## Version History
     - v0: initial release.
@@ -212,7 +212,7 @@ class FamilyEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
             raise ValueError("pass variant= (one rule set) or sampler= (a sampler), not both")
         if sampler is not None and not isinstance(sampler, RuleSetSampler):
             raise TypeError(
-                f"sampler must be a fortythieves_env.family.RuleSetSampler, got "
+                f"sampler must be a fortythieves_env.envs.family.RuleSetSampler, got "
                 f"{type(sampler).__name__}"
             )
         self.variant: VariantSpec | None = (
@@ -509,7 +509,7 @@ class FamilyEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
         return game.rules.to_position(game.position())
 
     def player_view(self) -> PlayerView:
-        """What a player knows of the position (:func:`fortythieves_env.view.player_view`).
+        """What a player knows of the position (:func:`fortythieves_env.rules.view.player_view`).
 
         Raises:
             RuntimeError: before ``reset``.

@@ -17,7 +17,7 @@ indices                values        meaning
 ``N+9+C``               0..redeals   redeals left (always 0 without redeals)
 =====================  ============  ===============================================================
 
-Card codes are ``suit*13 + rank + 1`` (see :mod:`fortythieves_env.cards`); 0 is an empty slot.
+Card codes are ``suit*13 + rank + 1`` (see :mod:`fortythieves_env.rules.cards`); 0 is an empty slot.
 The first :attr:`ObservationLayout.n_card_slots` (``N``) entries are card codes, the rest
 counts, so a network can one-hot the first part. The space's upper bound is at least 1 for
 every count, so entries that stay 0 in a variant (face-down counts in Forty Thieves) keep a
@@ -27,7 +27,7 @@ Versions (the ``-vN`` of the registered ids, the ``observation_version`` argumen
 
 - **0**: the face-up cards, the waste and counts; the stock is a count only.
 - **1** (:data:`LATEST_VERSION`): everything a player has seen and still knows, the
-  :class:`~fortythieves_env.view.PlayerView` minus its ``unseen`` multiset (which follows
+  :class:`~fortythieves_env.rules.view.PlayerView` minus its ``unseen`` multiset (which follows
   from the rest): version 0 plus the stock's order once a redeal has happened
   (``redeals_left < redeals``: every stock card then passed over the waste face up, in an
   order the player saw; RULES.md, Little Forty). Before the first redeal the stock slots
@@ -35,8 +35,8 @@ Versions (the ``-vN`` of the registered ids, the ``observation_version`` argumen
   is never known and version 1 is version 0, entry for entry.
 
 Nothing hidden is encoded: face-down cards appear only as counts, and so does the stock
-while its order is unknown. :func:`fortythieves_env.view.encode_view` writes the
-observation from a :class:`~fortythieves_env.view.PlayerView` alone (the tests check that every
+while its order is unknown. :func:`fortythieves_env.rules.view.encode_view` writes the
+observation from a :class:`~.view.PlayerView` alone (the tests check that every
 backend's observation equals it).
 """
 
@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import is_int
+from .checks import is_int
 from .state import GameState
 from .variants import VariantSpec
 

@@ -10,7 +10,7 @@ The unversioned names (:func:`env_id` without a version, the configs, the README
 variant's newest id: ``-v1`` for Little Forty, ``-v0`` for the eight others.
 
 The whole family through one shared encoding is :data:`FAMILY_ENV_ID`,
-``FortyThieves/Family-v0`` (:func:`register_family`; :mod:`fortythieves_env.family`).
+``FortyThieves/Family-v0`` (:func:`register_family`; :mod:`fortythieves_env.envs.family`).
 
 Ids in other processes
 ----------------------
@@ -56,19 +56,19 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.envs.registration import EnvSpec, register, registry
 
-from .observation import LATEST_VERSION, latest_version
-from .variants import CUSTOM_VARIANTS, VARIANTS, VariantSpec, get_variant
+from ..rules.observation import LATEST_VERSION, latest_version
+from ..rules.variants import CUSTOM_VARIANTS, VARIANTS, VariantSpec, get_variant
 
 NAMESPACE = "FortyThieves"
 VERSION = LATEST_VERSION
 """The newest id version (``-v1``); a variant's own newest is :func:`latest_version`."""
 MODULE_PREFIX = "fortythieves_env:"
 """Prefix of an id that makes ``gymnasium.make`` import this package first."""
-VECTOR_ENTRY_POINT = "fortythieves_env.vector:FortyThievesVectorEnv"
+VECTOR_ENTRY_POINT = "fortythieves_env.envs.vector:FortyThievesVectorEnv"
 """Every id's ``vector_entry_point``: ``gymnasium.make_vec`` builds the batched env by default."""
 FAMILY_ENV_ID = f"{NAMESPACE}/Family-v0"
 """The id of the whole family through the shared encoding
-(:class:`~fortythieves_env.family_env.FamilyEnv`; :func:`register_family`)."""
+(:class:`~fortythieves_env.envs.family_env.FamilyEnv`; :func:`register_family`)."""
 
 
 def versions(variant: str | VariantSpec) -> tuple[int, ...]:
@@ -214,7 +214,7 @@ def _register(spec: VariantSpec, variant: str | VariantSpec) -> list[str]:
         if id_ not in registry:
             register(
                 id=id_,
-                entry_point="fortythieves_env.env:FortyThievesEnv",
+                entry_point="fortythieves_env.envs.env:FortyThievesEnv",
                 vector_entry_point=VECTOR_ENTRY_POINT,
                 kwargs={"variant": variant, "observation_version": version},
                 max_episode_steps=spec.max_episode_steps,
@@ -266,16 +266,16 @@ def register_all() -> list[str]:
 def register_family() -> str:
     """Register :data:`FAMILY_ENV_ID` (idempotent) and return it.
 
-    Its entry point is :class:`~fortythieves_env.family_env.FamilyEnv` and its
-    ``vector_entry_point`` :class:`~fortythieves_env.family_vector.FamilyVectorEnv`. It has
+    Its entry point is :class:`~fortythieves_env.envs.family_env.FamilyEnv` and its
+    ``vector_entry_point`` :class:`~fortythieves_env.envs.family_vector.FamilyVectorEnv`. It has
     no ``TimeLimit`` (``max_episode_steps=None``): the environment truncates each episode at
     its rule set's own limit, which changes with the rule set.
     """
     if FAMILY_ENV_ID not in registry:
         register(
             id=FAMILY_ENV_ID,
-            entry_point="fortythieves_env.family_env:FamilyEnv",
-            vector_entry_point="fortythieves_env.family_vector:FamilyVectorEnv",
+            entry_point="fortythieves_env.envs.family_env:FamilyEnv",
+            vector_entry_point="fortythieves_env.envs.family_vector:FamilyVectorEnv",
             max_episode_steps=None,
             disable_env_checker=True,  # see "The passive checker" in the module docstring
         )

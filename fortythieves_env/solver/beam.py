@@ -40,8 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
-from .actions import (
+from ..rules.actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
     DRAW,
@@ -49,7 +48,7 @@ from .actions import (
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
 )
-from .core import (
+from ..rules.core import (
     H_ACCEPTS,
     H_C,
     H_DEAL,
@@ -65,7 +64,8 @@ from .core import (
     S_NWASTE,
     apply,
 )
-from .keys import _child_keys, _full_keys, _make_child, key_tables_for
+from ..rules.jit import kernel
+from ..rules.keys import _child_keys, _full_keys, _make_child, key_tables_for
 from .pruning import _children
 
 __all__ = ["MAX_WIDTH", "PROGRESS_WEIGHTS", "Beam", "progress"]
@@ -315,7 +315,7 @@ def _make_kept(
     zr: np.ndarray,
 ) -> None:
     """Make a kept child: the position after ``action`` from ``st`` into ``child``, with its
-    column key terms and keys (:func:`~fortythieves_env.keys._make_child`, as the
+    column key terms and keys (:func:`~fortythieves_env.rules.keys._make_child`, as the
     depth-first search makes them) and :func:`progress` terms (by the move)."""
     kind = tb[tb[H_DECODE] + 4 * action]
     if kind != REDEAL:
@@ -366,7 +366,7 @@ def _beam_run(
     ``quota`` nodes at the end of a level (``RUNNING``: call again).
 
     A child is scored (:func:`_child_progress`) and keyed (the first of the solver's two
-    Zobrist keys, :func:`~fortythieves_env.keys._child_keys`) from its parent and the move;
+    Zobrist keys, :func:`~fortythieves_env.rules.keys._child_keys`) from its parent and the move;
     only the children kept for the next level are made (``REDEAL``'s are made to be
     scored). Each child counts one node, made or not."""
     width = ctl[B_WIDTH]

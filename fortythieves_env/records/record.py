@@ -55,7 +55,7 @@ source deals (a seed always; a PySolFC number when ``pysol-cards`` is installed)
 is legal where it is played, the game does not end before the last move, and it ends after
 it exactly as ``outcome`` says (an unfinished game has not ended after it, a game that has
 not ended is marked stuck or unfinished); a stuck game has not ended, and every legal move
-after its last one leads to a player's view (:func:`~fortythieves_env.view.player_view`) seen
+after its last one leads to a player's view (:func:`~fortythieves_env.rules.view.player_view`) seen
 earlier in the game. Any failure is a :class:`RecordError` with a one-line message naming the
 field or the move (or both rules versions).
 """
@@ -73,17 +73,17 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._checks import MAX_JSON_NESTING, json_depth
-from ._checks import is_int as _is_int
-from ._files import read_user_text
-from .env import FortyThievesEnv
-from .variants import (
+from ..envs.env import FortyThievesEnv
+from ..rules.checks import MAX_JSON_NESTING, json_depth
+from ..rules.checks import is_int as _is_int
+from ..rules.variants import (
     RULES_VERSION,
     EmptyColumn,
     VariantSpec,
     recorded_rules_version,
     rules_version_mismatch,
 )
+from .files import read_user_text
 
 __all__ = [
     "FORMAT_VERSION",
@@ -320,7 +320,7 @@ def _int_or_none(value: Any) -> int | None:
 
 
 def _package_version() -> str:
-    from . import __version__
+    from .. import __version__
 
     return __version__
 
@@ -335,9 +335,9 @@ def load_record(path: str | Path) -> GameRecord:
 
     Raises:
         RecordError: the file cannot be read, is not a regular file (a FIFO: see
-            :func:`~fortythieves_env._files.open_user_file`) or is over
+            :func:`~fortythieves_env.records.files.open_user_file`) or is over
             :data:`MAX_RECORD_BYTES`, is not JSON, nests arrays and objects deeper
-            than :data:`~fortythieves_env._checks.MAX_JSON_NESTING` levels (a record has 4;
+            than :data:`~fortythieves_env.rules.checks.MAX_JSON_NESTING` levels (a record has 4;
             ``json`` would raise ``RecursionError`` at about 1,000), or is not a valid record;
             the message (one line) starts with the path.
     """
@@ -389,7 +389,7 @@ def make_record(
     Raises:
         RecordError: an action outside the variant's action space.
     """
-    from .engine import rules_for
+    from ..rules.engine import rules_for
 
     rules = rules_for(variant)
     try:
@@ -414,7 +414,7 @@ def make_record(
 def _replay(record: GameRecord, render_mode: str | None = None) -> Iterator[FortyThievesEnv]:
     """The environment at the start and after each move (the same object each time);
     checks everything listed in the module docstring, raising :class:`RecordError`."""
-    from .engine import InvalidPositionError
+    from ..rules.engine import InvalidPositionError
 
     mismatch = rules_version_mismatch(record.rules_version)
     if mismatch:
@@ -496,7 +496,7 @@ def _check_stuck(env: FortyThievesEnv, seen: set[Any]) -> None:
     Raises:
         RecordError: a legal move leads to a new view (the rule did not end the game).
     """
-    from .view import player_view
+    from ..rules.view import player_view
 
     rules = env.rules
     state = env.state

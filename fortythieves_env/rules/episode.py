@@ -11,16 +11,16 @@ cards``: ``cards`` (0 or 1) just put on a foundation, the new total ``foundation
 (no progress for too long, or the step limit) and the counts carried to the next step.
 Its first half, :func:`step_outcome`, is the one place the packed result is decoded. All
 four environments call it: :class:`~fortythieves_env.FortyThievesEnv` and
-:class:`~fortythieves_env.family_env.FamilyEnv` in Python (through
+:class:`~fortythieves_env.envs.family_env.FamilyEnv` in Python (through
 :meth:`EpisodeMixin._end_step`; ``FortyThievesEnv`` calls :func:`step_outcome` alone when
 it counts nothing, its hot path),
 :class:`~fortythieves_env.FortyThievesVectorEnv` and
-:class:`~fortythieves_env.family_vector.FamilyVectorEnv` compiled into their batch
+:class:`~fortythieves_env.envs.family_vector.FamilyVectorEnv` compiled into their batch
 kernels (``vector._step_game``, one game of a batch).
 
 It states the episode's three rules, this package's and not the rule book's (they were
 the functions ``move_reward``, ``game_over`` and ``made_progress`` of
-:mod:`fortythieves_env.env` before version 0.5, still importable there with a
+:mod:`fortythieves_env.envs.env` before version 0.5, still importable there with a
 ``DeprecationWarning``):
 
 * the reward: ``reward_per_card`` for the card a legal move puts on a foundation, plus
@@ -105,7 +105,7 @@ def episode_step(
     Args:
         packed: the move step's return: -1 (refused: nothing moved), else
             ``(n_legal << 8) | (foundation_cards << 1) | cards``.
-        kind: the action's kind (:mod:`fortythieves_env.actions`); read only when
+        kind: the action's kind (:mod:`fortythieves_env.rules.actions`); read only when
             ``max_idle > 0``.
         face_down_before, face_down_after: the face-down count under the action's source
             column before and after the move step, for a column-to-column move (else any
@@ -150,13 +150,13 @@ NOT_COUNTED = (0, -1, 0)
 
 class EpisodeMixin:
     """The episode of a single environment (:class:`~fortythieves_env.FortyThievesEnv`,
-    :class:`~fortythieves_env.family_env.FamilyEnv`) around its move step: the counts and
+    :class:`~fortythieves_env.envs.family_env.FamilyEnv`) around its move step: the counts and
     :meth:`_end_step`, which is :func:`episode_step` on them.
 
     The environment sets ``reward_per_card``, ``win_bonus``, ``illegal_action_penalty``,
     ``max_steps_without_progress`` (``None`` or a positive ``int``), its buffers ``_obs``
     (the observation, ``uint8``) and ``_mask`` (``int8``), ``_moves`` (its actions'
-    :class:`~fortythieves_env.actions.Move` s, indexed by action) and ``_fd_start`` (the
+    :class:`~fortythieves_env.rules.actions.Move` s, indexed by action) and ``_fd_start`` (the
     observation index of column 0's face-down count); and the counts on every load of a
     position: ``_n_legal``, ``_fcards``, ``_idle`` and ``_elapsed`` (``_max_steps``, the
     step limit, is 0, none, unless the environment counts its steps itself).

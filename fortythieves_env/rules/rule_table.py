@@ -22,7 +22,7 @@ KING = 12
 
 
 class EmptyColumnRule(NamedTuple):
-    """One member of :class:`~fortythieves_env.variants.EmptyColumn`, stated."""
+    """One member of :class:`~fortythieves_env.rules.variants.EmptyColumn`, stated."""
 
     takes: Callable[[int], bool]
     """``takes(card)``: may ``card`` (a code 1..52; for a sequence, its first card) go into
@@ -47,7 +47,7 @@ def accepts_table(build: Build, empty_column: EmptyColumn = EmptyColumn.ANY) -> 
 
     The rule table of the build rule (RULES.md, common rule 4 and the variant table) and of
     what an empty column takes (common rule 5: any card; or another member of
-    :class:`~fortythieves_env.variants.EmptyColumn`, as :data:`EMPTY_COLUMN_RULES` states
+    :class:`~fortythieves_env.rules.variants.EmptyColumn`, as :data:`EMPTY_COLUMN_RULES` states
     it). Every move rule reads it; it is the one place these rules are stated.
 
     Raises:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import core
-from ._jit import kernel
+from ..rules import core
+from ..rules.jit import kernel
 
 
 def own_mask_size(n_actions: int) -> int:

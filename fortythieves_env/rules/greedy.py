@@ -1,7 +1,7 @@
 """The greedy rule: a one-step heuristic over the legal moves, stated once.
 
 One score table, one reader: :func:`greedy_score` (compiled, over a packed state array of
-:mod:`.core`); :func:`move_score` reads a :class:`~fortythieves_env.view.PlayerView`
+:mod:`.core`); :func:`move_score` reads a :class:`~fortythieves_env.rules.view.PlayerView`
 through it (``tests/oracle.py`` restates the rule apart, for the tests). Every user of the
 rule calls it: the ``greedy`` baseline of :mod:`fortythieves_agents.players.baselines` (its
 observations are read into a state array by :func:`~.core.observed_state`), the search
@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
 from .actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
@@ -63,6 +62,7 @@ from .core import (
     tables_for,
 )
 from .engine import Rules
+from .jit import kernel
 from .state import GameState
 from .view import PlayerView
 
@@ -130,7 +130,7 @@ def move_score(action: int, view: PlayerView, rules: Rules) -> float:
 
     Args:
         action: an action index of ``rules``' variant (legal or not: only scored).
-        view: the player's view of the position (:func:`fortythieves_env.view.player_view`).
+        view: the player's view of the position (:func:`fortythieves_env.rules.view.player_view`).
         rules: the variant's rules.
 
     Raises:

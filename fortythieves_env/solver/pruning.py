@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
-from .actions import (
+from ..rules.actions import (
     COLUMN_TO_COLUMN,
     COLUMN_TO_FOUNDATION,
     DRAW,
@@ -25,7 +24,7 @@ from .actions import (
     WASTE_TO_COLUMN,
     WASTE_TO_FOUNDATION,
 )
-from .core import (
+from ..rules.core import (
     H_ACCEPTS,
     H_C,
     H_DECODE,
@@ -41,7 +40,8 @@ from .core import (
     _fitting_cards,
     _legal_into,
 )
-from .variants import Build, VariantSpec
+from ..rules.jit import kernel
+from ..rules.variants import Build, VariantSpec
 
 __all__ = ["ALL_RULES", "RULES", "build_code", "pruned_moves", "rule_flags"]
 
@@ -85,7 +85,7 @@ def _lowest(st: np.ndarray, f0: int, suit: int) -> int:
     return min(st[f0 + 2 * suit], st[f0 + 2 * suit + 1])
 
 
-@kernel(_nrt=False)  # no reference counts (allocates nothing): see fortythieves_env._jit
+@kernel(_nrt=False)  # no reference counts (allocates nothing): see fortythieves_env.rules.jit
 def _safe_foundation(st: np.ndarray, tb: np.ndarray, card: int, build: int) -> bool:
     """Rule F: may ``card``, which fits a foundation pile, be played up at once as the
     only move tried here?
@@ -129,7 +129,7 @@ def _safe_foundation(st: np.ndarray, tb: np.ndarray, card: int, build: int) -> b
     The argument never uses what an empty column takes: a line without ``c`` (or without
     the cards sent up) leaves a column empty only where the line's column held just those
     cards, which no move of the line goes onto; so F is safe with Kings-only empty columns
-    (:class:`~fortythieves_env.variants.EmptyColumn`) too, and W and E are (the positions
+    (:class:`~fortythieves_env.rules.variants.EmptyColumn`) too, and W and E are (the positions
     they merge differ only in the column order). ``tests/env/test_solver.py`` checks all three
     against the exhaustive search on two Kings-only variants.
 
@@ -207,7 +207,7 @@ def _score(
     return 500 + n
 
 
-@kernel(_nrt=False)  # no reference counts (allocates nothing): see fortythieves_env._jit
+@kernel(_nrt=False)  # no reference counts (allocates nothing): see fortythieves_env.rules.jit
 def _children(
     st: np.ndarray,
     tb: np.ndarray,

@@ -14,7 +14,7 @@ __all__ = ["GameState"]
 
 @dataclass(slots=True)
 class GameState:
-    """One position, mutable. Cards are codes 1..52 (see :mod:`fortythieves_env.cards`).
+    """One position, mutable. Cards are codes 1..52 (see :mod:`fortythieves_env.rules.cards`).
 
     Attributes:
         tableau: ``tableau[i]`` is column i, bottom to top.
