@@ -400,10 +400,12 @@ def test_a_model_of_other_rules_is_refused_in_one_line(
 
 
 def test_a_model_saved_under_the_old_package_name_resumes_training(tmp_path: Path) -> None:
-    """The shipped Lucas model was saved when the package's import name was ``agents``
-    (its policy class reads ``agents.policy.PlayerPolicy``): ``train --resume`` continues
-    it, and the new model names today's class."""
-    old = ROOT / "results" / "training" / "Lucas" / "best_model.zip"
+    """A model saved when the package's import name was ``agents`` (its policy class reads
+    ``agents.policy.PlayerPolicy``, as the shipped models of that time did; here the shipped
+    Lucas model with its policy class renamed so): ``train --resume`` continues it, and the
+    new model names today's class."""
+    shipped = ROOT / "results" / "training" / "Lucas" / "best_model.zip"
+    old = _with_policy_module(shipped, tmp_path / "old.zip", "agents.policy")
     with zipfile.ZipFile(old) as archive:
         data = json.loads(archive.read("data"))
     assert data["policy_class"]["__module__"] == "agents.policy"
