@@ -1,0 +1,247 @@
+"""The arms of the search's UCB1 bandit when they are lonelybot's (issue 40, point 2):
+the first *irreversible* moves reachable through *reversible* play, ``SearchBudget(
+method="solve", allocation="ucb", arms="irreversible")``.
+
+**Reversible move** (:func:`is_reversible`; ``RULES.md``). A move is reversible when one
+legal move of the position it leads to gives back the very position it was played in. In
+this family only a column-to-column move can be: every other move changes something that
+never comes back (a draw shrinks the stock, a redeal the redeals left, a waste move the
+waste, which no move refills, a foundation move the foundations, from which no card comes
+back; common rules 3, 6-8). A column-to-column move of the ``n`` cards at the end of column
+``s`` onto column ``d`` (``tS>tD`` or ``tS>tDxN``) is reversible exactly when
+
+1. it turns up no face-down card: column ``s`` keeps a face-up card under the moved ones, or
+   had no face-down card at all (a card turned up stays up: the face-down count never comes
+   back), and
+2. the moved cards may legally go back: the card left on top of ``s`` takes the first
+   (lowest, in a sequence the bottom) moved card by the variant's build rule, or ``s`` is
+   left empty and an empty column takes that card (common rule 5: any card; a custom
+   ``EmptyColumn.KINGS`` variant: a King only). The way back is then ``tD>tS`` with the same
+   ``n``: the moved cards lie at the end of ``d`` in the order they had, so they are still a
+   sequence the variant moves as one (sequence variants) or one card (the others).
+
+Both conditions read only what the player sees (face-up cards, face-down counts, the rule
+table), so a move is reversible on every sample of the hidden cards or on none. A column
+move that fails them is irreversible, like every draw, redeal, waste move and foundation
+move. ``tests/agents/players/test_search_arms.py`` checks this move by move against the
+brute force (play the move, look for a legal move that restores the exact state) on random
+positions of every variant.
+
+**The reversible closure** (:func:`reversible_closure`) of a position: the positions reached
+from it by reversible moves only, breadth-first, each once (keyed by the state array's
+bytes), at most ``limit`` of them (:data:`MAX_CLOSURE`) with the shortest path of reversible
+moves to each. Two of the solver's safe pruning rules thin it (:mod:`fortythieves_env.solver`,
+``docs/solver_design.md``): a whole column is never moved into an empty column (rule W: the
+same position with two columns swapped) and a move into an empty column goes into the first
+one only (rule E). Views met before in the game (``avoid``, their
+:func:`~fortythieves_env.rules.core.view_hash`) are left out, so that the agent's no-return
+rule holds for every path. The closure is computed on the *template*: the player's view with
+the unseen cards in one fixed order (sorted, :func:`~fortythieves_env.rules.view.determinize`
+of ``view.unseen``), as lonelybot resets the hidden cards to a fixed order. Reversible play
+reveals nothing, so the closure is the same on every sample of the hidden cards: the same
+paths, positions whose views are equal (a test asserts it).
+
+**Arms** (:func:`irreversible_arms`): for each closure position in breadth-first order, each
+irreversible move among the solver's pruned moves there
+(:func:`~fortythieves_env.solver.pruned_moves`: rules F, W and E, each safe), in the solver's
+order, as the pair (path of reversible moves to the position, irreversible move); two pairs
+that lead to the same position (e.g. a card sent up from where it lies or after a reversible
+move elsewhere) are one arm, the first found (the shorter path). "Stop" is no arm: the game
+must move. At most ``max_arms`` arms (:data:`MAX_ARMS`; the caller also keeps them below the
+move's pulls, so that each gets one): the first in that order, so those of the position
+itself and of the positions nearest to it. An arm is played by its path, then its
+irreversible move; the agent plays its *first* move now (the first reversible move of the
+path, or the irreversible move when the path is empty).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+import numpy as np
+
+from fortythieves_env.rules.actions import COLUMN_TO_COLUMN
+from fortythieves_env.rules.core import (
+    H_ACCEPTS,
+    H_C,
+    H_DECODE,
+    H_FD,
+    H_LEN,
+    H_NACT,
+    H_V,
+    FastTables,
+    apply,
+    legal_actions,
+    view_hash,
+)
+from fortythieves_env.rules.jit import kernel
+from fortythieves_env.solver import pruned_moves
+
+__all__ = [
+    "ARMS",
+    "MAX_ARMS",
+    "MAX_CLOSURE",
+    "Arms",
+    "irreversible_arms",
+    "is_reversible",
+    "reversible_closure",
+]
+
+ARMS = ("moves", "irreversible")
+"""What the ``"ucb"`` bandit's arms are (``SearchBudget.arms``): the candidate moves, or
+lonelybot's first irreversible moves (this module)."""
+MAX_CLOSURE = 256
+"""The most positions of a reversible closure (:func:`reversible_closure`)."""
+MAX_ARMS = 64
+"""The most arms of a move with ``arms="irreversible"`` (:func:`irreversible_arms`)."""
+
+
+@kernel
+def is_reversible(st: np.ndarray, tb: np.ndarray, action: int) -> bool:
+    """Is legal ``action`` reversible in state array ``st`` (the module docstring's
+    definition: a column-to-column move that turns up no card and whose cards the source
+    column takes back)? Reads only what the player sees."""
+    d = tb[H_DECODE] + 4 * action
+    if tb[d] != COLUMN_TO_COLUMN:
+        return False
+    src = tb[d + 1]
+    n = tb[d + 3]
+    v = tb[H_V]
+    rest = st[tb[H_LEN] + src] - n
+    fd = st[tb[H_FD] + src]
+    if fd > 0 and rest == fd:  # the face-down card left on top turns face up
+        return False
+    below = 0 if rest == 0 else st[src * v + rest - 1]  # row 0: an empty column
+    return tb[tb[H_ACCEPTS] + below * 53 + st[src * v + rest]] != 0
+
+
+@kernel
+def _reversible_children(st: np.ndarray, tb: np.ndarray, legal: np.ndarray, out: np.ndarray) -> int:
+    """The reversible legal moves of ``st`` into ``out`` (ascending), without a whole column
+    moved into an empty column (rule W) or a move into an empty column but the first (rule
+    E); returns how many. ``legal``: a work array of ``n_actions`` integers."""
+    count = legal_actions(st, tb, legal)
+    len0 = tb[H_LEN]
+    first_empty = -1
+    for j in range(tb[H_C]):
+        if st[len0 + j] == 0:
+            first_empty = j
+            break
+    m = 0
+    for k in range(count):
+        a = legal[k]
+        if not is_reversible(st, tb, a):
+            continue
+        d = tb[H_DECODE] + 4 * a
+        dst = tb[d + 2]
+        if st[len0 + dst] == 0 and (dst != first_empty or tb[d + 3] == st[len0 + tb[d + 1]]):
+            continue
+        out[m] = a
+        m += 1
+    return m
+
+
+def reversible_closure(
+    tables: FastTables,
+    st: np.ndarray,
+    limit: int = MAX_CLOSURE,
+    avoid: Collection[int] | None = None,
+) -> list[tuple[np.ndarray, tuple[int, ...]]]:
+    """The reversible closure of state array ``st`` (the module docstring): ``(state,
+    path)`` pairs in breadth-first order, ``st`` itself first with the empty path, at most
+    ``limit`` (>= 1) of them; a position whose :func:`~fortythieves_env.rules.core.view_hash`
+    is in ``avoid`` is left out (and not entered)."""
+    tb = tables.table
+    n = int(tb[H_NACT])
+    legal = np.empty(n, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    root = st.copy()
+    met = {root.tobytes()}
+    nodes: list[tuple[np.ndarray, tuple[int, ...]]] = [(root, ())]
+    i = 0
+    while i < len(nodes) and len(nodes) < limit:
+        position, path = nodes[i]
+        i += 1
+        count = _reversible_children(position, tb, legal, out)
+        for a in out[:count].tolist():
+            child = position.copy()
+            apply(child, tb, np.int64(a))
+            key = child.tobytes()
+            if key in met:
+                continue
+            met.add(key)
+            if avoid and int(view_hash(child, tb)) in avoid:
+                continue
+            nodes.append((child, (*path, a)))
+            if len(nodes) >= limit:
+                break
+    return nodes
+
+
+@dataclass(frozen=True)
+class Arms:
+    """The arms of one decision (:func:`irreversible_arms`).
+
+    Attributes:
+        paths: each arm's reversible moves, in order (empty: the arm is a move of the
+            position itself).
+        moves: each arm's irreversible move, played after its path.
+        closure: the number of positions of the reversible closure searched.
+    """
+
+    paths: tuple[tuple[int, ...], ...]
+    moves: tuple[int, ...]
+    closure: int
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+    @property
+    def first(self) -> np.ndarray:
+        """``int64``, shape ``(len(self),)``: the move each arm plays now (its path's first
+        move, else its irreversible move)."""
+        return np.array(
+            [p[0] if p else m for p, m in zip(self.paths, self.moves, strict=True)],
+            dtype=np.int64,
+        )
+
+
+def irreversible_arms(
+    tables: FastTables,
+    build: int,
+    st: np.ndarray,
+    max_arms: int = MAX_ARMS,
+    limit: int = MAX_CLOSURE,
+    avoid: Collection[int] | None = None,
+) -> Arms:
+    """lonelybot's arms of the position in state array ``st`` (the module docstring): for
+    each position of :func:`reversible_closure` (``limit``, ``avoid``), each irreversible move
+    of :func:`~fortythieves_env.solver.pruned_moves` there, deduplicated by the position it
+    leads to; the first ``max_arms`` (>= 1). ``build``: :func:`~fortythieves_env.solver.build_code`
+    of the variant. Reads only what the player sees of ``st`` (call it on the template)."""
+    tb = tables.table
+    n = int(tb[H_NACT])
+    legal = np.empty(n, dtype=np.int32)
+    out = np.empty(n, dtype=np.int32)
+    order = np.empty(n, dtype=np.int32)
+    closure = reversible_closure(tables, st, limit, avoid)
+    paths: list[tuple[int, ...]] = []
+    moves: list[int] = []
+    led_to: set[bytes] = set()
+    for position, path in closure:
+        count = pruned_moves(position, tb, build, legal, out, order)
+        for a in out[:count].tolist():
+            if is_reversible(position, tb, a):
+                continue
+            after = position.copy()
+            apply(after, tb, np.int64(a))
+            key = after.tobytes()
+            if key in led_to:
+                continue
+            led_to.add(key)
+            paths.append(path)
+            moves.append(int(a))
+            if len(moves) >= max_arms:
+                return Arms(tuple(paths), tuple(moves), len(closure))
+    return Arms(tuple(paths), tuple(moves), len(closure))

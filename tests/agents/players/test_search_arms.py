@@ -1,0 +1,179 @@
+"""lonelybot's arms for the search's UCB1 bandit (issue 40, point 2;
+:mod:`fortythieves_agents.players.search_arms`): the definition of a reversible move against
+the brute force, the reversible closure (bounded, the same on every sample of the hidden
+cards), the arms (bounded, deduplicated, playable on every sample)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from fortythieves_agents.players.search_arms import (
+    MAX_ARMS,
+    MAX_CLOSURE,
+    irreversible_arms,
+    is_reversible,
+    reversible_closure,
+)
+from helpers import KINGS_ONLY
+from positions import position
+
+from fortythieves_env import VARIANTS, FortyThievesEnv, VariantSpec
+from fortythieves_env.rules.actions import COLUMN_TO_COLUMN, codec_for
+from fortythieves_env.rules.core import H_NACT, apply, legal_actions, tables_for, view_hash
+from fortythieves_env.rules.engine import rules_for
+from fortythieves_env.rules.view import determinize, player_view
+from fortythieves_env.solver import build_code
+
+SPECS = [*VARIANTS.values(), *KINGS_ONLY]
+
+
+def _random_states(spec: VariantSpec, games: int, steps: int, seed: int) -> Iterator[np.ndarray]:
+    """Full state arrays along random legal play (draw and redeal half as often as another
+    move, so the tableau gets worked and the stock still runs out)."""
+    tables = tables_for(spec)
+    rules = rules_for(spec)
+    rng = np.random.default_rng(seed)
+    legal = np.empty(int(tables.table[H_NACT]), dtype=np.int64)
+    for _ in range(games):
+        st = tables.pack(rules.deal(rng))
+        for _ in range(steps):
+            n = legal_actions(st, tables.table, legal)
+            if n == 0:
+                break
+            yield st.copy()
+            moves = legal[:n]
+            other = moves[moves > 1]
+            pick = other if other.size and (rng.random() < 0.5 or moves[0] > 1) else moves
+            apply(st, tables.table, np.int64(rng.choice(pick)))
+
+
+def _undone_by_some_move(st: np.ndarray, tb: np.ndarray, action: int, n_actions: int) -> bool:
+    """The brute force: after ``action``, does some legal move give back ``st`` exactly?"""
+    child = st.copy()
+    apply(child, tb, np.int64(action))
+    legal = np.empty(n_actions, dtype=np.int64)
+    for b in legal[: legal_actions(child, tb, legal)].tolist():
+        back = child.copy()
+        apply(back, tb, np.int64(b))
+        if np.array_equal(back, st):
+            return True
+    return False
+
+
+def _template(spec: VariantSpec, st: np.ndarray) -> tuple[np.ndarray, object]:
+    """The state array of the player's view of ``st`` with the unseen cards in sorted order
+    (the placeholder order), and the view."""
+    tables = tables_for(spec)
+    view = player_view(spec, tables.unpack(st))
+    return tables.pack(determinize(view, view.unseen)), view
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
+def test_a_move_is_reversible_exactly_when_some_move_undoes_it(spec: VariantSpec) -> None:
+    """Every legal move of random positions of every variant (and the two Kings-only
+    customs): :func:`is_reversible` agrees with the brute force, reads only what the
+    player sees (the same answer on the template), and holds only for column moves."""
+    tables = tables_for(spec)
+    tb, n_actions = tables.table, int(tables.table[H_NACT])
+    decode = np.array(codec_for(spec).table, dtype=np.int64).reshape(-1, 4)
+    legal = np.empty(n_actions, dtype=np.int64)
+    counts = {True: 0, False: 0}
+    for st in _random_states(spec, 3, 150, sum(map(ord, spec.id))):
+        template, _ = _template(spec, st)
+        for a in legal[: legal_actions(st, tb, legal)].tolist():
+            reversible = bool(is_reversible(st, tb, a))
+            assert reversible is _undone_by_some_move(st, tb, a, n_actions), (spec.id, a)
+            assert bool(is_reversible(template, tb, a)) is reversible
+            assert not reversible or decode[a][0] == COLUMN_TO_COLUMN
+            counts[reversible] += 1
+    assert counts[True] > 50 and counts[False] > 50, counts
+
+
+@pytest.mark.parametrize(
+    ("tableau", "face_down", "move", "reversible"),
+    [
+        ([["9S", "8H"], ["9C"]], None, "t0>t1", True),  # 9S takes 8H back
+        ([["5C", "9H", "8H"], ["9C"]], [1], "t0>t1", False),  # 9H does not: its own suit
+        ([["8H"], ["9C"]], None, "t0>t1", True),  # the emptied column takes it back
+        ([["5C", "8H"], ["9C"]], [1, 0], "t0>t1", False),  # turns 5C face up
+        ([["5C", "9S", "8H"], ["9C"]], [1, 0], "t0>t1", True),  # 9S stays, takes 8H
+    ],
+)
+def test_the_definition_on_hand_made_indian_positions(
+    tableau: list[list[str]], face_down: list[int] | None, move: str, reversible: bool
+) -> None:
+    """Indian builds any suit but its own: 8H goes onto 9S, 9C or 9D, never onto 9H."""
+    down = (face_down or []) + [0] * (10 - len(face_down or []))
+    pos = position("Indian", tableau, face_down=down)
+    env = FortyThievesEnv("Indian")
+    env.reset(options={"state": pos})
+    tables = tables_for(env.variant)
+    st = tables.pack(env.rules.from_position(pos))
+    action = env.move_to_action(move)
+    assert bool(is_reversible(st, tables.table, action)) is reversible
+    assert _undone_by_some_move(st, tables.table, action, int(tables.table[H_NACT])) is reversible
+
+
+def _views(spec: VariantSpec, states: list[np.ndarray]) -> list[int]:
+    tb = tables_for(spec).table
+    return [int(view_hash(s, tb)) for s in states]
+
+
+@pytest.mark.parametrize("spec", list(VARIANTS.values()), ids=lambda s: s.id)
+def test_the_closure_and_the_arms_are_the_same_on_every_sample(spec: VariantSpec) -> None:
+    """On random positions: the closure is bounded, starts at the position, holds each
+    position once, and on samples of the hidden cards (re-dealt) has the same paths and
+    views as on the template; the arms are the same pairs, bounded, lead to distinct
+    positions, and every path and irreversible move is legal on every sample."""
+    tables = tables_for(spec)
+    tb, build = tables.table, build_code(spec)
+    legal = np.empty(int(tables.table[H_NACT]), dtype=np.int64)
+    rng = np.random.default_rng(5)
+    big = 0
+    for k, st in enumerate(_random_states(spec, 2, 120, 7)):
+        if k % 6:
+            continue
+        template, view = _template(spec, st)
+        closure = reversible_closure(tables, template)
+        assert 1 <= len(closure) <= MAX_CLOSURE and np.array_equal(closure[0][0], template)
+        assert len({s.tobytes() for s, _ in closure}) == len(closure)
+        arms = irreversible_arms(tables, build, template)
+        assert len(arms) <= MAX_ARMS
+        big += len(closure) > 1
+        redealt = [determinize(view, rng.permutation(view.unseen)) for _ in range(2)]
+        for sample in (st, *(tables.pack(s) for s in redealt)):
+            other = reversible_closure(tables, sample)
+            assert [p for _, p in other] == [p for _, p in closure]
+            assert _views(spec, [s for s, _ in other]) == _views(spec, [s for s, _ in closure])
+            again = irreversible_arms(tables, build, sample)
+            assert (again.paths, again.moves) == (arms.paths, arms.moves)
+            ends = set()
+            for path, move in zip(arms.paths, arms.moves, strict=True):
+                work = sample.copy()
+                for a in (*path, move):
+                    assert a in legal[: legal_actions(work, tb, legal)]
+                    apply(work, tb, np.int64(a))
+                ends.add(work.tobytes())
+                assert not is_reversible(sample, tb, move) or path  # moves are irreversible
+            assert len(ends) == len(arms)
+    assert big >= 1
+
+
+def test_the_closure_stops_at_its_limit_and_leaves_out_the_views_to_avoid() -> None:
+    spec = VARIANTS["LittleForty"]
+    tables = tables_for(spec)
+    for st in _random_states(spec, 1, 200, 3):
+        template, _ = _template(spec, st)
+        full = reversible_closure(tables, template)
+        if len(full) > 10:
+            break
+    assert len(full) > 10
+    assert len(reversible_closure(tables, template, limit=4)) == 4
+    assert len(reversible_closure(tables, template, limit=1)) == 1
+    avoid = {int(view_hash(full[1][0], tables.table))}
+    cut = reversible_closure(tables, template, avoid=avoid)
+    assert all(int(view_hash(s, tables.table)) not in avoid for s, _ in cut)
+    assert all(p[:1] != full[1][1] for _, p in cut)  # nothing through the avoided one either
+    assert len(irreversible_arms(tables, build_code(spec), template, max_arms=3)) == 3
