@@ -92,11 +92,13 @@ from typing import Any
 import numpy as np
 
 from fortythieves_env.rules.checks import INT64_MAX, checked_int
+from fortythieves_env.rules.core import view_hash
 from fortythieves_env.rules.observation import ObservationLayout
 from fortythieves_env.rules.variants import VariantSpec
-from fortythieves_env.rules.view import PlayerView, view_from_observation
+from fortythieves_env.rules.view import PlayerView, determinize, view_from_observation
 
 from .search_budget import ALLOCATIONS as ALLOCATIONS
+from .search_budget import ARMS as ARMS
 from .search_budget import DEFAULT_NODES as DEFAULT_NODES
 from .search_budget import DEFAULT_SAMPLES as DEFAULT_SAMPLES
 from .search_budget import DEFAULT_SECONDS as DEFAULT_SECONDS
@@ -141,6 +143,9 @@ class _Memory:
     """The digest of the view of the last call (None: no call yet)."""
     played: int = 0
     """Moves played in the game so far: the calls whose view differed from the last."""
+    views: set[int] = field(default_factory=set)
+    """With ``arms="irreversible"``: the views met so far, as
+    :func:`~fortythieves_env.rules.core.view_hash` keys (no arm's path goes through one)."""
 
 
 class SearchAgent:
@@ -327,6 +332,11 @@ class SearchAgent:
             left = limit - memory.played if memory.played < limit else None
             rng = np.random.default_rng([self.seed, game, *digest])
             row_values = values[b] if values is not None else None
+            avoid = None
+            if self.budget.arms == "irreversible":
+                avoid = set(memory.views)
+                template = var.tables.pack(determinize(view, view.unseen))
+                memory.views.add(int(view_hash(template, var.tables.table)))
             out[b] = scores_for_view(
                 spec,
                 view,
@@ -338,6 +348,7 @@ class SearchAgent:
                 guide[b] if guide is not None else None,
                 self.prior_top,
                 self.prior_weight,
+                avoid,
             )
             seen = memory.seen
             seen.add(digest)
@@ -366,6 +377,7 @@ class SearchAgent:
                     "ucb_c": self.budget.ucb_c,
                     "ucb_batch": self.budget.ucb_batch,
                     "ucb_plays": self.budget.ucb_plays,
+                    "ucb_arms": self.budget.arms,
                 }
                 if self.budget.allocation == "ucb"
                 else {}

@@ -78,6 +78,8 @@ from fortythieves_env.rules.core import (
 from fortythieves_env.rules.jit import kernel
 from fortythieves_env.solver import pruned_moves
 
+from .search_budget import ARMS as ARMS
+
 __all__ = [
     "ARMS",
     "MAX_ARMS",
@@ -88,9 +90,6 @@ __all__ = [
     "reversible_closure",
 ]
 
-ARMS = ("moves", "irreversible")
-"""What the ``"ucb"`` bandit's arms are (``SearchBudget.arms``): the candidate moves, or
-lonelybot's first irreversible moves (this module)."""
 MAX_CLOSURE = 256
 """The most positions of a reversible closure (:func:`reversible_closure`)."""
 MAX_ARMS = 64
@@ -214,12 +213,15 @@ def irreversible_arms(
     max_arms: int = MAX_ARMS,
     limit: int = MAX_CLOSURE,
     avoid: Collection[int] | None = None,
+    first_moves: Collection[int] | None = None,
 ) -> Arms:
     """lonelybot's arms of the position in state array ``st`` (the module docstring): for
     each position of :func:`reversible_closure` (``limit``, ``avoid``), each irreversible move
     of :func:`~fortythieves_env.solver.pruned_moves` there, deduplicated by the position it
     leads to; the first ``max_arms`` (>= 1). ``build``: :func:`~fortythieves_env.solver.build_code`
-    of the variant. Reads only what the player sees of ``st`` (call it on the template)."""
+    of the variant. ``first_moves``: if given, only the arms whose first move is one of them
+    (the candidates a guide lets the search try). Reads only what the player sees of ``st``
+    (call it on the template)."""
     tb = tables.table
     n = int(tb[H_NACT])
     legal = np.empty(n, dtype=np.int32)
@@ -233,6 +235,8 @@ def irreversible_arms(
         count = pruned_moves(position, tb, build, legal, out, order)
         for a in out[:count].tolist():
             if is_reversible(position, tb, a):
+                continue
+            if first_moves is not None and (path[0] if path else a) not in first_moves:
                 continue
             after = position.copy()
             apply(after, tb, np.int64(a))

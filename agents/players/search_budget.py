@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALLOCATIONS",
+    "ARMS",
     "DEFAULT_NODES",
     "DEFAULT_PRIOR_TOP",
     "DEFAULT_SAMPLES",
@@ -42,6 +43,10 @@ MAX_SAMPLES = 1_000_000
 ALLOCATIONS = ("uniform", "halving", "ucb")
 """How a move's rollouts (or solves) are spread over its candidates (:class:`SearchBudget`;
 ``"ucb"``: the solving setting only)."""
+ARMS = ("moves", "irreversible")
+"""What the arms of ``allocation="ucb"`` are (:class:`SearchBudget`'s ``arms``): the candidate
+moves, or lonelybot's first irreversible moves reachable through reversible play
+(:mod:`~fortythieves_agents.players.search_arms`)."""
 METHODS = ("rollouts", "solve")
 """How a candidate is valued on a sample: greedy rollouts, or the solver (:class:`SearchBudget`)."""
 DEFAULT_NODES = 1_000
@@ -123,6 +128,11 @@ class SearchBudget:
             :data:`DEFAULT_UCB_BATCH`).
         ucb_plays: ``allocation="ucb"``: stop when the most-played candidate has this many
             plays (>= 1; :data:`DEFAULT_UCB_PLAYS`), if the budget is not spent first.
+        arms: ``allocation="ucb"``: the bandit's arms (one of :data:`ARMS`): ``"moves"``
+            (the default: the candidate moves) or ``"irreversible"`` (lonelybot's: each pair of
+            a path of reversible moves and the irreversible move it leads to, the agent
+            playing the chosen arm's first move;
+            :mod:`~fortythieves_agents.players.search_arms`).
 
     Raises:
         ValueError: a count is not a positive integer (``int`` or a numpy integer, stored
@@ -133,7 +143,9 @@ class SearchBudget:
             ``seconds`` is not a number in ``(0, MAX_SECONDS]``, ``seconds`` or
             ``allocation="ucb"`` is given with ``method="rollouts"``, ``ucb_c`` is not a
             number in ``[0, MAX_UCB_C]`` or ``ucb_batch`` / ``ucb_plays`` not an integer
-            >= 1, or one of the three is not its default without ``allocation="ucb"``.
+            >= 1, or one of the three is not its default without ``allocation="ucb"``,
+            ``arms`` is not one of :data:`ARMS`, or ``"irreversible"`` without
+            ``allocation="ucb"``.
     """
 
     samples: int = DEFAULT_SAMPLES
@@ -146,6 +158,7 @@ class SearchBudget:
     ucb_c: float = DEFAULT_UCB_C
     ucb_batch: int = DEFAULT_UCB_BATCH
     ucb_plays: int = DEFAULT_UCB_PLAYS
+    arms: str = "moves"
 
     def __post_init__(self) -> None:
         from fortythieves_env.rules.checks import (
@@ -205,7 +218,13 @@ class SearchBudget:
         for name in ("ucb_batch", "ucb_plays"):
             value = checked_int(f"search budget: {name}", getattr(self, name), 1, MAX_SAMPLES)
             object.__setattr__(self, name, value)
+        if self.arms not in ARMS:
+            raise ValueError(
+                f"search budget: arms must be one of {', '.join(ARMS)}, got {self.arms!r}"
+            )
         if self.allocation != "ucb":
+            if self.arms != "moves":
+                raise ValueError(f"search budget: arms {self.arms!r} needs allocation='ucb'")
             for name, default in (
                 ("ucb_c", DEFAULT_UCB_C),
                 ("ucb_batch", DEFAULT_UCB_BATCH),

@@ -8,6 +8,7 @@ and :class:`~fortythieves_agents.players.search.SearchHint` call :func:`scores_f
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,6 +23,7 @@ from fortythieves_env.rules.variants import VariantSpec
 from fortythieves_env.rules.view import PlayerView, determinize, player_view
 from fortythieves_env.solver import SolverContext, build_code, pruned_moves
 
+from .search_arms import MAX_ARMS, MAX_CLOSURE, Arms, irreversible_arms
 from .search_budget import DEFAULT_STALL, MAX_NODES_PER_SAMPLE
 from .search_ucb import ucb_allocate, ucb_pulls
 
@@ -145,6 +147,7 @@ def scores_for_view(
     prior: np.ndarray | None = None,
     top: int = 0,
     prior_weight: float = 0.0,
+    avoid: Collection[int] | None = None,
 ) -> np.ndarray:
     """The search's scores of every action in the position a player sees as ``view``.
 
@@ -183,6 +186,9 @@ def scores_for_view(
             samples towards the moves it likes instead of pruning the others, as the
             prior's logits do in Gumbel MuZero's sequential halving (Danihelka et al.
             2022). Ignored by the rollouts setting.
+        avoid: with ``budget.arms="irreversible"``, the views met before in the game (their
+            :func:`~fortythieves_env.rules.core.view_hash`): no arm's path goes through one
+            (:mod:`.search_arms`, the no-return rule). None: none.
 
     Returns:
         ``float64``, shape ``(n_actions,)``: ``-inf`` for an illegal action.
@@ -223,7 +229,7 @@ def scores_for_view(
             logits = np.asarray(prior, dtype=np.float64)[moves]
             bonus = prior_weight * (logits - logits.max())  # log-softmax minus its max
         scores[moves] = solve_scores(
-            spec, view, template, moves, budget, rng, steps_left, found, bonus
+            spec, view, template, moves, budget, rng, steps_left, found, bonus, avoid
         )
         if values is not None:
             values[moves] = found
@@ -279,6 +285,7 @@ def solve_scores(
     steps_left: int | None = None,
     values: np.ndarray | None = None,
     bonus: np.ndarray | None = None,
+    avoid: Collection[int] | None = None,
 ) -> np.ndarray:
     """The scores of ``moves`` (``int64``, shape ``(n,)``, n >= 2, the candidates in
     :func:`~fortythieves_env.solver.pruned_moves` order) by hindsight optimisation: every
@@ -359,7 +366,7 @@ def solve_scores(
     limit = max(limit, 0)
     if budget.allocation == "ucb" and view.unseen:
         return _ucb_solve_scores(
-            var, view, template, moves, budget, rng, k, nodes, limit, values, bonus
+            var, view, template, moves, budget, rng, k, nodes, limit, values, bonus, avoid
         )
     per_round = halving_schedule(count, k) if budget.allocation == "halving" else [k]
     samples = _samples(var.tables, view, template, rng, sum(per_round))
@@ -395,15 +402,19 @@ def _sample_value(
     context: SolverContext,
     tb: np.ndarray,
     sample: np.ndarray,
-    move: np.int64,
+    move: np.int64 | int,
     child: np.ndarray,
     nodes: int,
     limit: int,
+    path: tuple[int, ...] = (),
 ) -> float:
     """One sample's value of one candidate (:func:`solve_scores`, Values): ``move`` played
-    on ``sample`` (into ``child``, overwritten), the child solved with ``nodes`` nodes and
-    ``limit`` steps: 1 won, 0 lost, ``cards / 208`` unknown."""
+    on ``sample`` (into ``child``, overwritten; after the moves of ``path``, an arm of
+    :mod:`.search_arms`), the child solved with ``nodes`` nodes and ``limit`` steps: 1 won,
+    0 lost, ``cards / 208`` unknown."""
     child[:] = sample
+    for a in path:
+        apply(child, tb, np.int64(a))
     apply(child, tb, np.int64(move))
     solved = context.run(child, nodes, limit)
     if solved.status == "won":
@@ -425,14 +436,31 @@ def _ucb_solve_scores(
     limit: int,
     values: np.ndarray | None,
     bonus: np.ndarray | None,
+    avoid: Collection[int] | None = None,
 ) -> np.ndarray:
     """:func:`solve_scores` with ``allocation="ucb"`` (:mod:`.search_ucb`): the UCB1 bandit
     over the candidates with the solves halving would make for ``k`` samples per candidate
     (:func:`~.search_ucb.ucb_pulls`), each pull a solve of ``nodes`` nodes on a fresh sample;
     ranked as halving's finalists are (:func:`_ranked`, the tie-break's rollouts on the
-    first round's samples)."""
+    first round's samples). With ``budget.arms="irreversible"`` the arms are lonelybot's
+    (:func:`_arm_solve_scores`) when there are at least two of them."""
     tb = var.tables.table
     count = moves.shape[0]
+    pulls = ucb_pulls(halving_schedule(count, k), count)
+    if budget.arms == "irreversible":
+        arms = irreversible_arms(
+            var.tables,
+            var.build,
+            template,
+            min(MAX_ARMS, pulls),
+            MAX_CLOSURE,
+            avoid,
+            set(moves.tolist()),
+        )
+        if len(arms) >= 2:
+            return _arm_solve_scores(
+                var, view, template, moves, arms, budget, rng, pulls, nodes, limit, values, bonus
+            )
     context = var.context()
     child = np.empty_like(template)
     drawn: list[np.ndarray] = []
@@ -447,7 +475,6 @@ def _ucb_solve_scores(
                 out[a, i] = _sample_value(context, tb, row, moves[j], child, nodes, limit)
         return out
 
-    pulls = ucb_pulls(halving_schedule(count, k), count)
     trace = ucb_allocate(
         count, pulls, pull, budget.ucb_c, budget.ucb_batch, budget.ucb_plays, bonus
     )
@@ -458,6 +485,97 @@ def _ucb_solve_scores(
         value = value + bonus
     last_round = np.zeros(count, dtype=np.int64)  # no rounds: every candidate a finalist
     return _ranked(value, last_round, drawn[0], tb, moves, limit, budget)
+
+
+def _arm_solve_scores(
+    var: _Variant,
+    view: PlayerView,
+    template: np.ndarray,
+    moves: np.ndarray,
+    arms: Arms,
+    budget: SearchBudget,
+    rng: np.random.Generator,
+    pulls: int,
+    nodes: int,
+    limit: int,
+    values: np.ndarray | None,
+    bonus: np.ndarray | None,
+) -> np.ndarray:
+    """:func:`_ucb_solve_scores` with lonelybot's arms (``budget.arms="irreversible"``,
+    :mod:`.search_arms`; at least two, at most ``pulls``, each arm's first move one of
+    ``moves``).
+
+    **A pull** of an arm: on a fresh sample, its path of reversible moves and its
+    irreversible move are played, and the result is solved with ``nodes`` nodes and the
+    steps left after them (``limit`` minus the path's moves): the reward of
+    :func:`_sample_value`. The pulls are ``pulls``, those halving makes for ``moves``
+    (equal nodes per move, whatever the number of arms), spent by
+    :func:`~.search_ucb.ucb_allocate` as for the moves; a guide's ``bonus`` counts for the
+    arm's first move.
+
+    **Scores.** The arms are ordered as :func:`_ranked` orders candidates (mean reward plus
+    bonus; among the best, the greedy rollouts from the arm's end on the first round's
+    samples, up to the steps left; then the earlier arm, so the shorter path). A move scores
+    by its best arm: the moves with an arm in that order, below them the moves with none (no
+    arm left in the bound, or each through a view met before) in the order of ``moves``; the
+    ``i``-th worst of ``n`` scores ``budget.samples x (i + 1) / (n + 1)``, as
+    :func:`solve_scores`. ``values`` receives each move's best arm's mean reward (NaN for a
+    move with no arm).
+    """
+    tb = var.tables.table
+    count = moves.shape[0]
+    n_arms = len(arms)
+    context = var.context()
+    child = np.empty_like(template)
+    drawn: list[np.ndarray] = []
+    place = {int(m): j for j, m in enumerate(moves.tolist())}
+    owner = np.array([place[int(f)] for f in arms.first.tolist()], dtype=np.int64)
+
+    def pull(chosen: list[int], m: int) -> np.ndarray:
+        rows = _samples(var.tables, view, template, rng, m)
+        if not drawn:
+            drawn.append(rows)  # the first round's samples, shared by every arm
+        out = np.empty((len(chosen), m), dtype=np.float64)
+        for i, row in enumerate(rows):
+            for a, j in enumerate(chosen):
+                path = arms.paths[j]
+                left = max(limit - len(path), 0)
+                out[a, i] = _sample_value(context, tb, row, arms.moves[j], child, nodes, left, path)
+        return out
+
+    arm_bonus = bonus[owner] if bonus is not None else None
+    trace = ucb_allocate(
+        n_arms, pulls, pull, budget.ucb_c, budget.ucb_batch, budget.ucb_plays, arm_bonus
+    )
+    value = trace.means if arm_bonus is None else trace.means + arm_bonus
+    top = np.flatnonzero(value == value.max())
+    tie = np.zeros(n_arms, dtype=np.float64)
+    if top.size > 1:
+        for j in top.tolist():
+            path = arms.paths[j]
+            rows = drawn[0].copy()
+            for row in rows:
+                for a in path:
+                    apply(row, tb, np.int64(a))
+            left = max(limit - len(path), 0)
+            move = np.array([arms.moves[j]], dtype=np.int64)
+            tie[j] = _rollout_scores(rows, tb, move, [len(rows)], left, budget.stall, 1)[0]
+    arm_order = np.lexsort((-np.arange(n_arms), tie, value))  # ascending: the best last
+    arm_rank = np.empty(n_arms, dtype=np.int64)
+    arm_rank[arm_order] = np.arange(n_arms)
+    best = np.full(count, -1, dtype=np.int64)
+    best_arm = np.full(count, -1, dtype=np.int64)
+    for j in range(n_arms):
+        if arm_rank[j] > best[owner[j]]:
+            best[owner[j]], best_arm[owner[j]] = arm_rank[j], j
+    if values is not None:
+        values[:] = np.nan
+        has = best_arm >= 0
+        values[has] = trace.means[best_arm[has]]
+    order = np.lexsort((-np.arange(count), best))
+    scores = np.empty(count, dtype=np.float64)
+    scores[order] = budget.samples * (np.arange(count) + 1.0) / (count + 1.0)
+    return scores
 
 
 def _ranked(

@@ -18,6 +18,7 @@ from ...config import ConfigError
 from ...paths import check_writable_dir, check_writable_file
 from ...players.search_budget import (
     ALLOCATIONS,
+    ARMS,
     DEFAULT_NODES,
     DEFAULT_PRIOR_TOP,
     DEFAULT_SAMPLES,
@@ -180,6 +181,15 @@ def _add_search_arguments(ev: Any) -> None:
         "bandit, C=2, batches of 10, at most halving's solves; implies --search-method solve)",
     )
     ev.add_argument(
+        "--search-arms",
+        choices=ARMS,
+        default=None,
+        help="search: the arms of --search-allocation ucb: moves (the candidate moves, the "
+        "default) or irreversible (lonelybot's: a path of reversible column moves and the "
+        "irreversible move it leads to, the chosen arm's first move played; implies "
+        "--search-allocation ucb)",
+    )
+    ev.add_argument(
         "--search-horizon",
         metavar="H",
         type=_int_in(1, SEARCH_HORIZON_MAX),
@@ -310,8 +320,9 @@ def _search_budget(args: argparse.Namespace) -> Any:
 
     Raises:
         ConfigError: ``--search-budget`` with ``--search-samples``, or ``--search-budget``,
-            ``--search-nodes`` or ``--search-allocation ucb`` with ``--search-method
-            rollouts``.
+            ``--search-nodes``, ``--search-allocation ucb`` or ``--search-arms
+            irreversible`` with ``--search-method rollouts``, or ``--search-arms
+            irreversible`` with an allocation other than ucb.
     """
     from ...players.search import SearchBudget
 
@@ -333,21 +344,30 @@ def _search_budget(args: argparse.Namespace) -> Any:
         raise ConfigError(
             "argument --search-budget: not with --search-samples (the budget sets the samples)"
         )
+    allocation = args.search_allocation
+    arms = args.search_arms or "moves"
+    if arms != "moves":
+        if allocation not in (None, "ucb"):
+            raise ConfigError(f"argument --search-arms: {arms} only with --search-allocation ucb")
+        allocation = "ucb"
     if method is None:  # the solving setting unless samples alone ask for rollouts
         alone = args.search_samples is not None and not solving
-        method = "rollouts" if alone and args.search_allocation != "ucb" else "solve"
-    if method == "rollouts" and args.search_allocation == "ucb":
-        raise ConfigError("argument --search-allocation: ucb only with --search-method solve")
+        method = "rollouts" if alone and allocation != "ucb" else "solve"
+    if method == "rollouts" and allocation == "ucb":
+        flag = "--search-allocation" if args.search_allocation == "ucb" else "--search-arms"
+        value = "ucb" if flag == "--search-allocation" else arms
+        raise ConfigError(f"argument {flag}: {value} only with --search-method solve")
     seconds = args.search_budget
     if method == "solve" and seconds is None and args.search_samples is None:
         seconds = DEFAULT_SECONDS  # the shipped default budget
     return SearchBudget(
         samples=args.search_samples or DEFAULT_SAMPLES,
         horizon=args.search_horizon,
-        allocation=args.search_allocation,
+        allocation=allocation,
         method=method,
         nodes=args.search_nodes or DEFAULT_NODES,
         seconds=seconds,
+        arms=arms,
     )
 
 
@@ -363,6 +383,7 @@ def _checked_search_options(args: argparse.Namespace) -> Any:
         args.search_samples,
         args.search_horizon,
         args.search_allocation,
+        args.search_arms,
         args.search_method,
         args.search_budget,
         args.search_nodes,
@@ -375,8 +396,9 @@ def _checked_search_options(args: argparse.Namespace) -> Any:
         budget = _search_budget(args)
     elif options != (None,) * len(options):
         raise ConfigError(
-            "--search-samples, --search-allocation, --search-horizon, --search-method, "
-            "--search-budget, --search-nodes, --search-prior, --search-prior-top and "
+            "--search-samples, --search-allocation, --search-arms, --search-horizon, "
+            "--search-method, --search-budget, --search-nodes, --search-prior, "
+            "--search-prior-top and "
             "--search-prior-weight are options of the search agent, which this evaluation "
             "does not play"
         )

@@ -168,10 +168,23 @@ SOLVE = SearchBudget(samples=3, horizon=300, method="solve", nodes=300)
 UCB = SearchBudget(samples=3, horizon=300, method="solve", nodes=300, allocation="ucb", ucb_batch=2)
 """The same solves spread by the UCB1 bandit (issue 40, point 2; batches of 2 so that the few
 solves of a move make several batches)."""
+UCB_ARMS = SearchBudget(
+    samples=3,
+    horizon=300,
+    method="solve",
+    nodes=300,
+    allocation="ucb",
+    ucb_batch=2,
+    arms="irreversible",
+)
+"""The bandit over lonelybot's arms (issue 40, point 2): paths of reversible moves to the
+first irreversible ones, on the template of the view (:mod:`.search_arms`)."""
 
 
 @pytest.mark.parametrize(
-    "budget", [SMALL, HALVING, SOLVE, UCB], ids=["uniform", "halving", "solve", "ucb"]
+    "budget",
+    [SMALL, HALVING, SOLVE, UCB, UCB_ARMS],
+    ids=["uniform", "halving", "solve", "ucb", "ucb-irreversible"],
 )
 @pytest.mark.parametrize("variant", ["NumberTen", "RankAndFile", "Indian", "LittleForty"])
 def test_the_choice_does_not_change_when_the_unseen_cards_are_re_dealt(
@@ -208,7 +221,11 @@ def test_the_choice_does_not_change_when_the_unseen_cards_are_re_dealt(
     assert differed > 10
 
 
-@pytest.mark.parametrize("budget", [SMALL, SOLVE, UCB], ids=["rollouts", "solve", "ucb"])
+@pytest.mark.parametrize(
+    "budget",
+    [SMALL, SOLVE, UCB, UCB_ARMS],
+    ids=["rollouts", "solve", "ucb", "ucb-irreversible"],
+)
 @pytest.mark.parametrize("variant", ["LittleForty", "RankAndFile"])
 def test_scores_are_minus_inf_exactly_where_illegal_and_the_choice_is_legal(
     variant: str, budget: SearchBudget

@@ -24,9 +24,12 @@ from fortythieves_agents.players.search import (
     halving_schedule,
     scores_for_view,
 )
+from fortythieves_agents.players.search_arms import irreversible_arms
 from fortythieves_agents.players.search_ucb import ucb_allocate, ucb_index, ucb_pulls
+from positions import random_walk
 
 from fortythieves_env import FortyThievesEnv
+from fortythieves_env.rules.core import apply, view_hash
 from fortythieves_env.rules.view import determinize
 
 MEANS = (0.2, 0.8, 0.5)
@@ -241,3 +244,134 @@ def test_the_command_line_refuses_ucb_with_rollouts_in_one_line(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert "argument --search-allocation: ucb only with --search-method solve" in err
+
+
+# ---------------------------------------------------------------------- lonelybot's arms
+def _position_with_a_reversible_path(variant: str) -> tuple[Any, Any, np.ndarray, Any]:
+    """A position of random play with cards unseen whose arms include a path of reversible
+    moves: ``(env, var, template, arms)``."""
+    for env, _obs in random_walk(variant, 3, 80, 1):
+        view = env.player_view()
+        if not view.unseen:
+            continue
+        var = search_module._variant(env.variant)
+        template = var.tables.pack(determinize(view, view.unseen))
+        arms = irreversible_arms(var.tables, var.build, template)
+        count = search_module.pruned_moves(
+            template, var.tables.table, var.build, var.legal, var.out, var.order
+        )
+        if count >= 3 and len(arms) >= 4 and any(len(p) >= 2 for p in arms.paths):
+            return env, var, template, arms
+    raise AssertionError(f"no {variant} position with a reversible path")
+
+
+@pytest.mark.parametrize("variant", ["LittleForty", "RankAndFile"])
+def test_irreversible_arms_spend_the_solves_and_nodes_of_halving_and_play_a_first_move(
+    variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a position whose arms include paths of reversible moves: the bandit over the arms
+    makes exactly the solves halving makes for the candidate moves, each with the same node
+    cap; the move chosen is the first move of an arm; every legal move has a finite score
+    and the scores repeat for equal generators; a move's value is its best arm's mean."""
+    env, var, template, arms = _position_with_a_reversible_path(variant)
+    spec, view, mask = env.variant, env.player_view(), env.action_masks()
+    count = search_module.pruned_moves(
+        template, var.tables.table, var.build, var.legal, var.out, var.order
+    )
+    budget = SearchBudget(method="solve", samples=8, nodes=100, allocation="ucb")
+    expected = ucb_pulls(halving_schedule(count, budget.samples_for(count)), count)
+    assert len(arms) >= 4  # more than the pulls: the first ones are kept
+    solver = var.context()
+    spent = {}
+    for name, b in (
+        ("halving", SearchBudget(**{**budget.__dict__, "allocation": "halving"})),
+        ("irreversible", SearchBudget(**{**budget.__dict__, "arms": "irreversible"})),
+    ):
+        counting = _Counting(solver)
+        monkeypatch.setattr(var, "_context", counting)
+        values = np.empty(mask.shape[0])
+        scores = scores_for_view(spec, view, b, np.random.default_rng(4), mask, values=values)
+        spent[name] = counting.caps
+    assert len(spent["irreversible"]) == len(spent["halving"]) == expected
+    assert set(spent["irreversible"]) == {budget.nodes_for(count)}
+    assert np.array_equal(np.isfinite(scores), mask == 1)
+    assert int(np.argmax(scores)) in arms.first.tolist()
+    assert np.array_equal(
+        scores,
+        scores_for_view(spec, view, b, np.random.default_rng(4), mask),
+    )
+    valued = values[np.isfinite(values)]
+    assert valued.size >= 1 and np.all((valued >= 0) & (valued <= 1))
+    # the path's moves are played before the irreversible one: paths that do not start
+    # with a candidate of the position would be illegal there; they all do
+    assert set(arms.first.tolist()) <= set(np.flatnonzero(mask).tolist())
+
+
+def test_irreversible_arms_avoid_the_views_met_before() -> None:
+    """A view met before (``avoid``) is on no arm's path, and a move into it scores 0."""
+    env, var, template, arms = _position_with_a_reversible_path("LittleForty")
+    spec, view, mask = env.variant, env.player_view(), env.action_masks()
+    first = next(p[0] for p in arms.paths if p)
+    after = template.copy()
+    apply(after, var.tables.table, np.int64(first))
+    avoid = {int(view_hash(after, var.tables.table))}
+    cut = irreversible_arms(var.tables, var.build, template, avoid=avoid)
+    assert first not in cut.first.tolist()
+    budget = SearchBudget(
+        method="solve", samples=4, nodes=100, allocation="ucb", arms="irreversible"
+    )
+    scores = scores_for_view(spec, view, budget, np.random.default_rng(1), mask, avoid=avoid)
+    if len(cut) >= 2:  # with fewer the candidate moves are the arms
+        assert scores[first] < scores[int(np.argmax(scores))]
+
+
+def test_arms_are_reported_validated_and_a_command_line_option() -> None:
+    budget = SearchBudget(method="solve", allocation="ucb", arms="irreversible")
+    assert SearchAgent(0, budget).description()["ucb_arms"] == "irreversible"
+    assert SearchBudget(method="solve", allocation="ucb").arms == "moves"
+    assert (
+        SearchAgent(0, SearchBudget(method="solve", allocation="ucb")).description()["ucb_arms"]
+        == "moves"
+    )
+
+    def parsed(*options: str) -> SearchBudget:
+        argv = ["evaluate", "search", "--variant", "Lucas", *options]
+        return cli._search_budget(cli.build_parser().parse_args(argv))
+
+    implied = parsed("--search-arms", "irreversible")
+    assert (implied.method, implied.allocation, implied.arms) == ("solve", "ucb", "irreversible")
+    assert parsed("--search-allocation", "ucb").arms == "moves"
+    assert parsed("--search-arms", "moves").allocation == "halving"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"method": "solve", "allocation": "ucb", "arms": "lonely"}, "arms must be one of moves, irreversible, got 'lonely'"),
+        ({"method": "solve", "allocation": "ucb", "arms": None}, "arms must be one of moves, irreversible, got None"),
+        ({"method": "solve", "arms": "irreversible"}, "arms 'irreversible' needs allocation='ucb'"),
+        ({"arms": "irreversible"}, "arms 'irreversible' needs allocation='ucb'"),
+    ],
+)  # fmt: skip
+def test_a_bad_arms_setting_is_refused_in_one_line(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=rf"^search budget: {message}$") as error:
+        SearchBudget(**kwargs)
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--search-allocation", "halving"], "argument --search-arms: irreversible only with --search-allocation ucb"),
+        (["--search-method", "rollouts"], "argument --search-arms: irreversible only with --search-method solve"),
+        (["--search-arms", "all"], "argument --search-arms: invalid choice: 'all'"),
+    ],
+)  # fmt: skip
+def test_the_command_line_refuses_arms_without_the_bandit_in_one_line(
+    options: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["evaluate", "search", "--variant", "Lucas", "--search-arms", "irreversible"]
+    assert main([*argv, *options]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err
+    assert len(err.splitlines()) <= 2  # argparse's own errors add the usage line
