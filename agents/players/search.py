@@ -78,7 +78,8 @@ win past the step limit is not counted as one.
 **Budget.** Deterministic: at most ``samples x candidates`` rollouts of at most ``horizon``
 moves per move, with either allocation (``"solve"``: at most ``samples x candidates``
 solves of at most ``nodes`` nodes each, plus the tie-break's rollouts; ``"ucb"``: at most
-the solves halving makes). The seconds per
+the solves halving makes, with either arms, the candidate moves or lonelybot's first
+irreversible moves, :mod:`.search_ucb`). The seconds per
 move are measured by ``benchmarks/search_probe.py`` (the issue asks for at most 0.2 s per
 move on average on one core).
 """

@@ -305,7 +305,10 @@ def solve_scores(
     each round on fresh samples shared by the candidates still in (common random
     numbers), keeping the better half by mean value (the earlier candidate on ties);
     ``"uniform"``: one round of ``k``; ``"ucb"``: a UCB1 bandit (lonelybot's) over the
-    candidates, each pull a solve on a fresh sample, with at most the solves halving makes
+    candidates (or, with ``budget.arms="irreversible"``, over lonelybot's arms, the first
+    irreversible moves reachable through reversible play: :func:`_arm_solve_scores`; ``avoid``
+    the views met before, which no arm's path enters), each pull a solve on a fresh sample,
+    with at most the solves halving makes
     (:func:`~fortythieves_agents.players.search_ucb.ucb_pulls`, so the two compare at equal
     nodes) and stopping early when the most-played candidate has ``budget.ucb_plays``
     (:mod:`~fortythieves_agents.players.search_ucb`; with no unseen card it plays as

@@ -2,17 +2,28 @@
 bandit over a move's candidates, after the published Klondike player lonelybot (its method
 notes, section 8; ideas only), at the same number of solves per move as sequential halving.
 
-**Arms.** Today's candidates: the legal moves pruned by the solver's rules F, W and E
-(:func:`fortythieves_env.solver.pruned_moves`), with the agent's no-return rule applied to
-the scores afterwards, exactly as for ``"halving"``. lonelybot's arms are instead the first
-*irreversible* moves reachable through reversible play (a draw, a card turned face up, a
-card sent to a foundation), with the reversible moves left to each sample's solve; that
-needs the reversible closure of the position and a path back to each arm's first move, and
-is not built here (issue 40, point 2, left open).
+**Arms** (``SearchBudget.arms``). ``"moves"`` (the default): the candidates, the legal
+moves pruned by the solver's rules F, W and E (:func:`fortythieves_env.solver.pruned_moves`),
+with the agent's no-return rule applied to the scores afterwards, exactly as for
+``"halving"``. ``"irreversible"``: lonelybot's arms, the first *irreversible* moves reachable
+through reversible play (a draw, a card turned face up, a card sent to a foundation, a waste
+card played), each with its path of reversible column moves from the position
+(:mod:`~fortythieves_agents.players.search_arms`: the definition, the bounded closure on the
+template of the view, at most :data:`~fortythieves_agents.players.search_arms.MAX_ARMS` arms
+and never more than the pulls); a pull plays the path and the move on a fresh sample and
+solves the rest, and the agent plays the chosen arm's *first* move
+(:func:`~fortythieves_agents.players.search_scores._arm_solve_scores`). The next move is
+decided again from the view it leads to, with fresh samples (no plan is kept: the path's
+next moves are most often chosen again, and a card seen meanwhile is taken into account);
+the paths never go through a view met before in the game, so that reversible play cannot
+cycle and every decision's closure shrinks until an irreversible move is played. With fewer
+than two such arms (nothing reversible to explore and one irreversible move, or a guide's
+candidates allowing fewer) the candidates are the arms.
 
 **A pull** is one solve: a fresh sample of the hidden cards (drawn from the agent's seeded
-generator, so the choice stays a function of the player's view), the candidate played on
-it, the child solved with the node cap of the move; its reward is the value
+generator, so the choice stays a function of the player's view), the candidate (or the
+arm's path and move) played on it, the child solved with the node cap of the move; its
+reward is the value
 :func:`~fortythieves_agents.players.search_scores.solve_scores` gives a sample: 1 won, 0
 lost, ``cards / 208`` (below 1/2) when the cap ran out, so that the two allocations differ
 in how they spend the solves and in nothing else.

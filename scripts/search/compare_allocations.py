@@ -1,11 +1,17 @@
 """Sequential halving against the UCB1 bandit at equal nodes per move (issue 40, point 2).
 
 Plays the first ``--deals`` test deals of a variant with the search agent's solving setting
-twice, ``allocation="halving"`` and ``allocation="ucb"``, with the same seed, seconds
-(turned into nodes at the fixed rate) and node cap per sample, so that every move has the
-same budget of solves under both (:func:`fortythieves_agents.players.search_ucb.ucb_pulls`)::
+once per setting of ``--allocations`` (default ``halving ucb``): ``halving``
+(``allocation="halving"``), ``ucb`` (``allocation="ucb"``, the candidate moves as arms) and
+``ucb-irreversible`` (``allocation="ucb", arms="irreversible"``: lonelybot's arms, the first
+irreversible moves reachable through reversible play,
+:mod:`fortythieves_agents.players.search_arms`), with the same seed, seconds (turned into
+nodes at the fixed rate) and node cap per sample, so that every move has the same budget of
+solves under all (:func:`fortythieves_agents.players.search_ucb.ucb_pulls`)::
 
     python scripts/search/compare_allocations.py Indian --deals 100
+    python scripts/search/compare_allocations.py Indian --deals 100 \
+        --allocations halving ucb-irreversible
 
 Each deal is played by :func:`~fortythieves_agents.evaluation.evaluate.play_deals` as
 ``evaluate`` plays it (game index = deal index, the no-cycling rule on). The solver's work is
@@ -13,11 +19,13 @@ metered by wrapping the variant's solver context (the nodes each solve really en
 a solve that ends early keeps below its cap) and the time by ``time.process_time`` (CPU) and
 ``time.perf_counter`` (wall).
 
-Written to ``--out`` (default ``results/search/allocations/<variant>-<deals>-s<seconds>``):
-``deals.json`` (the settings, one row per deal and allocation, and the summary: wins of each,
-the two-sided exact sign test on the deals only one of them won, foundation cards, nodes,
-solves and seconds per move) after every deal, so a stopped run continues where it stopped
-(the settings must match), and ``command.txt`` (one line per start).
+Written to ``--out`` (default ``results/search/allocations/<variant>-<deals>-s<seconds>``,
+followed by ``-<setting>_<setting>...`` for settings other than the default pair):
+``deals.json`` (the settings, one row per deal and setting, and the summary: wins of each,
+for each other setting against the first the two-sided exact sign test on the deals only one
+of the two won, foundation cards, nodes, solves and seconds per move) after every deal, so a
+stopped run continues where it stopped (the settings must match), and ``command.txt`` (one
+line per start).
 """
 
 from __future__ import annotations
@@ -34,7 +42,9 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-ALLOCATIONS = ("halving", "ucb")
+ALLOCATIONS = ("halving", "ucb", "ucb-irreversible")
+"""The settings ``--allocations`` takes (:func:`budget_for`)."""
+DEFAULT_ALLOCATIONS = ("halving", "ucb")
 
 
 class _Meter:
@@ -95,10 +105,31 @@ def _play(variant: str, deal: int, seed: int, budget: Any, agent_seed: int) -> d
     }
 
 
-def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Wins of each allocation, the sign test and the work per move over ``rows``."""
+def budget_for(name: str, args: argparse.Namespace) -> Any:
+    """The :class:`~fortythieves_agents.players.search.SearchBudget` of setting ``name`` (one
+    of :data:`ALLOCATIONS`) at ``args``' seconds, nodes and bandit constants."""
+    from fortythieves_agents.players.search import SearchBudget
+
+    common = {"method": "solve", "seconds": args.seconds, "nodes": args.nodes}
+    if name == "halving":
+        return SearchBudget(**common, allocation="halving")
+    return SearchBudget(
+        **common,
+        allocation="ucb",
+        ucb_c=args.ucb_c,
+        ucb_batch=args.ucb_batch,
+        ucb_plays=args.ucb_plays,
+        arms="irreversible" if name == "ucb-irreversible" else "moves",
+    )
+
+
+def summarize(
+    rows: list[dict[str, Any]], names: tuple[str, ...] = DEFAULT_ALLOCATIONS
+) -> dict[str, Any]:
+    """Wins of each setting of ``names``, the sign test of each against the first and the
+    work per move over ``rows``."""
     out: dict[str, Any] = {"deals": len(rows)}
-    for name in ALLOCATIONS:
+    for name in names:
         played = [r[name] for r in rows]
         moves = max(1, sum(p["moves"] for p in played))
         out[name] = {
@@ -111,10 +142,15 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "cpu_seconds_per_move": round(sum(p["cpu_seconds"] for p in played) / moves, 4),
             "wall_seconds_per_move": round(sum(p["wall_seconds"] for p in played) / moves, 4),
         }
-    only_ucb = sum(r["ucb"]["won"] and not r["halving"]["won"] for r in rows)
-    only_halving = sum(r["halving"]["won"] and not r["ucb"]["won"] for r in rows)
-    out["ucb_only_wins"], out["halving_only_wins"] = only_ucb, only_halving
-    out["sign_test_p"] = round(sign_test(only_ucb, only_halving), 4)
+    first = names[0]
+    for name in names[1:]:
+        only = sum(r[name]["won"] and not r[first]["won"] for r in rows)
+        only_first = sum(r[first]["won"] and not r[name]["won"] for r in rows)
+        out[f"{name} vs {first}"] = {
+            f"{name}_only_wins": only,
+            f"{first}_only_wins": only_first,
+            "sign_test_p": round(sign_test(only, only_first), 4),
+        }
     return out
 
 
@@ -128,10 +164,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ucb-c", type=float, default=2.0)
     parser.add_argument("--ucb-batch", type=int, default=10)
     parser.add_argument("--ucb-plays", type=int, default=3_000)
+    parser.add_argument(
+        "--allocations",
+        nargs="+",
+        choices=ALLOCATIONS,
+        default=list(DEFAULT_ALLOCATIONS),
+        help="the settings compared, the first against each other (default: halving ucb)",
+    )
     parser.add_argument("--out", type=Path, help="default results/search/allocations/...")
     args = parser.parse_args(argv)
+    names = tuple(dict.fromkeys(args.allocations))
+    if len(names) < 2:
+        parser.error("argument --allocations: at least two different settings")
 
-    from fortythieves_agents.players.search import SearchBudget
     from fortythieves_agents.seeds import seeds_for_test
 
     from fortythieves_env import VARIANTS
@@ -139,25 +184,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.variant not in VARIANTS:
         parser.error(f"argument variant: one of {', '.join(VARIANTS)}, got {args.variant!r}")
     try:
-        budgets = {
-            "halving": SearchBudget(
-                method="solve", seconds=args.seconds, nodes=args.nodes, allocation="halving"
-            ),
-            "ucb": SearchBudget(
-                method="solve",
-                seconds=args.seconds,
-                nodes=args.nodes,
-                allocation="ucb",
-                ucb_c=args.ucb_c,
-                ucb_batch=args.ucb_batch,
-                ucb_plays=args.ucb_plays,
-            ),
-        }
+        budgets = {name: budget_for(name, args) for name in names}
         seeds = seeds_for_test(args.deals)
     except ValueError as exc:
         parser.error(str(exc))
+    suffix = "" if names == DEFAULT_ALLOCATIONS else "-" + "_".join(names)
     out = args.out or ROOT / "results" / "search" / "allocations" / (
-        f"{args.variant}-{args.deals}-s{args.seconds:g}"
+        f"{args.variant}-{args.deals}-s{args.seconds:g}{suffix}"
     )
     out.mkdir(parents=True, exist_ok=True)
     settings = {
@@ -167,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         "nodes_per_sample": args.nodes,
         "seed": args.seed,
         "ucb": {"c": args.ucb_c, "batch": args.ucb_batch, "plays": args.ucb_plays},
+        "allocations": list(names),
     }
     path = out / "deals.json"
     rows: list[dict[str, Any]] = []
@@ -180,23 +214,21 @@ def main(argv: list[str] | None = None) -> int:
         f.write(command + "\n")
     for deal in range(len(rows), args.deals):
         row: dict[str, Any] = {"deal": deal, "seed": int(seeds[deal])}
-        for name in ALLOCATIONS:
+        for name in names:
             row[name] = _play(args.variant, deal, int(seeds[deal]), budgets[name], args.seed)
         rows.append(row)
-        summary = summarize(rows)
+        summary = summarize(rows, names)
         path.write_text(
             json.dumps({"settings": settings, "summary": summary, "rows": rows}, indent=1)
         )
-        h, u = row["halving"], row["ucb"]
-        print(
-            f"deal {deal}: halving {'won' if h['won'] else h['foundation_cards']} "
-            f"({h['moves']} moves, {h['cpu_seconds']:.1f} s), ucb "
-            f"{'won' if u['won'] else u['foundation_cards']} ({u['moves']} moves, "
-            f"{u['cpu_seconds']:.1f} s); wins {summary['halving']['wins']} / "
-            f"{summary['ucb']['wins']}",
-            flush=True,
+        played = ", ".join(
+            f"{name} {'won' if row[name]['won'] else row[name]['foundation_cards']} "
+            f"({row[name]['moves']} moves, {row[name]['cpu_seconds']:.1f} s)"
+            for name in names
         )
-    summary = summarize(rows)
+        wins = " / ".join(str(summary[name]["wins"]) for name in names)
+        print(f"deal {deal}: {played}; wins {wins}", flush=True)
+    summary = summarize(rows, names)
     print(json.dumps(summary, indent=1))
     return 0
 
