@@ -300,22 +300,18 @@ def solve_scores(
     best line the solver met). A candidate's value is the mean over its samples. With no
     unseen card the position is known: one sample with ``budget.nodes x k`` nodes.
 
-    **Allocation.** ``k = budget.samples_for(n)`` samples per candidate in all.
-    ``"halving"`` (the default here): sequential halving (:func:`halving_schedule`),
-    each round on fresh samples shared by the candidates still in (common random
-    numbers), keeping the better half by mean value (the earlier candidate on ties);
-    ``"uniform"``: one round of ``k``; ``"ucb"``: a UCB1 bandit (lonelybot's) over the
-    candidates (or, with ``budget.arms="irreversible"``, over lonelybot's arms, the first
-    irreversible moves reachable through reversible play: :func:`_arm_solve_scores`; ``avoid``
-    the views met before, which no arm's path enters), each pull a solve on a fresh sample,
-    with at most the solves halving makes
-    (:func:`~fortythieves_agents.players.search_ucb.ucb_pulls`, so the two compare at equal
-    nodes) and stopping early when the most-played candidate has ``budget.ucb_plays``
-    (:mod:`~fortythieves_agents.players.search_ucb`; with no unseen card it plays as
-    uniform, the one sample being exact). Sequential halving is a fixed-budget best-arm
-    identification (Karnin, Koren and Somekh 2013): unlike a UCB bandit (lonelybot) it has
-    no exploration constant to tune and its work is a count fixed before the move, so the
-    budget (and the choice) does not depend on the order of the solves.
+    **Allocation.** ``k = budget.samples_for(n)`` samples per candidate in all. ``"halving"``
+    (the default here): sequential halving (:func:`halving_schedule`), each round on fresh
+    samples shared by the candidates still in (common random numbers), keeping the better
+    half by mean value (the earlier candidate on ties); ``"uniform"``: one round of ``k``;
+    ``"ucb"``: a UCB1 bandit (lonelybot's) over the candidates (or lonelybot's arms, never
+    through a view of ``avoid``: :func:`_arm_solve_scores`), each pull a solve on a fresh
+    sample, at most the solves halving makes (:func:`.search_ucb.ucb_pulls`: equal nodes),
+    stopping early when the most-played arm has ``budget.ucb_plays`` (:mod:`.search_ucb`;
+    with no unseen card it plays as uniform, the one sample being exact). Sequential
+    halving is a fixed-budget best-arm identification (Karnin, Koren and Somekh 2013):
+    unlike a UCB bandit (lonelybot) it has no exploration constant to tune and its work is
+    a count fixed before the move, so the choice does not depend on the order of solves.
 
     **Strategy fusion** (a sampled deal knows its future: a move that forces a guess and
     a safe one can both score 1 on every sample; Bjarnason, Fern and Tadepalli 2009).
