@@ -431,7 +431,7 @@ class FamilyEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
             game = self._game
             if game is None:
                 raise RuntimeError("call reset() before render() (no game to draw yet)")
-            from .render import render_rgb  # Pillow, imported on first use
+            from .drawing import render_rgb  # Pillow, imported on first use
 
             return render_rgb(game.spec, self.player_view())
         if self.render_mode != "ansi":
