@@ -1,6 +1,6 @@
 """The compiled batch step of :class:`~fortythieves_env.envs.vector.FortyThievesVectorEnv`:
 N games stepped by one call (:func:`_step_batch`), each by the single environment's episode
-step (:func:`~fortythieves_env.rules.episode.episode_step` over :func:`.core.step`), and the
+step (:func:`~fortythieves_env.rules.episode.episode_step` over :func:`..rules.core.step`), and the
 layout of the arrays it reads and writes (the ``F_*``, ``C_*`` and ``P_*`` rows and entries).
 
 Apart from the class so that each module stays readable (issue 38); the family's vector
@@ -47,8 +47,8 @@ def _step_game(
     max_steps: int,
 ) -> int:
     """Step game ``i`` once with action ``a`` (checked by the caller): its move step
-    (:func:`.core.step`), then the episode step of every environment
-    (:func:`.episode.episode_step`) on the game's counts, then the batch's flags and
+    (:func:`..rules.core.step`), then the episode step of every environment
+    (:func:`..rules.episode.episode_step`) on the game's counts, then the batch's flags and
     autoreset. The one step of a game of a batch, for :func:`_step_batch` and the family's
     batch (:mod:`fortythieves_env.envs.family_vector`).
 

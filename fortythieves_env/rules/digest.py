@@ -17,7 +17,7 @@ What is hashed:
 * the tables as data: every built-in variant's rule fields (all but ``name`` and
   ``pysol_id``), and each build rule's table ``accepts[top][card]``.
 
-Why not numba's cache stamp (:func:`._jit.source_digest`): it hashes whole files, comments and
+Why not numba's cache stamp (:func:`.jit.source_digest`): it hashes whole files, comments and
 docstrings included, and every module they import (the observation, positions, the cache
 code itself), so it changes with edits that leave the rules alone; and it covers
 ``variants.py``, where the digest itself is written.
