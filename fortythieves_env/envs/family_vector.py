@@ -44,7 +44,7 @@ from .family import (
 )
 from .family_env import family_tables, lacking_reason
 from .vector import FortyThievesVectorEnv
-from .vector_step import C_NLEGAL, F_AUTORESET, P_RAISE, _step_game
+from .vector_step import C_NLEGAL, F_AUTORESET, P_RAISE, _check_actions, _step_game
 
 __all__ = ["FamilyVectorEnv"]
 
@@ -94,16 +94,9 @@ def _step_family_batch(
         is outside the shared range), or ``-1 - N - i`` (illegal, and illegal actions raise).
     """
     n_games = states.shape[0]
-    n_act = masks.shape[1]
-    raise_illegal = iparams[P_RAISE] != 0
-    for i in range(n_games):
-        if flags[F_AUTORESET, i]:
-            continue
-        a = actions[i]
-        if a < 0 or a >= n_act:
-            return -1 - i
-        if raise_illegal and masks[i, a] == 0:
-            return -1 - n_games - i
+    checked = _check_actions(n_games, actions, masks, flags, masks.shape[1], iparams[P_RAISE] != 0)
+    if checked < 0:
+        return checked
     n_deal = 0
     for i in range(n_games):
         slot = slots[i]

@@ -106,6 +106,34 @@ def _step_game(
     return 0
 
 
+@kernel(inline="always")
+def _check_actions(
+    n_games: int,
+    actions: np.ndarray,
+    masks: np.ndarray,
+    flags: np.ndarray,
+    n_act: int,
+    raise_illegal: bool,
+) -> int:
+    """Check the action of every game of the batch that is not being reset (``F_AUTORESET``
+    games ignore theirs): in ``range(n_act)``, and legal in its ``masks`` row when
+    ``raise_illegal``. For :func:`_step_batch` and the family's batch, before any game moves.
+
+    Returns:
+        0 when every action is valid; else, for the first game i that fails, ``-1 - i`` if
+        its action is out of range, ``-1 - n_games - i`` if it is illegal.
+    """
+    for i in range(n_games):
+        if flags[F_AUTORESET, i]:
+            continue
+        a = actions[i]
+        if a < 0 or a >= n_act:
+            return -1 - i
+        if raise_illegal and masks[i, a] == 0:
+            return -1 - n_games - i
+    return 0
+
+
 @kernel  # its cache follows core.py and episode.py too (fortythieves_env.rules.jit)
 def _step_batch(
     states: np.ndarray,
@@ -122,24 +150,18 @@ def _step_batch(
     """Step every game of the batch once (the body of :meth:`FortyThievesVectorEnv.step`).
 
     Nothing changes unless every action is valid: first every action of a game that is
-    not being reset is checked (in range; legal too when ``iparams[P_RAISE]``), then each
-    game is stepped by :func:`_step_game`. The caller deals the ``F_DEAL`` games.
+    not being reset is checked (:func:`_check_actions`: in range; legal too when
+    ``iparams[P_RAISE]``), then each game is stepped by :func:`_step_game`. The caller deals
+    the ``F_DEAL`` games.
 
     Returns:
         The number of games flagged ``F_DEAL`` (>= 0); ``-1 - i`` if game i's action is out
         of range; ``-1 - N - i`` if it is illegal and illegal actions raise.
     """
     n_games = states.shape[0]
-    n_act = tb[H_NACT]
-    raise_illegal = iparams[P_RAISE] != 0
-    for i in range(n_games):
-        if flags[F_AUTORESET, i]:
-            continue
-        a = actions[i]
-        if a < 0 or a >= n_act:
-            return -1 - i
-        if raise_illegal and masks[i, a] == 0:
-            return -1 - n_games - i
+    checked = _check_actions(n_games, actions, masks, flags, tb[H_NACT], iparams[P_RAISE] != 0)
+    if checked < 0:
+        return checked
     max_steps = iparams[P_MAX_STEPS]
     n_deal = 0
     for i in range(n_games):

@@ -119,6 +119,7 @@ RULE_SOURCES: tuple[str, ...] = (
     "episode:EpisodeMixin._end_step",
     "env:FortyThievesEnv.step",
     "vector:_step_game",
+    "vector:_check_actions",
     "vector:_step_batch",
     # the family through one encoding (fortythieves_env.envs.family): the shared action codec,
     # a rule set's step limit, and how a shared action is played and its mask kept
