@@ -297,7 +297,8 @@ def run_folder_of(checkpoint: str | Path) -> Path | None:
 
 
 def check_run_folder(run: Path) -> None:
-    """Refuse a run folder :func:`train` could not fill, before anything is written.
+    """Refuse a run folder :func:`~.training.train.train` could not fill, before anything is
+    written.
 
     Raises:
         ConfigError: ``run`` or one of :data:`RUN_FOLDERS` is a file, one of

@@ -164,7 +164,7 @@ def agent_description(
     agent: Agent | BatchAgent, allow_cycles: bool | None = None
 ) -> dict[str, Any]:
     """What a game record says of the player: ``name``, and where they apply ``model`` (the
-    zip's path), ``model_digest`` (its ``sha256:`` digest: :func:`file_digest`),
+    zip's path), ``model_digest`` (its ``sha256:`` digest: :func:`~.model_agent.file_digest`),
     ``deterministic``, ``seed`` and ``settings`` (the agent's ``description()``, e.g. the
     search agent's budget); with ``allow_cycles`` given, ``no_cycling`` (whether the player
     followed the no-cycling rule: it changes the games)."""

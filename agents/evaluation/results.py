@@ -141,7 +141,7 @@ def ceiling_cell(ceiling: Mapping[str, Any]) -> str:
 
 
 def render_table(report: dict[str, Any]) -> Any:
-    """A ``rich.table.Table`` of an :func:`evaluate_agents` report, one row per agent
+    """A ``rich.table.Table`` of an :func:`~.evaluate.evaluate_agents` report, one row per agent
     (with the solver's verdicts, a column "wins / solver-proved wins" beside the win rate)."""
     from rich.table import Table
 

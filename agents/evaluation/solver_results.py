@@ -17,7 +17,7 @@ key                 value
 ``nodes_budget``    the node budget ``K`` (int): the figure of record, deterministic
 ``seconds_cap``     the wall-clock cap ``--budget`` (float seconds, or null: none)
 ``solver_version``  :data:`fortythieves_env.solver.SOLVER_VERSION` (int); 0 for an agent's won
-                    game (:func:`agent_win_records`: not the solver's work)
+                    game (:func:`~.solve.agent_win_records`: not the solver's work)
 ``rules_version``   :data:`fortythieves_env.RULES_VERSION` (int), the rules the deal was
                     dealt and played under; a record without it (written before it was
                     recorded, as the shipped records until then) is read as rules version 1
@@ -51,7 +51,7 @@ line replaces the old one.
 **Other rules.** Only records of the current rules count: :func:`solver_verdicts` (the
 solver's ceiling of ``evaluate`` and ``train``) refuses a file whose only results for some
 deal were made under other rules (the message names both versions), the winnability table
-and :func:`verdict_changes` leave them out.
+and :func:`~.solve.verdict_changes` leave them out.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ STATUSES = ("won", "lost", "unknown")
 
 AGENT_WINS = 0
 """The ``solver_version`` of a record that is an agent's won game, not a solver's result
-(:func:`agent_win_records`)."""
+(:func:`~.solve.agent_win_records`)."""
 
 
 _FIELDS: dict[str, tuple[type, ...]] = {
@@ -144,7 +144,7 @@ def read_records(path: str | Path) -> tuple[list[dict[str, Any]], bool]:
     """The records of a results file, in file order; a missing file has none.
 
     A last line without its newline that is not valid JSON (a run killed while writing it)
-    is left out (and cut off by the next :func:`run_deals`). A record without
+    is left out (and cut off by the next :func:`~.solve.run_deals`). A record without
     ``rules_version`` gets ``rules_version`` 1 (module docstring). Returns
     ``(records, ends_cleanly)``; ``ends_cleanly`` is False when the file does not end with a
     newline.

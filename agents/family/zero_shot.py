@@ -129,8 +129,9 @@ def evaluate_held_out(
 ) -> dict[str, dict[str, Any]]:
     """Play the family model at ``model_path`` and the baselines on each held-out game:
     ``{game: {"test": report, "outside": report | None}}`` (module docstring). The solver's
-    labels are read for the nine variants (:func:`fortythieves_agents.evaluation.solve.
-    test_deal_verdicts`: ``results/solver`` in a checkout, else the shipped labels).
+    labels are read for the nine variants
+    (:func:`fortythieves_agents.evaluation.solver_results.test_deal_verdicts`:
+    ``results/solver`` in a checkout, else the shipped labels).
 
     Raises:
         ModelMismatchError: the zip is not a family model that loads

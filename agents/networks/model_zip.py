@@ -273,8 +273,9 @@ def load_maskable_ppo(path: str | Path, **kwargs: Any) -> Any:
 
     SB3's own loader, which unpickles the zip's ``data`` (cloudpickle): only for the user's
     own files, to continue training (``train --resume``). A model to evaluate or to give
-    hints is loaded from weights and plain metadata by :func:`load_model_agent`
-    (:mod:`fortythieves_agents.networks.model_zip`), which runs no code from the zip.
+    hints is loaded from weights and plain metadata by
+    :func:`fortythieves_agents.evaluation.model_agent.load_model_agent` (through
+    :func:`load_inference_model`), which runs no code from the zip.
 
     The zip is checked first (every member's CRC), then loaded; a damaged ``policy.pth``
     inside an intact zip, a missing member or a zip of another algorithm fail here.

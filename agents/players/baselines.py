@@ -363,12 +363,13 @@ def greedy_actions(
     """The greedy choice in each row, compiled (one numba call for the batch).
 
     The same choice as :meth:`GreedyAgent.act` (:func:`move_score`, highest score, lowest
-    index on ties) read from the observation instead of the :class:`PlayerView`: the
-    observation holds the view's face-up cards, waste, face-down counts and stock count
-    (and, from version 1, the known stock, which the heuristic does not use;
-    :mod:`fortythieves_env.rules.observation`), so nothing a player does not see is read. Each
-    row is read back into a state array (:func:`fortythieves_env.core.observed_state`)
-    and scored by :func:`fortythieves_env.rules.greedy.greedy_pick`.
+    index on ties) read from the observation instead of the
+    :class:`~fortythieves_env.rules.view.PlayerView`: the observation holds the view's face-up
+    cards, waste, face-down counts and stock count (and, from version 1, the known stock,
+    which the heuristic does not use; :mod:`fortythieves_env.rules.observation`), so nothing a
+    player does not see is read. Each row is read back into a state array
+    (:func:`fortythieves_env.core.observed_state`) and scored by
+    :func:`fortythieves_env.rules.greedy.greedy_pick`.
 
     Args:
         spec: the variant.

@@ -37,7 +37,7 @@ At each move, for the position it is shown (an observation row, the player's vie
    (:func:`halving_schedule`): rounds on fresh samples, each keeping the better half of
    the candidates, so the best few get several times ``samples`` samples and the clearly
    worse ones few; a move's score then ranks first by the round it lasted to
-   (:func:`_rollout_scores`). Every score stays below ``samples + 1`` with either
+   (:func:`~.search_scores._rollout_scores`). Every score stays below ``samples + 1`` with either
    allocation (below ``samples`` when halving plays more than one round). A move into an empty
    column other than the first
    gets the score of the same move into the first one (rule E: the positions differ only
@@ -150,7 +150,7 @@ class _Memory:
 
 
 class SearchAgent:
-    """The sampling search agent of the module docstring (a :class:`BatchAgent`).
+    """The sampling search agent of the module docstring (a :class:`~.baselines.BatchAgent`).
 
     **Steps left.** An observation does not say how many steps the episode has left, so
     the agent counts its own moves in each game since :meth:`start_games`: a call whose view

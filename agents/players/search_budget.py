@@ -57,7 +57,7 @@ MAX_SECONDS = 3600.0
 """The largest time budget per move (seconds)."""
 DEFAULT_SECONDS = 0.1
 """The shipped budget per move (seconds) of the solving setting, the agent's default
-(:data:`DEFAULT_BUDGET`): at most 1 s per move on one core as issue 25 asks; measured over
+(:data:`~.search.DEFAULT_BUDGET`): at most 1 s per move on one core as issue 25 asks; measured over
 whole games (forced moves cost nothing) 0.05-0.07 s per move on the hard variants, load 2-4
 on 2 cores (``results/search/<variant>-200-s0.1.json``)."""
 NODES_PER_SECOND = 1_000_000
@@ -93,7 +93,7 @@ class SearchBudget:
             per sample.
         horizon: most moves of one rollout (>= 1); None: the variant's step limit
             (``max_episode_steps``). Rollouts are also cut where the episode would end:
-            the agent counts its own moves (:class:`SearchAgent`), and a rollout plays at
+            the agent counts its own moves (:class:`~.search.SearchAgent`), and a rollout plays at
             most the steps left after the candidate move.
         stall: a rollout is called lost after this many moves in a row that change only
             the tableau (>= 1).

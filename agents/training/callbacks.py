@@ -408,7 +408,7 @@ def _callbacks(
     echo: Callable[[str], None],
     console: Any,
 ) -> tuple[list[BaseCallback], Any, Any, Any]:
-    """The callbacks of :func:`_train`'s ``model.learn``: episode statistics, the periodic
+    """The callbacks of :func:`~.train._train`'s ``model.learn``: episode statistics, the periodic
     validation (restored on a resume), the imitation term and the critic warm-up (when the
     config asks), checkpoints, the progress bar. Returns them with the validation,
     imitation and warm-up callbacks (None where off), which the caller ends itself."""

@@ -174,7 +174,7 @@ def _imitation_games(config: Config, start_steps: int, console: Any) -> Any:
 
 def final_evaluation_command(config: Config, model: Path, run: Path) -> list[str]:
     """The ``fortythieves evaluate`` command that plays the same final evaluation as
-    :func:`train` (same model, deals, seed, sampling and baselines; same JSON file)."""
+    :func:`~.train.train` (same model, deals, seed, sampling and baselines; same JSON file)."""
     command = ["fortythieves", "evaluate", str(model)]
     command += ["--episodes", str(config.eval.final_episodes), "--seed", str(config.seed)]
     if not config.eval.deterministic:

@@ -6,5 +6,6 @@
   compiled batch step): N games stepped by one compiled call;
 * :mod:`.family`, :mod:`.family_env`, :mod:`.family_vector`: every game of the family
   through one shared encoding;
-* :mod:`.registration` (the Gymnasium ids), :mod:`.render` (pictures), :mod:`.wrappers`.
+* :mod:`.registration` (the Gymnasium ids), :mod:`.drawing` (pictures of the table),
+  :mod:`.render` (a deal's picture as a PNG, the command), :mod:`.wrappers`.
 """

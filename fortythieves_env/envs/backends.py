@@ -7,8 +7,8 @@ checked action indices. :class:`FortyThievesEnv` talks to it only through the
 Two implementations play identical games:
 
 * :class:`NumbaBackend` (``"numba"``): the position is one packed state array of
-  :mod:`.core`, stepped by one compiled call (:func:`.core.step`) that applies the move,
-  rewrites the parts of the observation it touched and recomputes the mask.
+  :mod:`..rules.core`, stepped by one compiled call (:func:`..rules.core.step`) that applies
+  the move, rewrites the parts of the observation it touched and recomputes the mask.
 * :class:`PythonBackend` (``"python"``): the position is a :class:`GameState` stepped by
   :meth:`Rules.apply` and :meth:`Rules.legal_actions` (the same compiled rules core, on
   the packed position) and written by :class:`ObservationLayout` (the observation written
@@ -122,7 +122,7 @@ def make_backend(
     Args:
         backend: ``"auto"``, ``"numba"`` or ``"python"`` (see :func:`resolve_backend`).
         spec: the variant.
-        observation_version: the observation written (:mod:`.observation`).
+        observation_version: the observation written (:mod:`..rules.observation`).
 
     Raises:
         ValueError: as :func:`resolve_backend`; an unknown observation version.
@@ -139,7 +139,7 @@ class PythonBackend:
 
     Args:
         spec: the variant.
-        observation_version: the observation written (:mod:`.observation`).
+        observation_version: the observation written (:mod:`..rules.observation`).
     """
 
     name: BackendName = "python"
@@ -219,16 +219,16 @@ class PythonBackend:
 
 
 class NumbaBackend:
-    """The compiled backend: a packed state array of :mod:`.core` and its kernels.
+    """The compiled backend: a packed state array of :mod:`..rules.core` and its kernels.
 
     The state array, the observation and the mask are allocated once; loading a position
     packs it into the same state array, so :attr:`step` is one compiled call with its
-    buffers bound in advance. :mod:`.core` (and numba, about 0.4 s to import) is loaded
+    buffers bound in advance. :mod:`..rules.core` (and numba, about 0.4 s to import) is loaded
     with the first instance.
 
     Args:
         spec: the variant.
-        observation_version: the observation written (:mod:`.observation`).
+        observation_version: the observation written (:mod:`..rules.observation`).
 
     Attributes:
         tables: the variant's shared, read-only :class:`~fortythieves_env.rules.tables.FastTables`.
@@ -272,7 +272,7 @@ class NumbaBackend:
     snapshot = position  # unpacking already makes an independent copy
 
     def legal_actions(self) -> list[int]:
-        """See :meth:`Backend.legal_actions` (:func:`.core.legal_actions`)."""
+        """See :meth:`Backend.legal_actions` (:func:`..rules.core.legal_actions`)."""
         if not self.has_game:
             return []
         n = self._core.legal_actions(self.st, self.tables.table, self._actions)

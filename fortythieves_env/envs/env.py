@@ -215,7 +215,7 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
     - ``variant``: variant id or :class:`~fortythieves_env.VariantSpec` (default
       ``"FortyThieves"``).
     - ``render_mode``: ``None``, ``"ansi"`` (a text board) or ``"rgb_array"`` (a picture of
-      the table, see :mod:`fortythieves_env.envs.render`).
+      the table, see :mod:`fortythieves_env.envs.drawing`).
     - ``max_steps_without_progress``: ``None`` (default) or a positive integer (NumPy
       integers too, not ``bool``; else ``ValueError``); see Episode End.
     - ``reward_per_card``, ``win_bonus``, ``illegal_action_penalty``: finite numbers, the
@@ -462,7 +462,7 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
     def render(self) -> str | np.ndarray | None:
         """The board as text (``render_mode="ansi"``), as a picture (``"rgb_array"``: a
         ``uint8`` array ``(H, W, 3)`` of a fixed size per variant, drawn from
-        :meth:`player_view` by :mod:`fortythieves_env.envs.render`), else ``None``.
+        :meth:`player_view` by :mod:`fortythieves_env.envs.drawing`), else ``None``.
 
         Raises:
             RuntimeError: ``"rgb_array"`` before ``reset`` (there is no table to draw; the
@@ -471,7 +471,7 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
         if self.render_mode == "rgb_array":
             if self._no_game():
                 raise RuntimeError("call reset() before render() (no game to draw yet)")
-            from .render import render_rgb  # Pillow, imported on first use
+            from .drawing import render_rgb  # Pillow, imported on first use
 
             return render_rgb(self.variant, self.player_view())
         if self.render_mode != "ansi":

@@ -729,7 +729,7 @@ class RuleSetMap:
     The environments do not copy observations through it: the compiled core writes the
     shared observation itself (its table array is built for :data:`FAMILY_LAYOUT`, see
     :class:`fortythieves_env.rules.tables.FastTables`), and the mask is mapped by
-    :func:`fortythieves_env.envs._family_fast.mask_to_shared` through :attr:`to_shared`.
+    :func:`fortythieves_env.envs._family_fast.mark_shared` through :attr:`to_shared`.
     :meth:`to_shared_obs` and :meth:`to_shared_mask` translate a rule set's own observation
     and mask (those of its :class:`~fortythieves_env.FortyThievesEnv`).
 

@@ -1,12 +1,12 @@
 """One environment for the whole family: the shared encoding over the per-variant engine.
 
 :class:`FamilyEnv` plays one rule set per episode (fixed, or drawn from the training
-distribution) with that rule set's compiled rules (:mod:`.core`, through its
+distribution) with that rule set's compiled rules (:mod:`..rules.core`, through its
 :class:`~fortythieves_env.Rules` and table array) and translates: a shared action to the
 rule set's own action, its action mask to the shared one. The compiled core writes the
 shared observation itself (the rule set's table array is built for the shared layout).
 The reward, the episode end, the no-progress count and the step limit are the episode
-step of every environment (:func:`.episode.episode_step`); the tests play every named
+step of every environment (:func:`..rules.episode.episode_step`); the tests play every named
 variant through both, move by move.
 """
 
@@ -431,7 +431,7 @@ class FamilyEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
             game = self._game
             if game is None:
                 raise RuntimeError("call reset() before render() (no game to draw yet)")
-            from .render import render_rgb  # Pillow, imported on first use
+            from .drawing import render_rgb  # Pillow, imported on first use
 
             return render_rgb(game.spec, self.player_view())
         if self.render_mode != "ansi":

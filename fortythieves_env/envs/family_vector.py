@@ -8,7 +8,7 @@ of ``N``-row arrays; the rule sets in play each have a *slot* (their table array
 write the shared observation, and their action maps), shared by the games that play them.
 :func:`_step_family_batch` steps each game with the per-variant batch's own step
 (:func:`fortythieves_env.envs.vector_step._step_game`, the same code) on its slot's table, then maps
-its mask into the shared one (:func:`fortythieves_env.envs._family_fast.mask_to_shared`).
+its mask into the shared one (:func:`fortythieves_env.envs._family_fast.mark_shared`).
 Python runs only when a game starts a new deal, and for a rule set not in a slot yet.
 """
 
@@ -44,17 +44,17 @@ from .family import (
 )
 from .family_env import family_tables, lacking_reason
 from .vector import FortyThievesVectorEnv
-from .vector_step import C_NLEGAL, F_AUTORESET, P_RAISE, _step_game
+from .vector_step import C_NLEGAL, F_AUTORESET, P_RAISE, _check_actions, _step_game
 
 __all__ = ["FamilyVectorEnv"]
 
 N_SHARED = FAMILY_CODEC.n_actions
 """Shared actions (2057): also the most actions a rule set of the bounds has."""
 _MAX_STATE = MAX_COLUMNS * COLUMN_SLOTS + 2 * MAX_COLUMNS + 2 * STOCK_SLOTS + 12
-"""An upper bound of a rule set's state array in the shared layout (:mod:`.core`:
+"""An upper bound of a rule set's state array in the shared layout (:mod:`..rules.core`:
 ``C*V + 2*C + 2*S + 12``, here with ``V = 20`` for every rule set)."""
 _MAX_TABLE = table_size(N_SHARED)
-"""An upper bound of a rule set's table array (:func:`.core.table_size`)."""
+"""An upper bound of a rule set's table array (:func:`..rules.tables.table_size`)."""
 _OWN_MASK = own_mask_size(N_SHARED)
 """Entries of a game's own mask row (the most actions of a rule set, rounded up to 8)."""
 
@@ -94,16 +94,9 @@ def _step_family_batch(
         is outside the shared range), or ``-1 - N - i`` (illegal, and illegal actions raise).
     """
     n_games = states.shape[0]
-    n_act = masks.shape[1]
-    raise_illegal = iparams[P_RAISE] != 0
-    for i in range(n_games):
-        if flags[F_AUTORESET, i]:
-            continue
-        a = actions[i]
-        if a < 0 or a >= n_act:
-            return -1 - i
-        if raise_illegal and masks[i, a] == 0:
-            return -1 - n_games - i
+    checked = _check_actions(n_games, actions, masks, flags, masks.shape[1], iparams[P_RAISE] != 0)
+    if checked < 0:
+        return checked
     n_deal = 0
     for i in range(n_games):
         slot = slots[i]

@@ -2,7 +2,7 @@
 
 Versions
 --------
-An id's ``-vN`` is its observation version (:mod:`.observation`). Every variant has a
+An id's ``-vN`` is its observation version (:mod:`..rules.observation`). Every variant has a
 ``-v0`` id. Version 1 adds the stock's order once a redeal has shown it, so it changes only
 the variants with redeals: they alone get a ``-v1`` id (``FortyThieves/LittleForty-v1``,
 and a custom variant with redeals). ``-v0`` stays registered for saved models and results.
@@ -74,7 +74,7 @@ FAMILY_ENV_ID = f"{NAMESPACE}/Family-v0"
 def versions(variant: str | VariantSpec) -> tuple[int, ...]:
     """The id versions registered for a variant: ``(0, 1)`` with redeals, else ``(0,)``.
 
-    An id's version is its observation version (:mod:`.observation`): only the variants
+    An id's version is its observation version (:mod:`..rules.observation`): only the variants
     whose observation changed in version 1 (those with redeals) get a ``-v1`` id.
 
     Raises:

@@ -2,9 +2,9 @@
 
 :class:`FortyThievesVectorEnv` is a Gymnasium :class:`~gymnasium.vector.VectorEnv` whose N
 games live in one ``int16`` state array ``states[N, state_size]`` (the packed position of
-:mod:`.core`, one row per game), with their observations ``obs[N, size]`` (``uint8``) and
+:mod:`..rules.core`, one row per game), with their observations ``obs[N, size]`` (``uint8``) and
 action masks ``masks[N, n]`` (``int8``) in two more arrays. :func:`_step_batch` loops over
-the batch inside numba and calls :func:`.core.step` for each game, so the rules are the
+the batch inside numba and calls :func:`..rules.core.step` for each game, so the rules are the
 single environment's compiled rules, not a second implementation. Python only runs for
 the games that start a new deal (a shuffle with the game's own generator, exactly as
 :class:`~fortythieves_env.FortyThievesEnv` deals), which is rare: about once every few

@@ -1,6 +1,6 @@
 """The compiled batch step of :class:`~fortythieves_env.envs.vector.FortyThievesVectorEnv`:
 N games stepped by one call (:func:`_step_batch`), each by the single environment's episode
-step (:func:`~fortythieves_env.rules.episode.episode_step` over :func:`.core.step`), and the
+step (:func:`~fortythieves_env.rules.episode.episode_step` over :func:`..rules.core.step`), and the
 layout of the arrays it reads and writes (the ``F_*``, ``C_*`` and ``P_*`` rows and entries).
 
 Apart from the class so that each module stays readable (issue 38); the family's vector
@@ -47,8 +47,8 @@ def _step_game(
     max_steps: int,
 ) -> int:
     """Step game ``i`` once with action ``a`` (checked by the caller): its move step
-    (:func:`.core.step`), then the episode step of every environment
-    (:func:`.episode.episode_step`) on the game's counts, then the batch's flags and
+    (:func:`..rules.core.step`), then the episode step of every environment
+    (:func:`..rules.episode.episode_step`) on the game's counts, then the batch's flags and
     autoreset. The one step of a game of a batch, for :func:`_step_batch` and the family's
     batch (:mod:`fortythieves_env.envs.family_vector`).
 
@@ -106,6 +106,34 @@ def _step_game(
     return 0
 
 
+@kernel(inline="always")
+def _check_actions(
+    n_games: int,
+    actions: np.ndarray,
+    masks: np.ndarray,
+    flags: np.ndarray,
+    n_act: int,
+    raise_illegal: bool,
+) -> int:
+    """Check the action of every game of the batch that is not being reset (``F_AUTORESET``
+    games ignore theirs): in ``range(n_act)``, and legal in its ``masks`` row when
+    ``raise_illegal``. For :func:`_step_batch` and the family's batch, before any game moves.
+
+    Returns:
+        0 when every action is valid; else, for the first game i that fails, ``-1 - i`` if
+        its action is out of range, ``-1 - n_games - i`` if it is illegal.
+    """
+    for i in range(n_games):
+        if flags[F_AUTORESET, i]:
+            continue
+        a = actions[i]
+        if a < 0 or a >= n_act:
+            return -1 - i
+        if raise_illegal and masks[i, a] == 0:
+            return -1 - n_games - i
+    return 0
+
+
 @kernel  # its cache follows core.py and episode.py too (fortythieves_env.rules.jit)
 def _step_batch(
     states: np.ndarray,
@@ -122,24 +150,18 @@ def _step_batch(
     """Step every game of the batch once (the body of :meth:`FortyThievesVectorEnv.step`).
 
     Nothing changes unless every action is valid: first every action of a game that is
-    not being reset is checked (in range; legal too when ``iparams[P_RAISE]``), then each
-    game is stepped by :func:`_step_game`. The caller deals the ``F_DEAL`` games.
+    not being reset is checked (:func:`_check_actions`: in range; legal too when
+    ``iparams[P_RAISE]``), then each game is stepped by :func:`_step_game`. The caller deals
+    the ``F_DEAL`` games.
 
     Returns:
         The number of games flagged ``F_DEAL`` (>= 0); ``-1 - i`` if game i's action is out
         of range; ``-1 - N - i`` if it is illegal and illegal actions raise.
     """
     n_games = states.shape[0]
-    n_act = tb[H_NACT]
-    raise_illegal = iparams[P_RAISE] != 0
-    for i in range(n_games):
-        if flags[F_AUTORESET, i]:
-            continue
-        a = actions[i]
-        if a < 0 or a >= n_act:
-            return -1 - i
-        if raise_illegal and masks[i, a] == 0:
-            return -1 - n_games - i
+    checked = _check_actions(n_games, actions, masks, flags, tb[H_NACT], iparams[P_RAISE] != 0)
+    if checked < 0:
+        return checked
     max_steps = iparams[P_MAX_STEPS]
     n_deal = 0
     for i in range(n_games):

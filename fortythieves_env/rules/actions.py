@@ -258,5 +258,5 @@ class ActionCodec:
 @functools.lru_cache(maxsize=512)
 def codec_for(spec: VariantSpec) -> ActionCodec:
     """The shared :class:`ActionCodec` of ``spec`` (read-only). The last 512 variants are
-    kept: the family's rule sets (:mod:`.family`, about 40,000) would otherwise pile up."""
+    kept: the family's rule sets (:mod:`..envs.family`, about 40,000) would otherwise pile up."""
     return ActionCodec(spec)

@@ -1,6 +1,6 @@
 """Compiled rules (numba) on a packed state: the environment's ``backend="numba"``
 (:class:`~fortythieves_env.envs.backends.NumbaBackend`), the batched vector environment
-(:mod:`.vector`), and solvers and search agents.
+(:mod:`..envs.vector`), and solvers and search agents.
 
 **The rules core.** The move rules are stated here once: what a column top or a foundation
 takes (the rule table of :func:`.rule_table.accepts_table`, read by :func:`_fits_foundation`,
@@ -11,7 +11,7 @@ greedy rule, the search agents and the no-cycling rule all call these kernels; t
 restatement in ``tests/oracle.py`` exists only to test them. A position is
 one packed ``int16`` array (the *state array*) and a variant's fixed data is one ``int32``
 array (the *table array*). Every variant uses the same argument types, so numba compiles
-each kernel once (and caches it on disk: :func:`._jit.kernel`).
+each kernel once (and caches it on disk: :func:`.jit.kernel`).
 
 Kernels (``st`` a state array, ``tb`` its variant's ``FastTables.table``):
 

@@ -17,7 +17,7 @@ What is hashed:
 * the tables as data: every built-in variant's rule fields (all but ``name`` and
   ``pysol_id``), and each build rule's table ``accepts[top][card]``.
 
-Why not numba's cache stamp (:func:`._jit.source_digest`): it hashes whole files, comments and
+Why not numba's cache stamp (:func:`.jit.source_digest`): it hashes whole files, comments and
 docstrings included, and every module they import (the observation, positions, the cache
 code itself), so it changes with edits that leave the rules alone; and it covers
 ``variants.py``, where the digest itself is written.
@@ -119,6 +119,7 @@ RULE_SOURCES: tuple[str, ...] = (
     "episode:EpisodeMixin._end_step",
     "env:FortyThievesEnv.step",
     "vector:_step_game",
+    "vector:_check_actions",
     "vector:_step_batch",
     # the family through one encoding (fortythieves_env.envs.family): the shared action codec,
     # a rule set's step limit, and how a shared action is played and its mask kept

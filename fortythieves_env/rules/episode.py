@@ -4,8 +4,8 @@ A *move step* plays one action in one game and returns ``-1`` when the action is
 (nothing moves), else the packed result ``(n_legal << 8) | (foundation_cards << 1) |
 cards``: ``cards`` (0 or 1) just put on a foundation, the new total ``foundation_cards``
 (0..104) and the number of legal actions now. The move steps are the rules core's
-(:func:`.core.step`, the environment's two backends of :mod:`.backends`, the family's
-:func:`._family_fast.step`).
+(:func:`.core.step`, the environment's two backends of :mod:`..envs.backends`, the family's
+:func:`..envs._family_fast.step`).
 
 :func:`episode_step` is the rest of the step: the reward, ``terminated``, ``truncated``
 (no progress for too long, or the step limit) and the counts carried to the next step.

@@ -30,8 +30,8 @@ action index, so the rule is deterministic. Scores, highest first:
       the evaluation's no-cycling rule, ends as stuck).
 ====  =====================================================================================
 
-The solver's rollout pass (:mod:`.solver`) is *not* this rule: it follows the solver's own
-move order (:func:`.pruning._children`) and sees every card.
+The solver's rollout pass (:mod:`..solver.rollout`) is *not* this rule: it follows the solver's own
+move order (:func:`..solver.pruning._children`) and sees every card.
 """
 
 from __future__ import annotations

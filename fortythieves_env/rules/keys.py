@@ -2,8 +2,8 @@
 made from scratch (:func:`_full_keys`) or from the parent's by the move (:func:`_child_keys`),
 and a child made with its keys (:func:`_make_child`).
 
-Used by the depth-first search's closed set (:mod:`.solver`) and the beam search's key table
-(:mod:`.beam`).
+Used by the depth-first search's closed set (:mod:`..solver.search`) and the beam search's key table
+(:mod:`..solver.beam`).
 """
 
 from __future__ import annotations

@@ -123,7 +123,7 @@ class FastTables:
             :class:`ObservationLayout` with room for the variant (at least its columns,
             :attr:`VariantSpec.max_visible` slots per column and its stock in waste slots,
             and known-stock slots if it has redeals and the version shows them), such as
-            the family's shared layout (:mod:`.family`): then the state array has that
+            the family's shared layout (:mod:`..envs.family`): then the state array has that
             layout's ``column_slots`` per column too, and the entries the variant does not
             fill (columns it lacks, slots past its own) are never written.
 

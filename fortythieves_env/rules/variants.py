@@ -230,20 +230,20 @@ environments' steps), the rule fields of a variant in :data:`VARIANTS` (every fi
 records made under them for the solver's ceiling (with a warning naming both versions),
 ``solve`` solves such deals again, and ``replay`` refuses such game records.
 
-**The check.** ``tests/env/test_rules_version.py`` computes :func:`._rules_digest.rules_digest`
+**The check.** ``tests/env/test_rules_version.py`` computes :func:`.digest.rules_digest`
 (the rule sources, without comments and docstrings, and the rule tables, listed in
-:mod:`._rules_digest`) and compares it with :data:`RULES_DIGEST`; when they differ it fails
+:mod:`.digest`) and compares it with :data:`RULES_DIGEST`; when they differ it fails
 with ``rules changed: bump RULES_VERSION and update RULES_DIGEST``. A change that leaves
 every game as it was (a refactor, a faster kernel, a new variant: the old ones keep their
 rules) updates :data:`RULES_DIGEST` only. A new rule function belongs in
-:data:`._rules_digest.RULE_SOURCES`.
+:data:`.digest.RULE_SOURCES`.
 
 Files written before the version was recorded (no ``rules_version``) were made under
 version 1 (:func:`recorded_rules_version`).
 """
 
-RULES_DIGEST = "96db2993629402c72c1954f775ad9694c60b46f261860429bf33e78c735c3ea7"
-"""The :func:`._rules_digest.rules_digest` of the rules of :data:`RULES_VERSION` (see
+RULES_DIGEST = "1d539ae596116b65c4b19a2a7d3c77f215799c9820f3119c2607176b4277a55f"
+"""The :func:`.digest.rules_digest` of the rules of :data:`RULES_VERSION` (see
 there): the test that compares them makes a change of the rules without a new version hard
 to miss."""
 

@@ -34,7 +34,7 @@ budget: every position entered counts one node, in every pass.
    not finish. It never proves ``lost`` either.
 3. **Search** (:func:`.search._search`, the rest of the budget): depth-first with an explicit
    stack and a transposition table (the *closed set*) keyed by the position up to the
-   column order (two 64-bit Zobrist keys, updated by each move: :func:`.keys._child_keys`).
+   column order (two 64-bit Zobrist keys, updated by each move: :func:`..rules.keys._child_keys`).
    An entry keeps the largest number of remaining steps with which its position was
    searched, or **"no line wins at all"** when the position's whole search never met the
    step limit (Tarjan's lowlinks settle the positions of a cycle together: see

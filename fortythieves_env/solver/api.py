@@ -1,5 +1,5 @@
 """The solver's public API: :func:`solve` and its :class:`SolveResult`, the limits it takes,
-and how it runs its three passes (:mod:`.rollout`, the beam of :mod:`..beam`,
+and how it runs its three passes (:mod:`.rollout`, the beam of :mod:`.beam`,
 :mod:`.search`) on one node budget.
 """
 
@@ -37,9 +37,9 @@ SOLVER_VERSION = 5
 """The version of the search's results (2: the rollout pass before the search; 3: the
 closed set settles positions "at all" with lowlinks, Zobrist keys updated by the move,
 a table sized from the budget up to ``2**26`` records; 4: a beam search ordered by progress
-(:mod:`..beam`) between the rollout pass, now at most 1/8 of the budget, and the
+(:mod:`.beam`) between the rollout pass, now at most 1/8 of the budget, and the
 depth-first search, which keeps at least 3/8; 5: the beam widens up to 2**16 positions
-instead of 2**14, :data:`..beam.MAX_WIDTH`): bumped
+instead of 2**14, :data:`.beam.MAX_WIDTH`): bumped
 whenever a change could give another verdict, line or node count for the same input (move
 order, pruning rules, table size, node counting).
 Saved results (``fortythieves solve``) are keyed by it, so results of an older search are
@@ -66,7 +66,7 @@ class SolveResult:
         seconds: wall-clock time of the search (float, seconds).
         variant: the variant's id.
         step_limit: the most moves a winning line could have.
-        rules: the pruning rules used (names from :data:`ALL_RULES`).
+        rules: the pruning rules used (names from :data:`~.pruning.ALL_RULES`).
         stopped_by: for ``unknown``, what ran out: ``"nodes"``, ``"seconds"`` or
             ``"stop"`` (the ``should_stop`` callback); else ``""``.
         found_by: for ``won``, the pass that found the line: ``"rollouts"``,
@@ -137,7 +137,7 @@ def _beam_pass(
     nodes: int,
     out_of_time: Callable[[], str],
 ) -> tuple[int, int, list[int], str]:
-    """:func:`solve`'s second pass, the beam search of :mod:`..beam` from ``root`` until
+    """:func:`solve`'s second pass, the beam search of :mod:`.beam` from ``root`` until
     ``quota`` nodes have been spent in all (checking ``out_of_time`` between chunks; it may
     pass ``quota`` by less than one position's children, never ``nodes``, the whole
     budget): ``(status, nodes used in all, winning actions, stopped_by)``, status ``WON`` or
@@ -233,19 +233,19 @@ def solve(
             (1000; 1500 for Little Forty). ``lost`` means no line within this many moves
             wins. An integer (NumPy integers too) from 0 to :data:`MAX_STEP_LIMIT`
             (100_000): the search holds a stack entry per step.
-        rules: which pruning rules to use (a subset of :data:`ALL_RULES`: ``"F"``, ``"W"``,
-            ``"E"``, and ``"D"``, dead positions, not a default); fewer rules give the same
-            verdicts, more slowly (for tests).
+        rules: which pruning rules to use (a subset of :data:`~.pruning.ALL_RULES`: ``"F"``,
+            ``"W"``, ``"E"``, and ``"D"``, dead positions, not a default); fewer rules give the
+            same verdicts, more slowly (for tests).
         should_stop: called between chunks of nodes; returning True stops the search
             (``unknown``, ``stopped_by="stop"``).
         rollouts: run the win-finding passes first (the rollout pass, then the beam
             search: module docstring); False: the depth-first search only (for tests; the
             verdicts ``won``/``lost`` never differ where both finish, only how soon a win
             is found).
-        beam: with ``rollouts``, run the beam search (:mod:`..beam`) between the rollout
+        beam: with ``rollouts``, run the beam search (:mod:`.beam`) between the rollout
             pass and the depth-first search (version 4); False: version 3's two passes,
             with the rollout pass's share of the budget as then (half), which
-            :class:`SolverContext` runs.
+            :class:`~.context.SolverContext` runs.
     Returns:
         A :class:`SolveResult`.
 

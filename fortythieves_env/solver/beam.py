@@ -1,6 +1,6 @@
 """Win finding in huge spaces: a beam search ordered by progress (solver version 4's pass).
 
-The depth-first search of :mod:`.solver` finishes small spaces (and then proves ``lost``),
+The depth-first search of :mod:`.search` finishes small spaces (and then proves ``lost``),
 but in the two-deck games with one pass through the stock (Forty Thieves, Streets, Maria) it
 meets 10**7 positions and more without reaching the end of the space, while the line it
 follows wanders. Published solvers for such spaces find wins with searches ordered by
@@ -11,11 +11,11 @@ is the simplest of those that keeps memory bounded: a **beam search**.
 * Level ``d`` holds at most ``width`` positions reached in ``d`` moves. Every child of every
   position of the level (the solver's children: rules F, W and E of :mod:`.pruning`) is
   scored by :func:`progress` and keyed by the first of the solver's two Zobrist keys
-  (:mod:`.keys`), both from the parent and the move, without making the child; the ``width``
+  (:mod:`..rules.keys`), both from the parent and the move, without making the child; the ``width``
   best children whose key was not kept before (at any level: a position reached again later
   is never better) form level ``d + 1``. Ties keep the parent's order and then the solver's
   move order, so the search is deterministic: the node budget is the figure of record, as in
-  :mod:`.solver`.
+  :mod:`.search`.
 * A child with all 104 cards up ends the search: its line (read back through each level's
   parent and move) is a winning line of ``d + 1`` moves, at most the step limit.
 * **Iterative widening** (:class:`Beam`): widths 1, 2, 4, ... up to :data:`MAX_WIDTH`, each

@@ -80,7 +80,7 @@ class SolverContext:
     pass; every other array is written before it is read), so its status, node count and
     line equal :func:`.solve`'s for the same position, node budget, step limit and rules
     (``tests/env/test_solver_context.py``). What it skips: the position's checks (a state
-    array must come from a position of the variant, e.g. :meth:`FastTables.pack` or a
+    array must come from a position of the variant, e.g. :meth:`..rules.tables.FastTables.pack` or a
     sample of :func:`~fortythieves_env.rules.view.determinize`), the seconds cap and the replay
     of a won line (:func:`.solve` replays every line; a context's lines come from the same
     kernels).

@@ -1,6 +1,6 @@
-"""The solver's pruning rules and move order, on the packed state arrays of :mod:`.core`.
+"""The solver's pruning rules and move order, on the packed state arrays of :mod:`..rules.core`.
 
-Shared by the solver's passes (:mod:`.solver`, :mod:`.beam`) and the search agents
+Shared by the solver's passes (:mod:`.rollout`, :mod:`.beam`, :mod:`.search`) and the search agents
 (:func:`pruned_moves` reads only what a player sees). Each rule is *safe*: if some line wins
 within ``k`` steps, one that obeys the rule wins within ``k`` steps too (the argument is in
 each function's docstring; ``docs/solver_design.md`` sections 2 and 4 in full):
@@ -46,9 +46,9 @@ from ..rules.variants import Build, VariantSpec
 __all__ = ["ALL_RULES", "RULES", "build_code", "pruned_moves", "rule_flags"]
 
 RULES: tuple[str, ...] = ("F", "W", "E")
-"""The pruning rules :func:`~.solver.solve` uses unless told otherwise, by name."""
+"""The pruning rules :func:`~.api.solve` uses unless told otherwise, by name."""
 ALL_RULES: tuple[str, ...] = (*RULES, "D")
-"""Every rule by name: :data:`RULES` and ``D`` (dead positions, :mod:`.solver.dead`: the
+"""Every rule by name: :data:`RULES` and ``D`` (dead positions, :mod:`.dead`: the
 depth-first search settles a position the relaxation shows lost without entering it; not a
 default, it costs more time than it saves on most deals)."""
 
@@ -166,7 +166,7 @@ def _score(
 ) -> int:
     """The move-ordering score of a legal move (higher is tried first), given decoded: its
     ``kind``, source and target columns and cards (the decode table's four entries), with
-    ``fits`` the cards that fit a foundation (:func:`~.core._fitting_cards`).
+    ``fits`` the cards that fit a foundation (:func:`~..rules.core._fitting_cards`).
 
     A cheap reading of ``docs/solver_design.md`` section 3.1, as integers:
     foundation moves (``1000 - rank``: low cards first); a column move that empties its

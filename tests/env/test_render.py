@@ -1,4 +1,5 @@
-"""``render_mode="rgb_array"``: pictures of the table (fortythieves_env/envs/render.py).
+"""``render_mode="rgb_array"``: pictures of the table (fortythieves_env/envs/drawing.py; the
+picture command, fortythieves_env/envs/render.py).
 
 The golden image ``tests/env/golden/rankandfile-seed3-moves40.png`` is regenerated with::
 
@@ -25,7 +26,8 @@ from helpers import ROOT
 from PIL import Image, ImageFont
 
 from fortythieves_env import ENV_IDS, VARIANTS, FortyThievesEnv
-from fortythieves_env.envs.render import (
+from fortythieves_env.envs import drawing, render
+from fortythieves_env.envs.drawing import (
     CARD_W,
     HEADER_SIZE,
     LABEL_SIZE,
@@ -33,10 +35,9 @@ from fortythieves_env.envs.render import (
     RANK_SIZE,
     _font,
     frame_size,
-    main,
     render_rgb,
-    table_picture,
 )
+from fortythieves_env.envs.render import main, table_picture
 
 GOLDEN = Path(__file__).parent / "golden" / "rankandfile-seed3-moves40.png"
 GOLDEN_TOLERANCE = 40
@@ -159,6 +160,15 @@ def test_text_is_at_least_14_px_in_a_scalable_font() -> None:
         assert size >= 14
         font = _font(size)
         assert isinstance(font, ImageFont.FreeTypeFont) and font.size == size
+
+
+def test_render_module_still_hands_on_the_drawing_names() -> None:
+    """The drawing left ``envs/render.py`` for ``envs/drawing.py`` (so that the environments,
+    which ``render.py`` imports, do not import it back): every name still reads from there."""
+    assert render.render_rgb is drawing.render_rgb
+    assert render.frame_size is drawing.frame_size
+    assert render.CARD_W == drawing.CARD_W
+    assert render._font is drawing._font
 
 
 def test_picture_command_writes_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
