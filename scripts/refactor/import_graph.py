@@ -42,6 +42,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import io
+import itertools
 import json
 import subprocess
 import sys
@@ -346,6 +348,46 @@ def _order_floors(graph: Graph, floor: Mapping[Module, int]) -> list[list[Module
     return rows
 
 
+STAGGER = 16.0
+"""Inches: a floor whose boxes side by side would be wider than this (and than the picture's
+other floors) is drawn in two staggered lines, every other box raised."""
+
+
+def _row_width(sizes: list[float], gap: float) -> float:
+    """The width one floor's boxes need: side by side, or staggered if wider than
+    :data:`STAGGER`."""
+    natural = sum(sizes) + gap * (len(sizes) - 1)
+    if natural <= STAGGER or len(sizes) < 3:
+        return natural
+    return sizes[0] / 2 + sum(_steps(sizes, gap)) + sizes[-1] / 2
+
+
+def _steps(sizes: list[float], gap: float) -> list[float]:
+    """Staggered, the distance between neighbouring boxes' centres: a box and the next but
+    one (on the same line) are then at least ``gap`` apart."""
+    return [max(a, b) / 2 + gap / 2 for a, b in itertools.pairwise(sizes)]
+
+
+def _row_places(sizes: list[float], gap: float, width: float) -> list[tuple[float, int]]:
+    """The centres of one floor's boxes (inches from the left) and whether each is raised:
+    side by side and spread over ``width`` if they fit, else staggered and centred."""
+    natural = sum(sizes) + gap * (len(sizes) - 1)
+    places: list[tuple[float, int]] = []
+    if natural <= width or len(sizes) < 3:
+        spare = max(width - natural, 0.0) / (len(sizes) + 1)
+        x = spare
+        for size in sizes:
+            places.append((x + size / 2, 0))
+            x += size + gap + spare
+        return places
+    x = (width - _row_width(sizes, gap)) / 2 + sizes[0] / 2
+    places.append((x, 0))
+    for i, step in enumerate(_steps(sizes, gap), start=1):
+        x += step
+        places.append((x, i % 2))
+    return places
+
+
 def draw(graph: Graph, out: Path, title: str) -> None:
     """The PNG: floor 0 at the bottom, modules as boxes coloured by subpackage, arrows from
     importer to imported (dashed: only inside functions; red: inside a cycle)."""
@@ -353,6 +395,7 @@ def draw(graph: Graph, out: Path, title: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from PIL import Image
 
     def group(module: Module) -> str:
         return module[0] if module and (len(module) > 1 or module in graph.packages) else ""
@@ -365,8 +408,8 @@ def draw(graph: Graph, out: Path, title: str) -> None:
     rows = _order_floors(graph, floor)
     char, gap, rise, top = 0.075, 0.35, 1.25, 1.1  # inches: a character, a gap, a floor, title
     widths = {m: (len(label(m)) + 2) * char for m in graph.modules}
-    row_width = [sum(widths[m] for m in row) + gap * (len(row) - 1) for row in rows]
-    width = max([*row_width, 10.0, len(title) * char * 1.1]) + 0.8
+    needed = [_row_width([widths[m] for m in row], gap) for row in rows]
+    width = max([*needed, 10.0, len(title) * char * 1.1]) + 0.8
     height = rise * len(rows) + top + 0.2
     fig = plt.figure(figsize=(width, height), dpi=100)
     ax = fig.add_axes((0, 0, 1, 1))
@@ -375,18 +418,17 @@ def draw(graph: Graph, out: Path, title: str) -> None:
     ax.axis("off")
 
     groups = sorted({group(m) for m in graph.modules})
-    tints = [tuple(0.75 + 0.25 * c for c in plt.get_cmap("tab10")(i % 10)[:3]) for i in range(10)]
-    colour = {g: tints[i % 10] for i, g in enumerate(groups)}  # light and opaque
+    pastel = [plt.get_cmap("Set3")(i) for i in range(12) if i != 3]  # light, no red: cycles'
+    colour = {g: pastel[i % len(pastel)] for i, g in enumerate(groups)}
     boxes: dict[Module, Any] = {}  # the labels (matplotlib Text), by module
     for level, row in enumerate(rows):
-        spare = (width - 0.8 - row_width[level]) / (len(row) + 1)  # spread a short row out
-        x = 0.4 + spare
         y = 0.2 + rise * level + rise / 2
         ax.text(0.1, y, f"{level}", fontsize=9, color="grey", va="center")
-        for module in row:
+        places = _row_places([widths[m] for m in row], gap, width - 0.8)
+        for module, (x, raised) in zip(row, places, strict=True):
             boxes[module] = ax.text(
-                x + widths[module] / 2,
-                y,
+                0.4 + x,
+                y + 0.35 * raised,
                 label(module),
                 ha="center",
                 va="center",
@@ -395,7 +437,6 @@ def draw(graph: Graph, out: Path, title: str) -> None:
                 zorder=3,
                 bbox={"boxstyle": "round,pad=0.3", "fc": colour[group(module)], "ec": "k"},
             )
-            x += widths[module] + gap + spare
     for (source, target), lazy in graph.arrows.items():
         in_cycle = floor[target] >= floor[source]  # both ends in one cycle, on one floor
         ax.annotate(
@@ -439,8 +480,11 @@ def draw(graph: Graph, out: Path, title: str) -> None:
         )
         x += (len(text) + 3) * char
     fig.canvas.draw()  # places the boxes, where the arrows then stop
-    fig.savefig(out, dpi=100)
+    picture = io.BytesIO()
+    fig.savefig(picture, dpi=100)
     plt.close(fig)
+    # 128 colours are plenty for boxes, text and grey arrows: a third of the file's size
+    Image.open(picture).convert("RGB").quantize(colors=128).save(out, optimize=True)
 
 
 # -- the command ----------------------------------------------------------------------------
