@@ -69,7 +69,9 @@ The package by role:
 * :mod:`.api`: :func:`solve`, :class:`SolveResult`, the limits (:data:`MAX_NODES`,
   :data:`MAX_STEP_LIMIT`), :data:`SOLVER_VERSION`, and how the passes share the budget;
 * :mod:`.rollout`: pass 1, the compiled nested rollouts;
-* :mod:`.search`: pass 3, the compiled depth-first search and its arrays (``_Search``);
+* :mod:`.search`: pass 3, the compiled depth-first search and one run of it (``_Search``);
+* :mod:`.workspace`: the arrays each compiled pass runs on, one named tuple per pass,
+  allocated there only (by :func:`.solve`, the beam and :class:`SolverContext`);
 * :mod:`.context`: :class:`SolverContext`, many small solves on arrays allocated once;
 * :mod:`.pruning`: the pruning rules and the children's order;
 * :mod:`.beam`: pass 2, the beam searches;

@@ -13,10 +13,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..rules.checks import INT64_MAX, checked_int
-from ..rules.core import (
-    H_NACT,
-    tables_for,
-)
+from ..rules.core import tables_for
 from ..rules.engine import InvalidPositionError, rules_for
 from ..rules.state import GameState
 from ..rules.variants import VariantSpec, get_variant
@@ -30,6 +27,7 @@ from .pruning import (
 )
 from .rollout import _rollout_pass
 from .search import _CHUNK, LOST, RUNNING, WON, _Search
+from .workspace import rollout_workspace
 
 Status = Literal["won", "lost", "unknown"]
 
@@ -164,8 +162,6 @@ def _win_finding(
     build: int,
     nodes: int,
     beam: bool,
-    legal: np.ndarray,
-    scores: np.ndarray,
     out_of_time: Callable[[], str],
 ) -> tuple[int, int, list[int], str, str]:
     """:func:`solve`'s passes 1 and 2 (rollouts, at most 1/8 of ``nodes``, half without the
@@ -173,8 +169,8 @@ def _win_finding(
     stopped_by, found_by)``, status ``WON`` or ``RUNNING`` (nothing proved)."""
     share = nodes // 8 if beam else nodes // 2
     status, used, actions, stopped_by = _rollout_pass(
-        tables.table, root, step_limit + 1, step_limit, flags, build, max(1, share), legal,
-        scores, out_of_time,
+        rollout_workspace(tables, step_limit), root, step_limit, flags, build, max(1, share),
+        out_of_time,
     )  # fmt: skip
     if status == WON:
         return status, used, actions, stopped_by, "rollouts"
@@ -269,11 +265,7 @@ def solve(
 
     start = time.perf_counter()
     tables = tables_for(spec)
-    tb = tables.table
-    n_act = int(tb[H_NACT])
     root = tables.pack(state)
-    legal = np.zeros(n_act, dtype=np.int32)
-    scores = np.zeros(n_act, dtype=np.int32)
     build = _BUILD_CODE[spec.build]
     stopped_by = found_by = ""
 
@@ -294,7 +286,7 @@ def solve(
         status, used_nodes = LOST, 1  # not won, and no move may be made
     if status == RUNNING and rollouts:  # passes 1 and 2: rollouts, then the beam
         status, used_nodes, actions, stopped_by, found_by = _win_finding(
-            tables, root, step_limit, flags, build, nodes, beam, legal, scores, out_of_time
+            tables, root, step_limit, flags, build, nodes, beam, out_of_time
         )
     if status == RUNNING and not stopped_by and used_nodes >= nodes:
         stopped_by = "nodes"  # the first passes spent it all (nodes=1): none for the search

@@ -28,7 +28,8 @@ The pass **never proves anything**: it drops positions (the beam, and keys of 64
 could collide), so ending without a win says nothing about the deal. Every line it returns is
 replayed by the rules engine (:func:`~fortythieves_env.solver.solve`) before it is reported.
 
-Memory: two levels of ``width`` state arrays, the candidates of one level (``width *``
+Memory (the arrays of a :class:`~.workspace.BeamWorkspace`, made anew for each width): two
+levels of ``width`` state arrays, the candidates of one level (``width *``
 :data:`CANDIDATES_PER_POSITION` records of 24 bytes), each level's parent and move
 (``step_limit * width`` ``int32`` pairs: 512 MiB at the largest width and 1000 steps; the
 candidates 96 MiB) and a key table of at most ``2**25`` ``uint64`` (256 MiB), touched only
@@ -55,18 +56,19 @@ from ..rules.core import (
     H_DECODE,
     H_FD,
     H_LEN,
-    H_NACT,
     H_SCAL,
     H_V,
     H_WASTE,
     S_FCARDS,
     S_NSTOCK,
     S_NWASTE,
+    FastTables,
     apply,
 )
 from ..rules.jit import kernel
-from ..rules.keys import _child_keys, _full_keys, _make_child, key_tables_for
+from ..rules.keys import _child_keys, _full_keys, _make_child
 from .pruning import _children
+from .workspace import N_BCTL, BeamWorkspace, beam_workspace
 
 __all__ = ["MAX_WIDTH", "PROGRESS_WEIGHTS", "Beam", "progress"]
 
@@ -95,9 +97,10 @@ range (seeds ``500_000_000 + i``) of Forty Thieves, Streets and Maria among a fe
 (``results/solver/beam_tuning.json``), never on the test deals."""
 _W_UP, _W_DOWN, _W_EMPTY, _W_BREAK, _W_BLOCKED, _W_WASTE = PROGRESS_WEIGHTS
 
-# ctl: one beam search's resumable state (int64)
-B_DEPTH, B_N, B_WHICH, B_NODES, B_STATUS, B_WON, B_WIDTH, B_LIMIT, B_KEYS, B_DROPPED = range(10)
-N_BCTL = 10
+# ctl: one beam search's resumable state (int64, BeamWorkspace.ctl)
+(
+    B_DEPTH, B_N, B_WHICH, B_NODES, B_STATUS, B_WON, B_WIDTH, B_LIMIT, B_KEYS, B_DROPPED,
+) = range(N_BCTL)  # fmt: skip
 # B_STATUS values
 RUNNING, WON, DONE = 0, 1, 2
 
@@ -295,32 +298,22 @@ def _keep(keys: np.ndarray, ctl: np.ndarray, h: np.uint64) -> bool:
 
 
 @kernel(inline="always")
-def _make_kept(
-    tb: np.ndarray,
-    st: np.ndarray,
-    raw: np.ndarray,
-    key: np.ndarray,
-    terms: np.ndarray,
-    action: int,
-    child: np.ndarray,
-    child_raw: np.ndarray,
-    child_key: np.ndarray,
-    child_terms: np.ndarray,
-    kbuf: np.ndarray,
-    zc: np.ndarray,
-    zd: np.ndarray,
-    zs: np.ndarray,
-    zw: np.ndarray,
-    zf: np.ndarray,
-    zr: np.ndarray,
-) -> None:
-    """Make a kept child: the position after ``action`` from ``st`` into ``child``, with its
-    column key terms and keys (:func:`~fortythieves_env.rules.keys._make_child`, as the
-    depth-first search makes them) and :func:`progress` terms (by the move)."""
+def _make_kept(ws: BeamWorkspace, w: int, p: int, action: int, nn: int) -> None:
+    """Make a kept child: the position after ``action`` from ``ws.beams[w, p]`` into
+    ``ws.beams[1 - w, nn]``, with its column key terms and keys
+    (:func:`~fortythieves_env.rules.keys._make_child`, as the depth-first search makes them)
+    and :func:`progress` terms (by the move), from the parent's."""
+    tb, kbuf = ws.tb, ws.kbuf
+    st, raw, key, terms = ws.beams[w, p], ws.raws[w, p], ws.bkeys[w, p], ws.terms[w, p]
+    child, child_raw = ws.beams[1 - w, nn], ws.raws[1 - w, nn]
+    child_key, child_terms = ws.bkeys[1 - w, nn], ws.terms[1 - w, nn]
     kind = tb[tb[H_DECODE] + 4 * action]
     if kind != REDEAL:
-        _child_keys(st, tb, action, zc, zd, zs, zw, zf, raw, key, kbuf)
-    _make_child(tb, st, action, raw, child, child_raw, child_key, kbuf, zc, zd, zs, zw, zf, zr)
+        _child_keys(st, tb, action, ws.zc, ws.zd, ws.zs, ws.zw, ws.zf, raw, key, kbuf)
+    _make_child(
+        tb, st, action, raw, child, child_raw, child_key, kbuf,
+        ws.zc, ws.zd, ws.zs, ws.zw, ws.zf, ws.zr,
+    )  # fmt: skip
     if kind == REDEAL or kind == DRAW:  # noqa: SIM109  (no column changed)
         child_terms[:] = terms
     else:
@@ -328,47 +321,23 @@ def _make_kept(
 
 
 @kernel
-def _beam_run(
-    ctl: np.ndarray,
-    tb: np.ndarray,
-    flags: int,
-    build: int,
-    beams: np.ndarray,
-    raws: np.ndarray,
-    bkeys: np.ndarray,
-    terms: np.ndarray,
-    par: np.ndarray,
-    act: np.ndarray,
-    keys: np.ndarray,
-    c_par: np.ndarray,
-    c_act: np.ndarray,
-    c_sc: np.ndarray,
-    c_h: np.ndarray,
-    legal: np.ndarray,
-    kids: np.ndarray,
-    scores: np.ndarray,
-    kbuf: np.ndarray,
-    zc: np.ndarray,
-    zd: np.ndarray,
-    zs: np.ndarray,
-    zw: np.ndarray,
-    zf: np.ndarray,
-    zr: np.ndarray,
-    quota: int,
-    hard: int,
-    total: int,
-) -> int:
-    """Run one beam search (module docstring) from level ``ctl[B_DEPTH]`` until it wins
-    (``WON``: ``ctl[B_DEPTH]`` is the level of the winning child's parent, ``ctl[B_WON]``
-    its index there, the winning move in ``act[level, width]``: :meth:`Beam.line`), ends
-    (``DONE``: no new child, the step limit, ``hard`` nodes spent after a position's
-    children, or ``total`` before a child) or has spent
-    ``quota`` nodes at the end of a level (``RUNNING``: call again).
+def _beam_run(ws: BeamWorkspace, flags: int, build: int, quota: int, hard: int, total: int) -> int:
+    """Run one beam search (module docstring) on the arrays of ``ws`` (a
+    :class:`~.workspace.BeamWorkspace`, below by their field names) from level
+    ``ctl[B_DEPTH]`` until it wins (``WON``: ``ctl[B_DEPTH]`` is the level of the winning
+    child's parent, ``ctl[B_WON]`` its index there, the winning move in
+    ``act[level, width]``: :meth:`Beam.line`), ends (``DONE``: no new child, the step
+    limit, ``hard`` nodes spent after a position's children, or ``total`` before a child)
+    or has spent ``quota`` nodes at the end of a level (``RUNNING``: call again).
 
     A child is scored (:func:`_child_progress`) and keyed (the first of the solver's two
     Zobrist keys, :func:`~fortythieves_env.rules.keys._child_keys`) from its parent and the move;
     only the children kept for the next level are made (``REDEAL``'s are made to be
     scored). Each child counts one node, made or not."""
+    ctl, tb, beams, raws, bkeys, terms = ws.ctl, ws.tb, ws.beams, ws.raws, ws.bkeys, ws.terms
+    par, act, keys, legal, kids, scores = ws.par, ws.act, ws.keys, ws.legal, ws.kids, ws.scores
+    c_par, c_act, c_sc, c_h, kbuf = ws.c_par, ws.c_act, ws.c_sc, ws.c_h, ws.kbuf
+    zc, zd, zs, zw, zf, zr = ws.zc, ws.zd, ws.zs, ws.zw, ws.zf, ws.zr
     width = ctl[B_WIDTH]
     scal = tb[H_SCAL]
     dec = tb[H_DECODE]
@@ -419,7 +388,6 @@ def _beam_run(
                 ctl[B_STATUS] = DONE
                 return DONE
         order = np.argsort(-c_sc[:m], kind="mergesort")
-        nxt = beams[1 - w]
         nn = 0
         for t in range(m):
             j = order[t]
@@ -430,11 +398,7 @@ def _beam_run(
                 break
             p = c_par[j]
             a = c_act[j]
-            _make_kept(
-                tb, cur[p], raws[w, p], bkeys[w, p], terms[w, p], a, nxt[nn],
-                raws[1 - w, nn], bkeys[1 - w, nn], terms[1 - w, nn], kbuf,
-                zc, zd, zs, zw, zf, zr,
-            )  # fmt: skip
+            _make_kept(ws, w, p, a, nn)
             par[d, nn] = p
             act[d, nn] = a
             nn += 1
@@ -462,58 +426,48 @@ class Beam:
 
     def __init__(
         self,
-        tables: object,
+        tables: FastTables,
         root: np.ndarray,
         limit: int,
         flags: int,
         build: int,
         nodes_before: int = 0,
     ) -> None:
-        self.tb = tables.table  # type: ignore[attr-defined]
+        self.tables = tables
         self.root = root.copy()
         self.limit = limit
         self.flags = flags
         self.build = build
-        n_act = int(self.tb[H_NACT])
-        self.legal = np.zeros(n_act, dtype=np.int32)
-        self.kids = np.zeros(n_act, dtype=np.int32)
-        self.scores = np.zeros(n_act, dtype=np.int32)
-        self.kbuf = np.zeros(6, dtype=np.uint64)
-        self.z = key_tables_for(tables)
         self.nodes = nodes_before
         self.width = 0
         self.status = DONE
         self.widths: list[int] = []
         self._start(1)
 
+    @property
+    def ctl(self) -> np.ndarray:
+        """The control array of the search of the current width (``ws.ctl``)."""
+        return self.ws.ctl
+
     def _start(self, width: int) -> None:
+        """A new search of ``width``, on a new :class:`~.workspace.BeamWorkspace` (``ws``)
+        with the root in level 0."""
         self.width = width
         self.widths.append(width)
-        size = self.root.shape[0]
-        c = int(self.tb[H_C])
-        # two levels of width + 1 rows (the last: a spare row to score a redeal's child)
-        self.beams = np.zeros((2, width + 1, size), dtype=np.int16)
-        self.beams[0, 0] = self.root
-        self.raws = np.zeros((2, width + 1, c, 2), dtype=np.uint64)
-        self.bkeys = np.zeros((2, width + 1, 2), dtype=np.uint64)
-        self.terms = np.zeros((2, width + 1, c + 2), dtype=np.int64)
-        _full_keys(self.root, self.tb, *self.z, self.raws[0, 0], self.bkeys[0, 0])
-        _fill_terms(self.root, self.tb, self.terms[0, 0])
-        self.par = np.zeros((self.limit, width + 1), dtype=np.int32)
-        self.act = np.zeros((self.limit, width + 1), dtype=np.int32)
-        cap = width * CANDIDATES_PER_POSITION
-        self.c_par = np.zeros(cap, dtype=np.int32)
-        self.c_act = np.zeros(cap, dtype=np.int32)
-        self.c_sc = np.zeros(cap, dtype=np.int64)
-        self.c_h = np.zeros(cap, dtype=np.uint64)
         bits = min(MAX_KEY_BITS, max(12, (2 * width * self.limit).bit_length()))
-        self.keys = np.zeros(1 << bits, dtype=np.uint64)
-        self.ctl = np.zeros(N_BCTL, dtype=np.int64)
-        self.ctl[B_N] = 1
-        self.ctl[B_WIDTH] = width
-        self.ctl[B_LIMIT] = self.limit
-        self.ctl[B_NODES] = self.nodes
-        _keep(self.keys, self.ctl, self.bkeys[0, 0, 0] | np.uint64(1))
+        ws = self.ws = beam_workspace(
+            self.tables, self.limit, width, width * CANDIDATES_PER_POSITION, bits
+        )
+        tb = ws.tb
+        ws.beams[0, 0] = self.root
+        _full_keys(self.root, tb, ws.zc, ws.zd, ws.zs, ws.zw, ws.zf, ws.zr, ws.raws[0, 0],
+                   ws.bkeys[0, 0])  # fmt: skip
+        _fill_terms(self.root, tb, ws.terms[0, 0])
+        ws.ctl[B_N] = 1
+        ws.ctl[B_WIDTH] = width
+        ws.ctl[B_LIMIT] = self.limit
+        ws.ctl[B_NODES] = self.nodes
+        _keep(ws.keys, ws.ctl, ws.bkeys[0, 0, 0] | np.uint64(1))
         self.status = RUNNING
 
     def run(self, quota: int, hard: int, total: int | None = None) -> int:
@@ -524,13 +478,8 @@ class Beam:
         never passed (a search is cut there before a child)."""
         total = hard if total is None else total
         while True:
-            status = _beam_run(
-                self.ctl, self.tb, self.flags, self.build, self.beams, self.raws, self.bkeys,
-                self.terms, self.par, self.act, self.keys, self.c_par, self.c_act, self.c_sc,
-                self.c_h, self.legal, self.kids, self.scores, self.kbuf, *self.z, quota, hard,
-                total,
-            )  # fmt: skip
-            self.nodes = int(self.ctl[B_NODES])
+            status = _beam_run(self.ws, self.flags, self.build, quota, hard, total)
+            self.nodes = int(self.ws.ctl[B_NODES])
             if status == WON:
                 self.status = WON
                 return WON
@@ -538,7 +487,7 @@ class Beam:
                 return RUNNING
             # this width is done: widen, unless nothing was dropped or the budget is spent
             spent = self.nodes >= min(hard, total)
-            if spent or not self.ctl[B_DROPPED] or self.width >= MAX_WIDTH:
+            if spent or not self.ws.ctl[B_DROPPED] or self.width >= MAX_WIDTH:
                 self.status = DONE
                 return DONE
             self._start(self.width * 2)
@@ -547,10 +496,11 @@ class Beam:
 
     def line(self) -> list[int]:
         """The winning line (action indices) after :meth:`run` returned ``WON``."""
-        d = int(self.ctl[B_DEPTH])
-        moves = [int(self.act[d, self.width])]
-        i = int(self.ctl[B_WON])
+        act, par = self.ws.act, self.ws.par
+        d = int(self.ws.ctl[B_DEPTH])
+        moves = [int(act[d, self.width])]
+        i = int(self.ws.ctl[B_WON])
         for t in range(d - 1, -1, -1):
-            moves.append(int(self.act[t, i]))
-            i = int(self.par[t, i])
+            moves.append(int(act[t, i]))
+            i = int(par[t, i])
         return moves[::-1]

@@ -9,37 +9,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..rules.checks import checked_int
-from ..rules.core import (
-    H_C,
-    H_NACT,
-    H_SCAL,
-    S_FCARDS,
-    tables_for,
-)
-from ..rules.keys import key_tables_for
+from ..rules.core import H_SCAL, S_FCARDS, tables_for
 from ..rules.variants import VariantSpec
-from .api import MAX_NODES, MAX_STEP_LIMIT, Status
-from .dead import dead_workspace
+from .api import MAX_NODES, MAX_STEP_LIMIT, Status, _search_pass
 from .pruning import (
     _BUILD_CODE,
     RULES,
     rule_flags,
 )
-from .rollout import _SEEN_BITS, N_BEST_SCORE, N_DEPTH, N_NODES, N_NST, _nested
-from .search import (
-    _CHUNK,
-    C_BUILD,
-    C_FLAGS,
-    C_LIMIT,
-    C_NODES,
-    LOST,
-    N_CTL,
-    RUNNING,
-    WON,
-    _enter_root,
-    _Search,
-    table_bits,
-)
+from .rollout import N_BEST_SCORE, _rollout_pass
+from .search import LOST, WON, _Search, table_bits
+from .workspace import closed_set, rollout_workspace, search_workspace
 
 
 # ---------------------------------------------------------------------- many small solves
@@ -79,7 +59,9 @@ class SolverContext:
     :func:`.solve`, zeroed before each search; the rollout pass's tables zeroed before each
     pass; every other array is written before it is read), so its status, node count and
     line equal :func:`.solve`'s for the same position, node budget, step limit and rules
-    (``tests/env/test_solver_context.py``). What it skips: the position's checks (a state
+    (``tests/env/test_solver_context.py``). The arrays are the workspaces of
+    :mod:`.workspace`, built once for the context's ``step_limit``, on which :meth:`run`
+    runs the functions :func:`.solve` runs. What it skips: the position's checks (a state
     array must come from a position of the variant, e.g. :meth:`..rules.tables.FastTables.pack` or a
     sample of :func:`~fortythieves_env.rules.view.determinize`), the seconds cap and the replay
     of a won line (:func:`.solve` replays every line; a context's lines come from the same
@@ -108,48 +90,14 @@ class SolverContext:
         limit = spec.max_episode_steps if step_limit is None else step_limit
         self.step_limit = checked_int("SolverContext: step_limit", limit, 0, MAX_STEP_LIMIT)
         self.tables = tables_for(spec)
-        tb = self.tables.table
-        self.tb = tb
         self.build = _BUILD_CODE[spec.build]
-        n_act, c, size = int(tb[H_NACT]), int(tb[H_C]), self.tables.state_size
-        self._fcards = int(tb[H_SCAL]) + S_FCARDS
-        depth = self.step_limit + 1
-        # pass 1 (solve's names)
-        self.legal = np.zeros(n_act, dtype=np.int32)
-        self.scores = np.zeros(n_act, dtype=np.int32)
-        self.nst = np.zeros(N_NST, dtype=np.int64)
-        self.line_buf = np.zeros(depth, dtype=np.int32)
-        self.best = np.zeros(depth, dtype=np.int32)
-        self.rbuf = np.zeros(depth, dtype=np.int32)
-        self.cur = np.zeros(size, dtype=np.int16)
-        self.tmp = np.zeros(size, dtype=np.int16)
-        self.tmp2 = np.zeros(size, dtype=np.int16)
-        self.main_kids = np.zeros(n_act, dtype=np.int32)
-        self.kids = np.zeros(n_act, dtype=np.int32)
-        self.seen = tuple(
-            np.zeros(1 << _SEEN_BITS, dtype=dtype)
-            for dtype in (np.uint64, np.int64, np.uint64, np.int64)
-        )
-        # pass 2 (_Search's names)
-        self.ctl = np.zeros(N_CTL, dtype=np.int64)
-        self.states = np.zeros((depth + 1, size), dtype=np.int16)
-        self.acts = np.zeros((depth, n_act), dtype=np.int32)
-        self.nact = np.zeros(depth, dtype=np.int32)
-        self.nxt = np.zeros(depth, dtype=np.int32)
-        self.low = np.zeros(depth + 1, dtype=np.int64)
-        self.cut = np.zeros(depth + 1, dtype=np.int8)
-        self.slotof = np.zeros(depth + 1, dtype=np.int64)
-        self.pbase = np.zeros(depth + 1, dtype=np.int64)
-        self.fid = np.zeros(depth + 1, dtype=np.int64)
-        self.raw = np.zeros((depth + 1, c, 2), dtype=np.uint64)
-        self.keys = np.zeros((depth + 1, 2), dtype=np.uint64)
-        self.rec = np.zeros((1 << 10, 4), dtype=np.uint64)
-        self.piece = np.zeros(1 << 12, dtype=np.int64)
-        self.slegal = np.zeros(n_act, dtype=np.int32)
-        self.sscores = np.zeros(n_act, dtype=np.int32)
-        self.kbuf = np.zeros(6, dtype=np.uint64)
-        self.dwk = dead_workspace(size)  # rule D's work array (unused: the context's rules)
-        self.z = key_tables_for(self.tables)
+        self._fcards = int(self.tables.table[H_SCAL]) + S_FCARDS
+        self._size = self.tables.state_size
+        self.rollout = rollout_workspace(self.tables, self.step_limit)
+        """Pass 1's arrays."""
+        self.search = search_workspace(self.tables, self.step_limit, 10)
+        """Pass 2's arrays; the closed set ``rec`` is replaced by a larger one when a budget
+        needs it, and the piece list ``piece`` by a search's grown one (both kept)."""
 
     def run(self, st: np.ndarray, nodes: int, step_limit: int | None = None) -> ArraySolve:
         """Solve the position of state array ``st`` as :func:`.solve` would (both passes,
@@ -172,15 +120,11 @@ class SolverContext:
         nodes = checked_int("SolverContext.run: nodes", nodes, 1, MAX_NODES)
         limit = self.step_limit if step_limit is None else step_limit
         limit = checked_int("SolverContext.run: step_limit", limit, 0, self.step_limit)
-        if st.dtype != np.int16 or st.shape != self.cur.shape:
+        if st.dtype != np.int16 or st.shape != (self._size,):
             raise ValueError(
                 f"SolverContext.run({self.spec.id}): need an int16 state array of shape "
-                f"{self.cur.shape}, got {st.dtype} {st.shape}"
+                f"{(self._size,)}, got {st.dtype} {st.shape}"
             )
-        tb = self.tb
-        depth = limit + 1
-        status = RUNNING
-        used_nodes = 0
         actions: tuple[int, ...] = ()
         found_by = ""
         cards = int(st[self._fcards])
@@ -188,42 +132,19 @@ class SolverContext:
             return ArraySolve("won", 1, 104, (), "")
         if limit == 0:
             return ArraySolve("lost", 1, cards, (), "")
-        # pass 1: as solve's
-        quota_1 = max(1, nodes // 2)
-        nst = self.nst
-        nst[:] = 0
-        cur, tmp, tmp2 = self.cur, self.tmp, self.tmp2
-        cur[:] = st
-        tmp[:] = st
-        tmp2[:] = st
-        for table in self.seen:
-            table.fill(0)
-        line = self.line_buf[:depth]
-        best = self.best[:depth]
-        rbuf = self.rbuf[:depth]
-        while True:
-            chunk = min(quota_1, int(nst[N_NODES]) + _CHUNK)
-            status = _nested(
-                nst, tb, cur, limit, self.flags, self.build, chunk, quota_1, line, best,
-                rbuf, tmp, tmp2, self.legal, self.main_kids, self.kids, self.scores,
-                *self.seen,
-            )  # fmt: skip
-            if status != RUNNING or nst[N_NODES] >= quota_1:
-                break
-        used_nodes = int(nst[N_NODES])
+        # pass 1: solve's, on the kept arrays
+        status, used_nodes, line, _ = _rollout_pass(
+            self.rollout, st, limit, self.flags, self.build, max(1, nodes // 2), _go_on
+        )
         if status == WON:
-            n = int(nst[N_DEPTH])
-            return ArraySolve("won", used_nodes, 104, tuple(line[:n].tolist()), "rollouts")
-        cards = max(cards, int(nst[N_BEST_SCORE]))
+            return ArraySolve("won", used_nodes, 104, tuple(line), "rollouts")
+        cards = max(cards, int(self.rollout.nst[N_BEST_SCORE]))
         if used_nodes >= nodes:  # as solve's: the rollouts spent it all, no node for pass 2
             return ArraySolve("unknown", used_nodes, cards, (), "")
-        # pass 2: as _Search's, on the kept arrays
+        # pass 2: solve's, on the kept arrays
         search = self._search(st, limit, nodes, used_nodes)
-        while True:
-            status = search.run(min(nodes, (search.nodes // _CHUNK + 1) * _CHUNK))
-            if status != RUNNING or search.nodes >= nodes:
-                break
-        self.piece = search.piece  # grown, perhaps: kept
+        status, _ = _search_pass(search, nodes, _go_on)
+        self.search = self.search._replace(piece=search.ws.piece)  # grown, perhaps: kept
         used_nodes = search.nodes
         verdict: Status = "unknown"
         if status == WON:
@@ -234,41 +155,21 @@ class SolverContext:
         return ArraySolve(verdict, used_nodes, cards, actions, found_by)
 
     def _search(self, root: np.ndarray, limit: int, nodes: int, nodes_before: int) -> _Search:
-        """A :class:`_Search` on the context's arrays, as ``_Search(...)`` would make it."""
-        depth = limit + 1
+        """A :class:`_Search` on the context's workspace, as ``_Search(...)`` would make it,
+        with its closed set at its full size from the start (the first ``2**bits`` records
+        of the kept ``rec``, zeroed; ``bits`` from the budget, as :func:`.solve` sizes it): it
+        never grows."""
         bits = table_bits(nodes)
-        if self.rec.shape[0] < 1 << bits:
-            self.rec = np.zeros((1 << bits, 4), dtype=np.uint64)
-        rec = self.rec[: 1 << bits]
+        if self.search.rec.shape[0] < 1 << bits:
+            self.search = self.search._replace(rec=closed_set(bits))
+        rec = self.search.rec[: 1 << bits]
         rec.fill(0)
-        s = object.__new__(_Search)
-        s.tb = self.tb
-        s.max_bits = bits  # the context's closed set has its full size: it never grows
-        s.ctl = self.ctl
-        s.ctl[:] = 0  # C_GROW_AT 0: never
-        s.ctl[C_LIMIT], s.ctl[C_FLAGS], s.ctl[C_BUILD] = limit, self.flags, self.build
-        s.states = self.states[: depth + 1]
-        s.states[0] = root
-        s.acts = self.acts[:depth]
-        s.nact = self.nact[:depth]
-        s.nxt = self.nxt[:depth]
-        s.low = self.low[: depth + 1]
-        s.cut = self.cut[: depth + 1]
-        s.slotof = self.slotof[: depth + 1]
-        s.pbase = self.pbase[: depth + 1]
-        s.fid = self.fid[: depth + 1]
-        s.raw = self.raw[: depth + 1]
-        s.keys = self.keys[: depth + 1]
-        s.rec = rec
-        s.piece = self.piece
-        s.legal = self.slegal
-        s.scores = self.sscores
-        s.kbuf = self.kbuf
-        s.dwk = self.dwk
-        s.z = self.z
-        _enter_root(
-            s.ctl, s.tb, s.states, s.acts, s.nact, s.nxt, s.low, s.cut, s.slotof, s.pbase,
-            s.fid, s.raw, s.keys, s.rec, s.legal, s.scores, *s.z,
-        )  # fmt: skip
-        s.ctl[C_NODES] += nodes_before
-        return s
+        workspace = self.search._replace(rec=rec)
+        return _Search(
+            self.tables, root, limit, self.flags, self.build, nodes, nodes_before, workspace
+        )
+
+
+def _go_on() -> str:
+    """A context's solves have no seconds cap and no stop: never out of time."""
+    return ""

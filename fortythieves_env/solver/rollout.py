@@ -1,7 +1,7 @@
 """The solver's rollout pass (pass 1 of :func:`.solve`): one-level
-nested greedy rollouts that see every card (:func:`_nested`, :func:`_rollout`), and
-:func:`_rollout_pass`, which runs them in chunks of nodes. It finds wins; it never proves
-``lost``.
+nested greedy rollouts that see every card (:func:`_nested`, :func:`_rollout`, on the arrays
+of a :class:`~.workspace.RolloutWorkspace`), and :func:`_rollout_pass`, which runs them in
+chunks of nodes. It finds wins; it never proves ``lost``.
 """
 
 from __future__ import annotations
@@ -21,14 +21,13 @@ from .pruning import (
     _children,
 )
 from .search import _CHUNK, RUNNING, WON
+from .workspace import N_NST, RolloutWorkspace
 
 # ---------------------------------------------------------------------- the rollout pass
-# nst: the rollout pass's resumable state (int64)
-N_DEPTH, N_OFF, N_BEST_LEN, N_BEST_SCORE, N_STATUS, N_NODES, N_STAMP = range(7)
-N_NST = 7
+# nst: the rollout pass's resumable state (int64, RolloutWorkspace.nst)
+N_DEPTH, N_OFF, N_BEST_LEN, N_BEST_SCORE, N_STATUS, N_NODES, N_STAMP = range(N_NST)
 DONE = 2
 """``_nested``'s answer when the pass ended without a win (no proof of anything)."""
-_SEEN_BITS = 12  # 4096 slots: more than twice the longest line (1500 moves)
 
 
 @kernel(inline="always")
@@ -57,29 +56,16 @@ def _remember(keys: np.ndarray, stamps: np.ndarray, stamp: int, h: np.uint64) ->
 
 @kernel
 def _rollout(
-    nst: np.ndarray,
-    st: np.ndarray,
-    tb: np.ndarray,
-    steps: int,
-    flags: int,
-    build: int,
-    legal: np.ndarray,
-    kids: np.ndarray,
-    scores: np.ndarray,
-    tmp: np.ndarray,
-    main_keys: np.ndarray,
-    main_stamps: np.ndarray,
-    keys: np.ndarray,
-    stamps: np.ndarray,
-    stamp: int,
-    buf: np.ndarray,
-    hard: int,
+    ws: RolloutWorkspace, steps: int, flags: int, build: int, stamp: int, hard: int
 ) -> int:
-    """A greedy rollout from ``st`` (changed in place): at most ``steps`` moves, each the
-    first of :func:`.pruning._children`'s order that leads to a position not met before on the main
-    line (``main_keys``) or in this rollout (``keys`` under ``stamp``); stops at a win or
-    when every child repeats a position. The moves go to ``buf``; returns how many. Each
-    position entered counts one node in ``nst[N_NODES]``."""
+    """A greedy rollout from ``ws.tmp`` (changed in place): at most ``steps`` moves, each
+    the first of :func:`.pruning._children`'s order that leads to a position not met before
+    on the main line (``ws.main_keys``) or in this rollout (``ws.keys`` under ``stamp``);
+    stops at a win or when every child repeats a position. The moves go to ``ws.rbuf``;
+    returns how many. Each position entered counts one node in ``ws.nst[N_NODES]``."""
+    nst, tb, st, tmp, buf = ws.nst, ws.tb, ws.tmp, ws.tmp2, ws.rbuf
+    legal, kids, scores = ws.legal, ws.kids, ws.scores
+    main_keys, main_stamps, keys, stamps = ws.main_keys, ws.main_stamps, ws.keys, ws.stamps
     scal = tb[H_SCAL]
     _remember(keys, stamps, stamp, canonical_hash(st, tb))
     n = 0
@@ -106,30 +92,12 @@ def _rollout(
 
 @kernel
 def _nested(
-    nst: np.ndarray,
-    tb: np.ndarray,
-    cur: np.ndarray,
-    limit: int,
-    flags: int,
-    build: int,
-    node_quota: int,
-    hard: int,
-    line: np.ndarray,
-    best: np.ndarray,
-    rbuf: np.ndarray,
-    tmp: np.ndarray,
-    tmp2: np.ndarray,
-    legal: np.ndarray,
-    main_kids: np.ndarray,
-    kids: np.ndarray,
-    scores: np.ndarray,
-    main_keys: np.ndarray,
-    main_stamps: np.ndarray,
-    keys: np.ndarray,
-    stamps: np.ndarray,
+    ws: RolloutWorkspace, limit: int, flags: int, build: int, node_quota: int, hard: int
 ) -> int:
-    """The rollout pass (module docstring, pass 1) from ``cur`` (changed in place: the end
-    of the line so far, ``line[:nst[N_DEPTH]]``), at most ``limit`` moves.
+    """The rollout pass (module docstring, pass 1) on the arrays of ``ws`` (a
+    :class:`~.workspace.RolloutWorkspace`, below by their field names) from ``cur``
+    (changed in place: the end of the line so far, ``line[:nst[N_DEPTH]]``), at most
+    ``limit`` moves.
 
     Returns ``WON`` (the line wins), ``DONE`` (ended without a win: the line cannot go on,
     or ``hard`` nodes are spent) or ``RUNNING`` (paused at a move boundary once
@@ -137,6 +105,9 @@ def _nested(
     current position is ``best[nst[N_OFF]:nst[N_BEST_LEN]]`` with ``nst[N_BEST_SCORE]``
     foundation cards at its end. Deterministic: no random choice, ties keep the first child.
     """
+    nst, tb, cur, line, best, rbuf = ws.nst, ws.tb, ws.cur, ws.line, ws.best, ws.rbuf
+    tmp, legal, main_kids, scores = ws.tmp, ws.legal, ws.main_kids, ws.scores
+    main_keys, main_stamps = ws.main_keys, ws.main_stamps
     scal = tb[H_SCAL]
     while True:
         d = nst[N_DEPTH]
@@ -168,25 +139,7 @@ def _nested(
                 if _seen(main_keys, main_stamps, 1, h):
                     continue
                 nst[N_STAMP] += 1
-                n = _rollout(
-                    nst,
-                    tmp,
-                    tb,
-                    left - 1,
-                    flags,
-                    build,
-                    legal,
-                    kids,
-                    scores,
-                    tmp2,
-                    main_keys,
-                    main_stamps,
-                    keys,
-                    stamps,
-                    nst[N_STAMP],
-                    rbuf,
-                    hard,
-                )
+                n = _rollout(ws, left - 1, flags, build, nst[N_STAMP], hard)
                 sc = tmp[scal + S_FCARDS]
                 if sc > nst[N_BEST_SCORE] or sc == 104:
                     best[0] = main_kids[k]
@@ -222,41 +175,32 @@ def _nested(
 
 
 def _rollout_pass(
-    tb: np.ndarray,
+    ws: RolloutWorkspace,
     root: np.ndarray,
-    depth: int,
     step_limit: int,
     flags: int,
     build: int,
     quota: int,
-    legal: np.ndarray,
-    scores: np.ndarray,
     out_of_time: Callable[[], str],
 ) -> tuple[int, int, list[int], str]:
     """:func:`.solve`'s first pass, nested greedy rollouts from ``root`` for at most
-    ``quota`` nodes (checking ``out_of_time`` between chunks): ``(status, nodes used,
-    winning actions, stopped_by)``, status ``WON`` or ``RUNNING`` (nothing proved)."""
+    ``quota`` nodes (checking ``out_of_time`` between chunks), on the workspace ``ws`` (for
+    a step limit of at least ``step_limit``; reset here: ``nst`` and the position tables
+    zeroed, ``root`` copied to ``cur``, ``tmp`` and ``tmp2``; every other array is written
+    before it is read): ``(status, nodes used, winning actions, stopped_by)``, status
+    ``WON`` or ``RUNNING`` (nothing proved). ``ws.nst[N_BEST_SCORE]`` is then the best
+    line's foundation cards."""
     stopped_by = ""
-    cur = root.copy()
-    nst = np.zeros(N_NST, dtype=np.int64)
-    line = np.zeros(depth, dtype=np.int32)
-    best = np.zeros(depth, dtype=np.int32)
-    rbuf = np.zeros(depth, dtype=np.int32)
-    tmp, tmp2 = cur.copy(), cur.copy()
-    main_kids = np.zeros(legal.size, dtype=np.int32)
-    kids = np.zeros(legal.size, dtype=np.int32)
-    seen = (
-        np.zeros(1 << _SEEN_BITS, dtype=np.uint64),
-        np.zeros(1 << _SEEN_BITS, dtype=np.int64),
-        np.zeros(1 << _SEEN_BITS, dtype=np.uint64),
-        np.zeros(1 << _SEEN_BITS, dtype=np.int64),
-    )
+    nst = ws.nst
+    nst.fill(0)
+    ws.cur[:] = root
+    ws.tmp[:] = root
+    ws.tmp2[:] = root
+    for table in (ws.main_keys, ws.main_stamps, ws.keys, ws.stamps):
+        table.fill(0)
     while True:
         chunk = min(quota, int(nst[N_NODES]) + _CHUNK)
-        status = _nested(
-            nst, tb, cur, step_limit, flags, build, chunk, quota, line, best, rbuf,
-            tmp, tmp2, legal, main_kids, kids, scores, *seen,
-        )  # fmt: skip
+        status = _nested(ws, step_limit, flags, build, chunk, quota)
         if status != RUNNING or nst[N_NODES] >= quota:
             break
         stopped_by = out_of_time()
@@ -264,4 +208,4 @@ def _rollout_pass(
             break
     if status != WON:
         return RUNNING, int(nst[N_NODES]), [], stopped_by
-    return WON, int(nst[N_NODES]), [int(a) for a in line[: int(nst[N_DEPTH])]], stopped_by
+    return WON, int(nst[N_NODES]), [int(a) for a in ws.line[: int(nst[N_DEPTH])]], stopped_by

@@ -1,14 +1,13 @@
 """The solver's depth-first search (pass 3 of :func:`.solve`): the
-compiled kernels :func:`_enter_root` and :func:`_search`, their control array's layout and
-status codes, and :class:`_Search`, the arrays of one run, resumable chunk by chunk.
+compiled kernels :func:`_enter_root`, :func:`_search` and :func:`_rehash`, which take the
+search's arrays as one :class:`~.workspace.SearchWorkspace`, their control array's layout and
+status codes, and :class:`_Search`, one run on a workspace, resumable chunk by chunk.
 
 The search is described in :func:`_search`'s docstring (the argument of a ``lost`` verdict)
 and in the package's docstring (:mod:`fortythieves_env.solver`).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 
@@ -18,20 +17,20 @@ from ..rules.actions import (
     WASTE_TO_FOUNDATION,
 )
 from ..rules.core import (
-    H_C,
     H_DECODE,
-    H_NACT,
     H_SCAL,
     S_FCARDS,
+    FastTables,
     _apply,
 )
 from ..rules.jit import kernel
-from ..rules.keys import _child_keys, _copy, _full_keys, _make_child, key_tables_for
-from .dead import _dead, dead_workspace
+from ..rules.keys import _child_keys, _copy, _full_keys, _make_child
+from .dead import _dead
 from .pruning import (
     _USE_D,
     _children,
 )
+from .workspace import N_CTL, SearchWorkspace, closed_set, search_workspace
 
 MAX_TABLE_BITS = 26
 """The closed set has at most ``2**26`` records of 32 bytes (2 GiB), sized from the node
@@ -49,12 +48,11 @@ _CHUNK = 1 << 16
 """Nodes per compiled call between two looks at the clock."""
 
 # ---------------------------------------------------------------------- the search
-# ctl: the search's resumable state (int64)
+# ctl: the search's resumable state (int64, SearchWorkspace.ctl)
 (
     C_DEPTH, C_NODES, C_STATUS, C_USED, C_LIMIT, C_FLAGS, C_BUILD, C_PIECE, C_FRAMES,
     C_INF, C_RESEARCH, C_DROPPED, C_MAXDEPTH, C_ROOT_INF, C_DEAD, C_GROW_AT,
-) = range(16)  # fmt: skip
-N_CTL = 16
+) = range(N_CTL)  # fmt: skip
 # C_STATUS values (TABLE: only returned, the closed set is to be doubled)
 RUNNING, WON, LOST, GROW, TABLE = 0, 1, 2, 3, 4
 # table records: rec[slot] = (key 0, key 1, meta, frame id); meta = bound | state << 32 | low << 40
@@ -88,32 +86,11 @@ def _low(meta: np.uint64) -> int:
 
 
 @kernel
-def _enter_root(
-    ctl: np.ndarray,
-    tb: np.ndarray,
-    states: np.ndarray,
-    acts: np.ndarray,
-    nact: np.ndarray,
-    nxt: np.ndarray,
-    low: np.ndarray,
-    cut: np.ndarray,
-    slotof: np.ndarray,
-    pbase: np.ndarray,
-    fid: np.ndarray,
-    raw: np.ndarray,
-    keys: np.ndarray,
-    rec: np.ndarray,
-    legal: np.ndarray,
-    scores: np.ndarray,
-    zc: np.ndarray,
-    zd: np.ndarray,
-    zs: np.ndarray,
-    zw: np.ndarray,
-    zf: np.ndarray,
-    zr: np.ndarray,
-) -> None:
-    """Frame 0 of :func:`_search`: the root's keys, record and children (one node)."""
-    _full_keys(states[0], tb, zc, zd, zs, zw, zf, zr, raw[0], keys[0])
+def _enter_root(ws: SearchWorkspace) -> None:
+    """Frame 0 of :func:`_search`: the root's (``ws.states[0]``) keys, record and children
+    (one node), with ``ws.ctl``'s limit, flags and build already set."""
+    ctl, tb, states, rec, keys = ws.ctl, ws.tb, ws.states, ws.rec, ws.keys
+    _full_keys(states[0], tb, ws.zc, ws.zd, ws.zs, ws.zw, ws.zf, ws.zr, ws.raw[0], keys[0])
     k1 = keys[0, 0]
     k2 = keys[0, 1]
     if k1 == np.uint64(0) and k2 == np.uint64(0):
@@ -125,49 +102,25 @@ def _enter_root(
     ctl[C_USED] = 1
     ctl[C_NODES] = 1
     ctl[C_FRAMES] = 1
-    low[0] = 0
-    cut[0] = 0
-    slotof[0] = slot
-    pbase[0] = 0
-    fid[0] = 1
-    nact[0] = _children(states[0], tb, ctl[C_FLAGS], ctl[C_BUILD], legal, acts[0], scores)
-    nxt[0] = 0
+    ws.low[0] = 0
+    ws.cut[0] = 0
+    ws.slotof[0] = slot
+    ws.pbase[0] = 0
+    ws.fid[0] = 1
+    ws.nact[0] = _children(
+        states[0], tb, ctl[C_FLAGS], ctl[C_BUILD], ws.legal, ws.acts[0], ws.scores
+    )
+    ws.nxt[0] = 0
 
 
 @kernel(_nrt=False)  # no reference counts (allocates nothing): see fortythieves_env.rules.jit
-def _search(
-    ctl: np.ndarray,
-    tb: np.ndarray,
-    states: np.ndarray,
-    acts: np.ndarray,
-    nact: np.ndarray,
-    nxt: np.ndarray,
-    low: np.ndarray,
-    cut: np.ndarray,
-    slotof: np.ndarray,
-    pbase: np.ndarray,
-    fid: np.ndarray,
-    raw: np.ndarray,
-    keys: np.ndarray,
-    rec: np.ndarray,
-    piece: np.ndarray,
-    legal: np.ndarray,
-    scores: np.ndarray,
-    kbuf: np.ndarray,
-    dwk: np.ndarray,
-    zc: np.ndarray,
-    zd: np.ndarray,
-    zs: np.ndarray,
-    zw: np.ndarray,
-    zf: np.ndarray,
-    zr: np.ndarray,
-    node_quota: int,
-) -> int:
-    """Run the depth-first search until it ends or ``ctl[C_NODES]`` reaches ``node_quota``;
-    returns ``ctl[C_STATUS]`` (``RUNNING`` if paused, ``GROW`` if ``piece`` is full,
-    ``TABLE`` if the closed set holds ``ctl[C_GROW_AT]`` records (0: never): call again, with
-    a larger ``piece`` for ``GROW`` and a doubled closed set (:func:`_rehash`) for
-    ``TABLE``, to go on).
+def _search(ws: SearchWorkspace, node_quota: int) -> int:
+    """Run the depth-first search on the arrays of ``ws`` (a
+    :class:`~.workspace.SearchWorkspace`, below by their field names) until it ends or
+    ``ctl[C_NODES]`` reaches ``node_quota``; returns ``ctl[C_STATUS]`` (``RUNNING`` if
+    paused, ``GROW`` if ``piece`` is full, ``TABLE`` if the closed set holds
+    ``ctl[C_GROW_AT]`` records (0: never): call again, with a larger ``piece`` for ``GROW``
+    and a doubled closed set (:func:`_rehash`) for ``TABLE``, to go on).
 
     The stack: frame ``d`` holds position ``states[d]`` (reached by ``d`` moves), its keys
     ``keys[d]`` and column terms ``raw[d]``, its children ``acts[d, :nact[d]]`` best first
@@ -214,6 +167,11 @@ def _search(
     collision could only turn a win into a wrong ``lost``, never make a ``won`` line wrong
     (lines are replayed).
     """
+    ctl, tb, states, acts, nact, nxt = ws.ctl, ws.tb, ws.states, ws.acts, ws.nact, ws.nxt
+    low, cut, slotof, pbase, fid = ws.low, ws.cut, ws.slotof, ws.pbase, ws.fid
+    raw, keys, rec, piece, kbuf = ws.raw, ws.keys, ws.rec, ws.piece, ws.kbuf
+    legal, scores, dwk = ws.legal, ws.scores, ws.dwk
+    zc, zd, zs, zw, zf, zr = ws.zc, ws.zd, ws.zs, ws.zw, ws.zf, ws.zr
     limit = ctl[C_LIMIT]
     flags = ctl[C_FLAGS]
     use_d = (flags & _USE_D) != 0
@@ -386,13 +344,15 @@ def _find(rec: np.ndarray, k1: np.uint64, k2: np.uint64) -> int:
 
 
 @kernel
-def _rehash(
-    old: np.ndarray, new: np.ndarray, slotof: np.ndarray, depth: int, piece: np.ndarray, n: int
-) -> None:
-    """Move every record of the closed set ``old`` into the empty, larger ``new`` (open
-    addressing as :func:`_search` probes), and the slots that name a record (the frames'
-    ``slotof[:depth + 1]``, the piece list's ``piece[:n]``) to the record's new slot. A
-    lookup finds a key in ``new`` exactly when it did in ``old``: nothing is removed."""
+def _rehash(ws: SearchWorkspace, new: np.ndarray) -> None:
+    """Move every record of the closed set ``ws.rec`` into the empty, larger ``new``
+    (``uint64 (2**bits, 4)``; open addressing as :func:`_search` probes), and the slots that
+    name a record (the frames' ``ws.slotof[:ctl[C_DEPTH] + 1]``, the piece list's
+    ``ws.piece[:ctl[C_PIECE]]``) to the record's new slot. A lookup finds a key in ``new``
+    exactly when it did in ``ws.rec``: nothing is removed. The caller then swaps ``new``
+    in (``ws._replace(rec=new)``)."""
+    old, slotof, piece = ws.rec, ws.slotof, ws.piece
+    depth, n = ws.ctl[C_DEPTH], ws.ctl[C_PIECE]
     mask = np.uint64(new.shape[0] - 1)
     zero = np.uint64(0)
     for s in range(old.shape[0]):
@@ -416,64 +376,84 @@ def table_bits(nodes: int) -> int:
 
 
 class _Search:
-    """The arrays of one run of :func:`_search` (pass 3), resumable chunk by chunk."""
+    """One run of :func:`_search` (pass 3) on a :class:`~.workspace.SearchWorkspace`,
+    resumable chunk by chunk.
+
+    Args:
+        tables: the variant's :class:`~fortythieves_env.rules.tables.FastTables`.
+        root: the position's state array (``int16``; copied into the workspace).
+        limit: the step limit.
+        flags, build: the pruning rules' flags and the build code (:mod:`.pruning`).
+        nodes: the node budget: the closed set's largest size (:func:`table_bits`).
+        nodes_before: nodes already spent by earlier passes (the count goes on from there).
+        workspace: the arrays to search on (:class:`.SolverContext`'s, for a step limit of at
+            least ``limit``; its closed set zeroed, of ``2**bits`` records, and doubled while
+            ``bits < table_bits(nodes)``); default new ones from
+            :func:`~.workspace.search_workspace`, with a closed set of
+            ``2**min(table_bits(nodes), FIRST_TABLE_BITS)`` records.
+
+    Attributes:
+        ws: the workspace, as the search leaves it (``rec`` and ``piece`` are replaced when
+            they grow).
+        max_bits: :func:`table_bits` of ``nodes``.
+    """
 
     def __init__(
         self,
-        tables: Any,
+        tables: FastTables,
         root: np.ndarray,
         limit: int,
         flags: int,
         build: int,
         nodes: int,
         nodes_before: int,
+        workspace: SearchWorkspace | None = None,
     ) -> None:
-        tb = tables.table
-        n_act, c = int(tb[H_NACT]), int(tb[H_C])
-        depth = limit + 1
-        self.tb = tb
-        self.ctl = np.zeros(N_CTL, dtype=np.int64)
-        self.ctl[C_LIMIT], self.ctl[C_FLAGS], self.ctl[C_BUILD] = limit, flags, build
-        self.states = np.zeros((depth + 1, tables.state_size), dtype=np.int16)
-        self.states[0] = root
-        self.acts = np.zeros((depth, n_act), dtype=np.int32)
-        self.nact = np.zeros(depth, dtype=np.int32)
-        self.nxt = np.zeros(depth, dtype=np.int32)
-        self.low = np.zeros(depth + 1, dtype=np.int64)
-        self.cut = np.zeros(depth + 1, dtype=np.int8)
-        self.slotof = np.zeros(depth + 1, dtype=np.int64)
-        self.pbase = np.zeros(depth + 1, dtype=np.int64)
-        self.fid = np.zeros(depth + 1, dtype=np.int64)
-        self.raw = np.zeros((depth + 1, c, 2), dtype=np.uint64)
-        self.keys = np.zeros((depth + 1, 2), dtype=np.uint64)
         self.max_bits = table_bits(nodes)
-        bits = min(self.max_bits, FIRST_TABLE_BITS)
-        self.rec = np.zeros((1 << bits, 4), dtype=np.uint64)
-        self.ctl[C_GROW_AT] = (3 << bits) // 4 if bits < self.max_bits else 0
-        self.piece = np.zeros(1 << 12, dtype=np.int64)
-        self.legal = np.zeros(n_act, dtype=np.int32)
-        self.scores = np.zeros(n_act, dtype=np.int32)
-        self.kbuf = np.zeros(6, dtype=np.uint64)
-        self.dwk = dead_workspace(tables.state_size)
-        self.z = key_tables_for(tables)
-        _enter_root(
-            self.ctl, tb, self.states, self.acts, self.nact, self.nxt, self.low, self.cut,
-            self.slotof, self.pbase, self.fid, self.raw, self.keys, self.rec, self.legal,
-            self.scores, *self.z,
-        )  # fmt: skip
-        self.ctl[C_NODES] += nodes_before
+        if workspace is None:
+            workspace = search_workspace(tables, limit, min(self.max_bits, FIRST_TABLE_BITS))
+        self.ws = workspace
+        ctl = workspace.ctl
+        ctl[:] = 0
+        ctl[C_LIMIT], ctl[C_FLAGS], ctl[C_BUILD] = limit, flags, build
+        bits = workspace.rec.shape[0].bit_length() - 1
+        ctl[C_GROW_AT] = (3 << bits) // 4 if bits < self.max_bits else 0
+        workspace.states[0] = root
+        _enter_root(workspace)
+        ctl[C_NODES] += nodes_before
 
     @property
     def nodes(self) -> int:
-        return int(self.ctl[C_NODES])
+        return int(self.ws.ctl[C_NODES])
+
+    @property
+    def ctl(self) -> np.ndarray:
+        """The control array (``ws.ctl``)."""
+        return self.ws.ctl
+
+    @property
+    def rec(self) -> np.ndarray:
+        """The closed set (``ws.rec``)."""
+        return self.ws.rec
+
+    @property
+    def slotof(self) -> np.ndarray:
+        """Each frame's record (``ws.slotof``)."""
+        return self.ws.slotof
+
+    @property
+    def piece(self) -> np.ndarray:
+        """The piece list (``ws.piece``); setting it swaps another in (the tests start with
+        a short one)."""
+        return self.ws.piece
+
+    @piece.setter
+    def piece(self, piece: np.ndarray) -> None:
+        self.ws = self.ws._replace(piece=piece)
 
     def run(self, quota: int) -> int:
         while True:
-            status = _search(
-                self.ctl, self.tb, self.states, self.acts, self.nact, self.nxt, self.low,
-                self.cut, self.slotof, self.pbase, self.fid, self.raw, self.keys, self.rec,
-                self.piece, self.legal, self.scores, self.kbuf, self.dwk, *self.z, quota,
-            )  # fmt: skip
+            status = _search(self.ws, quota)
             if status == GROW:
                 self.piece = np.concatenate([self.piece, np.zeros_like(self.piece)])
             elif status == TABLE:
@@ -483,23 +463,24 @@ class _Search:
 
     def _double_table(self) -> None:
         """Double the closed set (:data:`FIRST_TABLE_BITS`); growing stops at ``max_bits``."""
-        rec = np.zeros((2 * self.rec.shape[0], 4), dtype=np.uint64)
-        ctl = self.ctl
-        _rehash(self.rec, rec, self.slotof, int(ctl[C_DEPTH]), self.piece, int(ctl[C_PIECE]))
-        self.rec = rec
-        bits = rec.shape[0].bit_length() - 1
-        ctl[C_GROW_AT] = (3 << bits) // 4 if bits < self.max_bits else 0
+        bits = self.ws.rec.shape[0].bit_length()  # the old table's bits + 1
+        rec = closed_set(bits)
+        _rehash(self.ws, rec)
+        self.ws = self.ws._replace(rec=rec)
+        self.ws.ctl[C_GROW_AT] = (3 << bits) // 4 if bits < self.max_bits else 0
 
     def line(self) -> list[int]:
-        return [int(self.acts[k, self.nxt[k] - 1]) for k in range(int(self.ctl[C_DEPTH]))]
+        acts, nxt = self.ws.acts, self.ws.nxt
+        return [int(acts[k, nxt[k] - 1]) for k in range(int(self.ws.ctl[C_DEPTH]))]
 
     def proof(self) -> dict[str, int | bool]:
         """What a ``lost`` verdict's search needed (see :attr:`.SolveResult.proof`)."""
+        ctl = self.ws.ctl
         return {
-            "positions": int(self.ctl[C_USED]),
-            "re_searched": int(self.ctl[C_RESEARCH]),
-            "not_stored": int(self.ctl[C_DROPPED]),
-            "deepest": int(self.ctl[C_MAXDEPTH]),
-            "no_win_at_all": bool(self.ctl[C_ROOT_INF]),
-            "dead": int(self.ctl[C_DEAD]),
+            "positions": int(ctl[C_USED]),
+            "re_searched": int(ctl[C_RESEARCH]),
+            "not_stored": int(ctl[C_DROPPED]),
+            "deepest": int(ctl[C_MAXDEPTH]),
+            "no_win_at_all": bool(ctl[C_ROOT_INF]),
+            "dead": int(ctl[C_DEAD]),
         }

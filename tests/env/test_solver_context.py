@@ -59,3 +59,28 @@ def test_the_context_solves_as_solve_does(variant: str) -> None:
             assert (got.cards == 104) == (got.status == "won"), where
             statuses[got.status] += 1
     assert statuses["won"] and statuses["unknown"], statuses
+
+
+def test_solve_and_the_context_compile_each_pass_once() -> None:
+    """The passes on new workspaces (:func:`solve`'s; a closed set that doubles) and on a
+    context's kept ones (the first records of its closed set) get workspaces of one numba
+    type: each kernel has one specialization (issue 38; a read-only array where a writable
+    one was, or another layout, would compile it again)."""
+    from fortythieves_env.solver import beam, build_code, rollout, search
+    from fortythieves_env.solver.pruning import rule_flags
+
+    spec = VARIANTS["NumberTen"]
+    tables = tables_for(spec)
+    pos = _positions("NumberTen")[0]
+    st = tables.pack(rules_for(spec).from_position(pos))
+    _, flags = rule_flags(("F", "W", "E"), "test")
+    grown = search._Search(tables, st, 1000, flags, build_code(spec), 10**6, 0)
+    grown.run(100_000)
+    assert grown.rec.shape[0] > 1 << search.FIRST_TABLE_BITS  # _rehash ran
+    beam.Beam(tables, st, 1000, flags, build_code(spec)).run(5_000, 5_000)
+    solve(pos, nodes=2_000)
+    context = SolverContext(spec)
+    for nodes in (1_000, 20_000):
+        context.run(st, nodes)
+    kernels = [search._enter_root, search._search, search._rehash, rollout._nested, beam._beam_run]
+    assert [len(k.signatures) for k in kernels] == [1] * len(kernels)
