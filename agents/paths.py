@@ -9,17 +9,70 @@ whose one-line message names the argument and the path, e.g.
 
 ``os.access`` is what the permission checks use, so they do not refuse anything to root;
 the type checks (a folder where a file is expected, a path under a regular file) always hold.
+
+:func:`portable_path` and :func:`portable_command` are the form in which a path or a command
+line goes into a saved record (``run.json``, ``command.txt``, a report, a benchmark's JSON):
+never this machine's absolute path, which would mean nothing on another machine.
 """
 
 from __future__ import annotations
 
 import os
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
-from .config import ConfigError
+from .config import ConfigError, checkout_root
 
-__all__ = ["check_readable_file", "check_writable_dir", "check_writable_file"]
+__all__ = [
+    "check_readable_file",
+    "check_writable_dir",
+    "check_writable_file",
+    "portable_command",
+    "portable_path",
+]
+
+
+def portable_path(path: str | Path, root: str | Path | None = None) -> str:
+    """``path`` as a saved record should name it: a relative path as given; an absolute one
+    relative to the checkout when inside it, else relative to the current folder when inside
+    that, else its file name alone (``/`` separators).
+
+    Args:
+        path: the path to record.
+        root: the checkout (default :func:`fortythieves_agents.config.checkout_root`, the one
+            this package runs from; None for an installed wheel: then only the current folder).
+    """
+    given = Path(path)
+    if not given.is_absolute():
+        return given.as_posix()
+    absolute = Path(os.path.abspath(given))
+    if root is None:
+        root = checkout_root()
+    for base in (root, Path.cwd()):
+        if base is None:
+            continue
+        base = Path(os.path.abspath(base))
+        for candidate, folder in ((absolute, base), (absolute.resolve(), base.resolve())):
+            if candidate.is_relative_to(folder):
+                return candidate.relative_to(folder).as_posix() or "."
+    return absolute.name
+
+
+def portable_command(argv: Sequence[str], root: str | Path | None = None) -> list[str]:
+    """A command line to record: each argument that is an absolute path, or ends in one
+    after ``=`` (``--json=/x/r.json``, ``--set family.start_model=/x/m.zip``), in its
+    :func:`portable_path` form; the rest as given."""
+    out = []
+    for arg in argv:
+        key, sep, value = arg.partition("=")
+        if Path(arg).is_absolute():
+            out.append(portable_path(arg, root))
+        elif sep and value and Path(value).is_absolute():
+            out.append(f"{key}={portable_path(value, root)}")
+        else:
+            out.append(arg)
+    return out
 
 
 def _nearest_existing(path: Path) -> Path:

@@ -18,6 +18,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from fortythieves_agents.paths import portable_command
+
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def add_report_options(parser: argparse.ArgumentParser) -> None:
     """Add ``--json PATH`` (write the figures there) and ``--table JSON`` (print the
@@ -44,7 +48,12 @@ def save_report(
         "load_average_after": os.getloadavg()[0],
         "date": datetime.now().isoformat(timespec="seconds"),
         "command": " ".join(
-            ["python", "-m", f"benchmarks.{script.removesuffix('.py')}", *(argv or sys.argv[1:])]
+            [
+                "python",
+                "-m",
+                f"benchmarks.{script.removesuffix('.py')}",
+                *portable_command(argv or sys.argv[1:], ROOT),
+            ]
         ),
     }
     out = Path(path)

@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from fortythieves_agents.paths import portable_path
 from fortythieves_agents.reports.speed import evaluate_speedup_table
 
 from benchmarks.bench_report import add_report_options, print_table, save_report, short_commit
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.1f} s" for k, v in times.items()))
     old_commit = short_commit(old)
     report = {
-        "model": str(args.model),
+        "model": portable_path(args.model, ROOT),
         "episodes": args.episodes,
         "rounds": args.rounds,
         "old_label": f"old ({old_commit})",

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from fortythieves_agents.paths import portable_path
 from fortythieves_agents.run_folder import ExpertFolder, RunFolder
 
 
@@ -74,7 +75,7 @@ def curves(run: Path) -> dict[str, Any]:
                 "fit_seconds": entry["fit_seconds"],
             }
         )
-    return {"run": str(run), "iterations": rows}
+    return {"run": portable_path(run), "iterations": rows}
 
 
 def draw(runs: list[dict[str, Any]], png: Path) -> None:

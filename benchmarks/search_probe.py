@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 from fortythieves_agents.evaluation.evaluate import play_deals
+from fortythieves_agents.paths import portable_command
 from fortythieves_agents.players.baselines import make_baseline
 from fortythieves_agents.players.search import ALLOCATIONS, SearchAgent, SearchBudget
 from fortythieves_agents.seeds import seeds_for_test
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     seeds = [int(s) for s in seeds_for_test(args.deals)]
     report: dict[str, Any] = {
-        "command": "python " + " ".join(sys.argv),
+        "command": "python " + " ".join(portable_command(sys.argv)),
         "budget": asdict(budget),
         "deals_asked": args.deals,
         "max_seconds_per_variant": args.max_seconds,

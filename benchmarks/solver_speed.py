@@ -39,6 +39,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from fortythieves_agents.paths import portable_command, portable_path
 from fortythieves_agents.reports.solver import solver_speed_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,12 +71,21 @@ print(json.dumps({"version": SOLVER_VERSION, "package": fortythieves_env.__file_
 
 def run_child(checkout: Path, variant: str, seed: int, nodes: int, seconds: float,
               rollouts: bool) -> dict[str, Any]:  # fmt: skip
-    """One solve in a fresh process on ``checkout``'s package; its JSON line."""
+    """One solve in a fresh process on ``checkout``'s package; its JSON line, whose
+    ``package`` (the file the child imported) is relative to ``checkout`` when inside it
+    (``fortythieves_env/__init__.py``: the checkout's own package ran), else as
+    :func:`~fortythieves_agents.paths.portable_path` gives it."""
     cmd = [sys.executable, "-c", CHILD, str(checkout), variant, str(seed), str(nodes),
            str(seconds), "1" if rollouts else "0"]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(checkout)}  # ahead of the editable install
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=checkout, env=env)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    row = json.loads(out.stdout.strip().splitlines()[-1])
+    package = Path(row["package"]).resolve()
+    if package.is_relative_to(checkout.resolve()):
+        row["package"] = package.relative_to(checkout.resolve()).as_posix()
+    else:
+        row["package"] = portable_path(package, ROOT)
+    return row
 
 
 def profile(variant: str, positions: int = 80) -> dict[str, float]:
@@ -250,7 +260,9 @@ def main(argv: list[str] | None = None) -> int:
         report["profile_ns_per_call"] = {v: profile(v) for v in variants}
         print(json.dumps(report["profile_ns_per_call"], indent=1))
     report["settings"] = {k: getattr(args, k) for k in ("old", "deals", "nodes", "seconds")}
-    report["command"] = " ".join(["python -m benchmarks.solver_speed", *(argv or sys.argv[1:])])
+    report["command"] = " ".join(
+        ["python -m benchmarks.solver_speed", *portable_command(argv or sys.argv[1:], ROOT)]
+    )
     report["load_1min"] = {"before": load_before, "after": os.getloadavg()[0]}
     report["machine"] = {"cpu": platform.processor() or platform.machine(),
                          "cores": os.cpu_count(), "python": platform.python_version()}  # fmt: skip

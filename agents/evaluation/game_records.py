@@ -11,6 +11,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from ..paths import portable_path
 from ..players.baselines import Agent, BatchAgent
 from .results import EpisodeResult, GameTrace
 
@@ -122,8 +123,11 @@ def _resumed_result(
         "step_limit": record.step_limit,
         "max_steps_without_progress": record.max_steps_without_progress,
     }
+    agent = dict(record.agent)
+    if isinstance(agent.get("model"), str):  # a record of before portable paths
+        agent["model"] = portable_path(agent["model"])
     try:
-        if record.agent != who:
+        if agent != who:
             raise RecordError(f"played by {record.agent}, not by {who}")
         if record.source != {"kind": "seed", "value": seed} or record.variant != variant:
             raise RecordError(f"not the game of {variant.id} deal seed {seed}")
@@ -164,7 +168,8 @@ def agent_description(
     agent: Agent | BatchAgent, allow_cycles: bool | None = None
 ) -> dict[str, Any]:
     """What a game record says of the player: ``name``, and where they apply ``model`` (the
-    zip's path), ``model_digest`` (its ``sha256:`` digest: :func:`~.model_agent.file_digest`),
+    zip's path, as :func:`~fortythieves_agents.paths.portable_path` gives it),
+    ``model_digest`` (its ``sha256:`` digest: :func:`~.model_agent.file_digest`),
     ``deterministic``, ``seed`` and ``settings`` (the agent's ``description()``, e.g. the
     search agent's budget); with ``allow_cycles`` given, ``no_cycling`` (whether the player
     followed the no-cycling rule: it changes the games)."""
@@ -177,7 +182,7 @@ def agent_description(
     ):
         value = getattr(agent, attr, None)
         if value is not None:
-            out[key] = value
+            out[key] = portable_path(value) if key == "model" else value
     describe = getattr(agent, "description", None)
     if callable(describe):
         out["settings"] = describe()

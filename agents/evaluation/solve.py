@@ -32,6 +32,7 @@ from typing import Any
 
 from fortythieves_env.rules.variants import recorded_rules_version
 
+from ..paths import portable_path
 from ..seeds import TEST_START, seeds_for_test
 from .evaluate import wilson_interval
 from .solver_results import AGENT_WINS as AGENT_WINS
@@ -376,7 +377,7 @@ def make_report(
         "step_limit": first.get("step_limit"),
         "rules": first.get("rules"),
         "clairvoyant": True,
-        "results_file": str(results_path),
+        "results_file": portable_path(results_path),
         "solved_now": run.solved,
         "workers": workers,
         **summarize(run.records),

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..paths import portable_path
 from ..run_folder import RunFolder
 
 __all__ = ["compare_runs", "comparison_table", "learning_curve", "plot_curves", "shipped_run"]
@@ -102,7 +103,7 @@ def shipped_run(results: Path, variant: str) -> dict[str, Any]:
     if final is None:
         raise FileNotFoundError(f"{run}/final_evaluation.json: no shipped PPO evaluation")
     return {
-        "run": str(run),
+        "run": portable_path(run),
         "timesteps": _steps(run),
         "final": final,
         "curve": learning_curve(run),
@@ -133,7 +134,7 @@ def compare_runs(
         final = _final(run)
         steps = _steps(run)
         runs[name] = {
-            "run": str(run),
+            "run": portable_path(run),
             "timesteps": steps,
             "curve": curve,
             "final": final,

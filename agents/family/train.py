@@ -50,7 +50,7 @@ from fortythieves_env.envs.registration import FAMILY_ENV_ID
 
 from ..config import ConfigError, dump_config, install_hint
 from ..networks.model_zip import ModelMismatchError, check_model_rules, load_maskable_ppo
-from ..paths import check_readable_file
+from ..paths import check_readable_file, portable_command, portable_path
 from ..process import compile_notice, stop_signals_interrupt, torch_threads
 from ..run_folder import RUN_FOLDERS, RunFolder, atomic_write, save_model
 from ..seeds import TRAIN_RANGE
@@ -90,7 +90,11 @@ def family_record(config: FamilyConfig, timesteps: int | None = None) -> dict[st
         "rule_set": config.family.rule_set,
         "training_seeds": [TRAIN_RANGE[0], TRAIN_RANGE[1] - 1],
         "rules_version": RULES_VERSION,
-        "start_model": config.family.start_model,
+        "start_model": (
+            portable_path(config.family.start_model)
+            if config.family.start_model is not None
+            else None
+        ),
     }
     if timesteps is not None:
         record["timesteps"] = int(timesteps)
@@ -273,7 +277,7 @@ def _record_start(run: Path, config: FamilyConfig, argv: list[str]) -> None:
         target.write_text(dump_config(config), encoding="utf-8")
         target = RunFolder(run).command
         with target.open("a", encoding="utf-8") as out:
-            out.write(shlex.join(argv) + "\n")
+            out.write(shlex.join(portable_command(argv)) + "\n")
     except OSError as exc:
         raise ConfigError(
             f"--run-dir {run}: cannot write {target}: {exc.strerror or exc}"
@@ -392,7 +396,7 @@ def _train(
             "family": family_record(config),
             "rules_version": RULES_VERSION,
             "status": "running",
-            "resumed_from": str(resume) if resume is not None else None,
+            "resumed_from": portable_path(resume) if resume is not None else None,
             "started": datetime.now().isoformat(timespec="seconds"),
             "start_timesteps": start_steps,
             "planned_timesteps": start_steps + to_run,

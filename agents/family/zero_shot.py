@@ -42,6 +42,7 @@ from ..evaluation.evaluate import (
     play_deals,
     summarize,
 )
+from ..paths import portable_path
 from ..reports.family import beats, held_out_leaderboard, zero_shot_table
 
 __all__ = [
@@ -200,7 +201,7 @@ def zero_shot_report(
     both = [g for g in named if verdicts[g]["test"] and verdicts[g]["outside"] is not False]
     return {
         "kind": "family_zero_shot",
-        "model": str(model_path),
+        "model": portable_path(model_path),
         "model_digest": file_digest(model_path),
         "rules_version": RULES_VERSION,
         "trained_on": trained_on,

@@ -16,6 +16,7 @@ import numpy as np
 from fortythieves_env import RULES_VERSION
 
 from ..config import Config, ConfigError, dump_config
+from ..paths import portable_command, portable_path
 from ..run_folder import RUN_FOLDERS, RunFolder, atomic_write
 
 __all__: list[str] = []  # helpers of train.py only
@@ -61,7 +62,7 @@ def _record_start(
         target.write_text(text, encoding="utf-8")
         target = RunFolder(run).command
         with target.open("a", encoding="utf-8") as out:  # one line per (re)start
-            out.write(shlex.join(argv) + "\n")
+            out.write(shlex.join(portable_command(argv)) + "\n")
     except OSError as exc:
         raise ConfigError(
             f"--run-dir {run}: cannot write {target}: {exc.strerror or exc}"
@@ -83,7 +84,7 @@ def _run_meta(
         "env_id": model.env.get_attr("spec", indices=[0])[0].id,
         "rules_version": RULES_VERSION,
         "status": "running",
-        "resumed_from": str(resume) if resume is not None else None,
+        "resumed_from": portable_path(resume) if resume is not None else None,
         "started": datetime.now().isoformat(timespec="seconds"),
         "start_timesteps": start_steps,
         "planned_timesteps": end_steps,

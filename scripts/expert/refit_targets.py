@@ -26,6 +26,7 @@ import torch
 from fortythieves_agents.config import load_config
 from fortythieves_agents.envs import register_config_variant
 from fortythieves_agents.networks.model_zip import load_maskable_ppo
+from fortythieves_agents.paths import portable_path
 from fortythieves_agents.run_folder import ExpertFolder
 from fortythieves_agents.training.expert import load_labels, targets_from_search, validate_network
 from fortythieves_agents.training.teacher import clone_teacher
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         fit = clone_teacher(model, data, config.expert, config.ppo.max_grad_norm, int(seed))
         result = validate_network(model, env_id, args.validation)
         row = {
-            "run": str(args.run),
+            "run": portable_path(args.run),
             "iteration": args.iteration,
             "move_weight": float(weight),
             "epochs": int(epochs),

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import torch
 from fortythieves_agents.networks.model_zip import load_maskable_ppo
+from fortythieves_agents.paths import portable_path
 from fortythieves_agents.training.expert import validate_network
 
 
@@ -29,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.models:
         model = load_maskable_ppo(path, device="cpu")
         result = validate_network(model, args.env_id, args.deals)
-        row = {"model": str(path), "env_id": args.env_id, "validation_deals": args.deals}
+        row = {"model": portable_path(path), "env_id": args.env_id, "validation_deals": args.deals}
         row.update(
             {
                 k: result[k]

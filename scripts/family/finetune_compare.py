@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -71,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from fortythieves_agents.family.compare import compare_runs, comparison_table, plot_curves
+    from fortythieves_agents.paths import portable_path
 
     runs = args.runs or ROOT / "runs" / "finetune" / args.variant
     common = [f"family.rule_set={args.variant}", f"train.total_timesteps={args.steps}", *args.sets]
@@ -78,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.compare_only:
         if args.family_model is None:
             parser.error("--family-model is required (unless --compare-only)")
-        model = Path(args.family_model).resolve()
+        # relative to the working folder (where training loads it from): the run's
+        # config.yaml, copied with the results, names no absolute path of this machine
+        model = Path(os.path.relpath(Path(args.family_model).resolve()))
         _run(
             "fine-tuned",
             finetuned,
@@ -100,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             elif source.is_file():
                 (out / name).mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, out / name / item)
-        data["runs"][name]["run"] = f"{name}/ (copied from {run})"
+        data["runs"][name]["run"] = f"{name}/ (copied from {portable_path(run, ROOT)})"
     (out / "comparison.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     table = comparison_table(data)
     (out / "comparison.md").write_text(table + "\n", encoding="utf-8")

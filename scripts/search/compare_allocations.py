@@ -177,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(names) < 2:
         parser.error("argument --allocations: at least two different settings")
 
+    from fortythieves_agents.paths import portable_command
     from fortythieves_agents.seeds import seeds_for_test
 
     from fortythieves_env import VARIANTS
@@ -209,7 +210,9 @@ def main(argv: list[str] | None = None) -> int:
         if saved["settings"] != settings:
             parser.error(f"{path} holds other settings: {saved['settings']}")
         rows = saved["rows"]
-    command = shlex.join(["python", "scripts/search/compare_allocations.py", *sys.argv[1:]])
+    command = shlex.join(
+        ["python", "scripts/search/compare_allocations.py", *portable_command(sys.argv[1:], ROOT)]
+    )
     with (out / "command.txt").open("a") as f:
         f.write(command + "\n")
     for deal in range(len(rows), args.deals):

@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from fortythieves_agents.config import Config, ConfigError, YAMLProblem, load_config, load_yaml
+from fortythieves_agents.paths import portable_command
 
 from fortythieves_env import RULES_VERSION, VARIANTS
 from fortythieves_env.rules.variants import recorded_rules_version
@@ -323,13 +324,16 @@ def next_command(job: Job, config: Config) -> tuple[str, list[str] | None]:
 
 def run_command(command: list[str], run: Path) -> int:
     """Run ``command`` from the checkout in its own process group and append it to
-    ``run/sessions.jsonl`` with its start, wall time, exit code and the steps after it.
+    ``run/sessions.jsonl`` with its start, wall time, exit code and the steps after it (the
+    command as printed: its absolute paths relative to the checkout, see
+    :func:`fortythieves_agents.paths.portable_command`).
 
     Each SIGINT or SIGTERM this script receives is passed on to the command once, and a
     SIGHUP (its terminal closed) as SIGTERM: the training saves its model and stops. Being
     in its own group, the command gets no second copy of a signal sent to this script's group.
     """
-    print("$ " + shlex.join(command), flush=True)
+    shown = shlex.join(portable_command(command, ROOT))  # it runs from the checkout
+    print("$ " + shown, flush=True)
     started = datetime.now().isoformat(timespec="seconds")
     start = time.perf_counter()
     proc = subprocess.Popen(command, cwd=ROOT, start_new_session=True)
@@ -350,7 +354,7 @@ def run_command(command: list[str], run: Path) -> int:
     with contextlib.suppress(OSError, ValueError, RunError):
         steps = _read_json(run / "run.json").get("timesteps")
     record = {
-        "command": shlex.join(command),
+        "command": shown,
         "started": started,
         "wall_seconds": round(seconds, 1),
         "exit_code": code,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config import ConfigError
-from ...paths import check_writable_dir, check_writable_file
+from ...paths import check_writable_dir, check_writable_file, portable_path
 from ...players.search_budget import (
     ALLOCATIONS,
     ARMS,
@@ -499,7 +499,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
             )
         return EXIT_INTERRUPTED
     if model_path is not None:
-        report["model"] = str(model_path)
+        report["model"] = portable_path(model_path)
     console = _console()
     if model_path is not None:
         console.print(f"model: {model_path}")

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
+from fortythieves_agents.paths import portable_command, portable_path
 from fortythieves_agents.players.baselines import GreedyAgent
 from fortythieves_agents.seeds import TEST_START as TEST_SEED_START
 
@@ -54,9 +55,8 @@ def main() -> None:
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     with open(args.out / "command.txt", "a") as f:
-        f.write(
-            shlex.join(["python", "scripts/search/probes/beam_samples.py", *sys.argv[1:]]) + "\n"
-        )
+        script = ["python", "scripts/search/probes/beam_samples.py"]
+        f.write(shlex.join([*script, *portable_command(sys.argv[1:], ROOT)]) + "\n")
     for name in args.variants:
         spec = get_variant(name)
         env = gym.make(env_id(name))
@@ -119,7 +119,7 @@ def main() -> None:
         }
         out = {
             "variant": name,
-            "settings": vars(args) | {"out": str(args.out)},
+            "settings": vars(args) | {"out": portable_path(args.out, ROOT)},
             "samples": len(rows),
             "summary": summary | both,
             "rows": rows,

@@ -81,6 +81,8 @@ def main() -> int:
     parser.add_argument("--kernels", nargs="+", choices=KERNELS,
                         default=["native", "native", "avx2", "default"])  # fmt: skip
     args = parser.parse_args()
+    from fortythieves_agents.paths import portable_command
+
     if not (ROOT / "configs" / f"{args.variant}.yaml").is_file():
         parser.error(f"--variant {args.variant}: no configs/{args.variant}.yaml")
     runs = [ROOT / "runs" / "reproducibility" / f"run{i}" for i in range(len(args.kernels))]
@@ -104,7 +106,7 @@ def main() -> int:
             env.pop("ATEN_CPU_CAPABILITY", None)
             if args.kernels[i] != "native":
                 env["ATEN_CPU_CAPABILITY"] = args.kernels[i]
-            records.append({"command": "python " + " ".join(command[1:]),
+            records.append({"command": "python " + " ".join(portable_command(command[1:], ROOT)),
                             "kernels": args.kernels[i]})  # fmt: skip
             procs.append(subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL))
         codes = [proc.wait() for proc in procs]

@@ -1,6 +1,6 @@
 #!/bin/bash
 # issue 8.3 pilot: default (dummy, 4 envs x 256, batch 256) vs candidate (batched, 16 envs x 128, batch 512)
-cd /work/main
+cd "$(dirname "$0")/../../.."  # the checkout
 COMMON="--set train.total_timesteps=5e5 --set eval.eval_freq=100000 --set eval.n_eval_episodes=50 --set eval.final_episodes=0 --set train.checkpoint_freq=0 --set train.progress_bar=false"
 CAND="--set train.vec_env=batched --set train.n_envs=16 --set ppo.n_steps=128 --set ppo.batch_size=512"
 for s in 0 1; do

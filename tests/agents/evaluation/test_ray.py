@@ -25,6 +25,7 @@ from fortythieves_agents.cli.main import main
 from fortythieves_agents.config import ConfigError, load_config
 from fortythieves_agents.evaluation.distributed import play_parts
 from fortythieves_agents.evaluation.solve import solver_verdicts
+from fortythieves_agents.paths import portable_path
 from fortythieves_agents.process import stop_signals_interrupt
 from fortythieves_agents.reports.speed import RAY_NOT_MEASURED, ray_speedup_table
 from fortythieves_agents.seeds import seeds_for_test
@@ -285,9 +286,12 @@ def test_a_cut_trial_continues_from_its_latest_checkpoint(tmp_path: Path) -> Non
     assert checkpoint.name == "ckpt_64_steps.zip" and steps == 64
     assert train_or_continue(config, run, cut) == "completed"
     lines = (run / "command.txt").read_text().splitlines()
-    assert len(lines) == 2 and f"--resume {checkpoint} --run-dir {run}" in lines[1]
+    # the record names no absolute path (fortythieves_agents.paths.portable_path)
+    resumed = f"--resume {portable_path(checkpoint)} --run-dir {portable_path(run)}"
+    assert len(lines) == 2 and resumed in lines[1] and str(tmp_path) not in lines[1]
     meta = json.loads((run / "run.json").read_text())
-    assert meta["start_timesteps"] == 64 and meta["resumed_from"] == str(checkpoint)
+    assert meta["start_timesteps"] == 64 and meta["resumed_from"] == portable_path(checkpoint)
+    assert not Path(meta["resumed_from"]).is_absolute()
     # the validation at step 64 (before the cut) is kept beside the new one at 128, so the
     # trial's score is its best over the whole run
     with np.load(run / "eval" / "foundation_cards.npz") as data:
