@@ -207,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     if path.is_file():
         saved = json.loads(path.read_text())
+        # a file written before --allocations existed compared the default pair
+        saved["settings"].setdefault("allocations", list(DEFAULT_ALLOCATIONS))
         if saved["settings"] != settings:
             parser.error(f"{path} holds other settings: {saved['settings']}")
         rows = saved["rows"]
@@ -232,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
         wins = " / ".join(str(summary[name]["wins"]) for name in names)
         print(f"deal {deal}: {played}; wins {wins}", flush=True)
     summary = summarize(rows, names)
+    # the settings and the summary as this version writes them (a finished file read again)
+    path.write_text(json.dumps({"settings": settings, "summary": summary, "rows": rows}, indent=1))
     print(json.dumps(summary, indent=1))
     return 0
 
