@@ -342,7 +342,10 @@ def _check_summary(name: str, s: AgentSummary, report: Report) -> None:
             f"{s.sem_foundation_cards!r}, not the standard deviation over the root of {n}",
         )
     half = Z95 * s.sem_foundation_cards
-    low, high = max(0.0, s.mean_foundation_cards - half), min(104.0, s.mean_foundation_cards + half)
+    low, high = (
+        max(0.0, s.mean_foundation_cards - half),
+        min(float(N_CARDS), s.mean_foundation_cards + half),
+    )
     if not (_close(s.foundation_cards_ci95[0], low) and _close(s.foundation_cards_ci95[1], high)):
         raise _fail(
             f"{at}.foundation_cards_ci95",

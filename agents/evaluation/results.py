@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from fortythieves_env.rules.cards import N_CARDS
+
 __all__ = [
     "UNPROVED_NOTE",
     "Z95",
@@ -110,7 +112,10 @@ def summarize(results: Sequence[EpisodeResult]) -> dict[str, Any]:
         "mean_foundation_cards": mean,
         "std_foundation_cards": std,
         "sem_foundation_cards": sem,
-        "foundation_cards_ci95": [max(0.0, mean - Z95 * sem), min(104.0, mean + Z95 * sem)],
+        "foundation_cards_ci95": [
+            max(0.0, mean - Z95 * sem),
+            min(float(N_CARDS), mean + Z95 * sem),
+        ],
         "mean_episode_length": float(np.mean([r.length for r in results])) if n else 0.0,
         "truncated": sum(r.truncated for r in results),
         "stuck": sum(r.stuck for r in results),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fortythieves_env.rules.actions import COLUMN_TO_COLUMN, WASTE_TO_COLUMN, codec_for
+from fortythieves_env.rules.cards import N_CARDS
 from fortythieves_env.rules.checks import INT64_MAX, checked_int
 from fortythieves_env.rules.core import H_NACT, FastTables, apply, legal_actions, tables_for
 from fortythieves_env.rules.greedy import rollout
@@ -59,7 +60,7 @@ def _score_moves(
             reached, played = rollout(work, tb, legal, horizon, stall)
             cards[j] += reached
             moves_played[j] += played
-            if reached == 104:
+            if reached == N_CARDS:
                 wins[j] += 1
 
 
@@ -270,7 +271,7 @@ def _samples(
     return out
 
 
-_UNKNOWN_WEIGHT = 0.5 / 104.0
+_UNKNOWN_WEIGHT = 0.5 / float(N_CARDS)
 """A sample whose solve ran out of nodes is worth ``cards / 208`` (below 1/2): less than a
 win, more than a proven loss, more with more foundation cards on the line the solver met."""
 

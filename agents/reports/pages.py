@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from fortythieves_env import VARIANTS, FortyThievesEnv, VariantSpec, env_id
+from fortythieves_env.rules.cards import N_CARDS
 from fortythieves_env.rules.variants import Build
 
 from ..evaluation.leaderboard import ReportError, leaderboard_table, read_report
@@ -88,7 +89,7 @@ def rule_book_notes(spec: VariantSpec, rules: str) -> list[str]:
 
 def spelled_rules(spec: VariantSpec) -> list[str]:
     """The rules of ``spec`` as sentences, from its fields alone."""
-    dealt = 104 - 8 * spec.aces_on_foundations
+    dealt = N_CARDS - 8 * spec.aces_on_foundations
     out = []
     if spec.aces_on_foundations:
         out.append("The 8 Aces start on the foundations; the other 96 cards are shuffled.")

@@ -50,6 +50,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fortythieves_env.rules.cards import N_CARDS
+
 from ..config import Config, ConfigError, YAMLProblem, dump_config, load_config, load_yaml
 from ..run_folder import RunFolder
 
@@ -127,7 +129,7 @@ def _mean_interval(scores: Sequence[float]) -> tuple[float | None, list[float] |
         return mean, None
     sd = math.sqrt(math.fsum((x - mean) ** 2 for x in scores) / (n - 1))
     half = t_quantile(0.975, n - 1) * sd / math.sqrt(n)
-    return mean, [max(0.0, mean - half), min(104.0, mean + half)]
+    return mean, [max(0.0, mean - half), min(float(N_CARDS), mean + half)]
 
 
 # ---------------------------------------------------------------------- the plan

@@ -14,7 +14,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..rules.cards import CARD_NAMES, SUITS
+from ..rules.cards import CARD_NAMES, N_CARDS, SUITS
 from ..rules.checks import checked_int, checked_options
 from ..rules.engine import IllegalMoveError, InvalidPositionError, rules_for
 from ..rules.episode import NOT_COUNTED, EpisodeMixin, episode_step, step_outcome
@@ -454,7 +454,7 @@ class FortyThievesEnv(EpisodeMixin, gym.Env[np.ndarray, np.int64]):
         info = {
             "action_mask": self._mask.copy(),
             "foundation_cards": fcards,
-            "is_success": fcards == 104,
+            "is_success": fcards == N_CARDS,
             "illegal_action": packed < 0,
         }
         return self._obs.copy(), reward, terminated, False, info

@@ -73,6 +73,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..rules.actions import ActionCodec
+from ..rules.cards import N_CARDS
 from ..rules.observation import LATEST_VERSION, ObservationLayout
 from ..rules.tables import tables_for
 from ..rules.variants import (
@@ -260,7 +261,7 @@ MAX_DEALT = FAMILY_BOUNDS.face_down[1] + FAMILY_BOUNDS.face_up[1]
 COLUMN_SLOTS = MAX_DEALT + 12
 """Card slots per column of the shared observation (20): the
 :attr:`~fortythieves_env.VariantSpec.max_visible` of a column dealt :data:`MAX_DEALT` cards."""
-STOCK_SLOTS = 104 - FAMILY_BOUNDS.n_columns[0] * 1
+STOCK_SLOTS = N_CARDS - FAMILY_BOUNDS.n_columns[0] * 1
 """Waste (and known-stock) slots of the shared observation (97): the largest stock in the
 bounds, 7 columns of one card."""
 

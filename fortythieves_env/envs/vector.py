@@ -22,6 +22,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from ..rules.cards import N_CARDS
 from ..rules.checks import checked_int, checked_options, is_int
 from ..rules.core import refresh, tables_for
 from ..rules.engine import (
@@ -715,7 +716,7 @@ class FortyThievesVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         counts[C_ELAPSED, i] = 0
         counts[C_IDLE, i] = 0
         flags = self._flags
-        flags[F_SUCCESS, i] = state.foundation_cards == 104
+        flags[F_SUCCESS, i] = state.foundation_cards == N_CARDS
         flags[F_ILLEGAL, i] = False
         flags[F_DEAL, i] = False
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..rules.cards import N_CARDS
 from ..rules.core import H_DECODE, H_FD, H_NACT
 from ..rules.core import step as _fast_step
 from ..rules.engine import COLUMN_TO_COLUMN
@@ -97,7 +98,7 @@ def _step_game(
     flags[F_TERM, i] = terminated
     flags[F_TRUNC, i] = truncated
     flags[F_ILLEGAL, i] = packed < 0
-    flags[F_SUCCESS, i] = fcards == 104
+    flags[F_SUCCESS, i] = fcards == N_CARDS
     if terminated or truncated:
         if iparams[P_SAME_STEP] != 0:
             flags[F_DEAL, i] = True

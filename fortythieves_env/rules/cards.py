@@ -19,6 +19,9 @@ RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 N_CODES = 53
 """Number of card codes including 0 (no card)."""
+N_CARDS = 104
+"""Cards in the game: two standard decks of 52 (``RULES.md``, "Terms"); a game is won when
+all of them are on the foundations."""
 
 #: ``RANK[code]`` is 0 (Ace) .. 12 (King); ``RANK[0]`` is -1.
 RANK: tuple[int, ...] = (-1, *(c % 13 for c in range(52)))

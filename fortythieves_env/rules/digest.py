@@ -63,7 +63,7 @@ RULE_SOURCES: tuple[str, ...] = (
     "variants:VariantSpec.tableau_cards",
     "variants:VariantSpec.stock_size",
     "variants:VariantSpec.max_move",
-    "engine:N_CARDS",
+    "cards:N_CARDS",
     "rule_table:KING",
     "variants:EmptyColumn",
     "rule_table:EmptyColumnRule",

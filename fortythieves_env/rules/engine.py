@@ -70,7 +70,7 @@ from .actions import (
     ActionCodec,
     Move,
 )
-from .cards import CARD_NAMES, RANK
+from .cards import CARD_NAMES, N_CARDS, RANK
 from .checks import is_int
 from .rule_table import EMPTY_COLUMN_RULES
 from .state import GameState
@@ -91,8 +91,6 @@ __all__ = [
     "Rules",
     "rules_for",
 ]
-
-N_CARDS = 104
 
 
 class IllegalMoveError(ValueError):

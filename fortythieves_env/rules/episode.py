@@ -41,6 +41,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from .actions import COLUMN_TO_COLUMN, DRAW, REDEAL, Move
+from .cards import N_CARDS
 
 __all__ = ["NOT_COUNTED", "EpisodeMixin", "episode_step", "step_outcome"]
 
@@ -76,9 +77,9 @@ def step_outcome(
     n_legal = packed >> 8
     foundation_cards = (packed >> 1) & 127
     reward = (packed & 1) * reward_per_card
-    if foundation_cards == 104:
+    if foundation_cards == N_CARDS:
         reward += win_bonus
-    return reward, foundation_cards == 104 or n_legal == 0, n_legal, foundation_cards
+    return reward, foundation_cards == N_CARDS or n_legal == 0, n_legal, foundation_cards
 
 
 @register_jitable
@@ -216,7 +217,7 @@ class EpisodeMixin:
         info = {  # _info's, written out: the hot path
             "action_mask": self._mask.copy(),
             "foundation_cards": fcards,
-            "is_success": fcards == 104,
+            "is_success": fcards == N_CARDS,
             "illegal_action": packed < 0,
         }
         return obs.copy(), reward, terminated, truncated, info
@@ -228,6 +229,6 @@ class EpisodeMixin:
         return {
             "action_mask": self._mask.copy(),
             "foundation_cards": fcards,
-            "is_success": fcards == 104,
+            "is_success": fcards == N_CARDS,
             "illegal_action": illegal,
         }

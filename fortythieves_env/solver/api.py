@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..rules.cards import N_CARDS
 from ..rules.checks import INT64_MAX, checked_int
 from ..rules.core import tables_for
 from ..rules.engine import InvalidPositionError, rules_for
@@ -280,7 +281,7 @@ def solve(
     used_nodes = 0
     actions: list[int] = []
     search: _Search | None = None
-    if state.foundation_cards == 104:
+    if state.foundation_cards == N_CARDS:
         status, used_nodes = WON, 1
     elif step_limit == 0:
         status, used_nodes = LOST, 1  # not won, and no move may be made

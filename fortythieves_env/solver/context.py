@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..rules.cards import N_CARDS
 from ..rules.checks import checked_int
 from ..rules.core import H_SCAL, S_FCARDS, tables_for
 from ..rules.variants import VariantSpec
@@ -128,8 +129,8 @@ class SolverContext:
         actions: tuple[int, ...] = ()
         found_by = ""
         cards = int(st[self._fcards])
-        if cards == 104:
-            return ArraySolve("won", 1, 104, (), "")
+        if cards == N_CARDS:
+            return ArraySolve("won", 1, N_CARDS, (), "")
         if limit == 0:
             return ArraySolve("lost", 1, cards, (), "")
         # pass 1: solve's, on the kept arrays
@@ -137,7 +138,7 @@ class SolverContext:
             self.rollout, st, limit, self.flags, self.build, max(1, nodes // 2), _go_on
         )
         if status == WON:
-            return ArraySolve("won", used_nodes, 104, tuple(line), "rollouts")
+            return ArraySolve("won", used_nodes, N_CARDS, tuple(line), "rollouts")
         cards = max(cards, int(self.rollout.nst[N_BEST_SCORE]))
         if used_nodes >= nodes:  # as solve's: the rollouts spent it all, no node for pass 2
             return ArraySolve("unknown", used_nodes, cards, (), "")
@@ -148,7 +149,7 @@ class SolverContext:
         used_nodes = search.nodes
         verdict: Status = "unknown"
         if status == WON:
-            verdict, found_by, cards = "won", "search", 104
+            verdict, found_by, cards = "won", "search", N_CARDS
             actions = tuple(search.line())
         elif status == LOST:
             verdict = "lost"

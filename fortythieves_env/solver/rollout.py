@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..rules.cards import N_CARDS
 from ..rules.core import (
     H_SCAL,
     S_FCARDS,
@@ -69,7 +70,7 @@ def _rollout(
     scal = tb[H_SCAL]
     _remember(keys, stamps, stamp, canonical_hash(st, tb))
     n = 0
-    while n < steps and st[scal + S_FCARDS] < 104 and nst[N_NODES] < hard:
+    while n < steps and st[scal + S_FCARDS] < N_CARDS and nst[N_NODES] < hard:
         count = _children(st, tb, flags, build, legal, kids, scores)
         chosen = -1
         for k in range(count):
@@ -116,7 +117,7 @@ def _nested(
             _remember(main_keys, main_stamps, 1, canonical_hash(cur, tb))
             nst[N_STAMP] = 2
             nst[N_BEST_SCORE] = -1
-        if cur[scal + S_FCARDS] == 104:
+        if cur[scal + S_FCARDS] == N_CARDS:
             nst[N_STATUS] = WON
             return WON
         left = limit - d
@@ -141,22 +142,22 @@ def _nested(
                 nst[N_STAMP] += 1
                 n = _rollout(ws, left - 1, flags, build, nst[N_STAMP], hard)
                 sc = tmp[scal + S_FCARDS]
-                if sc > nst[N_BEST_SCORE] or sc == 104:
+                if sc > nst[N_BEST_SCORE] or sc == N_CARDS:
                     best[0] = main_kids[k]
                     best[1 : n + 1] = rbuf[:n]
                     nst[N_BEST_LEN] = n + 1
                     nst[N_OFF] = 0
                     nst[N_BEST_SCORE] = sc
-                    if sc == 104:
+                    if sc == N_CARDS:
                         break
             off = nst[N_OFF]
-            if nst[N_BEST_SCORE] < 104 and nst[N_NODES] >= hard:
+            if nst[N_BEST_SCORE] < N_CARDS and nst[N_NODES] >= hard:
                 nst[N_STATUS] = DONE
                 return DONE
             if nst[N_BEST_LEN] <= off:
                 nst[N_STATUS] = DONE
                 return DONE
-        if nst[N_BEST_SCORE] == 104:
+        if nst[N_BEST_SCORE] == N_CARDS:
             # the best line wins: play it out
             for k in range(off, nst[N_BEST_LEN]):
                 line[nst[N_DEPTH]] = best[k]
