@@ -147,7 +147,6 @@ def docstrings(tree: ast.AST) -> Iterator[tuple[str | None, str, int]]:
 
 def main() -> int:
     """Check every role of both packages; print those that do not resolve."""
-    sys.path.insert(0, str(ROOT))
     bad = []
     total = 0
     for folder, pkg in PACKAGES.items():
