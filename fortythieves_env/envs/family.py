@@ -259,8 +259,7 @@ MAX_COLUMNS = FAMILY_BOUNDS.n_columns[1]
 MAX_DEALT = FAMILY_BOUNDS.face_down[1] + FAMILY_BOUNDS.face_up[1]
 """The most cards dealt to a column in the bounds (8)."""
 COLUMN_SLOTS = MAX_DEALT + 12
-"""Card slots per column of the shared observation (20): the
-:attr:`~fortythieves_env.VariantSpec.max_visible` of a column dealt :data:`MAX_DEALT` cards."""
+"""Card slots per column of the shared observation (20): a column's ``max_visible`` at 8 dealt."""
 STOCK_SLOTS = N_CARDS - FAMILY_BOUNDS.n_columns[0] * 1
 """Waste (and known-stock) slots of the shared observation (97): the largest stock in the
 bounds, 7 columns of one card."""

@@ -171,7 +171,7 @@ def test_an_edit_of_a_rule_changes_the_digest(package_copy: Path) -> None:
         ("envs/env.py", "win_bonus: float = 10.0,", "win_bonus: float = 20.0,"),
         (
             "rules/episode.py",
-            "foundation_cards == 104 or n_legal == 0, n_legal",
+            "foundation_cards == N_CARDS or n_legal == 0, n_legal",
             "n_legal == 0, n_legal",
         ),
         ("rules/episode.py", "(packed & 1) > 0 or face_down_after", "face_down_after"),
