@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 from pathlib import Path
 from types import ModuleType
 
@@ -49,3 +50,43 @@ def test_the_summary_tests_each_setting_against_the_first() -> None:
     assert summary["ucb-irreversible vs halving"]["ucb-irreversible_only_wins"] == 1
     with pytest.raises(SystemExit):
         script.main(["LittleForty", "--allocations", "ucb", "ucb"])  # one setting
+
+
+def test_the_learned_leaf_setting_is_halving_with_the_learned_value() -> None:
+    script = _script()
+    args = argparse.Namespace(seconds=0.1, nodes=1000, ucb_c=2.0, ucb_batch=10, ucb_plays=3000)
+    learned = script.budget_for("halving-learned", args)
+    assert (learned.allocation, learned.leaf) == ("halving", "learned")
+    assert script.budget_for("halving", args).leaf == "cards"
+
+
+def test_reuse_takes_the_saved_rows_after_replaying_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second comparison reuses the first one's halving rows (replayed and found equal),
+    and refuses a file whose saved game differs from today's or whose settings differ."""
+    script = _script()
+    common = ["FortyThieves", "--deals", "1", "--seconds", "0.001", "--nodes", "20"]
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert script.main([*common, "--allocations", "halving", "ucb", "--out", str(first)]) == 0
+    saved = json.loads((first / "deals.json").read_text())
+    argv = [*common, "--allocations", "halving", "ucb-irreversible", "--verify", "3"]
+    reuse = ["--reuse", str(first / "deals.json")]
+    assert script.main([*argv, *reuse, "--out", str(second)]) == 0
+    out = capsys.readouterr().out
+    assert "deal 0 with halving replayed: the same game" in out  # --verify 3: the one deal
+    again = json.loads((second / "deals.json").read_text())
+    assert [r["halving"] for r in again["rows"]] == [r["halving"] for r in saved["rows"]]
+    assert again["settings"]["reused"]["settings"] == ["halving"]
+    saved["rows"][0]["halving"]["moves"] += 1
+    (tmp_path / "bad.json").write_text(json.dumps(saved))
+    bad = ["--reuse", str(tmp_path / "bad.json"), "--out", str(tmp_path / "third")]
+    with pytest.raises(SystemExit):
+        script.main([*argv, *bad])
+    assert "deal 0 with halving plays differently today" in capsys.readouterr().err
+    saved["settings"]["nodes_per_sample"] = 1000
+    (tmp_path / "other.json").write_text(json.dumps(saved))
+    other = ["--reuse", str(tmp_path / "other.json"), "--out", str(tmp_path / "fourth")]
+    with pytest.raises(SystemExit):
+        script.main([*argv, *other])
+    assert "nodes_per_sample is 1000 there, 20 here" in capsys.readouterr().err

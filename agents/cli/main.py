@@ -7,7 +7,7 @@ Usage::
     fortythieves evaluate RUN_OR_MODEL [--episodes N] [--variant V] [--json PATH] [--per-episode]
                           [--baselines [random] [greedy] [search]] [--stochastic] [--seed S]
                           [--search-samples K] [--search-allocation {uniform,halving,ucb}]
-                          [--search-arms {moves,irreversible}]
+                          [--search-arms {moves,irreversible}] [--search-leaf {cards,learned}]
                           [--search-horizon H] [--search-method {rollouts,solve}]
                           [--search-budget SECONDS] [--search-nodes N]
                           [--no-progress] [--save-games DIR] [--solver-results FILE]

@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_UCB_BATCH",
     "DEFAULT_UCB_C",
     "DEFAULT_UCB_PLAYS",
+    "LEAVES",
     "MAX_NODES_PER_SAMPLE",
     "MAX_SAMPLES",
     "MAX_SECONDS",
@@ -47,6 +48,10 @@ ARMS = ("moves", "irreversible")
 """What the arms of ``allocation="ucb"`` are (:class:`SearchBudget`'s ``arms``): the candidate
 moves, or lonelybot's first irreversible moves reachable through reversible play
 (:mod:`~fortythieves_agents.players.search_arms`)."""
+LEAVES = ("cards", "learned")
+"""What a sample's solve that runs out of nodes is worth (:class:`SearchBudget`'s ``leaf``):
+``cards / 208`` of the best line met, or the variant's learned leaf value
+(:mod:`~fortythieves_agents.players.search_leaf`)."""
 METHODS = ("rollouts", "solve")
 """How a candidate is valued on a sample: greedy rollouts, or the solver (:class:`SearchBudget`)."""
 DEFAULT_NODES = 1_000
@@ -133,6 +138,11 @@ class SearchBudget:
             a path of reversible moves and the irreversible move it leads to, the agent
             playing the chosen arm's first move;
             :mod:`~fortythieves_agents.players.search_arms`).
+        leaf: ``method="solve"``: the value of a sample whose solve ran out of nodes (one of
+            :data:`LEAVES`): ``"cards"`` (the default: the foundation cards of the best
+            line met, ``/ 208``) or ``"learned"`` (the variant's fitted prediction of a
+            solve with 300 times the nodes, :mod:`~fortythieves_agents.players.search_leaf`;
+            the agent refuses a variant with none).
 
     Raises:
         ValueError: a count is not a positive integer (``int`` or a numpy integer, stored
@@ -145,7 +155,8 @@ class SearchBudget:
             number in ``[0, MAX_UCB_C]`` or ``ucb_batch`` / ``ucb_plays`` not an integer
             >= 1, or one of the three is not its default without ``allocation="ucb"``,
             ``arms`` is not one of :data:`ARMS`, or ``"irreversible"`` without
-            ``allocation="ucb"``.
+            ``allocation="ucb"``, or ``leaf`` is not one of :data:`LEAVES`, or
+            ``"learned"`` without ``method="solve"``.
     """
 
     samples: int = DEFAULT_SAMPLES
@@ -159,6 +170,7 @@ class SearchBudget:
     ucb_batch: int = DEFAULT_UCB_BATCH
     ucb_plays: int = DEFAULT_UCB_PLAYS
     arms: str = "moves"
+    leaf: str = "cards"
 
     def __post_init__(self) -> None:
         from fortythieves_env.rules.checks import (
@@ -179,6 +191,12 @@ class SearchBudget:
                 f"got {self.allocation!r}"
             )
         self._check_ucb()
+        if self.leaf not in LEAVES:
+            raise ValueError(
+                f"search budget: leaf must be one of {', '.join(LEAVES)}, got {self.leaf!r}"
+            )
+        if self.leaf != "cards" and self.method != "solve":
+            raise ValueError(f"search budget: leaf {self.leaf!r} needs method='solve'")
         if self.seconds is not None:
             ok = isinstance(self.seconds, int | float | np.integer | np.floating)
             if isinstance(self.seconds, bool) or not ok or not 0 < self.seconds <= MAX_SECONDS:

@@ -26,6 +26,7 @@ from fortythieves_env.solver import SolverContext, build_code, pruned_moves
 
 from .search_arms import MAX_ARMS, MAX_CLOSURE, Arms, irreversible_arms
 from .search_budget import DEFAULT_STALL, MAX_NODES_PER_SAMPLE
+from .search_leaf import N_FEATURES, LeafModel, leaf_features, leaf_model
 from .search_ucb import ucb_allocate, ucb_pulls
 
 if TYPE_CHECKING:
@@ -102,6 +103,12 @@ class _Variant:
         self.out = np.empty(n, dtype=np.int32)
         self.order = np.empty(n, dtype=np.int32)
         self._context: SolverContext | None = None
+        self.features = np.empty(N_FEATURES, dtype=np.float64)
+
+    def leaf(self, budget: SearchBudget) -> LeafModel | None:
+        """The leaf model ``budget.leaf`` asks for (None: ``"cards"``,
+        :mod:`.search_leaf`)."""
+        return leaf_model(self.spec.id) if budget.leaf == "learned" else None
 
     def context(self) -> SolverContext:
         """The variant's solver context (made at the first solve: it holds some MB)."""
@@ -359,8 +366,8 @@ def solve_scores(
     nodes = budget.nodes_for(count)
     if not view.unseen:
         nodes, k = min(MAX_NODES_PER_SAMPLE, nodes * k), 1
-    context = var.context()
-    limit = min(context.step_limit, budget.horizon_for(spec))
+    leaf = var.leaf(budget)
+    limit = min(var.context().step_limit, budget.horizon_for(spec))
     if steps_left is not None:
         limit = min(limit, int(steps_left) - 1)
     limit = max(limit, 0)
@@ -379,7 +386,7 @@ def solve_scores(
     for r, m in enumerate(per_round):
         for row in samples[start : start + m]:
             for j in alive.tolist():
-                total[j] += _sample_value(context, tb, row, moves[j], child, nodes, limit)
+                total[j] += _sample_value(var, leaf, row, moves[j], child, nodes, limit)
         start += m
         used[alive] += m
         last_round[alive] = r
@@ -399,8 +406,8 @@ def solve_scores(
 
 
 def _sample_value(
-    context: SolverContext,
-    tb: np.ndarray,
+    var: _Variant,
+    leaf: LeafModel | None,
     sample: np.ndarray,
     move: np.int64 | int,
     child: np.ndarray,
@@ -410,16 +417,22 @@ def _sample_value(
 ) -> float:
     """One sample's value of one candidate (:func:`solve_scores`, Values): ``move`` played
     on ``sample`` (into ``child``, overwritten; after the moves of ``path``, an arm of
-    :mod:`.search_arms`), the child solved with ``nodes`` nodes and ``limit`` steps: 1 won,
-    0 lost, ``cards / 208`` unknown."""
+    :mod:`.search_arms`), the child solved by the variant's context with ``nodes`` nodes
+    and ``limit`` steps: 1 won, 0 lost; unknown: ``cards / 208``, or with a ``leaf`` model
+    (``budget.leaf="learned"``) its prediction from the child's features and the solve's
+    cards (:mod:`.search_leaf`)."""
+    tb = var.tables.table
     child[:] = sample
     for a in path:
         apply(child, tb, np.int64(a))
     apply(child, tb, np.int64(move))
-    solved = context.run(child, nodes, limit)
+    solved = var.context().run(child, nodes, limit)
     if solved.status == "won":
         return 1.0
     if solved.status == "unknown":
+        if leaf is not None:
+            leaf_features(child, tb, var.features)
+            return leaf.value(var.features, solved.cards)
         return solved.cards * _UNKNOWN_WEIGHT
     return 0.0
 
@@ -461,7 +474,7 @@ def _ucb_solve_scores(
             return _arm_solve_scores(
                 var, view, template, moves, arms, budget, rng, pulls, nodes, limit, values, bonus
             )
-    context = var.context()
+    leaf = var.leaf(budget)
     child = np.empty_like(template)
     drawn: list[np.ndarray] = []
 
@@ -472,7 +485,7 @@ def _ucb_solve_scores(
         out = np.empty((len(chosen), m), dtype=np.float64)
         for i, row in enumerate(rows):
             for a, j in enumerate(chosen):
-                out[a, i] = _sample_value(context, tb, row, moves[j], child, nodes, limit)
+                out[a, i] = _sample_value(var, leaf, row, moves[j], child, nodes, limit)
         return out
 
     trace = ucb_allocate(
@@ -525,7 +538,7 @@ def _arm_solve_scores(
     tb = var.tables.table
     count = moves.shape[0]
     n_arms = len(arms)
-    context = var.context()
+    leaf = var.leaf(budget)
     child = np.empty_like(template)
     drawn: list[np.ndarray] = []
     place = {int(m): j for j, m in enumerate(moves.tolist())}
@@ -540,7 +553,8 @@ def _arm_solve_scores(
             for a, j in enumerate(chosen):
                 path = arms.paths[j]
                 left = max(limit - len(path), 0)
-                out[a, i] = _sample_value(context, tb, row, arms.moves[j], child, nodes, left, path)
+                move = arms.moves[j]
+                out[a, i] = _sample_value(var, leaf, row, move, child, nodes, left, path)
         return out
 
     arm_bonus = bonus[owner] if bonus is not None else None

@@ -5,7 +5,9 @@ once per setting of ``--allocations`` (default ``halving ucb``): ``halving``
 (``allocation="halving"``), ``ucb`` (``allocation="ucb"``, the candidate moves as arms) and
 ``ucb-irreversible`` (``allocation="ucb", arms="irreversible"``: lonelybot's arms, the first
 irreversible moves reachable through reversible play,
-:mod:`fortythieves_agents.players.search_arms`), with the same seed, seconds (turned into
+:mod:`fortythieves_agents.players.search_arms`) and ``halving-learned`` (``halving`` with
+``leaf="learned"``: the learned value for the samples the solver leaves unknown, issue 40,
+point 3, :mod:`fortythieves_agents.players.search_leaf`), with the same seed, seconds (turned into
 nodes at the fixed rate) and node cap per sample, so that every move has the same budget of
 solves under all (:func:`fortythieves_agents.players.search_ucb.ucb_pulls`)::
 
@@ -42,7 +44,7 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-ALLOCATIONS = ("halving", "ucb", "ucb-irreversible")
+ALLOCATIONS = ("halving", "ucb", "ucb-irreversible", "halving-learned")
 """The settings ``--allocations`` takes (:func:`budget_for`)."""
 DEFAULT_ALLOCATIONS = ("halving", "ucb")
 
@@ -111,8 +113,9 @@ def budget_for(name: str, args: argparse.Namespace) -> Any:
     from fortythieves_agents.players.search import SearchBudget
 
     common = {"method": "solve", "seconds": args.seconds, "nodes": args.nodes}
-    if name == "halving":
-        return SearchBudget(**common, allocation="halving")
+    if name.startswith("halving"):
+        leaf = "learned" if name == "halving-learned" else "cards"
+        return SearchBudget(**common, allocation="halving", leaf=leaf)
     return SearchBudget(
         **common,
         allocation="ucb",
@@ -154,6 +157,46 @@ def summarize(
     return out
 
 
+def _reused(
+    args: argparse.Namespace,
+    settings: dict[str, Any],
+    names: tuple[str, ...],
+    seeds: Any,
+    budgets: dict[str, Any],
+    parser: argparse.ArgumentParser,
+) -> dict[int, dict[str, Any]]:
+    """The rows of ``--reuse``'s file for the settings of ``names`` it holds, by deal; its
+    first ``--verify`` deals of each are played again and must give the same game (won,
+    foundation cards, moves), else the command stops with an error."""
+    try:
+        other = json.loads(args.reuse.read_text())
+    except (OSError, ValueError) as exc:
+        parser.error(f"argument --reuse: cannot read {args.reuse}: {exc}")
+    theirs = other.get("settings", {})
+    for key in ("variant", "seconds_per_move", "nodes_per_sample", "seed"):
+        if theirs.get(key) != settings[key]:
+            parser.error(
+                f"argument --reuse: {key} is {theirs.get(key)!r} there, {settings[key]!r} here"
+            )
+    found = {int(r["deal"]): {n: r[n] for n in names if n in r} for r in other.get("rows", [])}
+    kept = {n for r in found.values() for n in r}
+    for name in sorted(kept):
+        for deal in range(min(args.verify, args.deals)):
+            if name not in found.get(deal, {}):
+                continue
+            again = _play(args.variant, deal, int(seeds[deal]), budgets[name], args.seed)
+            saved = found[deal][name]
+            same = all(again[k] == saved[k] for k in ("won", "foundation_cards", "moves"))
+            if not same:
+                parser.error(
+                    f"argument --reuse: deal {deal} with {name} plays differently today "
+                    f"({again['foundation_cards']} cards in {again['moves']} moves, saved "
+                    f"{saved['foundation_cards']} in {saved['moves']}): play it again"
+                )
+            print(f"--reuse: deal {deal} with {name} replayed: the same game", flush=True)
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("variant", help="a registered variant, e.g. Indian")
@@ -171,6 +214,14 @@ def main(argv: list[str] | None = None) -> int:
         default=list(DEFAULT_ALLOCATIONS),
         help="the settings compared, the first against each other (default: halving ucb)",
     )
+    parser.add_argument(
+        "--reuse",
+        type=Path,
+        help="a deals.json of an earlier run (same variant, seconds, nodes, seed): its rows "
+        "of the settings it has are taken instead of playing them again, after replaying "
+        "the first --verify deals of each and finding them equal",
+    )
+    parser.add_argument("--verify", type=int, default=2, help="deals replayed with --reuse")
     parser.add_argument("--out", type=Path, help="default results/search/allocations/...")
     args = parser.parse_args(argv)
     names = tuple(dict.fromkeys(args.allocations))
@@ -203,6 +254,13 @@ def main(argv: list[str] | None = None) -> int:
         "ucb": {"c": args.ucb_c, "batch": args.ucb_batch, "plays": args.ucb_plays},
         "allocations": list(names),
     }
+    reused = _reused(args, settings, names, seeds, budgets, parser) if args.reuse else {}
+    if args.reuse:
+        settings["reused"] = {
+            "file": portable_command([str(args.reuse)], ROOT)[0],
+            "settings": sorted({n for r in reused.values() for n in r}),
+            "verified_deals": args.verify,
+        }
     path = out / "deals.json"
     rows: list[dict[str, Any]] = []
     if path.is_file():
@@ -220,7 +278,10 @@ def main(argv: list[str] | None = None) -> int:
     for deal in range(len(rows), args.deals):
         row: dict[str, Any] = {"deal": deal, "seed": int(seeds[deal])}
         for name in names:
-            row[name] = _play(args.variant, deal, int(seeds[deal]), budgets[name], args.seed)
+            if name in reused.get(deal, {}):
+                row[name] = reused[deal][name]
+            else:
+                row[name] = _play(args.variant, deal, int(seeds[deal]), budgets[name], args.seed)
         rows.append(row)
         summary = summarize(rows, names)
         path.write_text(

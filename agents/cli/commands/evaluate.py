@@ -23,6 +23,7 @@ from ...players.search_budget import (
     DEFAULT_PRIOR_TOP,
     DEFAULT_SAMPLES,
     DEFAULT_SECONDS,
+    LEAVES,
     MAX_NODES_PER_SAMPLE,
     MAX_SECONDS,
     METHODS,
@@ -190,6 +191,14 @@ def _add_search_arguments(ev: Any) -> None:
         "--search-allocation ucb)",
     )
     ev.add_argument(
+        "--search-leaf",
+        choices=LEAVES,
+        default=None,
+        help="search: the value of a sample whose solve runs out of nodes: cards (the best "
+        "line's foundation cards / 208, the default) or learned (the variant's fitted "
+        "prediction of a deeper solve; only variants with one, solving setting only)",
+    )
+    ev.add_argument(
         "--search-horizon",
         metavar="H",
         type=_int_in(1, SEARCH_HORIZON_MAX),
@@ -335,6 +344,8 @@ def _search_budget(args: argparse.Namespace) -> Any:
         )
         if value is not None
     ]
+    if args.search_leaf not in (None, "cards"):
+        solving.append("--search-leaf")
     if method == "rollouts" and solving:
         raise ConfigError(
             f"argument {solving[0]}: only with --search-method solve (rollouts take "
@@ -368,7 +379,21 @@ def _search_budget(args: argparse.Namespace) -> Any:
         nodes=args.search_nodes or DEFAULT_NODES,
         seconds=seconds,
         arms=arms,
+        leaf=args.search_leaf or "cards",
     )
+
+
+def _check_leaf(budget: Any, variant: str) -> None:
+    """Refuse ``--search-leaf learned`` for a variant with no fitted leaf value, before any
+    game (:func:`fortythieves_agents.players.search_leaf.leaf_model`)."""
+    inner = budget.budget if isinstance(budget, _GuidedBudget) else budget
+    if getattr(inner, "leaf", "cards") == "learned":
+        from ...players.search_leaf import leaf_model
+
+        try:
+            leaf_model(variant)
+        except ValueError as exc:
+            raise ConfigError(f"argument --search-leaf: {exc}") from None
 
 
 def _checked_search_options(args: argparse.Namespace) -> Any:
@@ -384,6 +409,7 @@ def _checked_search_options(args: argparse.Namespace) -> Any:
         args.search_horizon,
         args.search_allocation,
         args.search_arms,
+        args.search_leaf,
         args.search_method,
         args.search_budget,
         args.search_nodes,
@@ -396,7 +422,8 @@ def _checked_search_options(args: argparse.Namespace) -> Any:
         budget = _search_budget(args)
     elif options != (None,) * len(options):
         raise ConfigError(
-            "--search-samples, --search-allocation, --search-arms, --search-horizon, "
+            "--search-samples, --search-allocation, --search-arms, --search-leaf, "
+            "--search-horizon, "
             "--search-method, --search-budget, --search-nodes, --search-prior, "
             "--search-prior-top and "
             "--search-prior-weight are options of the search agent, which this evaluation "
@@ -455,6 +482,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
         )
     if args.search_prior is not None and not isinstance(budget, _GuidedBudget):
         budget = _GuidedBudget(budget, *_search_prior(args, variant))  # the search baseline's
+    _check_leaf(budget, variant)
     agents = [agent]
     agents += [  # on the same deals
         _make_agent(make_baseline, name, args.seed, budget)

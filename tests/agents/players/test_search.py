@@ -14,6 +14,7 @@ import pytest
 from fortythieves_agents.cli import main as cli
 from fortythieves_agents.cli.main import main
 from fortythieves_agents.evaluation.evaluate import play_deals, wilson_interval
+from fortythieves_agents.players import search_leaf
 from fortythieves_agents.players import search_scores as search_module
 from fortythieves_agents.players.baselines import AGENT_NAMES, greedy_actions, make_baseline
 from fortythieves_agents.players.search import (
@@ -179,12 +180,28 @@ UCB_ARMS = SearchBudget(
 )
 """The bandit over lonelybot's arms (issue 40, point 2): paths of reversible moves to the
 first irreversible ones, on the template of the view (:mod:`.search_arms`)."""
+LEARNED = SearchBudget(samples=3, horizon=300, method="solve", nodes=300, leaf="learned")
+"""Halving's solves with the learned value for the samples left unknown (issue 40, point 3;
+:func:`_leaf_models` gives every variant a model)."""
+
+
+@pytest.fixture(autouse=True)
+def _leaf_models(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The shipped leaf models, and for a variant with none a model that reads every feature
+    (so that a re-dealt unseen card would show in it if the features leaked one)."""
+    shipped = search_leaf._table()
+    weights = [-2.0, 3.0, -1.0, 0.5, -0.5, 1.0, -2.0, 1.5, 0.2, 0.7, 2.5]
+    table = {variant: {"weights": weights} for variant in VARIANTS} | shipped
+    monkeypatch.setattr(search_leaf, "_table", lambda: table)
+    search_leaf.leaf_model.cache_clear()
+    yield
+    search_leaf.leaf_model.cache_clear()
 
 
 @pytest.mark.parametrize(
     "budget",
-    [SMALL, HALVING, SOLVE, UCB, UCB_ARMS],
-    ids=["uniform", "halving", "solve", "ucb", "ucb-irreversible"],
+    [SMALL, HALVING, SOLVE, UCB, UCB_ARMS, LEARNED],
+    ids=["uniform", "halving", "solve", "ucb", "ucb-irreversible", "learned-leaf"],
 )
 @pytest.mark.parametrize("variant", ["NumberTen", "RankAndFile", "Indian", "LittleForty"])
 def test_the_choice_does_not_change_when_the_unseen_cards_are_re_dealt(
@@ -223,8 +240,8 @@ def test_the_choice_does_not_change_when_the_unseen_cards_are_re_dealt(
 
 @pytest.mark.parametrize(
     "budget",
-    [SMALL, SOLVE, UCB, UCB_ARMS],
-    ids=["rollouts", "solve", "ucb", "ucb-irreversible"],
+    [SMALL, SOLVE, UCB, UCB_ARMS, LEARNED],
+    ids=["rollouts", "solve", "ucb", "ucb-irreversible", "learned-leaf"],
 )
 @pytest.mark.parametrize("variant", ["LittleForty", "RankAndFile"])
 def test_scores_are_minus_inf_exactly_where_illegal_and_the_choice_is_legal(
