@@ -64,6 +64,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert not any(m.startswith("agents/") for m in members)  # not the OpenAI Agents SDK's name
     assert "fortythieves_env/py.typed" in members
     assert "fortythieves_agents/reports/__main__.py" in members  # the docs' tables, installed
+    assert "fortythieves_agents/players/leaf_values.json" in members  # the search's leaf values
     target = tmp_path / "site"
     install = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
