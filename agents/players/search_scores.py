@@ -8,7 +8,7 @@ and :class:`~fortythieves_agents.players.search.SearchHint` call :func:`scores_f
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -437,6 +437,41 @@ def _sample_value(
     return 0.0
 
 
+def _puller(
+    var: _Variant,
+    leaf: LeafModel | None,
+    view: PlayerView,
+    template: np.ndarray,
+    rng: np.random.Generator,
+    drawn: list[np.ndarray],
+    nodes: int,
+    limit: int,
+    moves: Sequence[int] | np.ndarray,
+    paths: Sequence[tuple[int, ...]] | None = None,
+) -> Callable[[list[int], int], np.ndarray]:
+    """The bandit's pull (:func:`~.search_ucb.ucb_allocate`'s ``pull``) over arms ``j``, each
+    the move ``moves[j]`` after the reversible moves ``paths[j]`` (none when ``paths`` is
+    None: the candidate moves as arms): ``pull(chosen, m)`` draws ``m`` fresh samples (the
+    first call's are appended to ``drawn``, the tie-break's samples) and returns the
+    :func:`_sample_value` of every chosen arm on each (``float64``, shape
+    ``(len(chosen), m)``), with ``limit`` minus the path's moves as the steps left."""
+    child = np.empty_like(template)
+
+    def pull(chosen: list[int], m: int) -> np.ndarray:
+        rows = _samples(var.tables, view, template, rng, m)
+        if not drawn:
+            drawn.append(rows)  # the first round's samples, shared by every arm
+        out = np.empty((len(chosen), m), dtype=np.float64)
+        for i, row in enumerate(rows):
+            for a, j in enumerate(chosen):
+                path = paths[j] if paths is not None else ()
+                left = max(limit - len(path), 0)
+                out[a, i] = _sample_value(var, leaf, row, moves[j], child, nodes, left, path)
+        return out
+
+    return pull
+
+
 def _ucb_solve_scores(
     var: _Variant,
     view: PlayerView,
@@ -474,20 +509,8 @@ def _ucb_solve_scores(
             return _arm_solve_scores(
                 var, view, template, moves, arms, budget, rng, pulls, nodes, limit, values, bonus
             )
-    leaf = var.leaf(budget)
-    child = np.empty_like(template)
     drawn: list[np.ndarray] = []
-
-    def pull(chosen: list[int], m: int) -> np.ndarray:
-        rows = _samples(var.tables, view, template, rng, m)
-        if not drawn:
-            drawn.append(rows)  # the first round's samples, shared by every candidate
-        out = np.empty((len(chosen), m), dtype=np.float64)
-        for i, row in enumerate(rows):
-            for a, j in enumerate(chosen):
-                out[a, i] = _sample_value(var, leaf, row, moves[j], child, nodes, limit)
-        return out
-
+    pull = _puller(var, var.leaf(budget), view, template, rng, drawn, nodes, limit, moves)
     trace = ucb_allocate(
         count, pulls, pull, budget.ucb_c, budget.ucb_batch, budget.ucb_plays, bonus
     )
@@ -538,24 +561,13 @@ def _arm_solve_scores(
     tb = var.tables.table
     count = moves.shape[0]
     n_arms = len(arms)
-    leaf = var.leaf(budget)
-    child = np.empty_like(template)
     drawn: list[np.ndarray] = []
     place = {int(m): j for j, m in enumerate(moves.tolist())}
     owner = np.array([place[int(f)] for f in arms.first.tolist()], dtype=np.int64)
 
-    def pull(chosen: list[int], m: int) -> np.ndarray:
-        rows = _samples(var.tables, view, template, rng, m)
-        if not drawn:
-            drawn.append(rows)  # the first round's samples, shared by every arm
-        out = np.empty((len(chosen), m), dtype=np.float64)
-        for i, row in enumerate(rows):
-            for a, j in enumerate(chosen):
-                path = arms.paths[j]
-                left = max(limit - len(path), 0)
-                move = arms.moves[j]
-                out[a, i] = _sample_value(var, leaf, row, move, child, nodes, left, path)
-        return out
+    pull = _puller(
+        var, var.leaf(budget), view, template, rng, drawn, nodes, limit, arms.moves, arms.paths
+    )
 
     arm_bonus = bonus[owner] if bonus is not None else None
     trace = ucb_allocate(
