@@ -88,7 +88,8 @@ def agent_label(name: str, summary: dict[str, Any], path: Path) -> str:
         if settings.get("method") == "solve":
             seconds = settings.get("budget_seconds_per_move")
             budget = f"{seconds:g} s" if seconds is not None else f"{settings.get('samples')}"
-            return f"search (solve {budget} per move)"
+            leaf = ", learned leaf" if settings.get("leaf") == "learned" else ""
+            return f"search (solve {budget} per move{leaf})"
         samples = settings.get("samples", 16)
         allocation = settings.get("allocation", "uniform")
         extra = "" if allocation == "uniform" else f", {allocation}"

@@ -373,6 +373,7 @@ class SearchAgent:
             "method": self.budget.method,
             "nodes_per_sample": self.budget.nodes if self.budget.method == "solve" else None,
             "budget_seconds_per_move": self.budget.seconds,
+            **({"leaf": self.budget.leaf} if self.budget.leaf != "cards" else {}),
             **(
                 {
                     "ucb_c": self.budget.ucb_c,

@@ -145,9 +145,11 @@ def _short(summary: dict[str, Any] | None) -> str:
 def is_default_search(settings: dict[str, Any]) -> bool:
     """The search agent's settings are its shipped default: the solving setting at
     :data:`fortythieves_agents.players.search.DEFAULT_SECONDS` per move, the default node
-    cap (:data:`~fortythieves_agents.players.search.DEFAULT_NODES`)."""
+    cap (:data:`~fortythieves_agents.players.search.DEFAULT_NODES`), sequential halving and
+    the default leaf value (``cards``: reports with no ``leaf`` key)."""
     return (
         settings.get("method") == "solve"
+        and settings.get("leaf", "cards") == "cards"
         and settings.get("budget_seconds_per_move") == DEFAULT_SECONDS
         and settings.get("nodes_per_sample") == DEFAULT_NODES
         and settings.get("allocation") == "halving"

@@ -208,3 +208,23 @@ def test_evaluate_refuses_a_learned_leaf_where_none_was_fitted(
     err = capsys.readouterr().err
     assert "no learned leaf value for 'Maria'; fitted for: Indian" in err, err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_reports_name_the_learned_leaf_and_tables_keep_it_apart() -> None:
+    """The agent's settings say ``leaf`` only when it is not the default, the leaderboard
+    labels such a row, and the README's search column (the default budget) skips it."""
+    from fortythieves_agents.evaluation.leaderboard import agent_label
+    from fortythieves_agents.players.search import SearchAgent
+    from fortythieves_agents.reports.summary import is_default_search
+
+    default = SearchAgent(0, SearchBudget(method="solve", seconds=0.1)).description()
+    learned = SearchAgent(0, SearchBudget(method="solve", seconds=0.1, leaf="learned"))
+    settings = learned.description()
+    assert "leaf" not in default and settings["leaf"] == "learned"
+    assert is_default_search(default) and not is_default_search(settings)
+    summary = {"settings": settings}
+    label = agent_label("search", summary, Path("results/search/x.json"))
+    assert label == "search (solve 0.1 s per move, learned leaf)"
+    assert agent_label("search", {"settings": default}, Path("x.json")) == (
+        "search (solve 0.1 s per move)"
+    )
