@@ -90,3 +90,32 @@ def test_reuse_takes_the_saved_rows_after_replaying_them(
     with pytest.raises(SystemExit):
         script.main([*argv, *other])
     assert "nodes_per_sample is 1000 there, 20 here" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        "not a list",
+        [None],
+        [{"deal": "0", "seed": 2_000_000_000}],
+        [{"deal": 0, "seed": 1, "halving": {}}],
+        [{"deal": 5, "seed": 2_000_000_005}],
+        [{"deal": 0, "seed": 2_000_000_000, "halving": {"won": True}}],
+    ],
+    ids=["rows-not-a-list", "row-not-a-dict", "deal-not-an-int", "wrong-seed", "deal-out-of-range", "play-missing-keys"],
+)  # fmt: skip
+def test_reuse_refuses_a_hostile_file_in_one_line(
+    rows: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = _script()
+    settings = {"variant": "FortyThieves", "seconds_per_move": 0.001, "nodes_per_sample": 20,
+                "seed": 0}  # fmt: skip
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(json.dumps({"settings": settings, "rows": rows}))
+    argv = ["FortyThieves", "--deals", "1", "--seconds", "0.001", "--nodes", "20"]
+    argv += ["--reuse", str(hostile), "--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit):
+        script.main(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "holds a row that is no saved deal" in err[-1], err
+    assert not (tmp_path / "out" / "deals.json").exists()

@@ -76,6 +76,10 @@ def sign_test(wins_a: int, wins_b: int) -> float:
     return min(1.0, 2.0 * tail)
 
 
+_PLAY_KEYS = ("won", "foundation_cards", "moves", "stuck", "nodes", "solves", "cpu_seconds")
+"""What :func:`_play` records of a deal (a row reused by ``--reuse`` must have them all)."""
+
+
 def _play(variant: str, deal: int, seed: int, budget: Any, agent_seed: int) -> dict[str, Any]:
     """One deal with one budget: the result, the solver's work and the time."""
     from fortythieves_agents.evaluation.evaluate import play_deals
@@ -172,13 +176,27 @@ def _reused(
         other = json.loads(args.reuse.read_text())
     except (OSError, ValueError) as exc:
         parser.error(f"argument --reuse: cannot read {args.reuse}: {exc}")
-    theirs = other.get("settings", {})
+    theirs = other.get("settings") if isinstance(other, dict) else None
+    theirs = theirs if isinstance(theirs, dict) else {}
     for key in ("variant", "seconds_per_move", "nodes_per_sample", "seed"):
         if theirs.get(key) != settings[key]:
             parser.error(
                 f"argument --reuse: {key} is {theirs.get(key)!r} there, {settings[key]!r} here"
             )
-    found = {int(r["deal"]): {n: r[n] for n in names if n in r} for r in other.get("rows", [])}
+    found: dict[int, dict[str, Any]] = {}
+    saved_rows = other.get("rows")
+    for r in saved_rows if isinstance(saved_rows, list) else [None]:
+        deal = r.get("deal") if isinstance(r, dict) else None
+        ok = isinstance(deal, int) and 0 <= deal < len(seeds) and r.get("seed") == int(seeds[deal])
+        played = {n: r[n] for n in names if n in r} if ok else {}
+        if not ok or not all(
+            isinstance(p, dict) and set(_PLAY_KEYS) <= set(p) for p in played.values()
+        ):
+            shown = repr(r)[:120]
+            parser.error(
+                f"argument --reuse: {args.reuse} holds a row that is no saved deal: {shown}"
+            )
+        found[deal] = played
     kept = {n for r in found.values() for n in r}
     for name in sorted(kept):
         for deal in range(min(args.verify, args.deals)):
