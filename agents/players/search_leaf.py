@@ -46,6 +46,7 @@ __all__ = [
     "DEEP_NODES",
     "FEATURES",
     "N_FEATURES",
+    "UNKNOWN_WEIGHT",
     "LeafModel",
     "fitted_variants",
     "leaf_features",
@@ -74,6 +75,10 @@ on a card that takes them by the build rule); the redeals left; the lowest found
 height / 13; and the capped solve's best-line foundation cards / 104."""
 
 N_FEATURES = len(FEATURES)
+UNKNOWN_WEIGHT = 0.5 / float(N_CARDS)
+"""A sample whose solve ran out of nodes is worth ``cards / 208`` (below 1/2) by default
+(``leaf="cards"``): less than a win, more than a proven loss, more with more foundation
+cards on the line the solver met. The learned model's labels use the same scale."""
 DEEP_NODES = 300_000
 """The node cap of the solve whose verdict the model predicts (the training labels)."""
 _SCALE = 1.0 / float(N_CARDS)

@@ -26,7 +26,7 @@ from fortythieves_env.solver import SolverContext, build_code, pruned_moves
 
 from .search_arms import MAX_ARMS, MAX_CLOSURE, Arms, irreversible_arms
 from .search_budget import DEFAULT_STALL, MAX_NODES_PER_SAMPLE
-from .search_leaf import N_FEATURES, LeafModel, leaf_features, leaf_model
+from .search_leaf import N_FEATURES, UNKNOWN_WEIGHT, LeafModel, leaf_features, leaf_model
 from .search_ucb import ucb_allocate, ucb_pulls
 
 if TYPE_CHECKING:
@@ -278,11 +278,6 @@ def _samples(
     return out
 
 
-_UNKNOWN_WEIGHT = 0.5 / float(N_CARDS)
-"""A sample whose solve ran out of nodes is worth ``cards / 208`` (below 1/2): less than a
-win, more than a proven loss, more with more foundation cards on the line the solver met."""
-
-
 def solve_scores(
     spec: VariantSpec,
     view: PlayerView,
@@ -433,7 +428,7 @@ def _sample_value(
         if leaf is not None:
             leaf_features(child, tb, var.features)
             return leaf.value(var.features, solved.cards)
-        return solved.cards * _UNKNOWN_WEIGHT
+        return solved.cards * UNKNOWN_WEIGHT
     return 0.0
 
 

@@ -45,6 +45,7 @@ from fortythieves_agents.players.search_leaf import (
     DEEP_NODES,
     FEATURES,
     N_FEATURES,
+    UNKNOWN_WEIGHT,
     leaf_features,
 )
 from fortythieves_agents.seeds import VALIDATION_START
@@ -61,7 +62,7 @@ SHIPPED = ROOT / "agents" / "players" / "leaf_values.json"
 
 
 def _label(status: str, cards: int) -> float:
-    return 1.0 if status == "won" else 0.0 if status == "lost" else cards * 0.5 / N_CARDS
+    return 1.0 if status == "won" else 0.0 if status == "lost" else cards * UNKNOWN_WEIGHT
 
 
 def gather(args: argparse.Namespace) -> list[dict]:
@@ -218,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     groups = [(r["deal"], r["move"], r["sample"]) for r in rows]
     test = np.flatnonzero(held)
     learned = 1.0 / (1.0 + np.exp(-(x[test] @ w)))
-    default = np.array([rows[i]["shallow_cards"] * 0.5 / N_CARDS for i in test.tolist()])
+    default = np.array([rows[i]["shallow_cards"] * UNKNOWN_WEIGHT for i in test.tolist()])
     tgroups = [groups[i] for i in test.tolist()]
     figures = {
         "rows": len(rows),
