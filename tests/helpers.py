@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib.util
 import io
 import os
 import subprocess
@@ -18,6 +19,7 @@ import threading
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -135,3 +137,13 @@ def fifo(path: Path) -> Iterator[Path]:
     finally:
         stop.set()
         thread.join()
+
+
+def load_script(path: Path, name: str) -> ModuleType:
+    """The script at ``path`` (not a package module) loaded as module ``name``, for its
+    functions; not entered in ``sys.modules``."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

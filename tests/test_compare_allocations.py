@@ -4,22 +4,18 @@ its summary, each setting against the first."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from helpers import load_script
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "search" / "compare_allocations.py"
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("compare_allocations", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "compare_allocations")
 
 
 def test_the_settings_are_halving_ucb_and_ucb_over_lonelybots_arms() -> None:

@@ -3,7 +3,6 @@ the fit, and the models' file it writes."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -11,16 +10,13 @@ from types import ModuleType
 import numpy as np
 import pytest
 from fortythieves_agents.players.search_leaf import FEATURES, LeafModel
+from helpers import load_script
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "search" / "fit_leaf_value.py"
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fit_leaf_value", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "fit_leaf_value")
 
 
 def test_the_fit_recovers_a_logistic_model_from_soft_labels() -> None:

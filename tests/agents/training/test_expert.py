@@ -786,14 +786,9 @@ def test_the_refit_scripts_soft_targets_are_the_values_softmax() -> None:
     """scripts/expert/refit_targets.py's soft targets from saved values: the softmax of the
     valued moves' values over the temperature (the search's soft targets), nothing on a move
     the search did not value, and the labelled target kept where it valued none."""
-    import importlib.util
+    from helpers import load_script
 
-    spec = importlib.util.spec_from_file_location(
-        "refit_targets", ROOT / "scripts" / "expert" / "refit_targets.py"
-    )
-    assert spec is not None and spec.loader is not None
-    refit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(refit)
+    refit = load_script(ROOT / "scripts" / "expert" / "refit_targets.py", "refit_targets")
     values = np.array([[0.5, np.nan, 0.25], [np.nan, np.nan, np.nan]])
     labelled = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], dtype=np.float32)
     out = refit._soft(values, labelled, 0.05)
