@@ -65,7 +65,7 @@ from ..training.train import (
     default_run_dir,
     run_folder_of,
 )
-from .agents import FamilyGreedyAgent, is_family_model, tag_family_model
+from .agents import FamilyGreedyAgent, is_family_model, tag_family_model, trained_on
 from .config import FamilyConfig
 from .envs import FamilyBatchedVecEnv, play_family_deals
 
@@ -74,6 +74,7 @@ __all__ = [
     "build_family_model",
     "family_record",
     "make_family_vec_env",
+    "played_model_record",
     "train_family",
 ]
 
@@ -479,6 +480,14 @@ def _learn(
     return status, model_path, seconds
 
 
+def played_model_record(meta: dict[str, Any], model: Path) -> dict[str, Any]:
+    """What a zero-shot report says its network was trained on: the run's ``family`` record
+    (``run.json``) with the steps of ``model``, the zip played (the best on the validation
+    deals, often well before the run's last step), not the run's steps."""
+    steps = trained_on(model).get("timesteps", meta["timesteps"])
+    return {**meta["family"], "timesteps": steps}
+
+
 def _after_training(
     config: FamilyConfig,
     run: Path,
@@ -674,8 +683,9 @@ def _final_evaluation(
             progress,
             echo=lambda line: console.print(line, markup=False, highlight=False),
         )
-        trained = {**meta["family"], "timesteps": meta["timesteps"]}
-        report = zero_shot_report(chosen, games, trained, zs.episodes, zs.outside)
+        report = zero_shot_report(
+            chosen, games, played_model_record(meta, chosen), zs.episodes, zs.outside
+        )
         report["model"] = str(chosen.relative_to(run))
         meta["final_evaluation_seconds"] = round(time.perf_counter() - began, 2)
         _write_json(RunFolder(run).run_json, meta)

@@ -69,3 +69,22 @@ def test_the_comparison_reads_the_runs_and_the_shipped_target(tmp_path: Path) ->
     assert "| finetuned | 200,000 | 30.0% (100 deals, step 200,000) |" in table
     assert curve["best_step"] == 200_000
     assert "Goal (fine-tuned reaches the target in at most half the steps): met." in table
+
+
+def test_the_goal_is_judged_on_the_step_of_the_model_the_test_deals_played(
+    tmp_path: Path,
+) -> None:
+    """A run planned at half the shipped steps ends up to one rollout above them (300,032
+    planned, 301,056 run on Number Ten): its best model, of a step within the half, meets
+    the goal; a best model past the half does not."""
+    one = fake_run(tmp_path / "one", [0], [[False]], 0)
+    half = compare_runs("NumberTen", one, None, ROOT / "results")["target"]["half_budget"]
+    assert half == 300_032
+    wins_then_not = [[True] * 4, [False] * 4]
+    within = fake_run(tmp_path / "within", [300_000, 301_056], wins_then_not, 30)
+    data = compare_runs("NumberTen", within, None, ROOT / "results")
+    assert data["runs"]["finetuned"]["timesteps"] == 301_056
+    assert data["runs"]["finetuned"]["curve"]["best_step"] == 300_000
+    assert data["goal_met"] is True
+    past = fake_run(tmp_path / "past", [300_000, 301_056], wins_then_not[::-1], 30)
+    assert compare_runs("NumberTen", past, None, ROOT / "results")["goal_met"] is False

@@ -18,6 +18,7 @@ from fortythieves_agents.family.train import (
     _load_start_model,
     build_family_model,
     make_family_vec_env,
+    played_model_record,
     train_family,
 )
 from fortythieves_agents.family.zero_shot import zero_shot_table
@@ -125,8 +126,25 @@ def test_a_run_on_the_training_distribution(family_run: Path) -> None:
     assert indian["outside"]["seeds"]["first"] == 3_000_000_000
     assert report["games"]["SanJuanHill"]["outside"] is None  # a PySolFC game: test deals only
     assert report["beats_greedy"]["named_variants"] == 1
+    # the steps of the model played (the best on the validation deals), not the run's
+    best = run / "models" / "best_model.zip"
+    assert report["model"] == "models/best_model.zip"
+    steps = trained_on(best)["timesteps"]
+    assert report["trained_on"]["timesteps"] == steps
     table = zero_shot_table(report)
-    assert "| SanJuanHill (PySolFC) | 2 |" in table and "Trained on 128 steps" in table
+    assert "| SanJuanHill (PySolFC) | 2 |" in table and f"Trained on {steps:,} steps" in table
+
+
+def test_a_zero_shot_report_gives_the_steps_of_the_model_it_played(family_run: Path) -> None:
+    """The full run's report said "trained on 5,001,152 steps" of the model of step
+    2,500,000 (the best on the validation deals): the steps are the played zip's."""
+    meta = json.loads((family_run / "run.json").read_text())
+    teacher = family_run / "models" / "teacher_model.zip"  # greedy's clone: before any PPO step
+    record = played_model_record(meta, teacher)
+    assert meta["timesteps"] == 128 and record["timesteps"] == 0
+    assert {k: v for k, v in record.items() if k != "timesteps"} == meta["family"]
+    final = played_model_record(meta, family_run / "models" / "final_model.zip")
+    assert final["timesteps"] == 128
 
 
 def test_the_zero_shot_command_gives_the_runs_report(family_run: Path, tmp_path: Path) -> None:
