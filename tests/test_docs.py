@@ -305,7 +305,7 @@ def test_summary_table_has_every_agent_and_the_ceiling() -> None:
     table = summary.summary_table(ROOT / "results")
     assert table.splitlines()[0] == (
         "| variant | random (500 deals) | greedy (500) | PPO (500) | expert iteration (500) "
-        "| search (200) | solver ceiling (200) |"
+        "| family, fine-tuned (500) | search (200) | solver ceiling (200) |"
     )
     rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
     assert [r.split("|")[1].strip() for r in rows[1:]] == list(VARIANTS)
@@ -324,6 +324,32 @@ def test_summary_table_has_every_agent_and_the_ceiling() -> None:
         {"method": "solve", "budget_seconds_per_move": 0.1, "nodes_per_sample": 1000,
          "allocation": "halving"}
     )  # fmt: skip
+
+
+def test_the_fine_tuned_networks_column_and_rows_are_their_final_evaluations() -> None:
+    """The README's "family, fine-tuned" column is each variant's fine-tuned run's final
+    evaluation (``-`` without one) and the leaderboard names that run as such, never as
+    the shipped config's PPO."""
+    from fortythieves_agents.evaluation.leaderboard import agent_label
+
+    table = summary.summary_table(ROOT / "results")
+    rows = {r.split("|")[1].strip(): r.split("|") for r in table.splitlines() if r[:2] == "| "}
+    shipped = 0
+    for variant in VARIANTS:
+        path = summary.finetuned_evaluation(ROOT / "results", variant)
+        cell = rows[variant][6].strip()
+        if not path.is_file():
+            assert cell == "-", variant
+            continue
+        shipped += 1
+        ppo = json.loads(path.read_text(encoding="utf-8"))["results"]["ppo"]
+        assert cell == f"{100 * ppo['win_rate']:.1f}% ({ppo['mean_foundation_cards']:.1f})"
+        assert path in summary.default_reports(ROOT)
+        assert agent_label("ppo", ppo, path) == "PPO fine-tuned from the family network"
+    assert shipped >= 1  # Number Ten's, at least
+    shipped_ppo = ROOT / "results/training/NumberTen/final_evaluation.json"
+    assert agent_label("ppo", {}, shipped_ppo) == "PPO (shipped config)"
+    assert "PPO fine-tuned from the family network" in summary.leaderboard(ROOT)
 
 
 def test_leaderboard_refuses_a_file_that_is_not_a_report(tmp_path: Path) -> None:

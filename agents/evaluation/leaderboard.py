@@ -82,7 +82,9 @@ def read_report(
 
 def agent_label(name: str, summary: dict[str, Any], path: Path) -> str:
     """How a row names its agent: the search agent with its budget, the shipped PPO runs as
-    such, any other agent by the name in its report."""
+    such, a run fine-tuned from the family network (a ``finetuned/final_evaluation.json``:
+    :mod:`fortythieves_agents.family.compare`'s layout) as such, any other agent by the
+    name in its report."""
     settings = summary.get("settings", {})
     if name == "search":
         if settings.get("method") == "solve":
@@ -94,6 +96,8 @@ def agent_label(name: str, summary: dict[str, Any], path: Path) -> str:
         allocation = settings.get("allocation", "uniform")
         extra = "" if allocation == "uniform" else f", {allocation}"
         return f"search ({samples} samples{extra})"
+    if name == "ppo" and path.name == "final_evaluation.json" and path.parent.name == "finetuned":
+        return "PPO fine-tuned from the family network"
     shipped = path.name == "final_evaluation.json" or path.parent.name == "ppo"
     if name == "ppo" and shipped:
         return "PPO (shipped config)"

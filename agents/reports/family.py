@@ -16,6 +16,8 @@ from ..evaluation.evaluate import ceiling_cell
 
 __all__ = [
     "beats",
+    "finetune_tables",
+    "finetuned_reports",
     "held_out_leaderboard",
     "held_out_reports",
     "zero_shot_table",
@@ -141,3 +143,25 @@ def held_out_reports(results: Path) -> list[Path]:
     """The saved zero-shot reports under ``results/family`` (``**/zero_shot.json``), in
     path order."""
     return sorted((results / "family").glob("**/zero_shot.json"))
+
+
+def finetuned_reports(results: Path) -> list[Path]:
+    """The saved fine-tuning comparisons under ``results/family/finetune``
+    (``<Variant>/comparison.json``: :mod:`fortythieves_agents.family.compare`), in path order."""
+    return sorted((results / "family" / "finetune").glob("*/comparison.json"))
+
+
+def finetune_tables(paths: Sequence[Path], root: Path | None = None) -> str:
+    """Each saved fine-tuning comparison's table
+    (:func:`fortythieves_agents.family.compare.comparison_table`) under a line naming its
+    file (the family page's block)."""
+    from ..family.compare import comparison_table
+
+    parts = []
+    for path in paths:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        name = str(path)
+        if root is not None and Path(path).resolve().is_relative_to(root.resolve()):
+            name = str(Path(path).resolve().relative_to(root.resolve()))
+        parts.append(f"`{name}`:\n\n{comparison_table(data)}")
+    return "\n\n".join(parts) if parts else "_No fine-tuning comparison saved yet._"

@@ -42,6 +42,17 @@ SAVED_FOLDERS = ("search", "search/ppo", "leaderboard")
 shipped runs' final evaluations."""
 
 
+FINETUNED = Path("family", "finetune")
+"""Under ``results/``: the fine-tuning comparisons, ``<Variant>/finetuned/`` the run fine-tuned
+from the family network (issue 41; :mod:`fortythieves_agents.family.compare`)."""
+
+
+def finetuned_evaluation(results: Path, variant: str) -> Path:
+    """The final evaluation (500 test deals) of ``variant``'s network fine-tuned from the
+    family network, in a checkout's ``results`` (it may not exist)."""
+    return results / FINETUNED / variant / "finetuned" / "final_evaluation.json"
+
+
 def default_reports(root: Path) -> list[Path]:
     """The saved reports of the checkout at ``root`` that the leaderboard reads (see the
     module docstring)."""
@@ -50,6 +61,11 @@ def default_reports(root: Path) -> list[Path]:
         training / v / "final_evaluation.json"
         for v in VARIANTS
         if (training / v / "final_evaluation.json").is_file()
+    ]
+    paths += [
+        finetuned_evaluation(root / "results", v)
+        for v in VARIANTS
+        if finetuned_evaluation(root / "results", v).is_file()
     ]
     for folder in SAVED_FOLDERS:
         paths += sorted((root / "results" / folder).glob("*.json"))
@@ -179,8 +195,10 @@ def _search_report(variant: str, search_dir: Path) -> dict[str, Any] | None:
     return None if best is None else best[1]
 
 
-def _expert_results(path: Path, variant: str) -> dict[str, Any]:
-    """The shipped expert network's results (``{}`` when none is shipped).
+def _network_results(path: Path, variant: str) -> dict[str, Any]:
+    """A shipped network's results from its 500-deal report at ``path`` (an expert network's
+    ``network-500.json``, a fine-tuned run's ``final_evaluation.json``; ``{}`` when none is
+    shipped).
 
     Raises:
         ReportError: not an evaluation report of ``variant``'s network on 500 deals.
@@ -195,6 +213,7 @@ def summary_table(results: Path) -> str:
     the wins (and mean foundation cards) of random, greedy and the shipped PPO run (its
     final evaluation), of the shipped expert-iteration network (its latest shipped stage's
     ``network-500.json``: :func:`.expert.expert_stage`; ``-`` where none is shipped), of
+    the family network fine-tuned on the variant (:func:`finetuned_evaluation`), of
     the search agent (its default budget), and the solver's ceiling on the protocol's deals
     (the share proved winnable .. that plus the undecided share). A caption line says the
     deals of each, and each column's header its usual number of deals (issue 37: the
@@ -211,7 +230,8 @@ def summary_table(results: Path) -> str:
         if search is not None:
             deals["search"][search["episodes"]] += 1
         stage = expert_stage(variant, results)
-        expert = {} if stage is None else _expert_results(stage[0] / "network-500.json", variant)
+        expert = {} if stage is None else _network_results(stage[0] / "network-500.json", variant)
+        tuned = _network_results(finetuned_evaluation(results, variant), variant)
         labels = _labels(variant, PROTOCOL_DEALS, solver_dir)
         ceiling = "-"
         if labels is not None:
@@ -231,7 +251,8 @@ def summary_table(results: Path) -> str:
             search_cell += f" [{', '.join(marks)}]"
         lines.append(
             f"| {variant} | {_short(final.get('random'))} | {_short(final.get('greedy'))} "
-            f"| {_short(final.get('ppo'))} | {_short(expert.get('ppo'))} | {search_cell} "
+            f"| {_short(final.get('ppo'))} | {_short(expert.get('ppo'))} "
+            f"| {_short(tuned.get('ppo'))} | {search_cell} "
             f"| {ceiling} |"
         )
 
@@ -241,15 +262,18 @@ def summary_table(results: Path) -> str:
     ppo, searched = usual(deals["ppo"]), usual(deals["search"])
     header = [
         f"| variant | random ({ppo} deals) | greedy ({ppo}) | PPO ({ppo}) "
-        f"| expert iteration (500) | search ({searched}) | solver ceiling ({PROTOCOL_DEALS}) |",
-        "|---|---|---|---|---|---|---|",
+        f"| expert iteration (500) | family, fine-tuned (500) | search ({searched}) "
+        f"| solver ceiling ({PROTOCOL_DEALS}) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     caption = (
         f"Wins on the test deals, mean foundation cards (of 104) in parentheses. Random, greedy "
         f"and PPO: the shipped runs' final evaluations ({usual(deals['ppo'])} deals); expert "
         "iteration: the network alone that the search taught, then PPO where that helped (500 "
         "deals; `-`: none shipped, "
-        "see docs/training.md); search: "
+        "see docs/training.md); family, fine-tuned: the network trained on the family's "
+        "sampled rule sets, then by PPO on the variant alone (500 deals; docs/family.md); "
+        "search: "
         f"the search agent at its default budget, solving sampled deals at {DEFAULT_SECONDS:g} s "
         f"per move ({usual(deals['search'])} deals, else as marked); solver ceiling: the "
         f"share of the first {PROTOCOL_DEALS} deals the clairvoyant solver proved winnable .. "

@@ -207,7 +207,9 @@ def _labels_json(root: Path) -> str:
     return json.dumps(labels, indent=1) + "\n"
 
 
-SUMMARY_SOURCE = "results/training, results/search, results/expert, results/solver"
+SUMMARY_SOURCE = (
+    "results/training, results/search, results/expert, results/family/finetune, results/solver"
+)
 LEADERBOARD_SOURCE = (
     "results/training/<Variant>/final_evaluation.json, results/search, results/leaderboard, "
     "results/solver"
@@ -225,6 +227,14 @@ HELD_OUT_SOURCE = "results/family/**/zero_shot.json"
 def _zero_shot(root: Path, _: Path) -> str:
     """Every saved zero-shot report's table (the family's page)."""
     return family.zero_shot_tables(family.held_out_reports(root / "results"), root)
+
+
+FINETUNE_SOURCE = "results/family/finetune/*/comparison.json"
+
+
+def _finetune(root: Path, _: Path) -> str:
+    """Every saved fine-tuning comparison's table (the family's page)."""
+    return family.finetune_tables(family.finetuned_reports(root / "results"), root)
 
 
 def _held_out(root: Path, _: Path) -> str:
@@ -249,6 +259,7 @@ BLOCKS: tuple[Block, ...] = (
     ),
     Block("docs/protocol.md", "held-out-rules", HELD_OUT_SOURCE, _held_out),
     Block("docs/family.md", "zero-shot-tables", HELD_OUT_SOURCE, _zero_shot),
+    Block("docs/family.md", "finetune-tables", FINETUNE_SOURCE, _finetune),
     Block(
         "docs/getting-started.md",
         "quick-start-figures",
