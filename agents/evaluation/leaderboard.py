@@ -34,6 +34,7 @@ __all__ = [
     "leaderboard_table",
     "read_report",
     "rows_of",
+    "solver_ceiling_of",
     "wins_cell",
 ]
 
@@ -104,7 +105,7 @@ def agent_label(name: str, summary: dict[str, Any], path: Path) -> str:
     return name
 
 
-def _ceiling(
+def solver_ceiling_of(
     variant: str, summary: dict[str, Any], solver_dir: Path | None, own: bool = False
 ) -> dict[str, Any] | None:
     """An agent's ``solver_ceiling`` from its per-deal rows: against the records of
@@ -179,7 +180,7 @@ def rows_of(
                 agent=agent_label(name, summary, path),
                 deals=report["episodes"],
                 summary=summary,
-                ceiling=_ceiling(variant, summary, solver_dir, path.resolve() in own),
+                ceiling=solver_ceiling_of(variant, summary, solver_dir, path.resolve() in own),
                 source=source,
             )
             key = (row.variant, row.agent, row.deals)

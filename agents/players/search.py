@@ -238,11 +238,16 @@ class SearchAgent:
         self._spec = spec
         for i in games.tolist():
             self._games[int(i)] = _Memory()
+        if self.prior is not None and hasattr(self.prior, "start_games"):
+            # a family network learns the rule set here; a network's sampling streams
+            self.prior.start_games(spec, games)
 
     def end_games(self, games: np.ndarray) -> None:
-        """Drop the games' memories."""
+        """Drop the games' memories (and the prior's, if it keeps any)."""
         for i in games.tolist():
             self._games.pop(int(i), None)
+        if self.prior is not None and hasattr(self.prior, "end_games"):
+            self.prior.end_games(games)
 
     def view_of(self, spec: VariantSpec, row: np.ndarray, game: int) -> PlayerView:
         """The player's view of ``row`` in game ``game``, updating its memory."""

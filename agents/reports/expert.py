@@ -26,7 +26,9 @@ A second table gives the issue's goal figures: each variant's best shipped netwo
 deal) against the search alone on the first 200 test deals, the search's: its wins there as
 a share of the search's (goal: at least 80% where the search wins at least 10% of deals);
 and its wins among the solver-proved wins of all 500 (goal: at least 50% on Indian, Limited
-and Number Ten).
+and Number Ten), against the checkout's current solver records. A second row per variant
+gives the same figures of the family network fine-tuned on it, where one is shipped
+(:func:`finetuned_evaluation`).
 
 A third table says where each expert run's time went (issue 26, point 2), from the saved
 ``state.json`` copies in ``results/expert/pilots/`` and ``results/expert/ablation/``: labels
@@ -49,7 +51,7 @@ from typing import Any
 from fortythieves_env import VARIANTS
 
 from ..evaluation.evaluate import ceiling_cell
-from ..evaluation.leaderboard import read_report, wins_cell
+from ..evaluation.leaderboard import read_report, solver_ceiling_of, wins_cell
 from .markers import read_json
 
 SEARCH_SHARE_GOAL = 0.8
@@ -190,33 +192,31 @@ def _met(ok: bool) -> str:
     return "met" if ok else "**not met**"
 
 
-def goal_row(variant: str, results: Path) -> str:
-    """The goal table's row of ``variant`` from the reports under ``results``.
+def _goal_cells(
+    variant: str,
+    path: Path,
+    report: dict[str, Any],
+    search: dict[str, Any],
+    first: int,
+    results: Path,
+) -> list[str]:
+    """The goal cells after the network's name: its wins on the search's first 200 deals, as
+    a share of the search's, that goal, its wins among the solver-proved wins of the 500
+    (from its rows and the checkout's solver records, ``results/solver``, so that every
+    row counts against the same verdicts), that goal.
 
     Raises:
-        ValueError: a report is not JSON, covers other deals than its column says, or has
-            no rows per deal.
+        ValueError: the report has no rows per deal, or not those of the 500 deals from
+            ``first``.
     """
-    search_report = _report(results / "search" / f"{variant}-200-s0.1.json", variant, 200)
-    search = _agent(search_report, "search")
-    path = results / "expert" / "goal" / f"{variant}-network-500.json"
-    report = _report(path, variant, 500)
     network = _agent(report, "ppo")
-    if search is None or network is None:
-        return f"| {variant} | " + " | ".join(["-"] * 7) + " |"
-    assert report is not None and search_report is not None
-    if report["seeds"]["first"] != search_report["seeds"]["first"]:
-        raise ValueError(f"{path}: the network's deals do not start at the search's")
+    assert network is not None
     if "per_episode" not in network:
         raise ValueError(f"{path}: the network's report has no rows per deal (--per-episode)")
-    first = search_report["seeds"]["first"]
     if sorted(row["seed"] for row in network["per_episode"]) != list(range(first, first + 500)):
         raise ValueError(f"{path}: the rows per deal are not the 500 deals from seed {first}")
     same = sum(row["won"] for row in network["per_episode"] if row["seed"] < first + 200)
-    model, kind = best_network(variant, results)
-    if Path(str(report.get("model"))).parts[-3:] != model.parts[-3:]:
-        raise ValueError(f"{path}: the report is of {report.get('model')}, not of {model}")
-    cells = [f"{search['wins']}/200", kind, f"{same}/200"]
+    cells = [f"{same}/200"]
     if search["wins"]:
         share = same / search["wins"]
         cells.append(f"{share:.0%}")
@@ -227,7 +227,7 @@ def goal_row(variant: str, results: Path) -> str:
         cells.append("does not apply (search under 10%)")
     else:
         cells.append(_met(share is not None and share >= SEARCH_SHARE_GOAL))
-    ceiling = network.get("solver_ceiling")
+    ceiling = solver_ceiling_of(variant, network, results / "solver", own=True)
     if ceiling is None or not ceiling["proved_won"]:  # no solver column: not measured
         cells += ["-", "does not apply" if variant not in PROVED_GOAL_VARIANTS else "-"]
     else:
@@ -239,7 +239,56 @@ def goal_row(variant: str, results: Path) -> str:
             cells.append("does not apply")
         else:
             cells.append(_met(ceiling["share_of_proved"] >= PROVED_SHARE_GOAL))
-    return f"| {variant} | " + " | ".join(cells) + " |"
+    return cells
+
+
+FINETUNED_KIND = "family, fine-tuned"
+"""How the goal table names the family network fine-tuned on the variant (issue 41)."""
+
+
+def finetuned_evaluation(results: Path, variant: str) -> Path:
+    """The final evaluation (500 test deals, one row per deal) of ``variant``'s network
+    fine-tuned from the family network (``results/family/finetune/<Variant>/finetuned/``:
+    :mod:`fortythieves_agents.family.compare`), in a checkout's ``results``; it may not
+    exist."""
+    return results / "family" / "finetune" / variant / "finetuned" / "final_evaluation.json"
+
+
+def goal_row(variant: str, results: Path) -> str:
+    """The goal table's rows of ``variant`` from the reports under ``results``: its best
+    shipped network's (:func:`best_network`), and where one is shipped the family network
+    fine-tuned on the variant's (its run's final evaluation,
+    ``family/finetune/<Variant>/finetuned/final_evaluation.json``: 500 test deals, one row
+    per deal), each against the same search. Both are shown, neither picked on these deals.
+
+    Raises:
+        ValueError: a report is not JSON, covers other deals than its column says, or has
+            no rows per deal.
+    """
+    search_report = _report(results / "search" / f"{variant}-200-s0.1.json", variant, 200)
+    search = _agent(search_report, "search")
+    path = results / "expert" / "goal" / f"{variant}-network-500.json"
+    report = _report(path, variant, 500)
+    if search is None or _agent(report, "ppo") is None:
+        return f"| {variant} | " + " | ".join(["-"] * 7) + " |"
+    assert report is not None and search_report is not None
+    first = search_report["seeds"]["first"]
+    if report["seeds"]["first"] != first:
+        raise ValueError(f"{path}: the network's deals do not start at the search's")
+    model, kind = best_network(variant, results)
+    if Path(str(report.get("model"))).parts[-3:] != model.parts[-3:]:
+        raise ValueError(f"{path}: the report is of {report.get('model')}, not of {model}")
+    cells = _goal_cells(variant, path, report, search, first, results)
+    rows = [[f"{search['wins']}/200", kind, *cells]]
+    tuned_path = finetuned_evaluation(results, variant)
+    tuned = _report(tuned_path, variant, 500)
+    if _agent(tuned, "ppo") is not None:
+        assert tuned is not None
+        if tuned["seeds"]["first"] != first:
+            raise ValueError(f"{tuned_path}: the network's deals do not start at the search's")
+        cells = _goal_cells(variant, tuned_path, tuned, search, first, results)
+        rows.append([f"{search['wins']}/200", FINETUNED_KIND, *cells])
+    return "\n".join(f"| {variant} | " + " | ".join(cells) + " |" for cells in rows)
 
 
 def _per_variant(header: str, row_of: Callable[[str, Path], str], results: Path) -> str:

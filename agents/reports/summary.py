@@ -35,22 +35,11 @@ from ..evaluation.leaderboard import ReportError, Row, leaderboard_table, read_r
 from ..evaluation.solve import read_records, solver_verdicts
 from ..players.search import DEFAULT_NODES, DEFAULT_SECONDS
 from ..seeds import seeds_for_test
-from .expert import expert_stage
+from .expert import expert_stage, finetuned_evaluation
 
 SAVED_FOLDERS = ("search", "search/ppo", "leaderboard")
 """The folders of ``results/`` whose ``*.json`` reports the leaderboard reads, after the
 shipped runs' final evaluations."""
-
-
-FINETUNED = Path("family", "finetune")
-"""Under ``results/``: the fine-tuning comparisons, ``<Variant>/finetuned/`` the run fine-tuned
-from the family network (issue 41; :mod:`fortythieves_agents.family.compare`)."""
-
-
-def finetuned_evaluation(results: Path, variant: str) -> Path:
-    """The final evaluation (500 test deals) of ``variant``'s network fine-tuned from the
-    family network, in a checkout's ``results`` (it may not exist)."""
-    return results / FINETUNED / variant / "finetuned" / "final_evaluation.json"
 
 
 def default_reports(root: Path) -> list[Path]:

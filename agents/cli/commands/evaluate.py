@@ -308,14 +308,18 @@ def _search_prior(args: argparse.Namespace, variant: str) -> tuple[Any, int, flo
     """The network of ``--search-prior`` (a deterministic ModelAgent) for ``variant``, the
     candidates searched and the prior's weight."""
     from ...evaluation.evaluate import load_model_agent
+    from ...family.agents import is_family_model, load_family_agent
     from ...networks.model_zip import ModelMismatchError
 
     try:
         path = resolve_model_path(Path(args.search_prior))
     except ConfigError as exc:
         raise ConfigError(f"argument --search-prior: {exc}") from None
+    # a family network (trained on sampled rule sets, or fine-tuned on one) plays the
+    # variant's own moves through the shared encoding, as it does alone
+    load = load_family_agent if is_family_model(path) else load_model_agent
     try:
-        network, _ = load_model_agent(path, variant, deterministic=True, seed=args.seed)
+        network, _ = load(path, variant, deterministic=True, seed=args.seed)
     except (ConfigError, ModelMismatchError) as exc:
         raise ConfigError(f"argument --search-prior: {exc}") from None
     weight = args.search_prior_weight or 0.0

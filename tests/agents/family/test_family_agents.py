@@ -127,3 +127,69 @@ def test_refusals_are_one_line(family_zip: Path, tmp_path: Path) -> None:
     assert is_family_model(family_zip)
     assert not is_family_model(tmp_path / "missing.zip")
     assert trained_on(family_zip) == {"rule_set": None, "bounds": {}, "timesteps": 0}
+
+
+def test_a_family_network_guides_the_search_and_sees_only_the_players_view(
+    family_zip: Path,
+) -> None:
+    """Network + search with a family network as the guide (``--search-prior`` of a family
+    zip): the search hands it the rule set when the games start, its guide is the network's
+    scores of the variant's own moves, and two positions with equal views (the second one's
+    unseen cards dealt again) get equal scores."""
+    import copy
+
+    from fortythieves_agents.players.search import SearchAgent, SearchBudget
+    from positions import shuffle_hidden
+
+    from fortythieves_env import FortyThievesEnv
+
+    budget = SearchBudget(method="solve", seconds=0.002, nodes=200)
+    guides = [load_family_agent(family_zip, "NumberTen")[0] for _ in range(2)]
+    agents = [SearchAgent(4, budget, prior=g, prior_weight=0.05) for g in guides]
+    env, other = FortyThievesEnv("NumberTen"), FortyThievesEnv("NumberTen")
+    obs, _ = env.reset(seed=5)
+    spec = env.variant
+    for a in agents:
+        a.start_games(spec, np.array([0]))
+    assert guides[0]._map is not None and guides[0]._map.spec == spec  # told by the search
+    rng = np.random.default_rng(5)
+    differed = 0
+    for _ in range(12):
+        pos = env.get_state()
+        shuffled = copy.deepcopy(pos)
+        shuffle_hidden(shuffled, rng, spec)
+        differed += shuffled != pos
+        other_obs, _ = other.reset(options={"state": shuffled})
+        mask, other_mask = env.action_masks()[None], other.action_masks()[None]
+        alone = guides[0].action_scores(obs[None], mask, np.array([0]))
+        assert np.array_equal(alone, guides[1].action_scores(other_obs[None], other_mask, [0]))
+        a = agents[0].action_scores(obs[None], mask, np.array([0]))
+        b = agents[1].action_scores(other_obs[None], other_mask, np.array([0]))
+        assert np.array_equal(a, b)
+        assert np.all(np.isneginf(a[0]) == ~mask[0].astype(bool))
+        obs, _, terminated, truncated, _ = env.step(int(np.argmax(a[0])))
+        if terminated or truncated:
+            break
+    assert differed > 5
+    for a in agents:
+        a.end_games(np.array([0]))
+
+
+def test_evaluate_plays_a_family_network_as_the_searchs_guide(
+    family_zip: Path, tmp_path: Path
+) -> None:
+    """`evaluate search --search-prior FAMILY.zip` (before: refused as a model of another
+    observation) plays network + search and names its guide."""
+    import json
+
+    from fortythieves_agents.cli.main import main
+
+    report = tmp_path / "report.json"
+    argv = ["evaluate", "search", "--variant", "Lucas", "--episodes", "2", "--baselines"]
+    argv += ["--search-budget", "0.002", "--search-prior", str(family_zip)]
+    argv += ["--search-prior-weight", "0.05", "--json", str(report), "--no-progress"]
+    assert main(argv) == 0
+    result = json.loads(report.read_text())["results"]["search+network"]
+    assert result["episodes"] == 2
+    assert result["settings"]["prior"] == str(family_zip)
+    assert result["settings"]["prior_weight"] == 0.05

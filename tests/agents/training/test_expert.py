@@ -724,6 +724,41 @@ def test_the_goal_table_counts_the_networks_wins_on_the_searchs_deals(tmp_path: 
         expert_table.goal_row("Lucas", tmp_path)
 
 
+def test_the_goal_table_gives_the_fine_tuned_family_network_its_own_row(tmp_path: Path) -> None:
+    """Where a network fine-tuned from the family network is shipped (its run's final
+    evaluation under family/finetune/<Variant>/finetuned/), the goal table has a second row
+    for the variant with its figures on the same deals; without one, one row."""
+    (tmp_path / "search").mkdir()
+    search = json.loads((ROOT / "results/search/Lucas-200-s0.1.json").read_text())
+    search["results"]["search"].update(wins=100, win_rate=0.5)
+    search["results"]["search"]["win_rate_ci95"] = list(wilson_interval(100, 200))
+    (tmp_path / "search" / "Lucas-200-s0.1.json").write_text(json.dumps(search))
+    first = search["seeds"]["first"]
+
+    def report(won_first_200: int, model: str) -> dict:
+        rows = [
+            EpisodeResult(first + i, (won := i < won_first_200), 104 if won else 8, 1, 0.0, False)
+            for i in range(500)
+        ]
+        summary = {**summarize(rows), "per_episode": [asdict(r) for r in rows]}
+        return {"variant": "Lucas", "episodes": 500,
+                "seeds": {"first": first, "count": 500, "rule": "2_000_000_000 + i"},
+                "model": model, "results": {"ppo": summary}}  # fmt: skip
+
+    goal = tmp_path / "expert" / "goal"
+    goal.mkdir(parents=True)
+    shipped = report(70, "results/training/Lucas/best_model.zip")
+    (goal / "Lucas-network-500.json").write_text(json.dumps(shipped))
+    assert len(expert_table.goal_row("Lucas", tmp_path).splitlines()) == 1
+    tuned = expert_table.finetuned_evaluation(tmp_path, "Lucas")
+    assert tuned == tmp_path / "family/finetune/Lucas/finetuned/final_evaluation.json"
+    tuned.parent.mkdir(parents=True)
+    tuned.write_text(json.dumps(report(90, "models/best_model.zip")))
+    first_row, second = expert_table.goal_row("Lucas", tmp_path).splitlines()
+    assert first_row.split(" | ")[1:6] == ["100/200", "PPO", "70/200", "70%", "**not met**"]
+    assert second.split(" | ")[1:6] == ["100/200", "family, fine-tuned", "90/200", "90%", "met"]
+
+
 def test_the_budget_table_sums_each_runs_iterations(tmp_path: Path) -> None:
     """docs/training.md's budget table renders the saved run states: labels and seconds
     summed over the iterations, labels per second and the fit's positions x epochs per
