@@ -163,5 +163,24 @@ def finetune_tables(paths: Sequence[Path], root: Path | None = None) -> str:
         name = str(path)
         if root is not None and Path(path).resolve().is_relative_to(root.resolve()):
             name = str(Path(path).resolve().relative_to(root.resolve()))
-        parts.append(f"`{name}`:\n\n{comparison_table(data)}")
+        text = f"`{name}`:\n\n{comparison_table(data)}"
+        outside = Path(path).parent / "finetuned" / "outside.json"
+        if outside.is_file():
+            text += "\n\n" + _outside_line(outside, data["variant"])
+        parts.append(text)
     return "\n\n".join(parts) if parts else "_No fine-tuning comparison saved yet._"
+
+
+def _outside_line(path: Path, variant: str) -> str:
+    """The fine-tuned network's one evaluation on deals outside every range (its
+    ``outside.json``: ``fortythieves family evaluate ... --games VARIANT --outside N``)."""
+    report = json.loads(path.read_text(encoding="utf-8"))
+    entry = report["games"][variant]
+    outside, test = entry["outside"], entry["test"]
+    o, t = outside["results"], test["results"]
+    return (
+        f"Once on {outside['episodes']} deals outside every range (`{path.name}`, seeds from "
+        f"{outside['seeds']['first']:,}): fine-tuned {_cell(o.get('ppo'))}, greedy "
+        f"{_cell(o.get('greedy'))}; on its {test['episodes']} test deals there "
+        f"{_cell(t.get('ppo'))}."
+    )

@@ -88,3 +88,42 @@ def test_the_goal_is_judged_on_the_step_of_the_model_the_test_deals_played(
     assert data["goal_met"] is True
     past = fake_run(tmp_path / "past", [300_000, 301_056], wins_then_not[::-1], 30)
     assert compare_runs("NumberTen", past, None, ROOT / "results")["goal_met"] is False
+
+
+def test_the_family_page_shows_each_saved_comparison_and_its_outside_figure(
+    tmp_path: Path,
+) -> None:
+    """docs/family.md's fine-tuning block: each results/family/finetune/<V>/comparison.json
+    as its table, with the fine-tuned network's one evaluation outside every range when its
+    outside.json is saved."""
+    from fortythieves_agents.reports.family import finetune_tables, finetuned_reports
+
+    results = tmp_path / "results"
+    folder = results / "family" / "finetune" / "NumberTen"
+    tuned = fake_run(folder / "finetuned", [0, 100_000], [[True, False], [True, True]], 30)
+    data = compare_runs("NumberTen", tuned, None, ROOT / "results")
+    folder.joinpath("comparison.json").write_text(json.dumps(data))
+    assert finetuned_reports(results) == [folder / "comparison.json"]
+    text = finetune_tables(finetuned_reports(results), tmp_path)
+    assert text.startswith("`results/family/finetune/NumberTen/comparison.json`:\n\n**NumberTen**")
+    assert comparison_table(data) in text and "outside every range" not in text
+
+    def summary(wins: int, cards: float) -> dict[str, float]:
+        return {"win_rate": wins / 500, "mean_foundation_cards": cards}
+
+    seeds = {"first": 3_000_000_000, "count": 500, "rule": "3_000_000_000 + i"}
+    entry = {
+        "test": {"episodes": 500, "results": {"ppo": summary(305, 78.32)}},
+        "outside": {
+            "episodes": 500,
+            "seeds": seeds,
+            "results": {"ppo": summary(313, 79.4), "greedy": summary(100, 46.8)},
+        },
+    }
+    (tuned / "outside.json").write_text(json.dumps({"games": {"NumberTen": entry}}))
+    text = finetune_tables(finetuned_reports(results), tmp_path)
+    assert text.endswith(
+        "Once on 500 deals outside every range (`outside.json`, seeds from 3,000,000,000): "
+        "fine-tuned 62.6% (79.4), greedy 20.0% (46.8); on its 500 test deals there 61.0% (78.3)."
+    )
+    assert finetune_tables([], tmp_path) == "_No fine-tuning comparison saved yet._"
