@@ -59,7 +59,9 @@ def _run(name: str, folder: Path, overrides: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="finetune_compare.py", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("variant")
     parser.add_argument("--family-model", help="the family network to fine-tune")
     parser.add_argument("--steps", type=int, default=300_000)
@@ -91,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         if scratch is not None:
             teacher = "null" if args.scratch_teacher == "none" else "greedy"
             _run("from scratch", scratch, [*common, f"train.teacher={teacher}"])
+    for name, run in (("fine-tuned run", finetuned), ("run from scratch", scratch)):
+        if run is not None and not (run / "eval" / "evaluations.npz").is_file():
+            hint = " (or --no-scratch)" if run is scratch else ""
+            parser.error(f"{run}: no {name} with validations there; train it{hint}")
     data = compare_runs(args.variant, finetuned, scratch, ROOT / "results")
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from fortythieves_agents.family.compare import compare_runs, comparison_table, learning_curve
 from helpers import ROOT
 
@@ -127,3 +128,28 @@ def test_the_family_page_shows_each_saved_comparison_and_its_outside_figure(
         "fine-tuned 62.6% (79.4), greedy 20.0% (46.8); on its 500 test deals there 61.0% (78.3)."
     )
     assert finetune_tables([], tmp_path) == "_No fine-tuning comparison saved yet._"
+
+
+def test_the_script_compares_the_runs_it_finds_and_names_a_missing_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """scripts/family/finetune_compare.py --compare-only: a run folder without validations
+    is refused in one line naming it (before: a traceback from numpy); --no-scratch compares
+    the fine-tuned run alone."""
+    from helpers import load_script
+
+    script = load_script(ROOT / "scripts/family/finetune_compare.py", "finetune_compare")
+    runs = tmp_path / "runs"
+    fake_run(runs / "finetuned", [0, 100_000], [[True, False], [True, True]], 30)
+    argv = ["NumberTen", "--compare-only", "--runs", str(runs), "--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit) as stop:
+        script.main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == (
+        f"finetune_compare.py: error: {runs / 'scratch'}: no run from scratch with validations "
+        "there; train it (or --no-scratch)"
+    )
+    assert script.main([*argv, "--no-scratch"]) == 0
+    data = json.loads((tmp_path / "out" / "comparison.json").read_text())
+    assert list(data["runs"]) == ["finetuned"] and data["runs"]["finetuned"]["final"]["wins"] == 30
