@@ -345,7 +345,9 @@ def test_the_fine_tuned_networks_column_and_rows_are_their_final_evaluations() -
         ppo = json.loads(path.read_text(encoding="utf-8"))["results"]["ppo"]
         assert cell == f"{100 * ppo['win_rate']:.1f}% ({ppo['mean_foundation_cards']:.1f})"
         assert path in summary.default_reports(ROOT)
-        assert agent_label("ppo", ppo, path) == "PPO fine-tuned from the family network"
+        assert agent_label("ppo", ppo, path, saved=True) == "PPO fine-tuned from the family network"
+        user = agent_label("ppo", ppo, path)  # a user's file of that name
+        assert user != "PPO fine-tuned from the family network"
     assert shipped >= 1  # Number Ten's, at least
     shipped_ppo = ROOT / "results/training/NumberTen/final_evaluation.json"
     assert agent_label("ppo", {}, shipped_ppo) == "PPO (shipped config)"

@@ -81,11 +81,12 @@ def read_report(
     return report
 
 
-def agent_label(name: str, summary: dict[str, Any], path: Path) -> str:
+def agent_label(name: str, summary: dict[str, Any], path: Path, saved: bool = False) -> str:
     """How a row names its agent: the search agent with its budget, the shipped PPO runs as
-    such, a run fine-tuned from the family network (a ``finetuned/final_evaluation.json``:
-    :mod:`fortythieves_agents.family.compare`'s layout) as such, any other agent by the
-    name in its report."""
+    such, a run fine-tuned from the family network as such (a ``finetuned/final_evaluation.json``
+    of :mod:`fortythieves_agents.family.compare`'s layout among the checkout's ``saved``
+    reports: a user's file of that name is not one), any other agent by the name in its
+    report."""
     settings = summary.get("settings", {})
     if name == "search":
         if settings.get("method") == "solve":
@@ -97,7 +98,8 @@ def agent_label(name: str, summary: dict[str, Any], path: Path) -> str:
         allocation = settings.get("allocation", "uniform")
         extra = "" if allocation == "uniform" else f", {allocation}"
         return f"search ({samples} samples{extra})"
-    if name == "ppo" and path.name == "final_evaluation.json" and path.parent.name == "finetuned":
+    finetuned = path.name == "final_evaluation.json" and path.parent.name == "finetuned"
+    if name == "ppo" and saved and finetuned:
         return "PPO fine-tuned from the family network"
     shipped = path.name == "final_evaluation.json" or path.parent.name == "ppo"
     if name == "ppo" and shipped:
@@ -177,7 +179,7 @@ def rows_of(
             variant = report["variant"]
             row = Row(
                 variant=variant,
-                agent=agent_label(name, summary, path),
+                agent=agent_label(name, summary, path, path.resolve() in own),
                 deals=report["episodes"],
                 summary=summary,
                 ceiling=solver_ceiling_of(variant, summary, solver_dir, path.resolve() in own),

@@ -15,9 +15,11 @@ target, its steps the budget). The issue's goal: the fine-tuned run reaches the 
 win rate in at most half the shipped run's steps, judged on the model the test evaluation
 plays (``best_model.zip``, of step ``best_step``): a run's last rollout can pass its planned
 steps by up to one rollout (``n_steps x n_envs``), so a run planned at exactly half the
-budget ends a little above it. ``reached_at`` is the first validation
+budget ends a little above it. Where the shipped run wins no test deal the goal does not
+apply (``goal_met`` None: any network "reaches" 0%). ``reached_at`` is the first validation
 at which a run's validation win rate is at least the target (validation deals, noisier than
-the 500 test deals); ``final`` is the test-deal result at the run's end.
+the 500 test deals); ``final`` is the test-deal result of the run's best model on the
+validation deals (``best_model.zip``), the model its final evaluation plays.
 
 ``scripts/family/finetune_compare.py`` trains both runs and writes the comparison
 (``comparison.json``, ``comparison.md`` and ``curves.png``) under ``results/family/``.
@@ -146,7 +148,7 @@ def compare_runs(
         }
     ft = runs.get("finetuned", {})
     goal = None
-    if ft.get("final") is not None and half is not None and ft.get("timesteps") is not None:
+    if ft.get("final") is not None and half is not None and target > 0:
         # the model the test deals were played by, not the run's last step (module docstring)
         played = ft["curve"]["best_step"]
         goal = bool(ft["final_reaches_target"] and played is not None and played <= half)
@@ -178,8 +180,8 @@ def comparison_table(data: dict[str, Any]) -> str:
     t = data["target"]
     lines = [
         f"**{data['variant']}**: target {_pct(t['win_rate'])} (the shipped PPO run on "
-        f"{t['deals']} test deals, {t['shipped_timesteps']:,} steps; half: "
-        f"{t['half_budget']:,}).",
+        f"{t['deals']} test deals, {_step(t['shipped_timesteps'])} steps; half: "
+        f"{_step(t['half_budget'])}).",
         "",
         "| run | steps | test wins (the model of step) | test cards | greedy (same deals) "
         "| first validation at or above the target | validation win rate by step |",
@@ -197,7 +199,7 @@ def comparison_table(data: dict[str, Any]) -> str:
         )
         reached = run.get("reached_at", _reached(curve, t["win_rate"]))
         lines.append(
-            f"| {name} | {run.get('timesteps') or '-':,} | "
+            f"| {name} | {_step(run.get('timesteps'))} | "
             f"{_pct(final.get('win_rate'))} ({final.get('deals', '-')} deals, step "
             f"{_step(curve.get('best_step'))}) | "
             f"{final.get('mean_foundation_cards', '-')} | {_pct(final.get('greedy_win_rate'))} | "
@@ -209,6 +211,8 @@ def comparison_table(data: dict[str, Any]) -> str:
             f"Goal (fine-tuned reaches the target in at most half the steps): "
             f"{'met' if data['goal_met'] else 'not met'}.",
         ]
+    elif not t["win_rate"] and data["runs"].get("finetuned", {}).get("final") is not None:
+        lines += ["", "Goal: does not apply (the shipped PPO run wins no test deal)."]
     return "\n".join(lines)
 
 

@@ -483,9 +483,9 @@ def _learn(
 def played_model_record(meta: dict[str, Any], model: Path) -> dict[str, Any]:
     """What a zero-shot report says its network was trained on: the run's ``family`` record
     (``run.json``) with the steps of ``model``, the zip played (the best on the validation
-    deals, often well before the run's last step), not the run's steps."""
-    steps = trained_on(model).get("timesteps", meta["timesteps"])
-    return {**meta["family"], "timesteps": steps}
+    deals, often well before the run's last step), not the run's steps; ``timesteps`` None
+    when the zip does not say (the report's table then names no steps)."""
+    return {**meta["family"], "timesteps": trained_on(model).get("timesteps")}
 
 
 def _after_training(

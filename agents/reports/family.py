@@ -154,19 +154,34 @@ def finetuned_reports(results: Path) -> list[Path]:
 def finetune_tables(paths: Sequence[Path], root: Path | None = None) -> str:
     """Each saved fine-tuning comparison's table
     (:func:`fortythieves_agents.family.compare.comparison_table`) under a line naming its
-    file (the family page's block)."""
+    file (the family page's block).
+
+    Raises:
+        ValueError: a comparison or its ``outside.json`` is not what the scripts write (the
+            message names the file).
+    """
     from ..family.compare import comparison_table
 
     parts = []
     for path in paths:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
         name = str(path)
         if root is not None and Path(path).resolve().is_relative_to(root.resolve()):
             name = str(Path(path).resolve().relative_to(root.resolve()))
-        text = f"`{name}`:\n\n{comparison_table(data)}"
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            text = f"`{name}`:\n\n{comparison_table(data)}"
+            variant = data["variant"]
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+            raise ValueError(f"{name}: not a fine-tuning comparison ({exc!r})") from None
         outside = Path(path).parent / "finetuned" / "outside.json"
         if outside.is_file():
-            text += "\n\n" + _outside_line(outside, data["variant"])
+            try:
+                text += "\n\n" + _outside_line(outside, variant)
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+                raise ValueError(
+                    f"{outside}: not a family evaluation of {variant} with deals outside "
+                    f"every range ({exc!r})"
+                ) from None
         parts.append(text)
     return "\n\n".join(parts) if parts else "_No fine-tuning comparison saved yet._"
 
@@ -175,8 +190,12 @@ def _outside_line(path: Path, variant: str) -> str:
     """The fine-tuned network's one evaluation on deals outside every range (its
     ``outside.json``: ``fortythieves family evaluate ... --games VARIANT --outside N``)."""
     report = json.loads(path.read_text(encoding="utf-8"))
+    if report.get("kind") != "family_zero_shot":
+        raise ValueError("no 'kind': 'family_zero_shot'")
     entry = report["games"][variant]
     outside, test = entry["outside"], entry["test"]
+    if not outside:
+        raise ValueError("no deals outside every range (made with --outside 0)")
     o, t = outside["results"], test["results"]
     return (
         f"Once on {outside['episodes']} deals outside every range (`{path.name}`, seeds from "

@@ -4,7 +4,8 @@ README's summary table (generated, never typed).
 A report is the JSON that ``fortythieves evaluate --json`` writes (and ``train`` saves as
 ``final_evaluation.json``; :func:`fortythieves_agents.evaluation.evaluate.evaluate_agents`
 returns the same dict). A checkout's saved reports (:func:`default_reports`): the shipped runs'
-final evaluations (``results/training/<Variant>/``), the search agent's reports
+final evaluations (``results/training/<Variant>/``), the fine-tuned family networks' final
+evaluations (``results/family/finetune/<Variant>/finetuned/``), the search agent's reports
 (``results/search/*.json`` and ``results/search/ppo/*.json``) and the reports in
 ``results/leaderboard/*.json`` (yours: see ``docs/protocol.md``).
 

@@ -211,8 +211,9 @@ SUMMARY_SOURCE = (
     "results/training, results/search, results/expert, results/family/finetune, results/solver"
 )
 LEADERBOARD_SOURCE = (
-    "results/training/<Variant>/final_evaluation.json, results/search, results/leaderboard, "
-    "results/solver"
+    "results/training/<Variant>/final_evaluation.json, "
+    "results/family/finetune/<Variant>/finetuned/final_evaluation.json, results/search, "
+    "results/leaderboard, results/solver"
 )
 TRAINING = "results/training"
 
@@ -333,7 +334,7 @@ BLOCKS: tuple[Block, ...] = (
     Block(
         "docs/training.md",
         "expert-goal",
-        "results/expert/goal, results/search",
+        "results/expert/goal, results/family/finetune, results/search, results/solver",
         lambda root, _: expert.goal_table_for(root / "results"),
     ),
     Block(

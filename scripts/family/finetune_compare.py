@@ -21,7 +21,8 @@ comparison from the two run folders as they are.
 Written to ``--out``: ``comparison.json`` (the curves, the final evaluations, the target and
 whether the goal is met), ``comparison.md``, ``curves.png`` (with matplotlib), and each run's
 data (``config.yaml``, ``command.txt``, ``run.json``, ``final_evaluation.json``,
-``eval/*.npz``) under ``finetuned/`` and ``scratch/``.
+``eval/*.npz``) under ``finetuned/`` and ``scratch/``, and the fine-tuned run's
+``best_model.zip`` (the model its final evaluation played: the network shipped).
 """
 
 from __future__ import annotations
@@ -96,13 +97,22 @@ def main(argv: list[str] | None = None) -> int:
     for name, run in (("fine-tuned run", finetuned), ("run from scratch", scratch)):
         if run is not None and not (run / "eval" / "evaluations.npz").is_file():
             hint = " (or --no-scratch)" if run is scratch else ""
-            parser.error(f"{run}: no {name} with validations there; train it{hint}")
+            print(
+                f"finetune_compare.py: error: {run}: no {name} with validations there; "
+                f"train it{hint}",
+                file=sys.stderr,
+            )
+            return 2
     data = compare_runs(args.variant, finetuned, scratch, ROOT / "results")
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     for name, run in (("finetuned", finetuned), ("scratch", scratch)):
         if run is None:
             continue
+        shipped = run / "models" / "best_model.zip"  # the model its final evaluation played
+        if name == "finetuned" and shipped.is_file():  # the shipped fine-tuned network
+            (out / name).mkdir(parents=True, exist_ok=True)
+            shutil.copy2(shipped, out / name / "best_model.zip")
         for item in COPIED:
             source = run / item
             if source.is_dir():

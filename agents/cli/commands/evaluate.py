@@ -319,7 +319,9 @@ def _search_prior(args: argparse.Namespace, variant: str) -> tuple[Any, int, flo
     # variant's own moves through the shared encoding, as it does alone
     load = load_family_agent if is_family_model(path) else load_model_agent
     try:
-        network, _ = load(path, variant, deterministic=True, seed=args.seed)
+        network, _ = load(
+            path, variant, deterministic=True, seed=args.seed, env_version=args.env_version
+        )
     except (ConfigError, ModelMismatchError) as exc:
         raise ConfigError(f"argument --search-prior: {exc}") from None
     weight = args.search_prior_weight or 0.0

@@ -121,13 +121,23 @@ def test_the_family_page_shows_each_saved_comparison_and_its_outside_figure(
             "results": {"ppo": summary(313, 79.4), "greedy": summary(100, 46.8)},
         },
     }
-    (tuned / "outside.json").write_text(json.dumps({"games": {"NumberTen": entry}}))
+    outside = {"kind": "family_zero_shot", "games": {"NumberTen": entry}}
+    (tuned / "outside.json").write_text(json.dumps(outside))
     text = finetune_tables(finetuned_reports(results), tmp_path)
     assert text.endswith(
         "Once on 500 deals outside every range (`outside.json`, seeds from 3,000,000,000): "
         "fine-tuned 62.6% (79.4), greedy 20.0% (46.8); on its 500 test deals there 61.0% (78.3)."
     )
     assert finetune_tables([], tmp_path) == "_No fine-tuning comparison saved yet._"
+    # damaged files are named in one line (before: AttributeError or a bare KeyError)
+    (tuned / "outside.json").write_text(json.dumps({**outside, "games": {"NumberTen": {
+        **entry, "outside": None}}}))  # fmt: skip
+    with pytest.raises(ValueError, match=r"outside\.json: not a family evaluation of NumberTen"):
+        finetune_tables(finetuned_reports(results), tmp_path)
+    for damaged in ({**data, "runs": []}, {}, [1]):
+        folder.joinpath("comparison.json").write_text(json.dumps(damaged))
+        with pytest.raises(ValueError, match=r"comparison\.json: not a fine-tuning comparison"):
+            finetune_tables(finetuned_reports(results), tmp_path)
 
 
 def test_the_script_compares_the_runs_it_finds_and_names_a_missing_one(
@@ -142,14 +152,32 @@ def test_the_script_compares_the_runs_it_finds_and_names_a_missing_one(
     runs = tmp_path / "runs"
     fake_run(runs / "finetuned", [0, 100_000], [[True, False], [True, True]], 30)
     argv = ["NumberTen", "--compare-only", "--runs", str(runs), "--out", str(tmp_path / "out")]
-    with pytest.raises(SystemExit) as stop:
-        script.main(argv)
-    assert stop.value.code == 2
-    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert script.main(argv) == 2
+    err = capsys.readouterr().err.strip()
     assert err == (
         f"finetune_compare.py: error: {runs / 'scratch'}: no run from scratch with validations "
         "there; train it (or --no-scratch)"
     )
+    (runs / "finetuned" / "models").mkdir()
+    (runs / "finetuned" / "models" / "best_model.zip").write_bytes(b"zip")
     assert script.main([*argv, "--no-scratch"]) == 0
+    assert (tmp_path / "out" / "finetuned" / "best_model.zip").read_bytes() == b"zip"
     data = json.loads((tmp_path / "out" / "comparison.json").read_text())
     assert list(data["runs"]) == ["finetuned"] and data["runs"]["finetuned"]["final"]["wins"] == 30
+
+
+def test_no_goal_where_the_shipped_run_wins_nothing_and_a_killed_run_still_renders(
+    tmp_path: Path,
+) -> None:
+    """Maria's shipped PPO run wins no test deal: any network 'reaches' 0%, so the goal does
+    not apply (before: 'met' for a network with 0 wins). A run killed before its run.json
+    got its steps renders '-' there (before: a format error)."""
+    tuned = fake_run(tmp_path / "tuned", [0, 50_016], [[False] * 4, [False] * 4], 0)
+    data = compare_runs("Maria", tuned, None, ROOT / "results")
+    assert data["target"]["win_rate"] == 0.0 and data["goal_met"] is None
+    table = comparison_table(data)
+    assert table.endswith("Goal: does not apply (the shipped PPO run wins no test deal).")
+    (tuned / "run.json").write_text("{}")
+    killed = compare_runs("Maria", tuned, None, ROOT / "results")
+    assert killed["runs"]["finetuned"]["timesteps"] is None
+    assert "| finetuned | - | 0.0% (100 deals, step 0) |" in comparison_table(killed)

@@ -701,7 +701,7 @@ def test_the_goal_table_counts_the_networks_wins_on_the_searchs_deals(tmp_path: 
     assert cells[3:6] == ["79/200", "79%", "**not met**"]
     ceiling = {"proved_won": 10, "wins_among_proved": 5, "share_of_proved": 0.5}
     assert network(79, 0, solver_ceiling=ceiling).split(" | ")[6:] == [
-        "5/10 (50%)",
+        "5/10 (50.0%)",
         "does not apply |",
     ]
     report = json.loads((goal / "Lucas-network-500.json").read_text())
