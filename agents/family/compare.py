@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..paths import portable_path
+from ..reports.family import comparison_table, first_reaching
 from ..run_folder import RunFolder
 
 __all__ = ["compare_runs", "comparison_table", "learning_curve", "plot_curves", "shipped_run"]
@@ -115,14 +116,6 @@ def shipped_run(results: Path, variant: str) -> dict[str, Any]:
     }
 
 
-def _reached(curve: dict[str, list[Any]], target: float) -> int | None:
-    """The first validation step whose win rate is at least ``target``; None if none."""
-    for steps, rate in zip(curve["steps"], curve["win_rate"], strict=True):
-        if rate >= target:
-            return int(steps)
-    return None
-
-
 def compare_runs(
     variant: str, finetuned: Path, scratch: Path | None, results: Path
 ) -> dict[str, Any]:
@@ -143,7 +136,7 @@ def compare_runs(
             "timesteps": steps,
             "curve": curve,
             "final": final,
-            "reached_at": _reached(curve, target),
+            "reached_at": first_reaching(curve, target),
             "final_reaches_target": None if final is None else bool(final["win_rate"] >= target),
         }
     ft = runs.get("finetuned", {})
@@ -165,55 +158,6 @@ def compare_runs(
         "runs": runs,
         "goal_met": goal,
     }
-
-
-def _step(x: int | None) -> str:
-    return "-" if x is None else f"{x:,}"
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}%"
-
-
-def comparison_table(data: dict[str, Any]) -> str:
-    """Markdown: each run's steps, test result and validation curve."""
-    t = data["target"]
-    lines = [
-        f"**{data['variant']}**: target {_pct(t['win_rate'])} (the shipped PPO run on "
-        f"{t['deals']} test deals, {_step(t['shipped_timesteps'])} steps; half: "
-        f"{_step(t['half_budget'])}).",
-        "",
-        "| run | steps | test wins (the model of step) | test cards | greedy (same deals) "
-        "| first validation at or above the target | validation win rate by step |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    shipped = data["shipped"]
-    rows = [("shipped PPO (per-variant encoding)", shipped)] + [
-        (name, run) for name, run in data["runs"].items()
-    ]
-    for name, run in rows:
-        final = run.get("final") or {}
-        curve = run["curve"]
-        points = ", ".join(
-            f"{s:,}: {_pct(w)}" for s, w in zip(curve["steps"], curve["win_rate"], strict=True)
-        )
-        reached = run.get("reached_at", _reached(curve, t["win_rate"]))
-        lines.append(
-            f"| {name} | {_step(run.get('timesteps'))} | "
-            f"{_pct(final.get('win_rate'))} ({final.get('deals', '-')} deals, step "
-            f"{_step(curve.get('best_step'))}) | "
-            f"{final.get('mean_foundation_cards', '-')} | {_pct(final.get('greedy_win_rate'))} | "
-            f"{'-' if reached is None else f'{reached:,}'} | {points} |"
-        )
-    if data["goal_met"] is not None:
-        lines += [
-            "",
-            f"Goal (fine-tuned reaches the target in at most half the steps): "
-            f"{'met' if data['goal_met'] else 'not met'}.",
-        ]
-    elif not t["win_rate"] and data["runs"].get("finetuned", {}).get("final") is not None:
-        lines += ["", "Goal: does not apply (the shipped PPO run wins no test deal)."]
-    return "\n".join(lines)
 
 
 def plot_curves(data: dict[str, Any], path: Path) -> None:

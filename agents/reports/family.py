@@ -1,6 +1,8 @@
 """Tables of the family's zero-shot reports (:mod:`fortythieves_agents.family.zero_shot`):
 the report's own table and the "held-out rules" section of the leaderboard
-(``docs/protocol.md``, ``docs/family.md``; ``python -m fortythieves_agents.reports``).
+(``docs/protocol.md``, ``docs/family.md``; ``python -m fortythieves_agents.reports``); and of
+the fine-tuning comparisons (:mod:`fortythieves_agents.family.compare` makes them; their
+table is here, below the family package, so that the reports can render saved ones).
 
 Pure functions of the saved JSON: they read no model and play no game.
 """
@@ -16,8 +18,10 @@ from ..evaluation.evaluate import ceiling_cell
 
 __all__ = [
     "beats",
+    "comparison_table",
     "finetune_tables",
     "finetuned_reports",
+    "first_reaching",
     "held_out_leaderboard",
     "held_out_reports",
     "zero_shot_table",
@@ -153,15 +157,13 @@ def finetuned_reports(results: Path) -> list[Path]:
 
 def finetune_tables(paths: Sequence[Path], root: Path | None = None) -> str:
     """Each saved fine-tuning comparison's table
-    (:func:`fortythieves_agents.family.compare.comparison_table`) under a line naming its
+    (:func:`comparison_table`) under a line naming its
     file (the family page's block).
 
     Raises:
         ValueError: a comparison or its ``outside.json`` is not what the scripts write (the
             message names the file).
     """
-    from ..family.compare import comparison_table
-
     parts = []
     for path in paths:
         name = str(path)
@@ -203,3 +205,61 @@ def _outside_line(path: Path, variant: str) -> str:
         f"{_cell(o.get('greedy'))}; on its {test['episodes']} test deals there "
         f"{_cell(t.get('ppo'))}."
     )
+
+
+# ---------------------------------------------- fine-tuning comparisons (family.compare)
+def first_reaching(curve: dict[str, list[Any]], target: float) -> int | None:
+    """The first validation step whose win rate is at least ``target``; None if none."""
+    for steps, rate in zip(curve["steps"], curve["win_rate"], strict=True):
+        if rate >= target:
+            return int(steps)
+    return None
+
+
+def _step(x: int | None) -> str:
+    return "-" if x is None else f"{x:,}"
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def comparison_table(data: dict[str, Any]) -> str:
+    """Markdown: each run's steps, test result and validation curve."""
+    t = data["target"]
+    lines = [
+        f"**{data['variant']}**: target {_pct(t['win_rate'])} (the shipped PPO run on "
+        f"{t['deals']} test deals, {_step(t['shipped_timesteps'])} steps; half: "
+        f"{_step(t['half_budget'])}).",
+        "",
+        "| run | steps | test wins (the model of step) | test cards | greedy (same deals) "
+        "| first validation at or above the target | validation win rate by step |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    shipped = data["shipped"]
+    rows = [("shipped PPO (per-variant encoding)", shipped)] + [
+        (name, run) for name, run in data["runs"].items()
+    ]
+    for name, run in rows:
+        final = run.get("final") or {}
+        curve = run["curve"]
+        points = ", ".join(
+            f"{s:,}: {_pct(w)}" for s, w in zip(curve["steps"], curve["win_rate"], strict=True)
+        )
+        reached = run.get("reached_at", first_reaching(curve, t["win_rate"]))
+        lines.append(
+            f"| {name} | {_step(run.get('timesteps'))} | "
+            f"{_pct(final.get('win_rate'))} ({final.get('deals', '-')} deals, step "
+            f"{_step(curve.get('best_step'))}) | "
+            f"{final.get('mean_foundation_cards', '-')} | {_pct(final.get('greedy_win_rate'))} | "
+            f"{'-' if reached is None else f'{reached:,}'} | {points} |"
+        )
+    if data["goal_met"] is not None:
+        lines += [
+            "",
+            f"Goal (fine-tuned reaches the target in at most half the steps): "
+            f"{'met' if data['goal_met'] else 'not met'}.",
+        ]
+    elif not t["win_rate"] and data["runs"].get("finetuned", {}).get("final") is not None:
+        lines += ["", "Goal: does not apply (the shipped PPO run wins no test deal)."]
+    return "\n".join(lines)
