@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -88,6 +89,18 @@ def shuffle_hidden(pos: dict[str, Any], rng: Any, variant: str | VariantSpec | N
         pos["stock"] = hidden[k:]
         k = len(hidden)
     assert k == len(hidden)
+
+
+def redeal_into(env: Any, other: Any, rng: Any) -> tuple[np.ndarray, bool]:
+    """Deal ``env``'s position into ``other`` with its unseen cards dealt out again
+    (:func:`shuffle_hidden`, drawing from ``rng``): the same player's view, other hidden
+    cards. Returns ``other``'s observation and whether the hidden cards moved (False when
+    there are none to move, or the shuffle left them in place)."""
+    pos = env.get_state()
+    shuffled = copy.deepcopy(pos)
+    shuffle_hidden(shuffled, rng, env.variant)
+    obs, _ = other.reset(options={"state": shuffled})
+    return obs, shuffled != pos
 
 
 def reference_builds(variant: str, card: str, onto: str) -> bool:

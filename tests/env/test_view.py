@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from fortythieves_agents.players.baselines import GreedyAgent
-from positions import shuffle_hidden
+from positions import redeal_into, shuffle_hidden
 
 from fortythieves_env import FortyThievesEnv, VariantSpec, card_code, register_variant
 from fortythieves_env.rules.view import PlayerView
@@ -98,11 +98,8 @@ def _greedy_choices_agree_on_re_dealt_unseen_cards(env: gym.Env, steps: int, see
     rng = np.random.default_rng(seed)
     with_unseen = 0
     for _ in range(steps):
-        pos = base.get_state()
-        shuffled = copy.deepcopy(pos)
-        shuffle_hidden(shuffled, rng, base.variant)
-        with_unseen += shuffled != pos
-        obs, _ = other.reset(options={"state": shuffled})
+        obs, moved = redeal_into(base, other, rng)
+        with_unseen += moved
         assert other.player_view() == base.player_view()
         action = agent.act(obs, env)
         assert agent.act(obs, other) == action

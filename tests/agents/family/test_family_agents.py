@@ -136,10 +136,9 @@ def test_a_family_network_guides_the_search_and_sees_only_the_players_view(
     zip): the search hands it the rule set when the games start, its guide is the network's
     scores of the variant's own moves, and two positions with equal views (the second one's
     unseen cards dealt again) get equal scores."""
-    import copy
 
     from fortythieves_agents.players.search import SearchAgent, SearchBudget
-    from positions import shuffle_hidden
+    from positions import redeal_into
 
     from fortythieves_env import FortyThievesEnv
 
@@ -155,11 +154,8 @@ def test_a_family_network_guides_the_search_and_sees_only_the_players_view(
     rng = np.random.default_rng(5)
     differed = 0
     for _ in range(12):
-        pos = env.get_state()
-        shuffled = copy.deepcopy(pos)
-        shuffle_hidden(shuffled, rng, spec)
-        differed += shuffled != pos
-        other_obs, _ = other.reset(options={"state": shuffled})
+        other_obs, moved = redeal_into(env, other, rng)
+        differed += moved
         mask, other_mask = env.action_masks()[None], other.action_masks()[None]
         alone = guides[0].action_scores(obs[None], mask, np.array([0]))
         assert np.array_equal(alone, guides[1].action_scores(other_obs[None], other_mask, [0]))

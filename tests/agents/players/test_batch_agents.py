@@ -3,7 +3,6 @@ and evaluation reports that do not depend on the batch size (issue 8, point 4)."
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator
 
 import gymnasium as gym
@@ -25,7 +24,7 @@ from fortythieves_agents.players.baselines import (
     pick_legal,
 )
 from fortythieves_agents.seeds import TEST_START, seeds_for_test
-from positions import shuffle_hidden
+from positions import redeal_into
 
 from fortythieves_env import VARIANTS, FortyThievesEnv, VariantSpec, register_variant
 
@@ -122,11 +121,8 @@ def test_compiled_greedy_keeps_its_choice_when_unseen_cards_are_re_dealt(variant
     rng = np.random.default_rng(7)
     with_unseen = 0
     for _ in range(60):
-        pos = base.get_state()
-        shuffled = copy.deepcopy(pos)
-        shuffle_hidden(shuffled, rng, spec)
-        with_unseen += shuffled != pos
-        other_obs, _ = other.reset(options={"state": shuffled})
+        other_obs, moved = redeal_into(base, other, rng)
+        with_unseen += moved
         action = int(greedy_actions(spec, obs[None], base.action_masks()[None])[0])
         assert greedy_actions(spec, other_obs[None], other.action_masks()[None])[0] == action
         obs, _, terminated, truncated, _ = env.step(action)

@@ -30,7 +30,7 @@ from fortythieves_agents.players.search import (
 )
 from fortythieves_agents.reports.solver import search_table
 from fortythieves_agents.seeds import seeds_for_test
-from positions import position, random_walk, shuffle_hidden
+from positions import position, random_walk, redeal_into
 
 from fortythieves_env import VARIANTS, FortyThievesEnv, get_variant
 from fortythieves_env.rules.core import tables_for
@@ -218,11 +218,8 @@ def test_the_choice_does_not_change_when_the_unseen_cards_are_re_dealt(
     twin.start_games(spec, np.array([0]))
     differed = 0
     for _ in range(25):
-        pos = env.get_state()
-        shuffled = copy.deepcopy(pos)
-        shuffle_hidden(shuffled, rng, spec)
-        differed += shuffled != pos
-        other_obs, _ = other.reset(options={"state": shuffled})
+        other_obs, moved = redeal_into(env, other, rng)
+        differed += moved
         assert other.player_view() == env.player_view()
         scores = _scores(agent, env, obs, 0)
         assert np.array_equal(_scores(twin, other, other_obs, 0), scores)

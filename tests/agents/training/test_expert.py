@@ -44,7 +44,7 @@ from fortythieves_agents.training.expert import (
 )
 from fortythieves_agents.training.train import build_model
 from helpers import CONFIGS, ROOT, one_error_line, rewrite_zip
-from positions import shuffle_hidden
+from positions import redeal_into
 
 from configs import TINY, with_set
 from fortythieves_env import FortyThievesEnv
@@ -172,11 +172,8 @@ def test_dagger_labels_and_guided_moves_do_not_change_when_the_unseen_cards_are_
     rng = np.random.default_rng(3)
     differed = 0
     for _ in range(20):
-        pos = env.get_state()
-        shuffled = copy.deepcopy(pos)
-        shuffle_hidden(shuffled, rng, spec)
-        differed += shuffled != pos
-        other_obs, _ = other.reset(options={"state": shuffled})
+        other_obs, moved = redeal_into(env, other, rng)
+        differed += moved
         a = players[0].action_scores(obs[None], env.action_masks()[None], np.array([0]))
         b = players[1].action_scores(other_obs[None], other.action_masks()[None], np.array([0]))
         assert np.array_equal(a, b)
