@@ -41,6 +41,14 @@ def beats(report: dict[str, Any], agent: str = "ppo", other: str = "greedy") -> 
     return bool(a["mean_foundation_cards"] > b["mean_foundation_cards"])
 
 
+def _shown(path: Path, root: Path | None) -> str:
+    """How a table names a saved file: relative to the checkout's ``root`` when under it,
+    else as given."""
+    if root is not None and Path(path).resolve().is_relative_to(root.resolve()):
+        return str(Path(path).resolve().relative_to(root.resolve()))
+    return str(path)
+
+
 def _cell(summary: dict[str, Any] | None) -> str:
     if summary is None:
         return "-"
@@ -101,9 +109,7 @@ def held_out_leaderboard(paths: Sequence[Path], root: Path | None = None) -> str
         if report.get("kind") != "family_zero_shot":
             continue
         steps = report.get("trained_on", {}).get("timesteps")
-        source = str(path)
-        if root is not None and Path(path).resolve().is_relative_to(root.resolve()):
-            source = str(Path(path).resolve().relative_to(root.resolve()))
+        source = _shown(path, root)
         for game, entry in report["games"].items():
             test = entry.get("test")
             if not test:
@@ -136,9 +142,7 @@ def zero_shot_tables(paths: Sequence[Path], root: Path | None = None) -> str:
         report = json.loads(Path(path).read_text(encoding="utf-8"))
         if report.get("kind") != "family_zero_shot":
             continue
-        name = str(path)
-        if root is not None and Path(path).resolve().is_relative_to(root.resolve()):
-            name = str(Path(path).resolve().relative_to(root.resolve()))
+        name = _shown(path, root)
         parts.append(f"`{name}`:\n\n{zero_shot_table(report)}")
     return "\n\n".join(parts) if parts else "_No zero-shot report saved yet._"
 
@@ -166,9 +170,7 @@ def finetune_tables(paths: Sequence[Path], root: Path | None = None) -> str:
     """
     parts = []
     for path in paths:
-        name = str(path)
-        if root is not None and Path(path).resolve().is_relative_to(root.resolve()):
-            name = str(Path(path).resolve().relative_to(root.resolve()))
+        name = _shown(path, root)
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
             text = f"`{name}`:\n\n{comparison_table(data)}"
