@@ -350,7 +350,8 @@ def test_the_fine_tuned_networks_column_and_rows_are_their_final_evaluations() -
         assert user != "PPO fine-tuned from the family network"
     assert shipped >= 1  # Number Ten's, at least
     shipped_ppo = ROOT / "results/training/NumberTen/final_evaluation.json"
-    assert agent_label("ppo", {}, shipped_ppo) == "PPO (shipped config)"
+    assert agent_label("ppo", {}, shipped_ppo, saved=True) == "PPO (shipped config)"
+    assert agent_label("ppo", {}, shipped_ppo) == "ppo"  # a user's file of that name
     assert "PPO fine-tuned from the family network" in summary.leaderboard(ROOT)
 
 

@@ -83,10 +83,11 @@ def read_report(
 
 def agent_label(name: str, summary: dict[str, Any], path: Path, saved: bool = False) -> str:
     """How a row names its agent: the search agent with its budget, the shipped PPO runs as
-    such, a run fine-tuned from the family network as such (a ``finetuned/final_evaluation.json``
-    of :mod:`fortythieves_agents.family.compare`'s layout among the checkout's ``saved``
-    reports: a user's file of that name is not one), any other agent by the name in its
-    report."""
+    such (a ``final_evaluation.json`` or a file under ``ppo/`` among the checkout's ``saved``
+    reports), a run fine-tuned from the family network as such (a
+    ``finetuned/final_evaluation.json`` of :mod:`fortythieves_agents.family.compare`'s layout
+    among the ``saved`` reports), any other agent by the name in its report: a user's file of
+    one of those names keeps its own name (``ppo``), as its run is none of the shipped ones."""
     settings = summary.get("settings", {})
     if name == "search":
         if settings.get("method") == "solve":
@@ -102,7 +103,7 @@ def agent_label(name: str, summary: dict[str, Any], path: Path, saved: bool = Fa
     if name == "ppo" and saved and finetuned:
         return "PPO fine-tuned from the family network"
     shipped = path.name == "final_evaluation.json" or path.parent.name == "ppo"
-    if name == "ppo" and shipped:
+    if name == "ppo" and saved and shipped:
         return "PPO (shipped config)"
     return name
 
@@ -142,7 +143,9 @@ def rows_of(
     order, then the protocol's deal count first, then more deals before fewer, then wins
     among solver-proved wins, wins and foundation cards, best first. An agent that two
     reports show on the same deals keeps its first row (the one with a normalized score if
-    only one has it). A report's file is named relative to ``root`` when under it.
+    only one has it): among the ``saved`` reports, or among the rows of one other file; a
+    report that is not one of the ``saved`` never hides a saved row, nor is hidden by one,
+    however its agent is named. A report's file is named relative to ``root`` when under it.
 
     Args:
         paths: the reports (:func:`read_report` checks each).
@@ -161,7 +164,7 @@ def rows_of(
         ReportError: a file is not an evaluation report the leaderboard can rank (only
             when ``refused`` is None).
     """
-    found: dict[tuple[str, str, int], Row] = {}
+    found: dict[tuple[str, str, int, str | None], Row] = {}
     own = {Path(p).resolve() for p in saved}
     for path in paths:
         path = Path(path)
@@ -175,17 +178,18 @@ def rows_of(
         source = path.name
         if root is not None and path.resolve().is_relative_to(root):
             source = str(path.resolve().relative_to(root))
+        ours = path.resolve() in own
         for name, summary in report["results"].items():
             variant = report["variant"]
             row = Row(
                 variant=variant,
-                agent=agent_label(name, summary, path, path.resolve() in own),
+                agent=agent_label(name, summary, path, ours),
                 deals=report["episodes"],
                 summary=summary,
-                ceiling=solver_ceiling_of(variant, summary, solver_dir, path.resolve() in own),
+                ceiling=solver_ceiling_of(variant, summary, solver_dir, ours),
                 source=source,
             )
-            key = (row.variant, row.agent, row.deals)
+            key = (row.variant, row.agent, row.deals, None if ours else str(path.resolve()))
             if key not in found or (found[key].ceiling is None and row.ceiling is not None):
                 found[key] = row
     order = {name: i for i, name in enumerate(VARIANTS)}

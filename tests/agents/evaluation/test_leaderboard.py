@@ -23,7 +23,7 @@ from fortythieves_agents.evaluation.leaderboard import ReportError, Row, leaderb
 from fortythieves_agents.evaluation.report_schema import MAX_REPORT_BYTES
 from fortythieves_agents.reports.__main__ import main as reports_main
 from fortythieves_agents.reports.solver import search_table
-from fortythieves_agents.reports.summary import checkout_rows
+from fortythieves_agents.reports.summary import checkout_rows, default_reports
 from helpers import ROOT
 
 from fortythieves_env import RULES_VERSION
@@ -309,3 +309,44 @@ def test_the_reports_command_prints_the_good_reports_and_names_the_bad(
     out, err = capsys.readouterr()
     assert "| Lucas | ppo | 200 |" in out and "`good.json`" in out and "bad.json" not in out
     assert err.count("\n") == 1 and "bad.json: not an evaluation report" in err
+
+
+def test_a_users_report_never_hides_a_saved_row_nor_passes_for_a_shipped_run(
+    tmp_path: Path,
+) -> None:
+    """A user's report beside the saved ones (``--reports``): a copy of a shipped PPO run's
+    file, even at the shipped file's own name and folder, is ranked as ``ppo`` on its own row;
+    a report whose agent has the saved search row's very label (the search at 0.1 s on the
+    same 200 deals) is a row of its own beside the saved one, never merged into it either way."""
+    shipped = ROOT / "results" / "training" / "Lucas" / "final_evaluation.json"
+    user = tmp_path / "Lucas" / "final_evaluation.json"
+    user.parent.mkdir()
+    user.write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
+    ppo_dir = tmp_path / "ppo"
+    ppo_dir.mkdir()
+    (ppo_dir / "Lucas-200.json").write_text(PPO.read_text(encoding="utf-8"), encoding="utf-8")
+    search = ROOT / "results" / "search" / "Lucas-200-s0.1.json"
+    copy = tmp_path / "search.json"
+    report = json.loads(search.read_text(encoding="utf-8"))
+    report["results"] = {"search": report["results"]["search"]}
+    copy.write_text(json.dumps(report), encoding="utf-8")
+    paths = [*default_reports(ROOT), user, ppo_dir / "Lucas-200.json", copy]
+    rows = [r for r in rows_of(paths) if r.variant == "Lucas"]
+    mine = sorted((r.source, r.agent) for r in rows if not r.source.startswith("results/"))
+    assert mine == sorted(
+        [
+            ("Lucas-200.json", "ppo"),  # the shipped file's folder and name, a user's run
+            ("final_evaluation.json", "ppo"),
+            ("final_evaluation.json", "random"),
+            ("final_evaluation.json", "greedy"),
+            ("search.json", "search (solve 0.1 s per move)"),
+        ]
+    )
+    label = "search (solve 0.1 s per move)"
+    same = sorted(r.source for r in rows if r.agent == label and r.deals == 200)
+    assert same == ["results/search/Lucas-200-s0.1.json", "search.json"]
+    shipped_rows = {r.source for r in rows if r.agent == "PPO (shipped config)"}
+    assert shipped_rows == {
+        "results/training/Lucas/final_evaluation.json",
+        "results/search/ppo/Lucas-200.json",
+    }
