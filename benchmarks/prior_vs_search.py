@@ -10,7 +10,12 @@ each on the common deals, the deals only one of them won, and the seconds per mo
         --json results/search/prior/NumberTen-50-s0.1-ppo-top3-vs-search.json
 
 For a variant the curve does not cover, ``--alone-games DIR`` reads the search alone's games
-from the game records of ``scripts/search/run_eval.sh`` (``runs/search-eval/<V>-200-s0.1/search``).
+from the game records of ``scripts/search/run_eval.sh`` (``runs/search-eval/<V>-200-s0.1/search``),
+or ``--alone-report FILE`` from its report's per-deal rows (``evaluate --per-episode``; a file
+that can be committed, where the game records stay on the machine that played them).
+
+The output gives the two-sided exact sign test's p-value over the deals only one of the two
+won (``sign_test_p``: :func:`fortythieves_agents.evaluation.results.sign_test`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+from fortythieves_agents.evaluation.results import sign_test
 
 CURVE = Path(__file__).resolve().parents[1] / "results" / "search" / "budget_curve" / "curve.json"
 
@@ -51,11 +58,42 @@ def alone_from_games(folder: Path, variant: str, budget: float) -> dict[int, dic
     return games
 
 
+def alone_from_report(
+    path: Path, variant: str, budget: float
+) -> tuple[dict[int, dict[str, object]], float]:
+    """The search alone's games by deal seed from the per-deal rows of its evaluation report
+    (``evaluate search --per-episode --json``), as :func:`alone_from_games` gives them, and
+    its seconds per move over all the report's deals.
+
+    Raises:
+        SystemExit: the report is refused by the leaderboard's checks, is of another variant,
+            has no ``search`` agent at ``budget`` s per move, or no per-deal rows.
+    """
+    from fortythieves_agents.evaluation.leaderboard import ReportError, read_report
+
+    try:
+        report = read_report(path, variant=variant, agent="search")
+    except ReportError as exc:
+        raise SystemExit(str(exc)) from None
+    search = report["results"]["search"]
+    if search.get("settings", {}).get("budget_seconds_per_move") != budget:
+        raise SystemExit(f"{path}: not the search alone at {budget} s per move on {variant}")
+    rows = search.get("per_episode")
+    if not rows:
+        raise SystemExit(f"{path}: no per-deal rows of the search (evaluate --per-episode)")
+    games = {r["seed"]: {"won": r["won"], "length": r["length"], "seconds": None} for r in rows}
+    return games, report["timing"]["search"]["seconds_per_move"]
+
+
 def compare(
-    report_path: Path, curve_path: Path = CURVE, alone_games: Path | None = None
+    report_path: Path,
+    curve_path: Path = CURVE,
+    alone_games: Path | None = None,
+    alone_report: Path | None = None,
 ) -> dict[str, object]:
     """The comparison (see the module docstring); with ``alone_games`` the search alone's
-    games are read from that folder of game records (:func:`alone_from_games`) instead of
+    games are read from that folder of game records (:func:`alone_from_games`), with
+    ``alone_report`` from that report's per-deal rows (:func:`alone_from_report`), instead of
     the curve.
 
     Raises:
@@ -68,6 +106,9 @@ def compare(
     if not rows:
         raise SystemExit(f"{report_path}: no search+network per-episode rows (--per-episode)")
     budget = guided["settings"]["budget_seconds_per_move"]
+    if alone_report is not None:
+        games, seconds = alone_from_report(alone_report, report["variant"], budget)
+        return _pairing(report, rows, games, alone_report, seconds)
     if alone_games is not None:
         return _pairing(
             report, rows, alone_from_games(alone_games, report["variant"], budget), alone_games
@@ -85,10 +126,15 @@ def compare(
 
 
 def _pairing(
-    report: dict[str, Any], rows: list[dict[str, Any]], alone: dict[int, Any], source: Path
+    report: dict[str, Any],
+    rows: list[dict[str, Any]],
+    alone: dict[int, Any],
+    source: Path,
+    alone_seconds: float | None = None,
 ) -> dict[str, object]:
     """The comparison of the guided search's ``rows`` with the search alone's games by seed
-    (read from ``source``).
+    (read from ``source``; ``alone_seconds`` its seconds per move where the games are not
+    timed one by one).
 
     Raises:
         SystemExit: a deal of ``rows`` has no game of the search alone.
@@ -102,6 +148,10 @@ def _pairing(
     timed = all(g["seconds"] is not None for _, g in both)
     seconds = sum(g["seconds"] for _, g in both) if timed else None
     moves = sum(g["length"] for _, g in both)
+    only_guided = [r["seed"] for r, g in both if r["won"] and not g["won"]]
+    only_alone = [r["seed"] for r, g in both if g["won"] and not r["won"]]
+    if seconds is not None:
+        alone_seconds = round(seconds / max(moves, 1), 6)
     return {
         "variant": report["variant"],
         "budget_seconds_per_move": budget,
@@ -111,14 +161,13 @@ def _pairing(
         "deals": len(both),
         "search_plus_network_wins": sum(r["won"] for r, _ in both),
         "search_alone_wins": sum(g["won"] for _, g in both),
-        "only_search_plus_network": [r["seed"] for r, g in both if r["won"] and not g["won"]],
-        "only_search_alone": [r["seed"] for r, g in both if g["won"] and not r["won"]],
+        "only_search_plus_network": only_guided,
+        "only_search_alone": only_alone,
+        "sign_test_p": round(sign_test(len(only_guided), len(only_alone)), 6),
         "search_plus_network_seconds_per_move": report["timing"]["search+network"][
             "seconds_per_move"
         ],
-        "search_alone_seconds_per_move": (
-            None if seconds is None else round(seconds / max(moves, 1), 6)
-        ),
+        "search_alone_seconds_per_move": alone_seconds,
     }
 
 
@@ -132,9 +181,17 @@ def main(argv: list[str] | None = None) -> int:
         help="the search alone's game records (evaluate --save-games DIR: DIR/search) "
         "instead of the curve",
     )
+    parser.add_argument(
+        "--alone-report",
+        type=Path,
+        help="the search alone's evaluation report with per-deal rows (evaluate search "
+        "--per-episode --json FILE) instead of the curve",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    out = compare(args.report, args.curve, args.alone_games)
+    if args.alone_games is not None and args.alone_report is not None:
+        parser.error("give --alone-games or --alone-report, not both")
+    out = compare(args.report, args.curve, args.alone_games, args.alone_report)
     text = json.dumps(out, indent=2) + "\n"
     if args.json:
         args.json.write_text(text, encoding="utf-8")

@@ -1,8 +1,8 @@
 """What one played deal gives and what many add up to: :class:`EpisodeResult` and
 :class:`GameTrace`, the summary of an agent's deals (:func:`summarize`, the keys of
 :mod:`fortythieves_agents.evaluation.evaluate`'s docstring) with its Wilson interval, its wins
-against the solver's verdicts (:func:`ceiling_summary`), and the table of a report
-(:func:`render_table`)."""
+against the solver's verdicts (:func:`ceiling_summary`), the table of a report
+(:func:`render_table`), and the sign test of two agents on the same deals (:func:`sign_test`)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ __all__ = [
     "ceiling_cell",
     "ceiling_summary",
     "render_table",
+    "sign_test",
     "summarize",
     "wilson_interval",
 ]
@@ -75,6 +76,23 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     lo = 0.0 if successes == 0 else max(0.0, centre - half)
     hi = 1.0 if successes == n else min(1.0, centre + half)
     return lo, hi
+
+
+def sign_test(only_a: int, only_b: int) -> float:
+    """The two-sided exact sign test's p-value of two agents played on the same deals:
+    ``only_a`` deals won by A and lost by B, ``only_b`` the other way (the deals both won or
+    both lost carry no information); ``1.0`` when no deal tells them apart.
+
+    Raises:
+        ValueError: a count below 0.
+    """
+    if only_a < 0 or only_b < 0:
+        raise ValueError(f"need counts >= 0, got {only_a} and {only_b}")
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(only_a, only_b) + 1)) / 2.0**n
+    return min(1.0, 2.0 * tail)
 
 
 def ceiling_summary(results: Sequence[EpisodeResult], solver: Mapping[int, str]) -> dict[str, Any]:

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import shlex
 import sys
 import time
@@ -63,17 +62,6 @@ class _Meter:
         self.nodes += solved.nodes
         self.solves += 1
         return solved
-
-
-def sign_test(wins_a: int, wins_b: int) -> float:
-    """The two-sided exact sign test's p-value for ``wins_a`` deals won by A alone against
-    ``wins_b`` won by B alone (1.0 with none)."""
-    n = wins_a + wins_b
-    if n == 0:
-        return 1.0
-    k = min(wins_a, wins_b)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n
-    return min(1.0, 2.0 * tail)
 
 
 _PLAY_KEYS = ("won", "foundation_cards", "moves", "stuck", "nodes", "solves", "cpu_seconds")
@@ -135,6 +123,8 @@ def summarize(
 ) -> dict[str, Any]:
     """Wins of each setting of ``names``, the sign test of each against the first and the
     work per move over ``rows``."""
+    from fortythieves_agents.evaluation.results import sign_test
+
     out: dict[str, Any] = {"deals": len(rows)}
     for name in names:
         played = [r[name] for r in rows]

@@ -5,7 +5,8 @@
 #   [SAMPLES=K] [ALLOCATION=halving] scripts/search/run_eval.sh [N] [VARIANT ...]
 #   BUDGET=SECONDS [NODES=N] scripts/search/run_eval.sh [N] [VARIANT ...]
 # (default: 50 deals, the variants below). Reports go to results/search/<variant>-<N>.json
-# (16 samples, uniform), <variant>-<N>-k<K>.json (K samples) or <variant>-<N>-k<K>h.json (halving).
+# (16 samples, uniform), <variant>-<N>-k<K>.json (K samples) or <variant>-<N>-k<K>h.json (halving),
+# each with one row per deal (--per-episode: the leaderboard's normalized score, the sign tests).
 # BUDGET (issue 25) plays the solving setting instead (--search-budget SECONDS per move, NODES
 # nodes per sample, default 1000): <variant>-<N>-s<SECONDS>.json (-s<SECONDS>-n<NODES>.json).
 # A variant whose report (the file name above) exists is skipped, and a variant stopped
@@ -43,7 +44,7 @@ for v in "${variants[@]}"; do
   # every game's record is saved as it ends (runs/ is not in git): a stopped run continues
   # from its last finished deal with --resume, and its report is the uninterrupted one
   COLUMNS=160 $cmd evaluate search --variant "$v" --episodes "$n" "${options[@]}" \
-    --no-progress --save-games "runs/search-eval/$v-$n$suffix" --resume --json "$out.part"
+    --per-episode --no-progress --save-games "runs/search-eval/$v-$n$suffix" --resume --json "$out.part"
   mv "$out.part" "$out"
   echo "$v: $(date -Is) done -> $out"
 done

@@ -350,3 +350,17 @@ def test_a_users_report_never_hides_a_saved_row_nor_passes_for_a_shipped_run(
         "results/training/Lucas/final_evaluation.json",
         "results/search/ppo/Lucas-200.json",
     }
+
+
+def test_the_sign_test_gives_exact_two_sided_p_values() -> None:
+    """p = 2 * P(X <= min) for X ~ Binomial(only_a + only_b, 1/2), capped at 1."""
+    from fortythieves_agents.evaluation.results import sign_test
+
+    assert sign_test(0, 0) == 1.0
+    assert sign_test(5, 0) == 2 / 32 == sign_test(0, 5)
+    assert sign_test(6, 0) == 2 / 64  # the fewest one-sided deals under 0.05
+    assert sign_test(3, 3) == 1.0
+    assert sign_test(27, 12) == pytest.approx(0.0237, abs=1e-4)
+    assert sign_test(17, 9) == pytest.approx(0.1686, abs=1e-4)
+    with pytest.raises(ValueError, match=r"need counts >= 0, got -1 and 2"):
+        sign_test(-1, 2)

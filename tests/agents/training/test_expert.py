@@ -613,6 +613,52 @@ def test_prior_vs_search_compares_deal_by_deal(tmp_path: Path) -> None:
         compare(tmp_path / "r.json", alone_games=folder)
 
 
+def test_prior_vs_search_reads_the_search_alone_from_its_report(tmp_path: Path) -> None:
+    """``--alone-report``: the search alone's per-deal rows from its ``evaluate --per-episode``
+    report (committed beside the guided one; the game records stay on the machine), its
+    seconds per move from the report's timing, the sign test over the deals only one won;
+    a report of another variant, budget or without rows is refused naming the file."""
+    from benchmarks.prior_vs_search import compare
+    from benchmarks.prior_vs_search import main as prior_main
+
+    alone = tmp_path / "alone.json"
+    argv = ["evaluate", "search", "--variant", "Lucas", "--episodes", "3", "--no-progress"]
+    argv += ["--search-budget", "0.002", "--per-episode", "--json", str(alone)]
+    assert main(argv) == 0
+    saved = json.loads(alone.read_text())
+    played = saved["results"]["search"]["per_episode"]
+    rows = [{**r, "won": not r["won"]} for r in played[:2]] + played[2:]  # two deals flipped
+    guided = {
+        "variant": "Lucas",
+        "results": {
+            "search+network": {
+                "per_episode": rows,
+                "settings": {"budget_seconds_per_move": 0.002, "prior": "m.zip"},
+            }
+        },
+        "timing": {"search+network": {"seconds_per_move": 0.001}},
+    }
+    (tmp_path / "g.json").write_text(json.dumps(guided))
+    out = compare(tmp_path / "g.json", alone_report=alone)
+    flipped_to_win = [r["seed"] for r in played[:2] if not r["won"]]
+    flipped_to_loss = [r["seed"] for r in played[:2] if r["won"]]
+    assert out["only_search_plus_network"] == flipped_to_win
+    assert out["only_search_alone"] == flipped_to_loss
+    assert out["search_alone_wins"] == sum(r["won"] for r in played)
+    assert out["sign_test_p"] == 1.0  # two deals tell them apart: never significant
+    assert out["search_alone_seconds_per_move"] == saved["timing"]["search"]["seconds_per_move"]
+    assert prior_main([str(tmp_path / "g.json"), "--alone-report", str(alone)]) == 0
+    guided["variant"] = "NumberTen"
+    (tmp_path / "g.json").write_text(json.dumps(guided))
+    with pytest.raises(SystemExit, match=r"alone\.json: a report of Lucas, not of NumberTen"):
+        compare(tmp_path / "g.json", alone_report=alone)
+    guided["variant"] = "Lucas"
+    guided["results"]["search+network"]["settings"]["budget_seconds_per_move"] = 0.1
+    (tmp_path / "g.json").write_text(json.dumps(guided))
+    with pytest.raises(SystemExit, match=r"alone\.json: not the search alone at 0\.1 s per"):
+        compare(tmp_path / "g.json", alone_report=alone)
+
+
 def test_the_shipped_expert_config_is_the_measured_pilots_recipe() -> None:
     """``configs/expert/numberten.yaml`` makes the networks of the saved pilot 3 (its state
     file's settings fingerprint, read by the continue check, names no difference), and its
