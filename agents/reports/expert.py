@@ -17,8 +17,10 @@ covers, because the agents cost very different amounts to play:
   same first N test deals:
   ``results/search/prior/<Variant>-<N>-s0.1-<network>-top3-vs-search.json`` (its 3 best
   candidates searched) and ``...-<network>-w<W>-vs-search.json`` (every candidate, its
-  log-probability weighted ``W``); ``<network>``: ``expert``, ``expertppo`` or ``ppo``;
-  ``benchmarks/prior_vs_search.py``.
+  log-probability weighted ``W``); ``<network>``: ``expert``, ``expertppo``, ``ppo`` or
+  ``finetuned`` (the family network fine-tuned on the variant);
+  ``benchmarks/prior_vs_search.py``; with the two-sided sign test's p-value over the deals
+  only one of the two won.
 
 A second table gives the issue's goal figures: each variant's best shipped network alone
 (``results/expert/goal/<Variant>-network-500.json``, made by ``scripts/expert/goal.sh``:
@@ -52,6 +54,7 @@ from fortythieves_env import VARIANTS
 
 from ..evaluation.evaluate import ceiling_cell
 from ..evaluation.leaderboard import read_report, solver_ceiling_of, wins_cell
+from ..evaluation.results import sign_test
 from .markers import read_json
 
 SEARCH_SHARE_GOAL = 0.8
@@ -95,7 +98,12 @@ def _agent(report: dict[str, Any] | None, name: str) -> dict[str, Any] | None:
     return None if report is None else report["results"].get(name)
 
 
-NETWORKS = {"expert": "expert", "expertppo": "expert + PPO", "ppo": "PPO"}
+NETWORKS = {
+    "expert": "expert",
+    "expertppo": "expert + PPO",
+    "ppo": "PPO",
+    "finetuned": "family network fine-tuned",
+}
 """The prior's name in a pairing file's name -> how the table names it."""
 
 
@@ -135,9 +143,18 @@ def row(variant: str, results: Path) -> str:
         pairing = read_json(path)
         if not isinstance(pairing, dict) or str(pairing.get("deals")) != deals:
             raise ValueError(f"{path}: not a pairing on {deals} deals")
+        lists = (pairing.get("only_search_plus_network"), pairing.get("only_search_alone"))
+        if not all(isinstance(x, list) for x in lists):
+            raise ValueError(f"{path}: no lists of the deals only one of the two won")
         pairs.append((int(deals), _setting(path.name), pairing))
     network = _agent(expert, "ppo")
-    ceiling = None if network is None else network.get("solver_ceiling")
+    ceiling = (  # against today's solver records, as the goal table counts
+        None
+        if network is None
+        else solver_ceiling_of(
+            variant, _with_rows(variant, expert, results), results / "solver", own=True
+        )
+    )
     later = "" if stage is None or stage[0].name == variant.lower() else f" ({stage[1]})"
     cells = [
         wins_cell(network) + later,
@@ -149,12 +166,42 @@ def row(variant: str, results: Path) -> str:
     ]
     cells.append(
         "; ".join(
-            f"{p['search_plus_network_wins']} vs {p['search_alone_wins']} of {deals} ({setting})"
+            f"{p['search_plus_network_wins']} vs {p['search_alone_wins']} of {deals} ({setting}; "
+            f"sign test p = {_p_value(p):.2g})"
             for deals, setting, p in sorted(pairs, key=lambda x: x[0])
         )
         or "-"
     )
     return f"| {variant} | " + " | ".join(cells) + " |"
+
+
+def _p_value(pairing: dict[str, Any]) -> float:
+    """The two-sided sign test's p-value of a pairing file, from its lists of the deals only
+    one of the two won (never from a p-value the file may state)."""
+    return sign_test(len(pairing["only_search_plus_network"]), len(pairing["only_search_alone"]))
+
+
+def _with_rows(variant: str, expert: dict[str, Any] | None, results: Path) -> dict[str, Any]:
+    """The expert network's summary in ``expert`` (its ``network-500.json``), or where that
+    has no rows per deal, the goal table's report of the same network on the same deals
+    (``expert/goal/<Variant>-network-500.json``: :func:`best_network` picks the same stage),
+    whose rows let the proved wins be counted against today's solver records; used only
+    where the two agree on the deals and the wins."""
+    assert expert is not None
+    network = expert["results"]["ppo"]
+    if network.get("per_episode"):
+        return network
+    goal = _report(results / "expert" / "goal" / f"{variant}-network-500.json", variant, 500)
+    same = _agent(goal, "ppo")
+    if (
+        goal is None
+        or same is None
+        or goal["seeds"] != expert["seeds"]
+        or same["wins"] != network["wins"]
+        or not same.get("per_episode")
+    ):
+        return network
+    return same
 
 
 STAGES: tuple[tuple[str, str], ...] = (

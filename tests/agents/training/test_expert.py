@@ -677,6 +677,15 @@ def test_the_expert_table_reads_the_saved_reports(tmp_path: Path) -> None:
     inside = expert_table.table_for(ROOT / "results")
     number_ten = next(line for line in inside.splitlines() if line.startswith("| NumberTen |"))
     assert number_ten.split(" | ")[1] != "-"  # the shipped network's report is read
+    # its proved wins against today's solver records, from the goal report's rows of the same
+    # network (its own report has none), as the goal table counts them
+    from fortythieves_agents.evaluation.evaluate import ceiling_cell
+    from fortythieves_agents.evaluation.leaderboard import solver_ceiling_of
+
+    goal = json.loads((ROOT / "results/expert/goal/NumberTen-network-500.json").read_text())
+    today = solver_ceiling_of("NumberTen", goal["results"]["ppo"], ROOT / "results" / "solver")
+    assert today is not None
+    assert number_ten.split(" | ")[2] == ceiling_cell(today)
     bad = tmp_path / "expert" / "numberten"
     bad.mkdir(parents=True)
     other_deals = (ROOT / "results/search/ppo/NumberTen-200.json").read_text()  # 200 deals
@@ -690,18 +699,33 @@ def test_the_expert_table_reads_the_saved_reports(tmp_path: Path) -> None:
     # the same deals, by number of deals; a pairing on other deals than its name says refused
     prior = tmp_path / "search" / "prior"
     prior.mkdir(parents=True)
-    for name, deals, wins, alone in (
-        ("50-s0.1-expert-top3", 50, 27, 31),
-        ("100-s0.1-expertppo-w0.02", 100, 71, 63),
-        ("50-s0.1-ppo-w0.02", 50, 33, 31),
+    for name, deals, wins, alone, only in (
+        ("50-s0.1-expert-top3", 50, 27, 31, (0, 4)),
+        ("100-s0.1-expertppo-w0.02", 100, 71, 63, (17, 9)),
+        ("50-s0.1-ppo-w0.02", 50, 33, 31, (2, 0)),
+        ("200-s0.1-finetuned-w0.02", 200, 140, 120, (26, 6)),
     ):
-        pairing = {"deals": deals, "search_plus_network_wins": wins, "search_alone_wins": alone}
+        pairing = {
+            "deals": deals,
+            "search_plus_network_wins": wins,
+            "search_alone_wins": alone,
+            "only_search_plus_network": list(range(only[0])),
+            "only_search_alone": list(range(100, 100 + only[1])),
+            "sign_test_p": 0.5,  # a file's own p-value is never shown: counted from the lists
+        }
         (prior / f"Lucas-{name}-vs-search.json").write_text(json.dumps(pairing))
     cells = expert_table.row("Lucas", tmp_path).split(" | ")
     assert cells[-1] == (
-        "27 vs 31 of 50 (expert, top 3); 33 vs 31 of 50 (PPO, weight 0.02); "
-        "71 vs 63 of 100 (expert + PPO, weight 0.02) |"
+        "27 vs 31 of 50 (expert, top 3; sign test p = 0.12); "
+        "33 vs 31 of 50 (PPO, weight 0.02; sign test p = 0.5); "
+        "71 vs 63 of 100 (expert + PPO, weight 0.02; sign test p = 0.17); "
+        "140 vs 120 of 200 (family network fine-tuned, weight 0.02; sign test p = 0.00054) |"
     )
+    pairing.pop("only_search_alone")
+    (prior / "Lucas-200-s0.1-finetuned-w0.02-vs-search.json").write_text(json.dumps(pairing))
+    with pytest.raises(ValueError, match="no lists of the deals only one of the two won"):
+        expert_table.row("Lucas", tmp_path)
+    (prior / "Lucas-200-s0.1-finetuned-w0.02-vs-search.json").unlink()
     (prior / "Lucas-50-s0.1-expert-w0.1-vs-search.json").write_text(
         json.dumps({"deals": 40, "search_plus_network_wins": 1, "search_alone_wins": 30})
     )
