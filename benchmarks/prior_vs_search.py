@@ -58,16 +58,21 @@ def alone_from_games(folder: Path, variant: str, budget: float) -> dict[int, dic
     return games
 
 
+PRIOR_KEYS = ("prior", "prior_top", "prior_weight")
+"""The guided search's settings that the search alone has not."""
+
+
 def alone_from_report(
-    path: Path, variant: str, budget: float
-) -> tuple[dict[int, dict[str, object]], float]:
+    path: Path, variant: str, budget: float, settings: dict[str, Any] | None = None
+) -> tuple[dict[int, dict[str, object]], float | None]:
     """The search alone's games by deal seed from the per-deal rows of its evaluation report
     (``evaluate search --per-episode --json``), as :func:`alone_from_games` gives them, and
-    its seconds per move over all the report's deals.
+    its seconds per move over all the report's deals (None: the report has no timing).
 
     Raises:
         SystemExit: the report is refused by the leaderboard's checks, is of another variant,
-            has no ``search`` agent at ``budget`` s per move, or no per-deal rows.
+            has no ``search`` agent at ``budget`` s per move, no per-deal rows, or another value
+            of a key of the guided search's ``settings`` (but its name and the prior's keys).
     """
     from fortythieves_agents.evaluation.leaderboard import ReportError, read_report
 
@@ -78,11 +83,20 @@ def alone_from_report(
     search = report["results"]["search"]
     if search.get("settings", {}).get("budget_seconds_per_move") != budget:
         raise SystemExit(f"{path}: not the search alone at {budget} s per move on {variant}")
+    own = search.get("settings", {})
+    differ = sorted(
+        k for k in (settings or {}) if k not in ("name", *PRIOR_KEYS) and own.get(k) != settings[k]
+    )
+    if differ:
+        raise SystemExit(
+            f"{path}: the search alone's settings differ from the guided one's: {differ}"
+        )
     rows = search.get("per_episode")
     if not rows:
         raise SystemExit(f"{path}: no per-deal rows of the search (evaluate --per-episode)")
     games = {r["seed"]: {"won": r["won"], "length": r["length"], "seconds": None} for r in rows}
-    return games, report["timing"]["search"]["seconds_per_move"]
+    timing = (report.get("timing") or {}).get("search")
+    return games, None if timing is None else timing["seconds_per_move"]
 
 
 def compare(
@@ -100,14 +114,22 @@ def compare(
         SystemExit: the report has no ``search+network`` per-episode rows, or the curve (or
             the folder) no game of the search alone at the report's budget on one of its deals.
     """
-    report = json.loads(report_path.read_text(encoding="utf-8"))
+    try:
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"{report_path}: not a readable report ({exc})") from None
     guided = report["results"].get("search+network", {})
     rows = guided.get("per_episode")
     if not rows:
         raise SystemExit(f"{report_path}: no search+network per-episode rows (--per-episode)")
+    seeds = [r["seed"] for r in rows]
+    if len(set(seeds)) != len(seeds):
+        raise SystemExit(f"{report_path}: a deal has two search+network rows")
     budget = guided["settings"]["budget_seconds_per_move"]
     if alone_report is not None:
-        games, seconds = alone_from_report(alone_report, report["variant"], budget)
+        games, seconds = alone_from_report(
+            alone_report, report["variant"], budget, guided["settings"]
+        )
         return _pairing(report, rows, games, alone_report, seconds)
     if alone_games is not None:
         return _pairing(

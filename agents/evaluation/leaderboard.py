@@ -11,6 +11,7 @@ and the report's file.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,7 +146,8 @@ def rows_of(
     reports show on the same deals keeps its first row (the one with a normalized score if
     only one has it): among the ``saved`` reports, or among the rows of one other file; a
     report that is not one of the ``saved`` never hides a saved row, nor is hidden by one,
-    however its agent is named. A report's file is named relative to ``root`` when under it.
+    however its agent is named. A report's file is named relative to ``root`` when under it,
+    else by its name (by its path as given where two such files share a name).
 
     Args:
         paths: the reports (:func:`read_report` checks each).
@@ -157,15 +159,19 @@ def rows_of(
         saved: the checkout's own saved reports
             (:func:`fortythieves_agents.reports.summary.default_reports`), written by
             this project's runs against its solver records: where one has no per-deal rows,
-            its own ``solver_ceiling`` is shown. Any other report's is never read (the
-            normalized score is then ``-`` without per-deal rows).
+            its own ``solver_ceiling`` is shown; a saved file passed by another path (a
+            symlink) is the saved file. Any other report's is never read (the normalized
+            score is then ``-`` without per-deal rows).
 
     Raises:
         ReportError: a file is not an evaluation report the leaderboard can rank (only
             when ``refused`` is None).
     """
+    paths = [Path(p) for p in paths]
+    outside = [p for p in paths if root is None or not p.resolve().is_relative_to(root)]
+    names = Counter(p.name for p in outside)  # the files named by their names alone
     found: dict[tuple[str, str, int, str | None], Row] = {}
-    own = {Path(p).resolve() for p in saved}
+    own = {Path(p).resolve(): Path(p) for p in saved}
     for path in paths:
         path = Path(path)
         try:
@@ -175,15 +181,16 @@ def rows_of(
                 raise
             refused.append(exc)
             continue
-        source = path.name
+        source = path.name if names[path.name] == 1 else str(path)  # two of one name: apart
         if root is not None and path.resolve().is_relative_to(root):
             source = str(path.resolve().relative_to(root))
         ours = path.resolve() in own
+        named = own.get(path.resolve(), path)  # a saved file by any path: its saved name
         for name, summary in report["results"].items():
             variant = report["variant"]
             row = Row(
                 variant=variant,
-                agent=agent_label(name, summary, path, ours),
+                agent=agent_label(name, summary, named, ours),
                 deals=report["episodes"],
                 summary=summary,
                 ceiling=solver_ceiling_of(variant, summary, solver_dir, ours),

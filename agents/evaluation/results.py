@@ -91,7 +91,7 @@ def sign_test(only_a: int, only_b: int) -> float:
     n = only_a + only_b
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(only_a, only_b) + 1)) / 2.0**n
+    tail = sum(math.comb(n, i) for i in range(min(only_a, only_b) + 1)) / 2**n  # exact ints
     return min(1.0, 2.0 * tail)
 
 

@@ -143,9 +143,7 @@ def row(variant: str, results: Path) -> str:
         pairing = read_json(path)
         if not isinstance(pairing, dict) or str(pairing.get("deals")) != deals:
             raise ValueError(f"{path}: not a pairing on {deals} deals")
-        lists = (pairing.get("only_search_plus_network"), pairing.get("only_search_alone"))
-        if not all(isinstance(x, list) for x in lists):
-            raise ValueError(f"{path}: no lists of the deals only one of the two won")
+        _check_lists(path, pairing, int(deals))
         pairs.append((int(deals), _setting(path.name), pairing))
     network = _agent(expert, "ppo")
     ceiling = (  # against today's solver records, as the goal table counts
@@ -173,6 +171,31 @@ def row(variant: str, results: Path) -> str:
         or "-"
     )
     return f"| {variant} | " + " | ".join(cells) + " |"
+
+
+def _check_lists(path: Path, pairing: dict[str, Any], deals: int) -> None:
+    """Check a pairing file's counts and its lists of the deals only one of the two won:
+    two win counts in ``0..deals``, two lists of distinct deal seeds (ints), no seed in
+    both, at most ``deals`` in all, their lengths differing as the win counts do.
+
+    Raises:
+        ValueError: one line naming ``path`` and what is wrong.
+    """
+    wins = (pairing.get("search_plus_network_wins"), pairing.get("search_alone_wins"))
+    if not all(type(w) is int and 0 <= w <= deals for w in wins):
+        raise ValueError(f"{path}: win counts must be ints in 0..{deals}, got {wins}")
+    guided, alone = pairing.get("only_search_plus_network"), pairing.get("only_search_alone")
+    if not (isinstance(guided, list) and isinstance(alone, list)):
+        raise ValueError(f"{path}: no lists of the deals only one of the two won")
+    seeds = guided + alone
+    if not all(type(s) is int and s >= 0 for s in seeds) or len(set(seeds)) != len(seeds):
+        raise ValueError(f"{path}: the lists of deals only one won must be distinct deal seeds")
+    a, b = len(guided), len(alone)
+    if a + b > deals or a - b != wins[0] - wins[1]:
+        raise ValueError(
+            f"{path}: {a} and {b} deals won by one alone disagree with {wins[0]} vs {wins[1]} "
+            f"wins of {deals}"
+        )
 
 
 def _p_value(pairing: dict[str, Any]) -> float:

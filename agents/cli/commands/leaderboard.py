@@ -23,7 +23,9 @@ def _add_leaderboard_parser(sub: Any) -> None:
         nargs="+",
         help="evaluation reports (JSON of fortythieves evaluate --json; --per-episode gives "
         "the normalized score against the protocol's solver labels); each is checked field by "
-        "field, a refused one is named on stderr and the others still rank (exit code 2)",
+        "field, a refused one is named on stderr and the others still rank (exit code 2); "
+        "each agent is named as its report names it (the saved rows beside yours: python -m "
+        "fortythieves_agents.reports --print leaderboard --reports REPORT ...)",
     )
 
 
@@ -34,7 +36,9 @@ def _leaderboard(args: argparse.Namespace) -> int:
     ``solver_ceiling``. Each report is checked field by field first
     (:mod:`fortythieves_agents.evaluation.report_schema`): a refused one gets one line on
     stderr naming the file and the field, the others still rank, and the exit code is
-    :data:`EXIT_USAGE`."""
+    :data:`EXIT_USAGE`. It ranks the given files only, each agent by the name in its report:
+    it never calls a run shipped (a checkout's saved reports are ranked beside other reports
+    by ``python -m fortythieves_agents.reports --print leaderboard --reports FILE ...``)."""
     from ...evaluation.leaderboard import ReportError, leaderboard_table, rows_of
 
     solver_dir = Path("results") / "solver"
