@@ -7,7 +7,9 @@
 # (results/search/budget_curve); benchmarks/prior_vs_search.py compares the two deal by deal.
 #   [VARIANT=NumberTen] [EPISODES=50] [PRIOR=MODEL NAME=ppo TOP=3 | WEIGHT=0.05] scripts/search/run_prior.sh
 # Another variant (the budget curve covers Number Ten only) is compared with the search alone's
-# game records of scripts/search/run_eval.sh: benchmarks/prior_vs_search.py --alone-games DIR.
+# game records of scripts/search/run_eval.sh (benchmarks/prior_vs_search.py --alone-games DIR) or
+# with its report's rows per deal (--alone-report results/search/<VARIANT>-200-s0.1.json), which
+# also gives the two-sided sign test's p-value.
 # Defaults: the shipped PPO model (NAME ppo), TOP 3. The expert-iteration network, spread:
 #   PRIOR=results/expert/numberten/model.zip NAME=expert WEIGHT=0.05 scripts/search/run_prior.sh
 set -euo pipefail
