@@ -14,7 +14,9 @@ validation    ``1_000_000_000 + i``           periodic evaluation during trainin
                                               seeds, the same ones at every evaluation
 test          ``2_000_000_000 + i``           the final evaluation and ``fortythieves
                                               evaluate``: the first N seeds, the same list
-                                              for every agent (PPO, random, greedy)
+                                              for every agent (PPO, random, greedy); a
+                                              confirmatory run may start later
+                                              (``--first-deal``)
 ============  ==============================  =============================================
 
 The test list never depends on the agent, the run seed or the machine: every agent evaluated
@@ -58,15 +60,22 @@ def seeds_for_validation(n: int) -> list[int]:
     return [VALIDATION_START + i for i in range(n)]
 
 
-def seeds_for_test(n: int) -> list[int]:
-    """The first ``n`` test deal seeds: ``[2_000_000_000, 2_000_000_001, ...]``.
+def seeds_for_test(n: int, first: int = 0) -> list[int]:
+    """``n`` test deal seeds from test deal ``first``: ``[2_000_000_000 + first, ...]``.
+
+    ``first=0`` (the default) gives the first ``n``, the protocol's list; a later ``first``
+    gives deals no earlier evaluation of the first ones played (a confirmatory run on
+    fresh test deals, ``fortythieves evaluate --first-deal``).
 
     Raises:
-        ValueError: ``n`` is negative or larger than the range (10**9).
+        ValueError: ``n`` or ``first`` is negative, or ``first + n`` is past the range
+            (10**9).
     """
     if not 0 <= n <= _BLOCK:
         raise ValueError(f"number of test seeds must be in 0..{_BLOCK}, got {n}")
-    return [TEST_START + i for i in range(n)]
+    if not 0 <= first <= _BLOCK - n:
+        raise ValueError(f"first test deal must be in 0..{_BLOCK - n} for {n} deals, got {first}")
+    return [TEST_START + first + i for i in range(n)]
 
 
 def is_training_seed(seed: int) -> bool:

@@ -77,7 +77,7 @@ def alone_from_report(
     from fortythieves_agents.evaluation.leaderboard import ReportError, read_report
 
     try:
-        report = read_report(path, variant=variant, agent="search")
+        report = read_report(path, variant=variant, agent="search", later_deals=True)
     except ReportError as exc:
         raise SystemExit(str(exc)) from None
     search = report["results"]["search"]
@@ -181,6 +181,7 @@ def _pairing(
         "prior_top": guided["settings"].get("prior_top"),
         "prior_weight": guided["settings"].get("prior_weight", 0.0),
         "deals": len(both),
+        "first_seed": min(r["seed"] for r, _ in both),
         "search_plus_network_wins": sum(r["won"] for r, _ in both),
         "search_alone_wins": sum(g["won"] for _, g in both),
         "only_search_plus_network": only_guided,

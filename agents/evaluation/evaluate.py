@@ -359,8 +359,10 @@ def evaluate_agents(
     timing: bool = False,
     resume: bool = False,
     on_note: Callable[[str], object] | None = None,
+    first_deal: int = 0,
 ) -> dict[str, Any]:
-    """Play the first ``episodes`` test deals of ``variant`` with each agent.
+    """Play the first ``episodes`` test deals of ``variant`` with each agent (from test deal
+    ``first_deal`` if given).
 
     Args:
         agents: the agents, played one after the other on the same deals.
@@ -395,6 +397,9 @@ def evaluate_agents(
             deals played now and says how many were read: ``resumed_deals``); a record
             not taken is played again and overwritten.
         on_note: called with one line per agent with records played again (``resume``).
+        first_deal: the index of the first test deal played (default 0: the protocol's
+            first deals); deal ``first_deal + i`` is the agent's game ``first_deal + i``, so
+            a run from a later deal gives the rows a longer run from 0 gives on those deals.
 
     Returns:
         A JSON-ready dict: ``variant``, ``env_id``, ``rules_version``
@@ -406,16 +411,14 @@ def evaluate_agents(
         asked.
 
     Raises:
-        ValueError: ``episodes`` < 1, or ``batch_size`` < 1, or ``solver`` lacks a deal,
-            or ``resume`` without ``save_games``.
+        ValueError: ``episodes`` < 1, or ``batch_size`` < 1, or ``first_deal`` out of the
+            test range, or ``solver`` lacks a deal, or ``resume`` without ``save_games``.
         fortythieves_env.records.RecordError: ``resume`` and a record that
             :func:`resumed_results` refuses (one line, its path).
         TypeError: the rule is on and an agent has no ``action_scores``.
         KeyboardInterrupt: passed on as it comes (Ctrl-C); nothing is returned then, the
             caller says how to re-run.
     """
-    from tqdm import tqdm
-
     from ..envs import env_id_for
 
     if episodes < 1:
@@ -424,21 +427,14 @@ def evaluate_agents(
         raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
     if resume and save_games is None:
         raise ValueError("resume needs save_games: the folder of the earlier run's game records")
-    seeds = seeds_for_test(episodes)
+    seeds = seeds_for_test(episodes, first_deal)
     if solver is not None and (missing := [s for s in seeds if s not in solver]):
         raise ValueError(
             f"the solver's verdicts lack {len(missing)} deals, first seed {missing[0]}"
         )
     env_id = env_id_for(variant, env_version)
-    out = _new_report(variant, env_id, episodes, allow_cycles)
-    with tqdm(
-        total=episodes * len(agents),
-        unit="deal",
-        disable=not progress,
-        file=sys.stderr,
-        leave=False,
-        dynamic_ncols=True,
-    ) as bar:
+    out = _new_report(variant, env_id, episodes, allow_cycles, seeds[0])
+    with _deal_bar(episodes * len(agents), progress) as bar:
         for agent in agents:
             bar.set_description(f"{variant} {agent.name}")
             folder = None if save_games is None else Path(save_games)
@@ -448,20 +444,54 @@ def evaluate_agents(
                 bar.update(len(resumed))
             start = time.perf_counter()
             results = _play_agent(
-                agent, env_id, seeds, resumed, folder, batch_size, play, bar.update, allow_cycles
+                agent,
+                env_id,
+                seeds,
+                resumed,
+                folder,
+                batch_size,
+                play,
+                bar.update,
+                allow_cycles,
+                first_deal,
             )
             seconds = time.perf_counter() - start
             out["results"][agent.name] = _agent_summary(agent, results, solver, per_episode)
-            if timing:  # of the deals played now (not those read from records)
-                moves = sum(r.length for i, r in enumerate(results) if i not in resumed)
-                out.setdefault("timing", {})[agent.name] = {
-                    "seconds": round(seconds, 3),
-                    "moves": moves,
-                    "seconds_per_move": round(seconds / moves, 6) if moves else None,
-                }
-                if resume:
-                    out["timing"][agent.name]["resumed_deals"] = len(resumed)
+            if timing:
+                out.setdefault("timing", {})[agent.name] = _timing(
+                    seconds, results, resumed if resume else None
+                )
     return out
+
+
+def _deal_bar(total: int, progress: bool) -> Any:
+    """The progress bar over ``total`` deals on stderr (tqdm; off unless ``progress``)."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        unit="deal",
+        disable=not progress,
+        file=sys.stderr,
+        leave=False,
+        dynamic_ncols=True,
+    )
+
+
+def _timing(
+    seconds: float, results: Sequence[EpisodeResult], resumed: Mapping[int, Any] | None
+) -> dict[str, Any]:
+    """An agent's ``timing`` entry (:func:`evaluate_agents`): the wall time and moves of the
+    deals played now, not of those read from records (``resumed``, counted where given)."""
+    moves = sum(r.length for i, r in enumerate(results) if resumed is None or i not in resumed)
+    entry: dict[str, Any] = {
+        "seconds": round(seconds, 3),
+        "moves": moves,
+        "seconds_per_move": round(seconds / moves, 6) if moves else None,
+    }
+    if resumed is not None:
+        entry["resumed_deals"] = len(resumed)
+    return entry
 
 
 def _resumed(
@@ -481,8 +511,11 @@ def _resumed(
     return resumed
 
 
-def _new_report(variant: str, env_id: str, episodes: int, allow_cycles: bool) -> dict[str, Any]:
-    """A report's head (:func:`evaluate_agents`), its ``results`` still empty."""
+def _new_report(
+    variant: str, env_id: str, episodes: int, allow_cycles: bool, first: int = TEST_START
+) -> dict[str, Any]:
+    """A report's head (:func:`evaluate_agents`; ``first``: the first seed played), its
+    ``results`` still empty."""
     from fortythieves_env import RULES_VERSION
 
     return {
@@ -491,7 +524,7 @@ def _new_report(variant: str, env_id: str, episodes: int, allow_cycles: bool) ->
         "rules_version": RULES_VERSION,
         "no_cycling": not allow_cycles,
         "episodes": episodes,
-        "seeds": {"first": TEST_START, "count": episodes, "rule": "2_000_000_000 + i"},
+        "seeds": {"first": first, "count": episodes, "rule": "2_000_000_000 + i"},
         "results": {},
     }
 
@@ -524,10 +557,12 @@ def _play_agent(
     play: PlayDeals | None,
     on_done: Callable[[int], object],
     allow_cycles: bool,
+    first_deal: int = 0,
 ) -> list[EpisodeResult]:
-    """One agent's results on ``seeds``: those in ``resumed`` (deal index -> result) as
-    they are, the others played (each run of consecutive deals in one call, with its deal
-    indices) and, with a ``folder``, saved as game records as each game ends."""
+    """One agent's results on ``seeds``: those in ``resumed`` (index in ``seeds`` -> result)
+    as they are, the others played (each run of consecutive deals in one call, with its deal
+    indices: ``first_deal`` + the index in ``seeds``) and, with a ``folder``, saved as game
+    records as each game ends."""
     results: list[EpisodeResult | None] = [None] * len(seeds)
     for i, result in resumed.items():
         results[i] = result
@@ -548,7 +583,14 @@ def _play_agent(
         with single_torch_thread():
             if play is not None:
                 got = play(
-                    agent, env_id, part, on_done, traces, allow_cycles, first_game=a, on_result=save
+                    agent,
+                    env_id,
+                    part,
+                    on_done,
+                    traces,
+                    allow_cycles,
+                    first_game=first_deal + a,
+                    on_result=save,
                 )
             elif isinstance(agent, BatchAgent):
                 got = play_deals(
@@ -558,13 +600,20 @@ def _play_agent(
                     batch_size,
                     on_done,
                     traces,
-                    first_game=a,
+                    first_game=first_deal + a,
                     allow_cycles=allow_cycles,
                     on_result=save,
                 )
             else:  # an agent of the one-game protocol only
                 got = _play_one_by_one(
-                    agent, env_id, part, on_done, traces, allow_cycles, first_game=a, on_result=save
+                    agent,
+                    env_id,
+                    part,
+                    on_done,
+                    traces,
+                    allow_cycles,
+                    first_game=first_deal + a,
+                    on_result=save,
                 )
         results[a:b] = got
     return results  # type: ignore[return-value]

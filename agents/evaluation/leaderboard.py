@@ -19,6 +19,7 @@ from typing import Any
 
 from fortythieves_env import VARIANTS
 
+from ..seeds import TEST_START
 from .evaluate import (
     EpisodeResult,
     ceiling_cell,
@@ -58,18 +59,21 @@ def read_report(
     variant: str | None = None,
     episodes: int | None = None,
     agent: str | None = None,
+    later_deals: bool = False,
 ) -> dict[str, Any]:
     """An evaluation report, every field checked
     (:func:`~fortythieves_agents.evaluation.report_schema.load_report`: the schema, one
     per-deal row per deal of the protocol, the summaries recomputed from the rows, a known
     variant, the current rules, a size cap) and, where given, for being ``variant``'s, on
-    ``episodes`` deals, with agent ``agent`` among its results.
+    ``episodes`` deals, with agent ``agent`` among its results. Its deals must be the
+    protocol's first test deals unless ``later_deals`` (a confirmatory run's report, from
+    ``evaluate --first-deal``: read for a deal-by-deal comparison, never ranked).
 
     Raises:
         ReportError: one line naming the file and the field at fault (see
             :func:`~fortythieves_agents.evaluation.report_schema.load_report`); or the report
-            is another variant's, on another number of deals, or without ``agent`` (each
-            named).
+            is another variant's, on another number of deals, from a later test deal than
+            the first (without ``later_deals``), or without ``agent`` (each named).
     """
     report = load_report(path)
     saved, deals = report["variant"], report["episodes"]
@@ -77,6 +81,13 @@ def read_report(
         raise ReportError(f"{path}: a report of {saved}, not of {variant}")
     if episodes is not None and deals != episodes:
         raise ReportError(f"{path}: a report of {deals} deals where {episodes} are expected")
+    first = report["seeds"]["first"]
+    if first != TEST_START and not later_deals:
+        raise ReportError(
+            f"{path}: plays test deals {first - TEST_START}..{first - TEST_START + deals - 1}; "
+            "the leaderboard and the tables read reports on the first test deals only "
+            "(evaluate without --first-deal)"
+        )
     if agent is not None and agent not in report["results"]:
         raise ReportError(f"{path}: no {agent!r} agent (agents: {', '.join(report['results'])})")
     return report

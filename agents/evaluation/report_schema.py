@@ -12,9 +12,10 @@ A report may come from anyone, so nothing in it is taken on trust:
 - the variant is one of the registered variants (:data:`fortythieves_env.VARIANTS`), its
   ``env_id`` that variant's, its rules the current ones
   (:data:`fortythieves_env.RULES_VERSION`);
-- the deals are the protocol's: ``seeds`` says the first ``episodes`` test deals
-  (:func:`fortythieves_agents.seeds.seeds_for_test`), and an agent's per-deal rows
-  (``per_episode``) are one row per deal, each deal once, every seed among them;
+- the deals are ``episodes`` consecutive test deals from ``seeds.first`` (the protocol's
+  first ones, or a confirmatory run's later ones: :func:`fortythieves_agents.seeds.seeds_for_test`;
+  the leaderboard ranks the first ones only), and an agent's per-deal rows (``per_episode``)
+  are one row per deal, each deal once, every seed among them;
 - each row is a possible game (won exactly when all 104 cards are on the foundations; a won
   game neither truncated nor stuck; no longer than the variant's step limit), and an agent's
   summary is what :func:`~fortythieves_agents.evaluation.evaluate.summarize` computes from its
@@ -163,11 +164,12 @@ class Timing(BaseModel):
 
 
 class Seeds(BaseModel):
-    """The deals played: the first ``count`` test deals."""
+    """The deals played: ``count`` test deals from seed ``first`` (``2_000_000_000``: the
+    first test deals, the protocol's)."""
 
     model_config = _STRICT
 
-    first: Literal[TEST_START]  # type: ignore[valid-type]
+    first: int = Field(ge=TEST_START, lt=TEST_START + MAX_DEALS)
     count: int = Field(ge=1, le=MAX_DEALS)
     rule: str = Field(max_length=64)
 
@@ -252,7 +254,7 @@ def _check_rows(name: str, summary: AgentSummary, report: Report) -> None:
     rows = summary.per_episode
     assert rows is not None
     where = f"results.{name}.per_episode"
-    n = report.episodes
+    n, first = report.episodes, report.seeds.first
     if len(rows) != n:
         raise _fail(where, f"{len(rows)} per-deal rows for {n} deals (one row per deal)")
     spec = VARIANTS[report.variant]
@@ -263,11 +265,10 @@ def _check_rows(name: str, summary: AgentSummary, report: Report) -> None:
         if row.seed in seen:
             raise _fail(f"{at}.seed", f"deal {row.seed} again (row {seen[row.seed]} has it)")
         seen[row.seed] = i
-        if row.seed >= TEST_START + n:
+        if not first <= row.seed < first + n:
             raise _fail(
                 f"{at}.seed",
-                f"{row.seed} is not among the first {n} test deals "
-                f"({TEST_START}..{TEST_START + n - 1})",
+                f"{row.seed} is not among the report's {n} test deals ({first}..{first + n - 1})",
             )
         if row.won != (row.foundation_cards == N_CARDS):
             raise _fail(
@@ -408,6 +409,12 @@ def check_report(data: Any) -> Report:
         raise _fail("rules_version", f"{mismatch}; evaluate again under these rules")
     if report.seeds.count != report.episodes:
         raise _fail("seeds.count", f"{report.seeds.count}, but episodes is {report.episodes}")
+    if report.seeds.first + report.episodes > TEST_START + MAX_DEALS:
+        raise _fail(
+            "seeds.first",
+            f"{report.seeds.first} + {report.episodes} deals is past the test range "
+            f"(seeds {TEST_START}..{TEST_START + MAX_DEALS - 1})",
+        )
     for name, summary in report.results.items():
         _check_agent(name, summary, report)
     return report

@@ -334,10 +334,15 @@ def solver_verdicts(path: str | Path, variant: str, seeds: Iterable[int]) -> dic
 
 
 def test_deal_verdicts(
-    variant: str, episodes: int, given: str | Path | None = None, command: str = "evaluate"
+    variant: str,
+    episodes: int,
+    given: str | Path | None = None,
+    command: str = "evaluate",
+    first_deal: int = 0,
 ) -> dict[int, str] | None:
     """The solver's verdicts on the first ``episodes`` test deals (the deals ``evaluate``
-    and ``train``'s final evaluation play), or None: then no ceiling is reported.
+    and ``train``'s final evaluation play; from test deal ``first_deal`` if given), or None:
+    then no ceiling is reported.
 
     Reads ``given``, or by default :func:`shipped_results_path`; where that file is missing
     (outside a checkout), the protocol's labels shipped with the package
@@ -352,15 +357,16 @@ def test_deal_verdicts(
     if given is None and not path.exists():  # outside a checkout: the shipped labels
         from .labels import protocol_verdicts
 
-        return protocol_verdicts(variant, seeds_for_test(episodes))
+        return protocol_verdicts(variant, seeds_for_test(episodes, first_deal))
     try:
         if given is not None and not path.exists():  # a FIFO or a folder: read_records says
             raise SolverResultsError(f"{path}: no such file")
-        verdicts = solver_verdicts(path, variant, seeds_for_test(episodes))
+        verdicts = solver_verdicts(path, variant, seeds_for_test(episodes, first_deal))
         if verdicts is None:
             raise SolverResultsError(
                 f"{path}: no {variant} result for some of the {episodes} deals played "
-                f"(`fortythieves solve {variant} --deals {episodes} --nodes K --results {path}` "
+                f"(`fortythieves solve {variant} --deals {first_deal + episodes} --nodes K "
+                f"--results {path}` "
                 "adds them)"
             )
     except SolverResultsError as exc:

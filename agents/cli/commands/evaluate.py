@@ -89,6 +89,15 @@ def _add_evaluate_parser(sub: Any) -> None:
         help="test deals to play (default 100)",
     )
     ev.add_argument(
+        "--first-deal",
+        type=_int_in(0, EPISODES_MAX - 1),
+        default=0,
+        metavar="I",
+        help="play the test deals from deal I (seed 2_000_000_000 + I; default 0: the first "
+        "ones, the protocol's): a confirmatory run on deals no earlier evaluation played; "
+        "the leaderboard ranks reports from deal 0 only",
+    )
+    ev.add_argument(
         "--variant", type=_variant, help="variant id (required for random/greedy/search)"
     )
     ev.add_argument(
@@ -455,6 +464,12 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
         raise ConfigError(
             "--resume needs --save-games DIR: the folder of the interrupted run's game records"
         )
+    if args.first_deal + args.episodes > EPISODES_MAX:
+        raise ConfigError(
+            f"argument --first-deal: {args.first_deal} + {args.episodes} deals is past the "
+            f"{EPISODES_MAX:_} test deals; --first-deal must be at most "
+            f"{EPISODES_MAX - args.episodes}"
+        )
     # beside a model or the search agent the baselines default to random and greedy; random
     # or greedy plays alone unless --baselines names some
     if args.baselines is None:
@@ -495,7 +510,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
         for name in dict.fromkeys(args.baselines)
         if name != args.agent
     ]
-    solver = _solver_verdicts(args.solver_results, variant, args.episodes)
+    solver = _solver_verdicts(args.solver_results, variant, args.episodes, args.first_deal)
     progress = args.progress and sys.stderr.isatty()
     try:
         with stop_signals_interrupt(), _maybe_ray(args) as play:
@@ -513,6 +528,7 @@ def _evaluate(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 env_version=args.env_version,
                 timing=True,
                 on_note=_resume_note,
+                first_deal=args.first_deal,
             )
     except RecordError as exc:  # --resume and a record that is not this run's
         raise ConfigError(f"--resume: {exc}") from None
@@ -551,12 +567,14 @@ def _resume_note(note: str) -> None:
     print(f"fortythieves evaluate: --resume: {note}", file=sys.stderr)
 
 
-def _solver_verdicts(given: str | None, variant: str, episodes: int) -> dict[int, str] | None:
+def _solver_verdicts(
+    given: str | None, variant: str, episodes: int, first_deal: int = 0
+) -> dict[int, str] | None:
     """:func:`fortythieves_agents.evaluation.solve.test_deal_verdicts`, an explicitly given file's
     fault as a :class:`ConfigError` naming ``--solver-results``."""
     from ...evaluation.solve import SolverResultsError, test_deal_verdicts
 
     try:
-        return test_deal_verdicts(variant, episodes, given)
+        return test_deal_verdicts(variant, episodes, given, first_deal=first_deal)
     except SolverResultsError as exc:
         raise ConfigError(f"argument --solver-results: {exc}") from None

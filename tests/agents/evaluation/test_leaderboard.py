@@ -188,7 +188,7 @@ BAD: dict[str, tuple[Callable[[dict[str, Any]], object], str]] = {
     ),
     "seeds past the deals played": (
         lambda r: _shift_seeds(r, 200),
-        r"results\.ppo\.per_episode\[0\]\.seed: 2000000200 is not among the first 200 test "
+        r"results\.ppo\.per_episode\[0\]\.seed: 2000000200 is not among the report's 200 test "
         r"deals \(2000000000\.\.2000000199\)",
     ),
     "a win with 50 cards": (

@@ -1,0 +1,117 @@
+"""``evaluate --first-deal I``: a confirmatory run on test deals no earlier evaluation played
+(issue 40: a second sign test declared before its deals are seen). Deal ``I + i`` is the
+agent's game ``I + i``, so the run gives exactly the rows a longer run from deal 0 gives on
+those deals (stochastic agents included), it resumes like any other, its report says where
+its deals start, and the leaderboard never ranks it beside the protocol's first deals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fortythieves_agents.cli.main import main
+from fortythieves_agents.evaluation.evaluate import evaluate_agents
+from fortythieves_agents.evaluation.leaderboard import read_report
+from fortythieves_agents.evaluation.report_schema import ReportError, load_report
+from fortythieves_agents.players.baselines import make_baseline
+from fortythieves_agents.players.search import SearchBudget
+from fortythieves_agents.seeds import TEST_START, seeds_for_test
+
+from benchmarks.prior_vs_search import alone_from_report
+
+VARIANT = "LittleForty"
+SOLVE = SearchBudget(method="solve", samples=2, nodes=60, horizon=40)
+
+
+def _agents() -> list[Any]:
+    return [make_baseline("search", 3, SOLVE), make_baseline("random", 5)]
+
+
+def test_seeds_from_a_later_deal_and_their_bounds() -> None:
+    assert seeds_for_test(3, 200) == [2_000_000_200, 2_000_000_201, 2_000_000_202]
+    assert seeds_for_test(2) == seeds_for_test(2, 0) == [TEST_START, TEST_START + 1]
+    assert seeds_for_test(1, 10**9 - 1) == [TEST_START + 10**9 - 1]
+    with pytest.raises(ValueError, match=r"first test deal must be in 0\.\.999999998 for 2"):
+        seeds_for_test(2, 10**9 - 1)
+    with pytest.raises(ValueError, match="first test deal must be in"):
+        seeds_for_test(2, -1)
+
+
+def test_a_run_from_a_later_deal_gives_the_rows_of_a_longer_run_and_resumes(
+    tmp_path: Path,
+) -> None:
+    whole = evaluate_agents(_agents(), VARIANT, 6, per_episode=True)
+    later = evaluate_agents(
+        _agents(), VARIANT, 3, per_episode=True, first_deal=3, save_games=tmp_path / "g"
+    )
+    assert later["seeds"]["first"] == TEST_START + 3 and later["seeds"]["count"] == 3
+    for name in ("search", "random"):
+        rows = later["results"][name]["per_episode"]
+        assert [r["seed"] for r in rows] == seeds_for_test(3, 3)
+        assert rows == whole["results"][name]["per_episode"][3:]
+    records = sorted(p.name for p in (tmp_path / "g" / "search").iterdir())
+    assert records == sorted(f"{VARIANT}-{s}.json" for s in seeds_for_test(3, 3))
+    (tmp_path / "g" / "search" / records[1]).unlink()  # a hole: played again on resume
+    resumed = evaluate_agents(
+        _agents(),
+        VARIANT,
+        3,
+        per_episode=True,
+        first_deal=3,
+        save_games=tmp_path / "g",
+        resume=True,
+        timing=True,
+    )
+    assert resumed["timing"]["search"]["resumed_deals"] == 2
+    assert resumed["results"] == later["results"]
+
+
+def _write(path: Path, report: dict[str, Any]) -> Path:
+    path.write_text(json.dumps(report))
+    return path
+
+
+def test_the_report_of_later_deals_is_checked_read_for_pairing_but_never_ranked(
+    tmp_path: Path,
+) -> None:
+    report = evaluate_agents(
+        [make_baseline("search", 3, SOLVE)], VARIANT, 3, per_episode=True, first_deal=4
+    )
+    path = _write(tmp_path / "later.json", report)
+    assert load_report(path)["seeds"]["first"] == TEST_START + 4
+    with pytest.raises(
+        ReportError, match=r"later\.json: plays test deals 4\.\.6; the leaderboard and the tables"
+    ):
+        read_report(path)
+    assert read_report(path, later_deals=True)["episodes"] == 3
+    games, _ = alone_from_report(path, VARIANT, None)  # the budget of SOLVE: nodes, no seconds
+    assert sorted(games) == seeds_for_test(3, 4)
+    bad = json.loads(path.read_text())
+    bad["results"]["search"]["per_episode"][0]["seed"] = TEST_START + 1  # before the first
+    with pytest.raises(ReportError, match=r"per_episode\[0\]\.seed: 2000000001 is not among"):
+        load_report(_write(tmp_path / "bad.json", bad))
+    past = json.loads(path.read_text())
+    past["seeds"]["first"] = TEST_START + 10**9 - 2  # 3 deals from there leave the range
+    with pytest.raises(ReportError, match=r"seeds\.first: .* is past the test range"):
+        load_report(_write(tmp_path / "past.json", past))
+
+
+def test_the_cli_plays_from_a_later_deal_and_refuses_one_past_the_range(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.json"
+    args = ["evaluate", "random", "--variant", VARIANT, "--episodes", "2", "--first-deal", "7"]
+    assert main([*args, "--per-episode", "--no-progress", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert [r["seed"] for r in report["results"]["random"]["per_episode"]] == [
+        TEST_START + 7,
+        TEST_START + 8,
+    ]
+    args = ["evaluate", "random", "--variant", VARIANT, "--episodes", "5"]
+    assert main([*args, "--first-deal", str(10**9 - 3), "--json", str(tmp_path / "no.json")]) == 2
+    assert not (tmp_path / "no.json").exists()
+    err = capsys.readouterr().err
+    assert "argument --first-deal: 999999997 + 5 deals is past" in err
+    assert "--first-deal must be at most 999999995" in err
