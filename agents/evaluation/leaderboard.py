@@ -179,12 +179,13 @@ def rows_of(
             when ``refused`` is None).
     """
     paths = [Path(p) for p in paths]
-    outside = [p for p in paths if root is None or not p.resolve().is_relative_to(root)]
+    resolved = {p: p.resolve() for p in paths}  # each path resolved once
+    outside = [p for p, real in resolved.items() if root is None or not real.is_relative_to(root)]
     names = Counter(p.name for p in outside)  # the files named by their names alone
     found: dict[tuple[str, str, int, str | None], Row] = {}
     own = {Path(p).resolve(): Path(p) for p in saved}
     for path in paths:
-        path = Path(path)
+        real = resolved[path]
         try:
             report = read_report(path)
         except ReportError as exc:
@@ -193,10 +194,10 @@ def rows_of(
             refused.append(exc)
             continue
         source = path.name if names[path.name] == 1 else str(path)  # two of one name: apart
-        if root is not None and path.resolve().is_relative_to(root):
-            source = str(path.resolve().relative_to(root))
-        ours = path.resolve() in own
-        named = own.get(path.resolve(), path)  # a saved file by any path: its saved name
+        if root is not None and real.is_relative_to(root):
+            source = str(real.relative_to(root))
+        ours = real in own
+        named = own.get(real, path)  # a saved file by any path: its saved name
         for name, summary in report["results"].items():
             variant = report["variant"]
             row = Row(
@@ -207,7 +208,7 @@ def rows_of(
                 ceiling=solver_ceiling_of(variant, summary, solver_dir, ours),
                 source=source,
             )
-            key = (row.variant, row.agent, row.deals, None if ours else str(path.resolve()))
+            key = (row.variant, row.agent, row.deals, None if ours else str(real))
             if key not in found or (found[key].ceiling is None and row.ceiling is not None):
                 found[key] = row
     order = {name: i for i, name in enumerate(VARIANTS)}
