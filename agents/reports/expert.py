@@ -20,7 +20,10 @@ covers, because the agents cost very different amounts to play:
   log-probability weighted ``W``); ``<network>``: ``expert``, ``expertppo``, ``ppo`` or
   ``finetuned`` (the family network fine-tuned on the variant);
   ``benchmarks/prior_vs_search.py``; with the two-sided sign test's p-value over the deals
-  only one of the two won.
+  only one of the two won. A confirmatory pairing on later test deals (``evaluate
+  --first-deal S``, declared before it was played),
+  ``results/search/confirm/<Variant>-<N>from<S>-s0.1-<network>-<setting>-vs-search.json``,
+  follows, its deals named (``test deals S..S+N-1``).
 
 A second table gives the issue's goal figures: each variant's best shipped network alone
 (``results/expert/goal/<Variant>-network-500.json``, made by ``scripts/expert/goal.sh``:
@@ -55,6 +58,7 @@ from fortythieves_env import VARIANTS
 from ..evaluation.evaluate import ceiling_cell
 from ..evaluation.leaderboard import read_report, solver_ceiling_of, wins_cell
 from ..evaluation.results import sign_test
+from ..seeds import TEST_START
 from .markers import read_json
 
 SEARCH_SHARE_GOAL = 0.8
@@ -137,14 +141,7 @@ def row(variant: str, results: Path) -> str:
     expert = None if stage is None else _report(stage[0] / "network-500.json", variant, 500)
     final = _report(results / "training" / variant / "final_evaluation.json", variant, 500)
     search = _report(results / "search" / f"{variant}-200-s0.1.json", variant, 200)
-    pairs = []
-    for path in sorted((results / "search" / "prior").glob(f"{variant}-*-s0.1-*-vs-search.json")):
-        deals = path.name.removeprefix(f"{variant}-").split("-", 1)[0]
-        pairing = read_json(path)
-        if not isinstance(pairing, dict) or str(pairing.get("deals")) != deals:
-            raise ValueError(f"{path}: not a pairing on {deals} deals")
-        _check_lists(path, pairing, int(deals))
-        pairs.append((int(deals), _setting(path.name), pairing))
+    pairs = [_pairing(path, variant) for path in _pairing_files(variant, results)]
     network = _agent(expert, "ppo")
     ceiling = (  # against today's solver records, as the goal table counts
         None
@@ -166,11 +163,57 @@ def row(variant: str, results: Path) -> str:
         "; ".join(
             f"{p['search_plus_network_wins']} vs {p['search_alone_wins']} of {deals} ({setting}; "
             f"sign test p = {_p_value(p):.2g})"
-            for deals, setting, p in sorted(pairs, key=lambda x: x[0])
+            for (_, deals), setting, p in sorted(pairs, key=lambda x: x[0])
         )
         or "-"
     )
     return f"| {variant} | " + " | ".join(cells) + " |"
+
+
+def _pairing_files(variant: str, results: Path) -> list[Path]:
+    """``variant``'s network + search pairing files: on the first test deals
+    (``search/prior``), then the confirmatory ones on later deals (``search/confirm``)."""
+    pattern = f"{variant}-*-s0.1-*-vs-search.json"
+    return [
+        *sorted((results / "search" / "prior").glob(pattern)),
+        *sorted((results / "search" / "confirm").glob(pattern)),
+    ]
+
+
+def _pairing(path: Path, variant: str) -> tuple[tuple[int, int], str, dict[str, Any]]:
+    """A pairing file checked against its name (``<Variant>-<N>-...`` on the first ``N``
+    test deals, ``<Variant>-<N>from<S>-...`` on test deals ``S..S+N-1``): the sort key
+    (first deal, deals), the setting's words (the later deals named) and the pairing.
+
+    Raises:
+        ValueError: one line naming ``path``: a name, deal count, first deal or lists that
+            do not hold.
+    """
+    head = path.name.removeprefix(f"{variant}-").split("-", 1)[0]
+    deals, _, start = head.partition("from")
+    if not deals.isdigit() or not (start.isdigit() or start == ""):
+        raise ValueError(f"{path}: not named <Variant>-<N>[from<S>]-s0.1-...-vs-search.json")
+    first = int(start or 0)
+    pairing = read_json(path)
+    if not isinstance(pairing, dict) or str(pairing.get("deals")) != deals:
+        raise ValueError(f"{path}: not a pairing on {deals} deals")
+    if pairing.get("first_seed", TEST_START) != TEST_START + first:
+        raise ValueError(f"{path}: its deals do not start at test deal {first}")
+    _check_lists(path, pairing, int(deals))
+    low = TEST_START + first
+    if any(not low <= seed < low + int(deals) for seed in _only_one(pairing)):
+        raise ValueError(
+            f"{path}: a deal only one won is not among test deals {first}..{first + int(deals) - 1}"
+        )
+    setting = _setting(path.name)
+    if first:
+        setting += f"; test deals {first}..{first + int(deals) - 1}"
+    return (first, int(deals)), setting, pairing
+
+
+def _only_one(pairing: dict[str, Any]) -> list[int]:
+    """The seeds of the deals only one of the two won (lists checked by :func:`_check_lists`)."""
+    return [*pairing["only_search_plus_network"], *pairing["only_search_alone"]]
 
 
 def _check_lists(path: Path, pairing: dict[str, Any], deals: int) -> None:

@@ -17,7 +17,9 @@ from fortythieves_agents.evaluation.leaderboard import read_report
 from fortythieves_agents.evaluation.report_schema import ReportError, load_report
 from fortythieves_agents.players.baselines import make_baseline
 from fortythieves_agents.players.search import SearchBudget
+from fortythieves_agents.reports import expert as expert_table
 from fortythieves_agents.seeds import TEST_START, seeds_for_test
+from helpers import ROOT
 
 from benchmarks.prior_vs_search import alone_from_report
 
@@ -115,3 +117,47 @@ def test_the_cli_plays_from_a_later_deal_and_refuses_one_past_the_range(
     err = capsys.readouterr().err
     assert "argument --first-deal: 999999997 + 5 deals is past" in err
     assert "--first-deal must be at most 999999995" in err
+
+
+def _confirm(results: Path, name: str, pairing: dict[str, Any]) -> None:
+    folder = results / "search" / "confirm"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(json.dumps(pairing))
+
+
+def test_the_expert_table_shows_a_confirmatory_pairing_after_the_first_deals_and_checks_it(
+    tmp_path: Path,
+) -> None:
+    """A pairing on test deals 200..399 is shown after those on the first deals, its deals
+    named; one whose first seed, deal count or lists disagree with its name is refused in
+    one line naming the file."""
+
+    results = tmp_path / "results"
+    prior = results / "search" / "prior"
+    prior.mkdir(parents=True)
+    first = "Lucas-200-s0.1-ppo-w0.02-vs-search.json"
+    (prior / first).write_text((ROOT / "results" / "search" / "prior" / first).read_text())
+    name = "Lucas-200from200-s0.1-ppo-w0.02-vs-search.json"
+    later = TEST_START + 200
+    pairing = {
+        "deals": 200,
+        "first_seed": later,
+        "search_plus_network_wins": 150,
+        "search_alone_wins": 140,
+        "only_search_plus_network": [later + i for i in range(15)],
+        "only_search_alone": [later + 20 + i for i in range(5)],
+    }
+    _confirm(results, name, pairing)
+    cell = expert_table.row("Lucas", results).split(" | ")[-1]
+    assert cell.startswith("169 vs 177 of 200 (PPO, weight 0.02; sign test p = 0.23); ")
+    assert cell.endswith(
+        "150 vs 140 of 200 (PPO, weight 0.02; test deals 200..399; sign test p = 0.041) |"
+    )
+    for change, words in (
+        ({"first_seed": TEST_START}, "do not start at test deal 200"),
+        ({"deals": 100}, "not a pairing on 200 deals"),
+        ({"only_search_alone": [TEST_START + i for i in range(5)]}, "not among test deals"),
+    ):
+        _confirm(results, name, {**pairing, **change})
+        with pytest.raises(ValueError, match=rf"{name}: .*{words}"):
+            expert_table.row("Lucas", results)

@@ -32,7 +32,7 @@ from fortythieves_agents.process import torch_threads
 from fortythieves_agents.reports import expert as expert_table
 from fortythieves_agents.reports import expert_ablation as ablation
 from fortythieves_agents.run_folder import ExpertFolder
-from fortythieves_agents.seeds import TRAIN_RANGE
+from fortythieves_agents.seeds import TEST_START, TRAIN_RANGE
 from fortythieves_agents.training import expert as expert_module
 from fortythieves_agents.training import teacher as teacher_module
 from fortythieves_agents.training.expert import (
@@ -709,8 +709,8 @@ def test_the_expert_table_reads_the_saved_reports(tmp_path: Path) -> None:
             "deals": deals,
             "search_plus_network_wins": wins,
             "search_alone_wins": alone,
-            "only_search_plus_network": list(range(only[0])),
-            "only_search_alone": list(range(100, 100 + only[1])),
+            "only_search_plus_network": [TEST_START + i for i in range(only[0])],
+            "only_search_alone": [TEST_START + only[0] + i for i in range(only[1])],
             "sign_test_p": 0.5,  # a file's own p-value is never shown: counted from the lists
         }
         (prior / f"Lucas-{name}-vs-search.json").write_text(json.dumps(pairing))
