@@ -25,6 +25,7 @@ with ``--episodes N`` plays exactly the same N deals.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -68,9 +69,11 @@ def seeds_for_test(n: int, first: int = 0) -> list[int]:
     fresh test deals, ``fortythieves evaluate --first-deal``).
 
     Raises:
+        TypeError: ``first`` is not an integer.
         ValueError: ``n`` or ``first`` is negative, or ``first + n`` is past the range
             (10**9).
     """
+    first = operator.index(first)  # 1.5 or 2.0 would give seeds that are no deal's
     if not 0 <= n <= _BLOCK:
         raise ValueError(f"number of test seeds must be in 0..{_BLOCK}, got {n}")
     if not 0 <= first <= _BLOCK - n:

@@ -16,6 +16,14 @@ that can be committed, where the game records stay on the machine that played th
 
 The output gives the two-sided exact sign test's p-value over the deals only one of the two
 won (``sign_test_p``: :func:`fortythieves_agents.evaluation.results.sign_test`).
+
+``--pool A.json B.json ...`` pools pairings this script wrote on disjoint deal ranges (a
+confirmatory run's on later test deals, ``evaluate --first-deal``, beside the first deals')
+into one sign test over all their deals, the same network, setting and budget in each:
+
+    python -m benchmarks.prior_vs_search --pool \\
+        results/search/prior/RankAndFile-200-s0.1-finetuned-w0.02-vs-search.json \\
+        results/search/confirm/RankAndFile-200from200-s0.1-finetuned-w0.02-vs-search.json
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from fortythieves_agents.evaluation.results import sign_test
+from fortythieves_agents.seeds import TEST_START
 
 CURVE = Path(__file__).resolve().parents[1] / "results" / "search" / "budget_curve" / "curve.json"
 
@@ -70,7 +79,8 @@ def alone_from_report(
     its seconds per move over all the report's deals (None: the report has no timing).
 
     Raises:
-        SystemExit: the report is refused by the leaderboard's checks, is of another variant,
+        SystemExit: the report is refused by the leaderboard's checks (a report on later test
+            deals, ``evaluate --first-deal``, is read here all the same), is of another variant,
             has no ``search`` agent at ``budget`` s per move, no per-deal rows, or another value
             of a key of the guided search's ``settings`` (but its name and the prior's keys).
     """
@@ -165,7 +175,12 @@ def _pairing(
     budget = guided["settings"]["budget_seconds_per_move"]
     missing = [r["seed"] for r in rows if r["seed"] not in alone]
     if missing:
-        raise SystemExit(f"{source}: the search alone at {budget} s has no game of deals {missing}")
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+        raise SystemExit(
+            f"{source}: the search alone at {budget} s has no game of {len(missing)} of the "
+            f"guided search's {len(rows)} deals (seed {missing[0]}{more}; it has "
+            f"{_span(list(alone))})"
+        )
     both = [(r, alone[r["seed"]]) for r in rows]
     timed = all(g["seconds"] is not None for _, g in both)
     seconds = sum(g["seconds"] for _, g in both) if timed else None
@@ -194,9 +209,69 @@ def _pairing(
     }
 
 
+def _span(seeds: list[int]) -> str:
+    """Deal seeds in a few words: ``deals 200..399`` (test deal indices) or the count."""
+    if not seeds:
+        return "no deals"
+    low, high = min(seeds) - TEST_START, max(seeds) - TEST_START
+    return f"{len(seeds)} deals in test deals {low}..{high}"
+
+
+SAME_KEYS = ("variant", "budget_seconds_per_move", "prior", "prior_top", "prior_weight")
+"""What the pairings pooled by :func:`pool` must share."""
+
+
+def pool(paths: list[Path]) -> dict[str, object]:
+    """One pairing over the deals of several (this script's ``--json`` files on disjoint
+    ranges of test deals: ``first_seed``, else the first test deal, and ``deals``): their
+    wins summed, their lists of deals only one won joined, the sign test over all of them.
+
+    Raises:
+        SystemExit: fewer than two files, a file unreadable or without the pairing keys,
+            pairings of another variant, budget or prior (:data:`SAME_KEYS`), or two whose
+            deal ranges overlap: one line naming the file.
+    """
+    if len(paths) < 2:
+        raise SystemExit("--pool: give at least two pairing files")
+    pairings = []
+    for path in paths:
+        try:
+            pairing = json.loads(path.read_text(encoding="utf-8"))
+            first = int(pairing.get("first_seed", TEST_START))
+            span = range(first, first + int(pairing["deals"]))
+            only = (pairing["only_search_plus_network"], pairing["only_search_alone"])
+            wins = (pairing["search_plus_network_wins"], pairing["search_alone_wins"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise SystemExit(f"{path}: not a pairing of this script ({exc})") from None
+        if not all(isinstance(s, int) and s in span for s in [*only[0], *only[1]]):
+            raise SystemExit(f"{path}: a deal only one won is outside its deals")
+        pairings.append((path, pairing, span, only, wins))
+    head = pairings[0][1]
+    for path, pairing, span, _, _ in pairings:
+        differ = [k for k in SAME_KEYS if pairing.get(k) != head.get(k)]
+        if differ:
+            raise SystemExit(f"{path}: differs from {paths[0]} in {differ}")
+        for other, _, span2, _, _ in pairings:
+            if other != path and range(max(span[0], span2[0]), min(span[-1], span2[-1]) + 1):
+                raise SystemExit(f"{path}: its deals overlap those of {other}")
+    guided = [s for *_, only, _ in pairings for s in only[0]]
+    alone = [s for *_, only, _ in pairings for s in only[1]]
+    return {
+        **{k: head.get(k) for k in SAME_KEYS},
+        "pooled": [str(p) for p in paths],
+        "deal_ranges": [[span[0], span[-1]] for _, _, span, _, _ in pairings],
+        "deals": sum(len(span) for _, _, span, _, _ in pairings),
+        "search_plus_network_wins": sum(wins[0] for *_, wins in pairings),
+        "search_alone_wins": sum(wins[1] for *_, wins in pairings),
+        "only_search_plus_network": guided,
+        "only_search_alone": alone,
+        "sign_test_p": round(sign_test(len(guided), len(alone)), 6),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("report", type=Path)
+    parser.add_argument("report", type=Path, nargs="?")
     parser.add_argument("--curve", type=Path, default=CURVE)
     parser.add_argument(
         "--alone-games",
@@ -210,11 +285,24 @@ def main(argv: list[str] | None = None) -> int:
         help="the search alone's evaluation report with per-deal rows (evaluate search "
         "--per-episode --json FILE) instead of the curve",
     )
+    parser.add_argument(
+        "--pool",
+        type=Path,
+        nargs="+",
+        metavar="PAIRING",
+        help="pool pairing files of this script on disjoint deals into one sign test "
+        "(instead of REPORT)",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     if args.alone_games is not None and args.alone_report is not None:
         parser.error("give --alone-games or --alone-report, not both")
-    out = compare(args.report, args.curve, args.alone_games, args.alone_report)
+    if (args.report is None) == (args.pool is None):
+        parser.error("give REPORT or --pool PAIRING ..., one of the two")
+    if args.pool is not None:
+        out = pool(args.pool)
+    else:
+        out = compare(args.report, args.curve, args.alone_games, args.alone_report)
     text = json.dumps(out, indent=2) + "\n"
     if args.json:
         args.json.write_text(text, encoding="utf-8")

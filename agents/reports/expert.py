@@ -49,6 +49,7 @@ folder.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -190,10 +191,15 @@ def _pairing(path: Path, variant: str) -> tuple[tuple[int, int], str, dict[str, 
             do not hold.
     """
     head = path.name.removeprefix(f"{variant}-").split("-", 1)[0]
-    deals, _, start = head.partition("from")
-    if not deals.isdigit() or not (start.isdigit() or start == ""):
+    named = re.fullmatch(r"([0-9]+)(?:from([0-9]+))?", head)
+    if named is None:
         raise ValueError(f"{path}: not named <Variant>-<N>[from<S>]-s0.1-...-vs-search.json")
-    first = int(start or 0)
+    deals, first = named[1], int(named[2] or 0)
+    if (path.parent.name == "confirm") != (first > 0):
+        raise ValueError(
+            f"{path}: pairings on later test deals (<Variant>-<N>from<S>-..., S >= 1) are in "
+            "search/confirm, those on the first deals (<Variant>-<N>-...) in search/prior"
+        )
     pairing = read_json(path)
     if not isinstance(pairing, dict) or str(pairing.get("deals")) != deals:
         raise ValueError(f"{path}: not a pairing on {deals} deals")

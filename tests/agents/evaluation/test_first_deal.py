@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from fortythieves_agents.cli.main import main
 from fortythieves_agents.evaluation.evaluate import evaluate_agents
@@ -161,3 +162,129 @@ def test_the_expert_table_shows_a_confirmatory_pairing_after_the_first_deals_and
         _confirm(results, name, {**pairing, **change})
         with pytest.raises(ValueError, match=rf"{name}: .*{words}"):
             expert_table.row("Lucas", results)
+
+
+# Found by review: inputs that slipped through
+
+
+@pytest.mark.parametrize("first", [1.5, 2.0])
+def test_seeds_for_test_refuses_a_first_deal_that_is_not_an_int(first: Any) -> None:
+    """``seeds_for_test(2, 1.5)`` returned the seeds 2000000001.5, 2000000002.5 (and
+    ``evaluate_agents(first_deal=1.0)`` then failed deep in the deal table with "list indices
+    must be integers"). Before the change a non-int ``n`` failed in
+    ``range``; ``first`` should be refused the same way."""
+    with pytest.raises((TypeError, ValueError)):
+        seeds_for_test(2, first)
+
+
+def test_seeds_for_test_gives_python_ints_for_a_numpy_first_deal() -> None:
+    """A numpy integer ``first`` gave numpy seeds; ``evaluate_agents`` puts ``seeds[0]`` in
+    the report's ``seeds.first``, which ``json.dumps`` then cannot write."""
+    seeds = seeds_for_test(2, np.int64(3))
+    assert seeds == [TEST_START + 3, TEST_START + 4]
+    json.dumps({"first": seeds[0]})
+
+
+def _confirm_only(tmp_path: Path, name: str, first: int) -> Path:
+    results = tmp_path / "results"
+    folder = results / "search" / "confirm"
+    folder.mkdir(parents=True)
+    low = TEST_START + first
+    pairing = {
+        "deals": 200,
+        "first_seed": low,
+        "search_plus_network_wins": 150,
+        "search_alone_wins": 140,
+        "only_search_plus_network": [low + i for i in range(15)],
+        "only_search_alone": [low + 20 + i for i in range(5)],
+    }
+    (folder / name).write_text(json.dumps(pairing))
+    return results
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Lucas-200from-s0.1-ppo-w0.02-vs-search.json",  # no S after "from"
+        "Lucas-200-s0.1-ppo-w0.02-vs-search.json",  # no from<S> at all, in confirm/
+        "Lucas-200from0-s0.1-ppo-w0.02-vs-search.json",  # a "confirmatory" run on deal 0..
+    ],
+)
+def test_the_expert_table_refuses_a_confirm_file_not_on_later_deals(
+    tmp_path: Path, name: str
+) -> None:
+    """``search/confirm`` holds pairings on later deals (``<V>-<N>from<S>-...``); these
+    names were shown as pairings on the first test deals, undistinguished from those of
+    ``search/prior`` (and ``<N>from`` is not the documented pattern at all)."""
+    results = _confirm_only(tmp_path, name, 0)
+    with pytest.raises(ValueError, match=rf"{name}: "):
+        expert_table.row("Lucas", results)
+
+
+def test_the_expert_table_names_the_file_of_a_non_ascii_digit_first_deal(tmp_path: Path) -> None:
+    """``str.isdigit`` accepts ``"²"``, which ``int`` then refuses: the error was
+    ``invalid literal for int() with base 10: '²'``, naming no file."""
+    name = "Lucas-200from\u00b2-s0.1-ppo-w0.02-vs-search.json"
+    results = _confirm_only(tmp_path, name, 2)
+    with pytest.raises(ValueError, match=r"vs-search\.json: not named"):
+        expert_table.row("Lucas", results)
+
+
+def test_the_expert_table_refuses_a_later_deals_pairing_among_the_first_deals(
+    tmp_path: Path,
+) -> None:
+    """``search/prior`` holds the pairings on the first test deals: one named for later deals
+    there would be shown among them."""
+    results = _confirm_only(tmp_path, "Lucas-200from200-s0.1-ppo-w0.02-vs-search.json", 200)
+    (results / "search" / "confirm").rename(results / "search" / "prior")
+    with pytest.raises(ValueError, match=r"from200-s0\.1-ppo-w0\.02-vs-search\.json: pairings"):
+        expert_table.row("Lucas", results)
+
+
+def _pairing_file(path: Path, first: int, only: tuple[int, int], **change: object) -> Path:
+    low = TEST_START + first
+    pairing = {
+        "variant": "RankAndFile",
+        "budget_seconds_per_move": 0.1,
+        "prior": "results/family/finetune/RankAndFile/finetuned/best_model.zip",
+        "prior_top": None,
+        "prior_weight": 0.02,
+        "deals": 200,
+        "search_plus_network_wins": 100 + only[0],
+        "search_alone_wins": 100 + only[1],
+        "only_search_plus_network": [low + i for i in range(only[0])],
+        "only_search_alone": [low + 100 + i for i in range(only[1])],
+        **({"first_seed": low} if first else {}),
+        **change,
+    }
+    path.write_text(json.dumps(pairing))
+    return path
+
+
+def test_pooling_confirmatory_pairings_sums_them_and_refuses_what_does_not_pool(
+    tmp_path: Path,
+) -> None:
+    """The declared secondary test (command.txt): the first 200 deals' pairing (no
+    ``first_seed``: written before it existed) and deals 200..399's, one sign test."""
+    from benchmarks.prior_vs_search import pool
+
+    first = _pairing_file(tmp_path / "a.json", 0, (31, 18))
+    later = _pairing_file(tmp_path / "b.json", 200, (15, 5))
+    out = pool([first, later])
+    assert out["deals"] == 400
+    assert out["deal_ranges"] == [
+        [TEST_START, TEST_START + 199],
+        [TEST_START + 200, TEST_START + 399],
+    ]
+    assert (out["search_plus_network_wins"], out["search_alone_wins"]) == (246, 223)
+    assert (len(out["only_search_plus_network"]), len(out["only_search_alone"])) == (46, 23)
+    assert out["sign_test_p"] == pytest.approx(0.00762, abs=1e-5)
+    with pytest.raises(SystemExit, match=r"a\.json: its deals overlap those of .*b\.json"):
+        pool([first, _pairing_file(tmp_path / "b.json", 150, (1, 1))])
+    with pytest.raises(SystemExit, match=r"c\.json: differs from .*a\.json in \['prior_weight'\]"):
+        pool([first, _pairing_file(tmp_path / "c.json", 200, (1, 1), prior_weight=0.05)])
+    bad = _pairing_file(tmp_path / "d.json", 200, (1, 1), only_search_alone=[TEST_START])
+    with pytest.raises(SystemExit, match=r"d\.json: a deal only one won is outside its deals"):
+        pool([first, bad])
+    with pytest.raises(SystemExit, match="at least two"):
+        pool([first])
