@@ -210,11 +210,10 @@ def _pairing(
 
 
 def _span(seeds: list[int]) -> str:
-    """Deal seeds in a few words: ``deals 200..399`` (test deal indices) or the count."""
+    """Deal seeds in a few words: ``200 deals, seeds 2000000200..2000000399``."""
     if not seeds:
         return "no deals"
-    low, high = min(seeds) - TEST_START, max(seeds) - TEST_START
-    return f"{len(seeds)} deals in test deals {low}..{high}"
+    return f"{len(seeds)} deals, seeds {min(seeds)}..{max(seeds)}"
 
 
 SAME_KEYS = ("variant", "budget_seconds_per_move", "prior", "prior_top", "prior_weight")

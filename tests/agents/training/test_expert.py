@@ -589,7 +589,10 @@ def test_prior_vs_search_compares_deal_by_deal(tmp_path: Path) -> None:
     assert out["search_alone_seconds_per_move"] == 0.075  # 15 s over 200 moves
     curve["points"][1]["games"] = games[:2]
     (tmp_path / "c.json").write_text(json.dumps(curve))
-    with pytest.raises(SystemExit, match=r"no game of deals \[7\]"):
+    with pytest.raises(
+        SystemExit,
+        match=r"no game of 1 of the guided search's 3 deals \(seed 7; it has 2 deals, seeds 5\.\.6\)",
+    ):
         compare(tmp_path / "r.json", tmp_path / "c.json")
     # the search alone's game records instead of the curve (a variant the curve lacks)
     folder = tmp_path / "records"
