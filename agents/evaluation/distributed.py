@@ -362,19 +362,19 @@ def cluster_cpus() -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
-def play_parts(n: int, workers: int) -> list[tuple[int, int]]:
+def play_parts(n: int, workers: int, most: int = MAX_PART) -> list[tuple[int, int]]:
     """Split deals ``0..n-1`` into contiguous parts ``[a, b)``: at least ``workers`` of them
-    (fewer when ``n < workers``), none longer than :data:`MAX_PART`, sizes within one of
-    each other.
+    (fewer when ``n < workers``), none longer than ``most`` (:data:`MAX_PART`), sizes within
+    one of each other.
 
     Raises:
-        ValueError: ``n`` < 0 or ``workers`` < 1.
+        ValueError: ``n`` < 0, or ``workers`` or ``most`` < 1.
     """
-    if n < 0 or workers < 1:
-        raise ValueError(f"need n >= 0 and workers >= 1, got {n}, {workers}")
+    if n < 0 or workers < 1 or most < 1:
+        raise ValueError(f"need n >= 0, workers >= 1 and most >= 1, got {n}, {workers}, {most}")
     if n == 0:
         return []
-    count = min(n, max(workers, math.ceil(n / MAX_PART)))
+    count = min(n, max(workers, math.ceil(n / most)))
     bounds = [n * k // count for k in range(count + 1)]
     return list(itertools.pairwise(bounds))
 
@@ -427,7 +427,11 @@ def ray_play_deals(
 
     The agent is sent to the workers as it is now (pickled once, ``ray.put``); each task
     plays one part of :func:`play_parts` (one CPU each) and its deals keep their indices in
-    ``seeds``. Use it as ``evaluate_agents(..., play=ray_play_deals)``.
+    ``seeds``. Use it as ``evaluate_agents(..., play=ray_play_deals)``. A part is no longer
+    than the games the agent plays at once (its ``batch_size``, where it has one: 1 for the
+    search agent), so that with ``on_result`` (``evaluate --save-games``) the records of a
+    slow agent's games are written as each ends, not when a long part does, and an
+    interrupted run keeps them.
 
     Args:
         agent: a :class:`fortythieves_agents.players.baselines.BatchAgent` (the one-game protocol is
@@ -458,7 +462,8 @@ def ray_play_deals(
     ray = require_ray()
     if not isinstance(agent, BatchAgent):
         raise TypeError(f"agent {getattr(agent, 'name', agent)!r} cannot play in batches")
-    parts = play_parts(len(seeds), workers or cluster_cpus())
+    most = getattr(agent, "batch_size", None) or MAX_PART  # no longer than one batch
+    parts = play_parts(len(seeds), workers or cluster_cpus(), most)
     variant = gym.spec(env_id).kwargs.get("variant")
     task = ray.remote(num_cpus=1)(_play_part)
     agent_ref = ray.put(agent)

@@ -767,3 +767,40 @@ def test_the_speedup_block_says_when_nothing_is_measured(tmp_path: Path) -> None
     assert block.make(tmp_path) == RAY_NOT_MEASURED
     saved = ROOT / "results" / "benchmarks" / "ray_speedup.json"
     assert block.make(ROOT) == ray_speedup_table(json.loads(saved.read_text(encoding="utf-8")))
+
+
+def test_play_parts_are_no_longer_than_most() -> None:
+    assert play_parts(5, 2, most=1) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]
+    assert play_parts(9, 2, most=4) == [(0, 3), (3, 6), (6, 9)]
+    assert play_parts(4, 3, most=4) == [(0, 1), (1, 2), (2, 4)]  # still one part a worker
+    with pytest.raises(ValueError, match="most >= 1"):
+        play_parts(4, 2, most=0)
+
+
+def test_the_search_on_ray_returns_each_game_as_it_ends(local_ray: Any) -> None:
+    """``evaluate --ray --save-games``: a part's records are written when the part ends, so
+    the search agent (one game at a time, ~30 s a deal at 0.1 s a move) played 3 deals on 2
+    workers as parts of 2 and 1, and an interrupt lost the whole unfinished part. Now a part
+    is one batch of the agent's (1 deal for the search): every game comes back, and is saved,
+    as it ends; the results are the local ones."""
+    from fortythieves_agents.evaluation.distributed import ray_play_deals
+    from fortythieves_agents.evaluation.evaluate import play_deals
+    from fortythieves_agents.players.baselines import make_baseline
+    from fortythieves_agents.players.search import SearchBudget
+
+    budget = SearchBudget(method="solve", samples=2, nodes=60, horizon=40)
+    seeds = seeds_for_test(3)
+    env_id = "FortyThieves/LittleForty-v1"
+    done: list[int] = []
+    ended: list[int] = []
+    on_ray = ray_play_deals(
+        make_baseline("search", 3, budget),
+        env_id,
+        seeds,
+        on_done=done.append,
+        workers=2,
+        on_result=lambda i, result, trace: ended.append(i),
+    )
+    assert done == [1, 1, 1]
+    assert sorted(ended) == [0, 1, 2]
+    assert on_ray == play_deals(make_baseline("search", 3, budget), env_id, seeds)
