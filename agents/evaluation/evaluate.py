@@ -581,18 +581,7 @@ def _play_agent(
 
         part = list(seeds[a:b])
         with single_torch_thread():
-            if play is not None:
-                got = play(
-                    agent,
-                    env_id,
-                    part,
-                    on_done,
-                    traces,
-                    allow_cycles,
-                    first_game=first_deal + a,
-                    on_result=save,
-                )
-            elif isinstance(agent, BatchAgent):
+            if play is None and isinstance(agent, BatchAgent):
                 got = play_deals(
                     agent,
                     env_id,
@@ -604,8 +593,8 @@ def _play_agent(
                     allow_cycles=allow_cycles,
                     on_result=save,
                 )
-            else:  # an agent of the one-game protocol only
-                got = _play_one_by_one(
+            else:  # the given player, or this process for an agent of the one-game protocol
+                got = (play or _play_one_by_one)(
                     agent,
                     env_id,
                     part,

@@ -120,6 +120,20 @@ def test_the_cli_plays_from_a_later_deal_and_refuses_one_past_the_range(
     assert "--first-deal must be at most 999999995" in err
 
 
+def _later_pairing(first: int) -> dict[str, Any]:
+    """A pairing on 200 test deals from deal ``first``: 150 vs 140 wins, 15 and 5 deals won
+    by one alone (sign test p = 0.041)."""
+    low = TEST_START + first
+    return {
+        "deals": 200,
+        "first_seed": low,
+        "search_plus_network_wins": 150,
+        "search_alone_wins": 140,
+        "only_search_plus_network": [low + i for i in range(15)],
+        "only_search_alone": [low + 20 + i for i in range(5)],
+    }
+
+
 def _confirm(results: Path, name: str, pairing: dict[str, Any]) -> None:
     folder = results / "search" / "confirm"
     folder.mkdir(parents=True, exist_ok=True)
@@ -139,15 +153,7 @@ def test_the_expert_table_shows_a_confirmatory_pairing_after_the_first_deals_and
     first = "Lucas-200-s0.1-ppo-w0.02-vs-search.json"
     (prior / first).write_text((ROOT / "results" / "search" / "prior" / first).read_text())
     name = "Lucas-200from200-s0.1-ppo-w0.02-vs-search.json"
-    later = TEST_START + 200
-    pairing = {
-        "deals": 200,
-        "first_seed": later,
-        "search_plus_network_wins": 150,
-        "search_alone_wins": 140,
-        "only_search_plus_network": [later + i for i in range(15)],
-        "only_search_alone": [later + 20 + i for i in range(5)],
-    }
+    pairing = _later_pairing(200)
     _confirm(results, name, pairing)
     cell = expert_table.row("Lucas", results).split(" | ")[-1]
     assert cell.startswith("169 vs 177 of 200 (PPO, weight 0.02; sign test p = 0.23); ")
@@ -189,16 +195,7 @@ def _confirm_only(tmp_path: Path, name: str, first: int) -> Path:
     results = tmp_path / "results"
     folder = results / "search" / "confirm"
     folder.mkdir(parents=True)
-    low = TEST_START + first
-    pairing = {
-        "deals": 200,
-        "first_seed": low,
-        "search_plus_network_wins": 150,
-        "search_alone_wins": 140,
-        "only_search_plus_network": [low + i for i in range(15)],
-        "only_search_alone": [low + 20 + i for i in range(5)],
-    }
-    (folder / name).write_text(json.dumps(pairing))
+    (folder / name).write_text(json.dumps(_later_pairing(first)))
     return results
 
 
