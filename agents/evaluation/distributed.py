@@ -387,9 +387,12 @@ def _play_part(
     first: int,
     record: bool,
     allow_cycles: bool,
-) -> tuple[list[Any], list[Any] | None]:
+) -> tuple[list[Any], list[Any] | None, float]:
     """One ``evaluate --ray`` task: :func:`fortythieves_agents.evaluation.evaluate.play_deals` of
-    ``seeds`` as deals ``first..`` (a custom ``variant`` spec is registered in the worker first)."""
+    ``seeds`` as deals ``first..`` (a custom ``variant`` spec is registered in the worker first),
+    and the seconds the worker spent playing them (wall time, in the worker)."""
+    import time
+
     import fortythieves_env
     from fortythieves_env import VariantSpec
 
@@ -398,6 +401,7 @@ def _play_part(
     if isinstance(variant, VariantSpec):
         fortythieves_env.register_variant(variant)
     traces: list[Any] | None = [] if record else None
+    start = time.perf_counter()
     with single_torch_thread():
         results = play_deals(
             agent,
@@ -407,7 +411,7 @@ def _play_part(
             first_game=first,
             allow_cycles=allow_cycles,
         )
-    return results, traces
+    return results, traces, time.perf_counter() - start
 
 
 def ray_play_deals(
@@ -421,6 +425,7 @@ def ray_play_deals(
     workers: int | None = None,
     first_game: int = 0,
     on_result: Callable[[int, Any, Any], object] | None = None,
+    on_seconds: Callable[[float], object] | None = None,
 ) -> list[Any]:
     """:func:`fortythieves_agents.evaluation.evaluate.play_deals` of ``seeds`` split across Ray
     tasks.
@@ -444,7 +449,10 @@ def ray_play_deals(
         :func:`~fortythieves_agents.evaluation.evaluate.play_deals`. workers: how many parts at
         least (default: :func:`cluster_cpus`). on_result: as in
         :func:`~fortythieves_agents.evaluation.evaluate.play_deals`, called for each deal
-            of a part when the part has ended.
+            of a part when the part has ended. on_seconds: called, when a part ends, with the
+        seconds its worker spent playing it (its own wall time there, not the driver's): their
+        sum is what the deals cost on one CPU each, whatever number of workers played them
+        (``evaluate``'s ``timing``).
 
     Returns:
         One :class:`~fortythieves_agents.evaluation.evaluate.EpisodeResult` per seed, in the order
@@ -482,13 +490,15 @@ def ray_play_deals(
             done, pending = ray.wait(pending, num_returns=1)
             for ref in done:
                 a, b = refs[ref]
-                part, part_traces = ray.get(ref)
+                part, part_traces, part_seconds = ray.get(ref)
                 results[a:b] = part
                 if part_traces is not None:
                     played[a:b] = part_traces
                 if on_result is not None:
                     for k in range(a, b):
                         on_result(k, results[k], played[k])
+                if on_seconds is not None:
+                    on_seconds(part_seconds)
                 if on_done is not None:
                     on_done(b - a)
     except BaseException:

@@ -49,6 +49,7 @@ would repeat a view, and training is unaffected.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -103,9 +104,11 @@ __all__ = [
 
 PlayDeals = Callable[..., "list[EpisodeResult]"]
 """What :func:`evaluate_agents` calls to play one agent's deals (its ``play`` argument):
-``play(agent, env_id, seeds, on_done, traces, allow_cycles, first_game=a, on_result=f)``
-with the arguments of :func:`play_deals` (e.g.
-:func:`fortythieves_agents.evaluation.distributed.ray_play_deals`)."""
+``play(agent, env_id, seeds, on_done, traces, allow_cycles, first_game=a, on_result=f,
+on_seconds=g)`` with the arguments of :func:`play_deals` (e.g.
+:func:`fortythieves_agents.evaluation.distributed.ray_play_deals`); ``g(seconds)`` is to be
+called with the time each process that played some of the deals spent on them (the
+``timing`` entry's ``worker_seconds``)."""
 
 OnResult = Callable[[int, "EpisodeResult", "GameTrace | None"], object]
 """Called as ``on_result(i, result, trace)`` when deal ``i`` (its index in ``seeds``) has
@@ -389,6 +392,10 @@ def evaluate_agents(
         env_version: the id version played (``-vN``); None: the variant's newest.
         timing: add ``timing`` (agent name -> ``seconds`` of wall time playing its deals,
             ``moves`` in all and ``seconds_per_move``): what a budget cost on this machine.
+            With ``play`` (e.g. Ray workers playing at once), also ``worker_seconds``, the
+            sum of the times the workers spent on the deals, and ``seconds_per_move`` is
+            that sum over the moves: the cost of a move on one worker, comparable with a run
+            in one process (the wall time alone would shrink with the workers).
             Off by default, so that a report is the same however and wherever it is played.
         resume: with ``save_games``: the deals whose records are already in the folder (an
             interrupted run's) are read from them (:func:`resumed_results`), not played
@@ -443,6 +450,7 @@ def evaluate_agents(
                 resumed = _resumed(folder, agent, env_id, seeds, allow_cycles, on_note)
                 bar.update(len(resumed))
             start = time.perf_counter()
+            worker: list[float] | None = None if play is None else []
             results = _play_agent(
                 agent,
                 env_id,
@@ -454,12 +462,13 @@ def evaluate_agents(
                 bar.update,
                 allow_cycles,
                 first_deal,
+                None if worker is None else worker.append,
             )
             seconds = time.perf_counter() - start
             out["results"][agent.name] = _agent_summary(agent, results, solver, per_episode)
             if timing:
                 out.setdefault("timing", {})[agent.name] = _timing(
-                    seconds, results, resumed if resume else None
+                    seconds, results, resumed if resume else None, worker or None
                 )
     return out
 
@@ -479,16 +488,24 @@ def _deal_bar(total: int, progress: bool) -> Any:
 
 
 def _timing(
-    seconds: float, results: Sequence[EpisodeResult], resumed: Mapping[int, Any] | None
+    seconds: float,
+    results: Sequence[EpisodeResult],
+    resumed: Mapping[int, Any] | None,
+    worker: Sequence[float] | None = None,
 ) -> dict[str, Any]:
     """An agent's ``timing`` entry (:func:`evaluate_agents`): the wall time and moves of the
-    deals played now, not of those read from records (``resumed``, counted where given)."""
+    deals played now, not of those read from records (``resumed``, counted where given);
+    with ``worker`` (the times of the processes that played them), ``worker_seconds`` and a
+    ``seconds_per_move`` of that sum."""
     moves = sum(r.length for i, r in enumerate(results) if resumed is None or i not in resumed)
+    cost = seconds if worker is None else math.fsum(worker)
     entry: dict[str, Any] = {
         "seconds": round(seconds, 3),
         "moves": moves,
-        "seconds_per_move": round(seconds / moves, 6) if moves else None,
+        "seconds_per_move": round(cost / moves, 6) if moves else None,
     }
+    if worker is not None:
+        entry["worker_seconds"] = round(cost, 3)
     if resumed is not None:
         entry["resumed_deals"] = len(resumed)
     return entry
@@ -558,11 +575,12 @@ def _play_agent(
     on_done: Callable[[int], object],
     allow_cycles: bool,
     first_deal: int = 0,
+    on_seconds: Callable[[float], object] | None = None,
 ) -> list[EpisodeResult]:
     """One agent's results on ``seeds``: those in ``resumed`` (index in ``seeds`` -> result)
     as they are, the others played (each run of consecutive deals in one call, with its deal
     indices: ``first_deal`` + the index in ``seeds``) and, with a ``folder``, saved as game
-    records as each game ends."""
+    records as each game ends. ``on_seconds`` is passed to ``play`` (:data:`PlayDeals`)."""
     results: list[EpisodeResult | None] = [None] * len(seeds)
     for i, result in resumed.items():
         results[i] = result
@@ -594,6 +612,7 @@ def _play_agent(
                     on_result=save,
                 )
             else:  # the given player, or this process for an agent of the one-game protocol
+                extra = {} if play is None else {"on_seconds": on_seconds}
                 got = (play or _play_one_by_one)(
                     agent,
                     env_id,
@@ -603,6 +622,7 @@ def _play_agent(
                     allow_cycles,
                     first_game=first_deal + a,
                     on_result=save,
+                    **extra,
                 )
         results[a:b] = got
     return results  # type: ignore[return-value]

@@ -153,7 +153,10 @@ class AgentSummary(BaseModel):
 
 
 class Timing(BaseModel):
-    """An agent's wall time on the machine that played (not part of the score)."""
+    """An agent's time on the machine that played (not part of the score): ``seconds`` of
+    wall time; ``worker_seconds``, where other processes played the deals at once (``evaluate
+    --ray``), the sum of their own times; ``seconds_per_move``, the one or the other over the
+    ``moves`` (so it is a move's cost on one process either way)."""
 
     model_config = _STRICT
 
@@ -161,6 +164,7 @@ class Timing(BaseModel):
     moves: int = Field(ge=0)
     seconds_per_move: float | None = Field(ge=0.0)
     resumed_deals: Count | None = None
+    worker_seconds: float | None = Field(default=None, ge=0.0)
 
 
 class Seeds(BaseModel):

@@ -24,6 +24,7 @@ import pytest
 from fortythieves_agents.cli.main import main
 from fortythieves_agents.config import ConfigError, load_config
 from fortythieves_agents.evaluation.distributed import play_parts
+from fortythieves_agents.evaluation.report_schema import check_report
 from fortythieves_agents.evaluation.solve import solver_verdicts
 from fortythieves_agents.paths import portable_path
 from fortythieves_agents.process import stop_signals_interrupt
@@ -716,6 +717,12 @@ def test_evaluate_on_ray_gives_the_local_report(
     # the wall time differs by nature; the moves it was spent on do not
     local_timing, ray_timing = local.pop("timing"), on_ray.pop("timing")
     assert ray_timing["random"]["moves"] == local_timing["random"]["moves"] > 0
+    # per move: the workers' own time (two at once), not the driver's wall time over them
+    assert "worker_seconds" not in local_timing["random"]
+    worker, moves = ray_timing["random"]["worker_seconds"], ray_timing["random"]["moves"]
+    assert 0 < worker < 2 * ray_timing["random"]["seconds"]
+    assert ray_timing["random"]["seconds_per_move"] == pytest.approx(worker / moves, abs=2e-6)
+    check_report({**on_ray, "timing": ray_timing})  # the schema takes the new field
     assert on_ray == local
     rows = local["results"]["random"]["per_episode"]
     assert len({r["length"] for r in rows}) > 1  # the deals really differ
@@ -793,6 +800,7 @@ def test_the_search_on_ray_returns_each_game_as_it_ends(local_ray: Any) -> None:
     env_id = "FortyThieves/LittleForty-v1"
     done: list[int] = []
     ended: list[int] = []
+    seconds: list[float] = []
     on_ray = ray_play_deals(
         make_baseline("search", 3, budget),
         env_id,
@@ -800,7 +808,9 @@ def test_the_search_on_ray_returns_each_game_as_it_ends(local_ray: Any) -> None:
         on_done=done.append,
         workers=2,
         on_result=lambda i, result, trace: ended.append(i),
+        on_seconds=seconds.append,
     )
     assert done == [1, 1, 1]
     assert sorted(ended) == [0, 1, 2]
+    assert len(seconds) == 3 and all(s > 0 for s in seconds)  # each part's time in its worker
     assert on_ray == play_deals(make_baseline("search", 3, budget), env_id, seeds)
