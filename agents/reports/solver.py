@@ -20,6 +20,11 @@
   greedy's and random's wins with 95% Wilson intervals, the search agent's wins among the
   deals the clairvoyant solver proved winnable (the ceiling, when the report has it), mean
   foundation cards, and the seconds per move the search cost (when the report timed it).
+* **The search at 1 s per move against 0.1 s** (``search-budget-pairs``): every
+  ``results/search/<Variant>-<N>-s1.json`` (``evaluate search --search-budget 1
+  --per-episode``) paired deal by deal with ``<Variant>-200-s0.1.json`` on its deals: both
+  wins, both shares of the solver-proved wins (against ``results/solver``), issue 40's goal
+  (80% of the proved), the deals only one won with the sign test, the cost per move.
 * **The search agent's budget curve** (``budget-curve``, and its picture
   ``results/search/budget_curve/curve.png``): the points of
   ``results/search/budget_curve/curve.json`` (``benchmarks/search_budget_curve.py``).
@@ -40,7 +45,8 @@ from typing import Any
 from fortythieves_env import VARIANTS
 
 from ..evaluation.evaluate import ceiling_cell, wilson_interval
-from ..evaluation.leaderboard import wins_cell
+from ..evaluation.leaderboard import solver_ceiling_of, wins_cell
+from ..evaluation.results import sign_test
 from ..evaluation.solve import markdown_table
 from ..players.search import DEFAULT_SAMPLES
 from ..seeds import TEST_START
@@ -211,6 +217,110 @@ def search_table(results_dir: Path) -> str:
     if not reports:
         return "No search evaluations saved yet."
     return "\n".join([HEADER, *(line for _, line in sorted(reports))])
+
+
+# ------------------------------------------- the search at 0.1 s and at 1 s on the same deals
+LONG_SECONDS = 1.0
+"""The long budget of the paired table (issue 40's goals allow at most 1 s per move)."""
+SHORT_SECONDS = 0.1
+"""The default budget it is paired with (the search agent's default)."""
+PROVED_SHARE_GOAL = 0.8
+"""Issue 40's goal for the search on the middle variants: 80% of the solver-proved wins."""
+PAIR_HEADER = (
+    "| variant | test deals | search wins, 0.1 s | search wins, 1 s | wins / solver-proved, "
+    "0.1 s | wins / solver-proved, 1 s | goal: 80% of the proved at 1 s | won only at 1 s / only "
+    "at 0.1 s (sign test p) | s per move at 1 s (one core) |\n"
+    "|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def _search_rows(path: Path, seconds: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A saved report of the search agent at ``seconds`` per move and its rows per deal.
+
+    Raises:
+        ValueError: not such a report (the message names the file and what is wrong).
+    """
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+        search = report["results"]["search"]
+        budget = search.get("settings", {}).get("budget_seconds_per_move")
+        rows = search.get("per_episode")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"{path}: not a search evaluation report ({exc!r})") from None
+    if budget != seconds:
+        raise ValueError(f"{path}: the search's budget is {budget} s per move, not {seconds:g}")
+    if not rows:
+        raise ValueError(f"{path}: no rows per deal (evaluate --per-episode)")
+    return report, rows
+
+
+def _proved(variant: str, rows: list[dict[str, Any]], solver_dir: Path) -> str:
+    """``wins / proved (share%)`` of ``rows`` against the checkout's solver records."""
+    ceiling = solver_ceiling_of(variant, {"per_episode": rows}, solver_dir)
+    if ceiling is None or not ceiling["proved_won"]:
+        return "-"
+    return (
+        f"{ceiling['wins_among_proved']} / {ceiling['proved_won']} "
+        f"({ceiling['share_of_proved']:.1%})"
+    )
+
+
+def budget_pair_row(path: Path, solver_dir: Path) -> str:
+    """The paired table's row of the 1 s report at ``path`` (``<Variant>-<N>-s1.json``) and
+    the 0.1 s report of the first 200 test deals beside it (``<Variant>-200-s0.1.json``),
+    compared on the 1 s report's deals (from their rows), the proved wins counted against the
+    records in ``solver_dir`` (the same verdicts for both).
+
+    Raises:
+        ValueError: either report is missing, damaged, of another budget, without rows per
+            deal, or the 0.1 s report lacks some of the 1 s report's deals.
+    """
+    long_report, long_rows = _search_rows(path, LONG_SECONDS)
+    variant = long_report["variant"]
+    short_path = path.with_name(f"{variant}-200-s{SHORT_SECONDS:g}.json")
+    if not short_path.is_file():
+        raise ValueError(f"{path}: no {short_path.name} beside it to pair with")
+    short_by_seed = {r["seed"]: r for r in _search_rows(short_path, SHORT_SECONDS)[1]}
+    seeds = [r["seed"] for r in long_rows]
+    if missing := [s for s in seeds if s not in short_by_seed]:
+        raise ValueError(f"{short_path}: lacks {len(missing)} of {path.name}'s deals")
+    short_rows = [short_by_seed[s] for s in seeds]
+    long_wins = sum(r["won"] for r in long_rows)
+    short_wins = sum(r["won"] for r in short_rows)
+    only_long = sum(a["won"] and not b["won"] for a, b in zip(long_rows, short_rows, strict=True))
+    only_short = sum(b["won"] and not a["won"] for a, b in zip(long_rows, short_rows, strict=True))
+    ceiling = solver_ceiling_of(variant, {"per_episode": long_rows}, solver_dir)
+    if ceiling is None or not ceiling["proved_won"]:
+        goal = "-"
+    else:
+        goal = "met" if ceiling["share_of_proved"] >= PROVED_SHARE_GOAL else "**not met**"
+    timing = (long_report.get("timing") or {}).get("search")
+    per_move = "-" if timing is None else f"{timing['seconds_per_move']:.3f}"
+    n = len(seeds)
+    return (
+        f"| {variant} | {n} | {short_wins} / {n} | {long_wins} / {n} "
+        f"| {_proved(variant, short_rows, solver_dir)} | {_proved(variant, long_rows, solver_dir)} "
+        f"| {goal} | {only_long} / {only_short} (p = {sign_test(only_long, only_short):.2g}) "
+        f"| {per_move} |"
+    )
+
+
+def budget_pair_table(results_dir: Path, solver_dir: Path) -> str:
+    """The search at 1 s per move against 0.1 s on the same deals: one row per
+    ``<Variant>-<N>-s1.json`` in ``results_dir`` (a checkout's ``results/search``), in the
+    registry's order (:func:`budget_pair_row`); none: a one-line note.
+
+    Raises:
+        ValueError: as :func:`budget_pair_row`.
+    """
+    order = {name: i for i, name in enumerate(VARIANTS)}
+    paths = sorted(
+        Path(results_dir).glob("*-s1.json"),
+        key=lambda p: (order.get(p.name.split("-")[0], len(order)), p.name),
+    )
+    if not paths:
+        return "No search evaluations at 1 s per move saved yet."
+    return "\n".join([PAIR_HEADER, *(budget_pair_row(p, solver_dir) for p in paths)])
 
 
 # ------------------------------------------------------- the search agent's budget curve

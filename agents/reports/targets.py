@@ -35,6 +35,7 @@ from .markers import between, markers, read_json, replace_between
 from .solver import (
     budget_curve_png,
     budget_curve_table,
+    budget_pair_table,
     search_table,
     solver_budget_curve_table,
     solver_speed_table,
@@ -312,6 +313,12 @@ BLOCKS: tuple[Block, ...] = (
         "search-table",
         "results/search/*.json, results/search/ppo/",
         lambda root, _: search_table(root / "results" / "search"),
+    ),
+    Block(
+        "docs/solver.md",
+        "search-budget-pairs",
+        "results/search/*-s1.json, results/search/*-200-s0.1.json, results/solver/*.jsonl",
+        lambda root, _: budget_pair_table(root / "results" / "search", root / "results" / "solver"),
     ),
     _saved(
         "docs/solver.md",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -28,7 +29,8 @@ from fortythieves_agents.players.search import (
     scores_for_view,
     view_digest,
 )
-from helpers import play_cli
+from fortythieves_agents.seeds import TEST_START
+from helpers import ROOT, play_cli
 
 from fortythieves_env import FortyThievesEnv
 
@@ -267,3 +269,53 @@ def test_solving_wins_a_deal_that_greedy_rollouts_lose() -> None:
     assert play(SearchBudget(samples=4)) == (False, 42)
     assert play(SearchBudget(samples=16)) == (False, 31)
     assert play(SearchBudget(method="solve", samples=2, nodes=300)) == (True, 104)
+
+
+def test_the_budget_pair_table_compares_1_s_with_0_1_s_on_the_same_deals(tmp_path: Path) -> None:
+    """Issue 40, point 5: each ``<Variant>-<N>-s1.json`` beside the 0.1 s report of the first
+    200 test deals, paired deal by deal from their rows, the proved wins counted against the
+    checkout's solver records (Limited's first 6 test deals: 5 proved won, the 6th unknown)."""
+    from fortythieves_agents.evaluation.solver_results import solver_verdicts
+    from fortythieves_agents.reports.solver import budget_pair_table
+
+    solver_dir = ROOT / "results" / "solver"
+    seeds = list(range(TEST_START, TEST_START + 6))
+    verdicts = solver_verdicts(solver_dir / "Limited.jsonl", "Limited", seeds)
+    assert verdicts is not None and [verdicts[s] for s in seeds] == ["won"] * 5 + ["unknown"]
+
+    def report(seconds: float, won: list[bool], n: int) -> dict[str, Any]:
+        rows = [
+            {"seed": s, "won": w, "foundation_cards": 104 if w else 50, "length": 200,
+             "ret": 0.0, "truncated": False, "stuck": False}
+            for s, w in zip(seeds[:n], won, strict=True)
+        ]  # fmt: skip
+        search = {"per_episode": rows, "settings": {"budget_seconds_per_move": seconds}}
+        timing = {"search": {"seconds": 9.0, "moves": 20, "seconds_per_move": 0.4123}}
+        return {"variant": "Limited", "results": {"search": search}, "timing": timing}
+
+    def save(name: str, data: dict[str, Any]) -> None:
+        (tmp_path / name).write_text(json.dumps(data))
+
+    assert budget_pair_table(tmp_path, solver_dir).startswith("No search evaluations at 1 s")
+    save("Limited-200-s0.1.json", report(0.1, [True, False, False, True, False, True], 6))
+    save("Limited-6-s1.json", report(1.0, [True, True, False, False, True, True], 6))
+    lines = budget_pair_table(tmp_path, solver_dir).splitlines()
+    assert lines[0].startswith("| variant | test deals | search wins, 0.1 s | search wins, 1 s |")
+    # only at 1 s: deals 1 and 4; only at 0.1 s: deal 3; proved: 0, 3 at 0.1 s; 0, 1, 4 at 1 s
+    assert lines[2] == (
+        "| Limited | 6 | 3 / 6 | 4 / 6 | 2 / 5 (40.0%) | 3 / 5 (60.0%) | **not met** "
+        "| 2 / 1 (p = 1) | 0.412 |"
+    )
+    # refused, naming the file: a 1 s report without rows, of another budget, or whose deals
+    # the 0.1 s report lacks
+    save("Limited-6-s1.json", {**report(1.0, [True] * 6, 6), "results": {"search": {
+        "settings": {"budget_seconds_per_move": 1.0}}}})  # fmt: skip
+    with pytest.raises(ValueError, match=r"Limited-6-s1\.json: no rows per deal"):
+        budget_pair_table(tmp_path, solver_dir)
+    save("Limited-6-s1.json", report(0.5, [True] * 6, 6))
+    with pytest.raises(ValueError, match=r"Limited-6-s1\.json: the search's budget is 0\.5 s"):
+        budget_pair_table(tmp_path, solver_dir)
+    save("Limited-6-s1.json", report(1.0, [True] * 6, 6))
+    save("Limited-200-s0.1.json", report(0.1, [True] * 5, 5))
+    with pytest.raises(ValueError, match=r"Limited-200-s0\.1\.json: lacks 1 of Limited-6-s1"):
+        budget_pair_table(tmp_path, solver_dir)
