@@ -236,7 +236,7 @@ def _check_lists(path: Path, pairing: dict[str, Any], deals: int) -> None:
     guided, alone = pairing.get("only_search_plus_network"), pairing.get("only_search_alone")
     if not (isinstance(guided, list) and isinstance(alone, list)):
         raise ValueError(f"{path}: no lists of the deals only one of the two won")
-    seeds = guided + alone
+    seeds = _only_one(pairing)
     if not all(type(s) is int and s >= 0 for s in seeds) or len(set(seeds)) != len(seeds):
         raise ValueError(f"{path}: the lists of deals only one won must be distinct deal seeds")
     a, b = len(guided), len(alone)
