@@ -379,8 +379,8 @@ def evaluate_agents(
         save_games: a folder: write one game record per agent and deal there,
             ``<agent>/<variant>-<seed>.json`` (:mod:`fortythieves_env.records`), as each
             game ends (so an interrupted evaluation keeps the games it finished).
-        play: plays one agent's deals instead of this process, called as
-            ``play(agent, env_id, seeds, on_done, traces, allow_cycles)`` and returning what
+        play: plays one agent's deals instead of this process, called as :data:`PlayDeals`
+            says (``on_seconds`` included) and returning what
             :func:`play_deals` returns (e.g.
             :func:`fortythieves_agents.evaluation.distributed.ray_play_deals`, which
             splits them across Ray workers); the report does not depend on it.

@@ -46,6 +46,7 @@ from fortythieves_env import VARIANTS
 
 from ..evaluation.evaluate import ceiling_cell, wilson_interval
 from ..evaluation.leaderboard import solver_ceiling_of, wins_cell
+from ..evaluation.report_schema import load_report
 from ..evaluation.results import sign_test
 from ..evaluation.solve import markdown_table
 from ..players.search import DEFAULT_SAMPLES
@@ -154,6 +155,14 @@ def ppo_summary(results_dir: str | Path, variant: str, episodes: int) -> dict[st
     raise ValueError(f"{path}: not a PPO report of {episodes} deals of {variant}{cause}")
 
 
+def _per_move(report: dict[str, Any]) -> str:
+    """The search's seconds per move in a report (``-`` where it was not timed, or where every
+    deal was read from saved records: no move was timed)."""
+    timing = (report.get("timing") or {}).get("search") or {}
+    seconds = timing.get("seconds_per_move")
+    return "-" if seconds is None else f"{seconds:.3f}"
+
+
 def row(report: dict[str, Any], ppo: dict[str, Any] | None = None) -> str:
     """The table row of one saved report (``ppo``: the PPO model's results on its deals).
 
@@ -176,8 +185,7 @@ def row(report: dict[str, Any], ppo: dict[str, Any] | None = None) -> str:
             samples += f" ({allocation})"
     elif allocation != "uniform":
         samples += f" ({allocation})"
-    timing = report.get("timing", {}).get("search")
-    per_move = "-" if timing is None else f"{timing['seconds_per_move']:.3f}"
+    per_move = _per_move(report)
     return (
         f"| {report['variant']} | {report['episodes']} | {samples} | {wins_cell(search)} | "
         f"{proved} | {wins_cell(ppo)} | {wins_cell(results.get('greedy'))} | "
@@ -229,29 +237,59 @@ PROVED_SHARE_GOAL = 0.8
 PAIR_HEADER = (
     "| variant | test deals | search wins, 0.1 s | search wins, 1 s | wins / solver-proved, "
     "0.1 s | wins / solver-proved, 1 s | goal: 80% of the proved at 1 s | won only at 1 s / only "
-    "at 0.1 s (sign test p) | s per move at 1 s (one core) |\n"
+    "at 0.1 s (sign test p) | s per move at 1 s (one worker) |\n"
     "|---|---|---|---|---|---|---|---|---|"
 )
 
 
 def _search_rows(path: Path, seconds: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A saved report of the search agent at ``seconds`` per move and its rows per deal.
+    """A saved report of the search agent at ``seconds`` per move, every field checked
+    (:func:`~fortythieves_agents.evaluation.report_schema.load_report`: one row per deal, no
+    deal twice, a known variant), and its rows per deal.
 
     Raises:
-        ValueError: not such a report (the message names the file and what is wrong).
+        ValueError: not such a report (one line naming the file and what is wrong).
     """
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-        search = report["results"]["search"]
-        budget = search.get("settings", {}).get("budget_seconds_per_move")
-        rows = search.get("per_episode")
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"{path}: not a search evaluation report ({exc!r})") from None
+    report = load_report(path)
+    search = report["results"].get("search")
+    if search is None:
+        raise ValueError(f"{path}: no search agent in the report")
+    budget = (search.get("settings") or {}).get("budget_seconds_per_move")
     if budget != seconds:
         raise ValueError(f"{path}: the search's budget is {budget} s per move, not {seconds:g}")
+    rows = search.get("per_episode")
     if not rows:
         raise ValueError(f"{path}: no rows per deal (evaluate --per-episode)")
     return report, rows
+
+
+PAIRED_KEYS = ("variant", "rules_version", "no_cycling")
+"""What the two reports of a pair must share (and the search's settings but its budget)."""
+
+
+def _check_pair(path: Path, long: dict[str, Any], short_path: Path, short: dict[str, Any]) -> None:
+    """The 1 s report at ``path`` and the 0.1 s one play the same game with the same search
+    but for the budget.
+
+    Raises:
+        ValueError: one line naming the file that differs and how.
+    """
+    for key in PAIRED_KEYS:
+        if long.get(key) != short.get(key):
+            raise ValueError(
+                f"{short_path}: {key} {short.get(key)!r}, but {path.name} has {long.get(key)!r}"
+            )
+
+    def others(report: dict[str, Any]) -> dict[str, Any]:
+        settings = dict(report["results"]["search"].get("settings") or {})
+        settings.pop("budget_seconds_per_move", None)
+        return settings
+
+    if others(long) != others(short):
+        raise ValueError(
+            f"{short_path}: the search's settings differ from {path.name}'s beyond the budget "
+            f"({others(short)} against {others(long)})"
+        )
 
 
 def _proved(variant: str, rows: list[dict[str, Any]], solver_dir: Path) -> str:
@@ -277,10 +315,14 @@ def budget_pair_row(path: Path, solver_dir: Path) -> str:
     """
     long_report, long_rows = _search_rows(path, LONG_SECONDS)
     variant = long_report["variant"]
+    if not path.name.startswith(f"{variant}-"):
+        raise ValueError(f"{path}: a report of {variant}, not of the variant its name says")
     short_path = path.with_name(f"{variant}-200-s{SHORT_SECONDS:g}.json")
     if not short_path.is_file():
         raise ValueError(f"{path}: no {short_path.name} beside it to pair with")
-    short_by_seed = {r["seed"]: r for r in _search_rows(short_path, SHORT_SECONDS)[1]}
+    short_report, short_rows = _search_rows(short_path, SHORT_SECONDS)
+    _check_pair(path, long_report, short_path, short_report)
+    short_by_seed = {r["seed"]: r for r in short_rows}
     seeds = [r["seed"] for r in long_rows]
     if missing := [s for s in seeds if s not in short_by_seed]:
         raise ValueError(f"{short_path}: lacks {len(missing)} of {path.name}'s deals")
@@ -294,8 +336,7 @@ def budget_pair_row(path: Path, solver_dir: Path) -> str:
         goal = "-"
     else:
         goal = "met" if ceiling["share_of_proved"] >= PROVED_SHARE_GOAL else "**not met**"
-    timing = (long_report.get("timing") or {}).get("search")
-    per_move = "-" if timing is None else f"{timing['seconds_per_move']:.3f}"
+    per_move = _per_move(long_report)
     n = len(seeds)
     return (
         f"| {variant} | {n} | {short_wins} / {n} | {long_wins} / {n} "

@@ -48,7 +48,15 @@ PICTURE_TOLERANCE = 40
 """Most pixels a picture may differ by from a fresh drawing and still be current (the
 golden-image tolerance of ``tests/env/test_render.py``: 10 of 503,808 pixels differ between
 Pillow 11.3 and 13.0; one card's rank changed moves over 100)."""
-RENDER_ERRORS = (OSError, ValueError, KeyError, TypeError, IndexError, ZeroDivisionError)
+RENDER_ERRORS = (
+    OSError,
+    ValueError,
+    KeyError,
+    TypeError,
+    IndexError,
+    AttributeError,
+    ZeroDivisionError,
+)
 """What a renderer raises on a missing or damaged results file (its message names it)."""
 
 

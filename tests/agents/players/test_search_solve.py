@@ -275,30 +275,46 @@ def test_the_budget_pair_table_compares_1_s_with_0_1_s_on_the_same_deals(tmp_pat
     """Issue 40, point 5: each ``<Variant>-<N>-s1.json`` beside the 0.1 s report of the first
     200 test deals, paired deal by deal from their rows, the proved wins counted against the
     checkout's solver records (Limited's first 6 test deals: 5 proved won, the 6th unknown)."""
+    from fortythieves_agents.evaluation.results import EpisodeResult, summarize
     from fortythieves_agents.evaluation.solver_results import solver_verdicts
     from fortythieves_agents.reports.solver import budget_pair_table
+
+    from fortythieves_env import RULES_VERSION
 
     solver_dir = ROOT / "results" / "solver"
     seeds = list(range(TEST_START, TEST_START + 6))
     verdicts = solver_verdicts(solver_dir / "Limited.jsonl", "Limited", seeds)
     assert verdicts is not None and [verdicts[s] for s in seeds] == ["won"] * 5 + ["unknown"]
 
-    def report(seconds: float, won: list[bool], n: int) -> dict[str, Any]:
-        rows = [
-            {"seed": s, "won": w, "foundation_cards": 104 if w else 50, "length": 200,
-             "ret": 0.0, "truncated": False, "stuck": False}
-            for s, w in zip(seeds[:n], won, strict=True)
-        ]  # fmt: skip
-        search = {"per_episode": rows, "settings": {"budget_seconds_per_move": seconds}}
-        timing = {"search": {"seconds": 9.0, "moves": 20, "seconds_per_move": 0.4123}}
-        return {"variant": "Limited", "results": {"search": search}, "timing": timing}
+    def report(seconds: float, won: list[bool], variant: str = "Limited") -> dict[str, Any]:
+        results = [
+            EpisodeResult(s, w, 104 if w else 50, 200, 114.0 if w else 50.0, False, False)
+            for s, w in zip(seeds, won, strict=False)
+        ]
+        n = len(results)
+        settings = {"method": "solve", "samples": 16, "allocation": "halving",
+                    "nodes_per_sample": 1000, "budget_seconds_per_move": seconds}  # fmt: skip
+        search = {**summarize(results), "settings": settings}
+        search["per_episode"] = [vars(r) for r in results]
+        return {
+            "variant": variant, "rules_version": RULES_VERSION, "no_cycling": True,
+            "episodes": n, "seeds": {"first": TEST_START, "count": n, "rule": "2_000_000_000 + i"},
+            "results": {"search": search},
+            "timing": {"search": {"seconds": 9.0, "moves": 20, "seconds_per_move": 0.4123}},
+        }  # fmt: skip
 
     def save(name: str, data: dict[str, Any]) -> None:
         (tmp_path / name).write_text(json.dumps(data))
 
+    def refused(pattern: str) -> None:
+        with pytest.raises(ValueError, match=pattern):
+            budget_pair_table(tmp_path, solver_dir)
+
     assert budget_pair_table(tmp_path, solver_dir).startswith("No search evaluations at 1 s")
-    save("Limited-200-s0.1.json", report(0.1, [True, False, False, True, False, True], 6))
-    save("Limited-6-s1.json", report(1.0, [True, True, False, False, True, True], 6))
+    short = report(0.1, [True, False, False, True, False, True])
+    long = report(1.0, [True, True, False, False, True, True])
+    save("Limited-200-s0.1.json", short)
+    save("Limited-6-s1.json", long)
     lines = budget_pair_table(tmp_path, solver_dir).splitlines()
     assert lines[0].startswith("| variant | test deals | search wins, 0.1 s | search wins, 1 s |")
     # only at 1 s: deals 1 and 4; only at 0.1 s: deal 3; proved: 0, 3 at 0.1 s; 0, 1, 4 at 1 s
@@ -306,16 +322,31 @@ def test_the_budget_pair_table_compares_1_s_with_0_1_s_on_the_same_deals(tmp_pat
         "| Limited | 6 | 3 / 6 | 4 / 6 | 2 / 5 (40.0%) | 3 / 5 (60.0%) | **not met** "
         "| 2 / 1 (p = 1) | 0.412 |"
     )
-    # refused, naming the file: a 1 s report without rows, of another budget, or whose deals
-    # the 0.1 s report lacks
-    save("Limited-6-s1.json", {**report(1.0, [True] * 6, 6), "results": {"search": {
-        "settings": {"budget_seconds_per_move": 1.0}}}})  # fmt: skip
-    with pytest.raises(ValueError, match=r"Limited-6-s1\.json: no rows per deal"):
-        budget_pair_table(tmp_path, solver_dir)
-    save("Limited-6-s1.json", report(0.5, [True] * 6, 6))
-    with pytest.raises(ValueError, match=r"Limited-6-s1\.json: the search's budget is 0\.5 s"):
-        budget_pair_table(tmp_path, solver_dir)
-    save("Limited-6-s1.json", report(1.0, [True] * 6, 6))
-    save("Limited-200-s0.1.json", report(0.1, [True] * 5, 5))
-    with pytest.raises(ValueError, match=r"Limited-200-s0\.1\.json: lacks 1 of Limited-6-s1"):
-        budget_pair_table(tmp_path, solver_dir)
+    # every deal read from saved records: nothing timed, shown as -
+    save("Limited-6-s1.json", {**long, "timing": {"search": {"seconds": 0.1, "moves": 0,
+         "seconds_per_move": None, "resumed_deals": 6}}})  # fmt: skip
+    assert budget_pair_table(tmp_path, solver_dir).splitlines()[2].endswith("| - |")
+    # refused in one line naming the file: a report the schema refuses (here a deal twice),
+    # no rows, another budget, another variant than the name says or than its pair, other
+    # search settings, deals the 0.1 s report lacks
+    twice = report(1.0, [True] * 6)
+    twice["results"]["search"]["per_episode"][1]["seed"] = TEST_START
+    save("Limited-6-s1.json", twice)
+    refused(r"Limited-6-s1\.json: .*deal 2000000000 again")
+    rowless = report(1.0, [True] * 6)
+    del rowless["results"]["search"]["per_episode"]
+    save("Limited-6-s1.json", rowless)
+    refused(r"Limited-6-s1\.json: no rows per deal")
+    save("Limited-6-s1.json", report(0.5, [True] * 6))
+    refused(r"Limited-6-s1\.json: the search's budget is 0\.5 s")
+    save("Limited-6-s1.json", report(1.0, [True] * 6, "Streets"))
+    refused(r"Limited-6-s1\.json: a report of Streets, not of the variant its name says")
+    save("Limited-6-s1.json", long)
+    save("Limited-200-s0.1.json", report(0.1, [True] * 6, "Streets"))
+    refused(r"Limited-200-s0\.1\.json: variant 'Streets', but Limited-6-s1\.json has 'Limited'")
+    other = report(0.1, [True] * 6)
+    other["results"]["search"]["settings"]["nodes_per_sample"] = 50
+    save("Limited-200-s0.1.json", other)
+    refused(r"Limited-200-s0\.1\.json: the search's settings differ from Limited-6-s1\.json's")
+    save("Limited-200-s0.1.json", report(0.1, [True] * 5))
+    refused(r"Limited-200-s0\.1\.json: lacks 1 of Limited-6-s1\.json's deals")
