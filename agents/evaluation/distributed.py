@@ -445,14 +445,15 @@ def ray_play_deals(
             repeated in each worker).
         seeds: the deal seeds, in deal order.
         on_done: called with the number of deals in each part that ends.
-        traces, allow_cycles, first_game: as in
-        :func:`~fortythieves_agents.evaluation.evaluate.play_deals`. workers: how many parts at
-        least (default: :func:`cluster_cpus`). on_result: as in
-        :func:`~fortythieves_agents.evaluation.evaluate.play_deals`, called for each deal
-            of a part when the part has ended. on_seconds: called, when a part ends, with the
-        seconds its worker spent playing it (its own wall time there, not the driver's): their
-        sum is what the deals cost on one CPU each, whatever number of workers played them
-        (``evaluate``'s ``timing``).
+        traces: as in :func:`~fortythieves_agents.evaluation.evaluate.play_deals`.
+        allow_cycles: as there.
+        workers: how many parts at least (default: :func:`cluster_cpus`).
+        first_game: as in :func:`~fortythieves_agents.evaluation.evaluate.play_deals`.
+        on_result: as there, called for each deal of a part when the part has ended.
+        on_seconds: called, when a part ends, with the seconds its worker spent playing it
+            (its own wall time there, not the driver's): their sum is what the deals cost on
+            one worker each, whatever number of workers played them (``evaluate``'s
+            ``timing``).
 
     Returns:
         One :class:`~fortythieves_agents.evaluation.evaluate.EpisodeResult` per seed, in the order

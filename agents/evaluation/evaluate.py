@@ -390,13 +390,9 @@ def evaluate_agents(
         allow_cycles: switch the agents' no-cycling rule off (module docstring); the
             report records the setting as ``no_cycling``.
         env_version: the id version played (``-vN``); None: the variant's newest.
-        timing: add ``timing`` (agent name -> ``seconds`` of wall time playing its deals,
-            ``moves`` in all and ``seconds_per_move``): what a budget cost on this machine.
-            With ``play`` (e.g. Ray workers playing at once), also ``worker_seconds``, the
-            sum of the times the workers spent on the deals, and ``seconds_per_move`` is
-            that sum over the moves: the cost of a move on one worker, comparable with a run
-            in one process (the wall time alone would shrink with the workers).
-            Off by default, so that a report is the same however and wherever it is played.
+        timing: add ``timing`` (agent name -> :func:`_timing`'s entry: what a budget cost
+            on this machine, per move on one process even with ``play``'s workers). Off by
+            default, so that a report is the same however and wherever it is played.
         resume: with ``save_games``: the deals whose records are already in the folder (an
             interrupted run's) are read from them (:func:`resumed_results`), not played
             again; the others are played with the deal indices they have in the whole list,
@@ -493,10 +489,13 @@ def _timing(
     resumed: Mapping[int, Any] | None,
     worker: Sequence[float] | None = None,
 ) -> dict[str, Any]:
-    """An agent's ``timing`` entry (:func:`evaluate_agents`): the wall time and moves of the
-    deals played now, not of those read from records (``resumed``, counted where given);
-    with ``worker`` (the times of the processes that played them), ``worker_seconds`` and a
-    ``seconds_per_move`` of that sum."""
+    """An agent's ``timing`` entry (:func:`evaluate_agents`): ``seconds`` of wall time and
+    the ``moves`` of the deals played now, not of those read from records (``resumed``,
+    counted where given: ``resumed_deals``), and ``seconds_per_move``. With ``worker`` (the
+    times of the processes that played the deals, e.g. Ray workers at once: ``play``), also
+    ``worker_seconds``, their sum, and ``seconds_per_move`` is that sum over the moves: a
+    move's cost on one worker, comparable with a run in one process (the wall time alone
+    would shrink with the workers)."""
     moves = sum(r.length for i, r in enumerate(results) if resumed is None or i not in resumed)
     cost = seconds if worker is None else math.fsum(worker)
     entry: dict[str, Any] = {

@@ -1040,3 +1040,34 @@ def test_a_continued_run_without_a_start_point_validates_its_first_start(tmp_pat
     again = run_expert_iterations(two, fresh, run, "FortyThieves/Lucas-v0", echo=str)
     assert again["start_validation"] == first["start_validation"]
     assert len(again["iterations"]) == 2
+
+
+def test_the_outside_script_plays_a_network_on_deals_outside_every_range(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """scripts/expert/outside.py: the shipped Limited network on the first 3 deals outside
+    every seed range (3_000_000_000 + i), one row per deal, the rows those of the network
+    played on those seeds directly; a deal count out of range is refused before any play."""
+    from fortythieves_agents.evaluation.evaluate import play_deals
+    from fortythieves_agents.evaluation.model_agent import load_model_agent
+    from helpers import load_script
+
+    outside = load_script(ROOT / "scripts" / "expert" / "outside.py", "outside")
+    model = ROOT / "results" / "training" / "Limited" / "best_model.zip"
+    out = tmp_path / "outside.json"
+    assert outside.main([str(model), "--episodes", "3", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["variant"] == "Limited" and report["no_cycling"] is True
+    assert report["seeds"] == {"first": 3_000_000_000, "count": 3, "rule": "3_000_000_000 + i"}
+    assert report["model_digest"].startswith("sha256:")
+    rows = report["results"]["ppo"]["per_episode"]
+    assert [r["seed"] for r in rows] == [3_000_000_000, 3_000_000_001, 3_000_000_002]
+    agent, _ = load_model_agent(model)
+    direct = play_deals(agent, "FortyThieves/Limited-v0", [r["seed"] for r in rows])
+    assert [(r.won, r.foundation_cards, r.length) for r in direct] == [
+        (r["won"], r["foundation_cards"], r["length"]) for r in rows
+    ]
+    assert "on deals 3000000000..3000000002" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        outside.main([str(model), "--episodes", "0", "--json", str(out)])
+    assert "--episodes: must be in 1..100000, got 0" in capsys.readouterr().err
