@@ -55,16 +55,13 @@ EXPERT_FILES = sorted((CONFIGS / "expert").glob("*.yaml"))
 @pytest.mark.parametrize("path", EXPERT_FILES, ids=lambda p: p.stem)
 def test_expert_file_loads_and_starts_from_its_variants_model(path: Path) -> None:
     """Each shipped expert-iteration recipe (configs/expert/) validates, runs iterations of
-    the improve targets (the hard ones, the search's own moves, where the start network wins
-    almost nothing: Forty Thieves and Maria), and its start model (relative to the checkout's
-    root, where its comment says to run it) is a shipped model of its own variant."""
+    the improve targets, and its start model (relative to the checkout's root, where its
+    comment says to run it) is a shipped model of its own variant."""
     from fortythieves_agents.networks.model_zip import model_variant
 
     config = load_config(path)
     assert path.stem.split("-")[0] == config.env.variant.lower()
-    hard = {"FortyThieves", "Maria"}
-    expected = "hard" if config.env.variant in hard else "improve"
-    assert config.expert.iterations > 0 and config.expert.targets == expected
+    assert config.expert.iterations > 0 and config.expert.targets == "improve"
     if config.expert.start_model is not None:
         start = ROOT / config.expert.start_model
         assert model_variant(start) == config.env.variant
