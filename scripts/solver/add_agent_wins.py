@@ -3,9 +3,10 @@
 Every game record under the given files or folders (``evaluate --save-games DIR``, ``play
 --save FILE``) is replayed; each won game of a test deal is appended to
 ``<results-dir>/<Variant>.jsonl`` as a ``won`` record found by ``agent:NAME`` (solver version 0:
-:func:`fortythieves_agents.evaluation.solve.agent_win_records`), unless that line is there
-already. The labels then count it (won > lost > unknown); the winnability table keeps the
-solver's own rows apart.
+:func:`fortythieves_agents.evaluation.solve.agent_win_records`), unless the file already has
+a ``won`` record of that deal under the current rules (the solver's or an agent's: one proof
+is enough, and another would change no label). The labels then count it (won > lost >
+unknown); the winnability table keeps the solver's own rows apart.
 
     python scripts/solver/add_agent_wins.py runs/search-eval/Streets-200
 """
@@ -18,7 +19,6 @@ import sys
 from pathlib import Path
 
 from fortythieves_agents.evaluation.solve import (
-    AGENT_WINS,
     SolverResultsError,
     agent_win_records,
     read_records,
@@ -43,9 +43,10 @@ def main(argv: list[str] | None = None) -> int:
         path = args.results_dir / f"{record['variant']}.jsonl"
         have = read_records(path)[0] if path.exists() else []
         if any(
-            r["solver_version"] == AGENT_WINS
-            and (r["seed"], r["found_by"], r["line"])
-            == (record["seed"], record["found_by"], record["line"])
+            r["variant"] == record["variant"]
+            and r["seed"] == record["seed"]
+            and r["status"] == "won"
+            and r["rules_version"] == record["rules_version"]
             for r in have
         ):
             continue

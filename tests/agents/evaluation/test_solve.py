@@ -855,3 +855,48 @@ def test_an_agents_won_game_counts_in_the_labels_but_not_in_the_solvers_rows(
         SolverResultsError, match=r"probe-2000000003\.json: not a game that replays"
     ):
         agent_win_records([won])
+
+
+@pytest.mark.skipif(not backends_module._HAVE_NUMBA, reason="numba is not installed")
+def test_add_agent_wins_adds_a_won_game_only_where_no_won_record_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """scripts/solver/add_agent_wins.py: a won game of a deal the results leave unknown is
+    appended once (a second run adds nothing); a won game of a deal already proved won, by
+    the solver or by another agent, adds nothing (one proof is enough; before, every won
+    game of another line or agent was appended)."""
+    from fortythieves_agents.evaluation.solve import agent_win_records
+    from helpers import load_script
+
+    from fortythieves_env.solver import solve
+
+    script = load_script(ROOT / "scripts" / "solver" / "add_agent_wins.py", "add_agent_wins")
+    variant, seed = "LittleForty", TEST_START + 3
+    env = gym.make(env_id(variant))
+    env.reset(seed=seed)
+    line = list(solve(env.unwrapped.get_state(), variant, nodes=100_000).moves)
+    games = tmp_path / "games"
+    games.mkdir()
+    _played_record(games, variant, seed, line, "probe")
+    solver_dir = tmp_path / "solver"
+    solver_dir.mkdir()
+    results = solver_dir / f"{variant}.jsonl"
+    (won,) = agent_win_records([games / f"probe-{seed}.json"])
+    unknown = {**won, "solver_version": 4, "nodes_budget": 10, "status": "unknown"}
+    unknown.update(found_by="", line="", moves=0, nodes=10, stopped_by="nodes")
+    results.write_text(json.dumps(unknown) + "\n")
+
+    def run() -> str:
+        assert script.main([str(games), "--results-dir", str(solver_dir)]) == 0
+        return capsys.readouterr().out.strip()
+
+    assert run() == "1 games read, 1 won, 1 added"
+    assert solver_verdicts(results, variant, [seed]) == {seed: "won"}
+    assert run() == "1 games read, 1 won, 0 added"  # the same game again
+    _played_record(games, variant, seed, line, "other")  # another agent's win of that deal
+    assert run() == "2 games read, 2 won, 0 added"
+    assert len(results.read_text().splitlines()) == 2
+    solver_won = {**won, "solver_version": 4, "found_by": "rollouts"}  # the solver's own
+    results.write_text(json.dumps(solver_won) + "\n")
+    assert run() == "2 games read, 2 won, 0 added"
+    assert len(results.read_text().splitlines()) == 1
