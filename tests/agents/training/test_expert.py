@@ -1071,3 +1071,28 @@ def test_the_outside_script_plays_a_network_on_deals_outside_every_range(
     with pytest.raises(SystemExit):
         outside.main([str(model), "--episodes", "0", "--json", str(out)])
     assert "--episodes: must be in 1..100000, got 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("move", "kind"),
+    [
+        ("draw", "draw"),
+        ("w>f", "waste>foundation"),
+        ("w>t0", "waste>column"),
+        ("w>t11", "waste>column"),
+        ("t0>f", "column>foundation"),
+        ("t11>f", "column>foundation"),
+        ("t0>t1", "column>column"),
+        ("t11>t10", "column>column"),
+    ],
+)
+def test_the_disagreements_script_names_each_moves_kind(move: str, kind: str) -> None:
+    """scripts/expert/disagreements.py's kinds against the environment's own move names
+    (Limited: 12 columns, the first and last of each range)."""
+    import gymnasium as gym
+    from helpers import load_script
+
+    script = load_script(ROOT / "scripts" / "expert" / "disagreements.py", "disagreements")
+    env = gym.make("FortyThieves/Limited-v0")
+    env.reset(seed=0)
+    assert script.move_kind(env.unwrapped.move_to_action(move), 12) == kind
