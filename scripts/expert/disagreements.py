@@ -22,20 +22,13 @@ from fortythieves_agents.paths import portable_path
 from fortythieves_agents.run_folder import ExpertFolder
 
 from fortythieves_env import VARIANTS
+from fortythieves_env.rules.actions import KIND_NAMES, ActionCodec, codec_for
 
 
-def move_kind(action: int, columns: int) -> str:
-    """The kind of move of action index ``action`` in a variant of ``columns`` columns."""
-    if action < 0:
-        raise ValueError(f"an action index is >= 0, got {action}")
-    fixed = {0: "draw", 1: "redeal", 2: "waste>foundation"}
-    if action in fixed:
-        return fixed[action]
-    if action < 3 + columns:
-        return "waste>column"
-    if action < 3 + 2 * columns:
-        return "column>foundation"
-    return "column>column"
+def move_kind(action: int, codec: ActionCodec) -> str:
+    """The kind of move of action index ``action`` (the codec's, :data:`KIND_NAMES`, as
+    ``waste>column``)."""
+    return KIND_NAMES[codec.decode(action).kind].replace(" to ", ">")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     config = load_config(args.run / "config.yaml", [])
-    columns = VARIANTS[config.env.variant].n_columns
+    codec = codec_for(VARIANTS[config.env.variant])
     folder = ExpertFolder(args.run / "expert")
     search_kinds: Counter[str] = Counter()
     pairs: Counter[tuple[str, str]] = Counter()
@@ -55,10 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         with np.load(folder.game(args.iteration, g)) as game:
             for s, n in zip(game["search_moves"], game["network_moves"], strict=True):
                 positions += 1
-                kind = move_kind(int(s), columns)
+                kind = move_kind(int(s), codec)
                 search_kinds[kind] += 1
                 if s != n:
-                    pairs[(kind, move_kind(int(n), columns))] += 1
+                    pairs[(kind, move_kind(int(n), codec))] += 1
     report = {
         "run": portable_path(args.run),
         "variant": config.env.variant,

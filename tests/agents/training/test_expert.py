@@ -1095,4 +1095,8 @@ def test_the_disagreements_script_names_each_moves_kind(move: str, kind: str) ->
     script = load_script(ROOT / "scripts" / "expert" / "disagreements.py", "disagreements")
     env = gym.make("FortyThieves/Limited-v0")
     env.reset(seed=0)
-    assert script.move_kind(env.unwrapped.move_to_action(move), 12) == kind
+    from fortythieves_env import VARIANTS
+    from fortythieves_env.rules.actions import codec_for
+
+    codec = codec_for(VARIANTS["Limited"])
+    assert script.move_kind(env.unwrapped.move_to_action(move), codec) == kind
