@@ -534,6 +534,11 @@ class PlayerNetConfig(_Section):
     share_encoder: bool = Field(
         default=False, description="the value head reads the actor's encoders (else its own)"
     )
+    unseen_inputs: bool = Field(
+        default=False,
+        description="the state encoder also reads each card's unseen copies and copies in the "
+        "waste (a start model without them is widened, its new inputs weighted 0)",
+    )
 
     @field_validator("scorer_arch", "value_arch")
     @classmethod

@@ -203,6 +203,11 @@ class FamilyConfig(Config):
                 "policy.network: a family run trains the player network on the shared "
                 f"encoding (set policy.network: player, got {self.policy.network!r})"
             )
+        if self.policy.player.unseen_inputs:
+            raise ValueError(
+                "policy.player.unseen_inputs: the family's network has no such inputs (set it "
+                "to false)"
+            )
         if self.train.vec_env != "batched":
             raise ValueError(
                 f"train.vec_env: a family run needs batched (got {self.train.vec_env!r})"

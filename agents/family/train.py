@@ -211,7 +211,7 @@ def _load_checkpoint(path: Path, config: FamilyConfig, env: Any, tb: str | None)
     kwargs = model.policy_kwargs
     differ = [
         f"policy.player.{key} is {kwargs.get(key)} in the checkpoint, {value} in the config"
-        for key, value in config.policy.player.model_dump().items()
+        for key, value in config.policy.player.model_dump(exclude={"unseen_inputs"}).items()
         if (list(kwargs[key]) if isinstance(kwargs.get(key), tuple | list) else kwargs.get(key))
         != value
     ]

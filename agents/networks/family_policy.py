@@ -197,6 +197,7 @@ class FamilyPlayerPolicy(PlayerPolicy):
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
         data.pop("variant", None)
+        data.pop("unseen_inputs", None)  # the family's network has not the option
         return data
 
     def _pool(
@@ -289,4 +290,5 @@ def family_policy_kwargs(player: dict[str, Any], activation: str) -> dict[str, A
     """``policy_kwargs`` of :class:`FamilyPlayerPolicy` from a config's ``policy.player``
     sizes and ``policy.activation`` (``relu`` or ``tanh``)."""
     act = {"relu": nn.ReLU, "tanh": nn.Tanh}[activation]
-    return {**player, "activation_fn": act}
+    sizes = {key: value for key, value in player.items() if key != "unseen_inputs"}
+    return {**sizes, "activation_fn": act}

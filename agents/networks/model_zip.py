@@ -474,6 +474,7 @@ PLAYER_KEYS: dict[str, Callable[[str, object], object]] = {
     "scorer_arch": _sizes,
     "value_arch": _sizes,
     "share_encoder": _flag,
+    "unseen_inputs": _flag,
     "activation_fn": _activation,
     "ortho_init": _flag,
 }

@@ -88,6 +88,9 @@ N_FIXED = 7
 """Fixed numbers per card: rank / 12, suit one-hot (4), red, is a card."""
 N_COLUMN_SCALARS = 6
 N_MOVE_SCALARS = 10
+N_UNSEEN_INPUTS = 52 + 52 + 16
+"""State numbers added by ``unseen_inputs=True``: per card, its copies unseen and in the
+waste (52 + 52); per foundation, its next card's copies unseen and in the waste (8 + 8)."""
 
 
 def _mlp(sizes: Sequence[int], activation: type[nn.Module]) -> nn.Sequential:
@@ -140,6 +143,13 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         state_dim: width of the state encoding.
         scorer_arch: hidden layer sizes of the move scorer.
         value_arch: hidden layer sizes of the value head.
+        unseen_inputs: the state encoder also reads, per card, how many of its two copies are
+            unseen (in the stock or face down: not in a column's face-up cards, the waste,
+            the known stock or a foundation) and how many lie anywhere in the waste, and, per
+            foundation, the same two counts of the card it takes next (the
+            :data:`N_UNSEEN_INPUTS` numbers, each count / 2). Without them the network sees
+            the waste's top two cards and its size only. They follow from the observation
+            alone (as :attr:`fortythieves_env.rules.view.PlayerView.unseen` does).
         share_encoder: the critic uses the actor's card embedding, column encoder and state
             encoder (False: it has its own, so the value loss, whose gradients are about a
             hundred times the policy loss's at the start, does not drown the policy's signal
@@ -164,6 +174,8 @@ class PlayerPolicy(MaskableActorCriticPolicy):
     """Numbers a subclass adds to each column's input (after the 6 of the module docstring)."""
     state_extra = 0
     """Numbers a subclass adds to the state encoder's input (after the 14 state numbers)."""
+    unseen_inputs = False
+    """Whether the state encoder reads the unseen and waste counts (a constructor keyword)."""
 
     def __init__(
         self,
@@ -177,6 +189,7 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         scorer_arch: Sequence[int] = (128,),
         value_arch: Sequence[int] = (128,),
         share_encoder: bool = False,
+        unseen_inputs: bool = False,
         activation_fn: type[nn.Module] = nn.ReLU,
         ortho_init: bool = True,
         optimizer_class: type[torch.optim.Optimizer] = torch.optim.Adam,
@@ -223,6 +236,7 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         self.scorer_arch = [int(s) for s in scorer_arch]
         self.value_arch = [int(s) for s in value_arch]
         self.share_encoder = bool(share_encoder)
+        self.unseen_inputs = bool(unseen_inputs)
         self._spec = spec
         self._layout = layout
         self._rules = rules
@@ -282,6 +296,11 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         self.register_buffer("card_fixed", fixed, persistent=False)
         self.register_buffer("card_suit2", suit2, persistent=False)
         self.register_buffer("card_rank", rank, persistent=False)
+        self.n_card_slots = layout.n_card_slots
+        # the 8 foundations' suits, as the code of the suit's ace minus 1 (0, 13, 26, 39)
+        self.register_buffer(
+            "found_suit13", torch.arange(8, dtype=torch.long) // 2 * 13, persistent=False
+        )
 
         # Per-action tables. A state's card table is the top-down face-up cards of every
         # column (V + 1 slots each, the last always 0) then the waste top, the waste's next
@@ -327,7 +346,7 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         card = self.card_dim + N_FIXED
         v = self.n_slots
         column_in = (v + 2) * card + N_COLUMN_SCALARS + self.column_extra
-        state_in = card + 14 + self.state_extra
+        state_in = card + 14 + self.state_extra + N_UNSEEN_INPUTS * self.unseen_inputs
         self.actor_encoder = _Encoder(
             self.card_dim, column_in, self.column_dim, state_in, self.state_dim, act
         )
@@ -359,6 +378,41 @@ class PlayerPolicy(MaskableActorCriticPolicy):
             **self.optimizer_kwargs,
         )
 
+    def load_without_unseen(self, state_dict: dict[str, torch.Tensor]) -> None:
+        """Set the weights of a network like this one but without ``unseen_inputs``: every
+        tensor copied, the state encoders' first layer widened by the
+        :data:`N_UNSEEN_INPUTS` columns of the new inputs, set to 0, so the network plays
+        exactly as the narrow one did until it is trained (the optimizer starts afresh).
+
+        Args:
+            state_dict: the narrow network's ``state_dict()`` (SB3's ``params["policy"]``).
+
+        Raises:
+            ValueError: this network has no ``unseen_inputs``, or the weights are not those
+                of the same network without them (the first differing key named).
+        """
+        if not self.unseen_inputs:
+            raise ValueError("load_without_unseen: this network has no unseen_inputs")
+        own = self.state_dict()
+        n = N_UNSEEN_INPUTS
+        fitted: dict[str, torch.Tensor] = {}
+        for key, tensor in own.items():
+            old = state_dict.get(key)
+            wide = key.endswith("encoder.state_encoder.0.weight")
+            if wide and old is not None and old.dim() == 2 and old.shape[1] + n == tensor.shape[1]:
+                old = torch.cat([old, old.new_zeros(old.shape[0], n)], dim=1)
+            if old is None or old.shape != tensor.shape:
+                got = "missing" if old is None else tuple(old.shape)
+                raise ValueError(
+                    f"load_without_unseen: {key} is {got}, expected {tuple(tensor.shape)} "
+                    "(less the unseen inputs): not this network without them"
+                )
+            fitted[key] = old
+        extra = sorted(set(state_dict) - set(own))
+        if extra:
+            raise ValueError(f"load_without_unseen: {extra[0]} is not in this network")
+        self.load_state_dict(fitted)
+
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
         for key in ("net_arch", "features_extractor_class", "features_extractor_kwargs"):
@@ -371,6 +425,7 @@ class PlayerPolicy(MaskableActorCriticPolicy):
             scorer_arch=self.scorer_arch,
             value_arch=self.value_arch,
             share_encoder=self.share_encoder,
+            unseen_inputs=self.unseen_inputs,
         )
         return data
 
@@ -446,6 +501,8 @@ class PlayerPolicy(MaskableActorCriticPolicy):
             ],
             dim=-1,
         )
+        if self.unseen_inputs:
+            state_scalars = torch.cat([state_scalars, self._unseen_counts(x, waste, found)], -1)
         card_table = torch.cat([top_down.flatten(1), waste_two, waste_two.new_zeros(b, 1)], dim=1)
         return {
             "top_down": top_down,
@@ -460,6 +517,31 @@ class PlayerPolicy(MaskableActorCriticPolicy):
             "run": torch.cat([run, run.new_zeros(b, 1)], dim=1),
             "found": found,
         }
+
+    def _unseen_counts(
+        self, x: torch.Tensor, waste: torch.Tensor, found: torch.Tensor
+    ) -> torch.Tensor:
+        """The :data:`N_UNSEEN_INPUTS` numbers of ``unseen_inputs`` (``(B, 120)`` float): per
+        card code 1..52 its unseen copies / 2, then its copies in the waste / 2, then per
+        foundation the same two of its next card (0 for a finished foundation). ``x``: the
+        observation's codes ``(B, size)``; ``waste`` ``(B, W)``; ``found`` heights ``(B, 8)``."""
+        b = x.shape[0]
+        ones = torch.ones_like(x[:, : self.n_card_slots])
+        seen = x.new_zeros(b, N_CODES).scatter_add_(1, x[:, : self.n_card_slots], ones)
+        in_waste = x.new_zeros(b, N_CODES).scatter_add_(1, waste, torch.ones_like(waste))
+        rank, suit2 = self.card_rank[1:], self.card_suit2[1:]  # (52,)
+        on_found = (found[:, suit2] > rank).long() + (found[:, suit2 + 1] > rank).long()
+        unseen = (2 - seen[:, 1:] - on_found).clamp_(min=0)  # (B, 52)
+        in_waste = in_waste[:, 1:]
+        nxt = self.found_suit13 + found.clamp(max=12)  # (B, 8): index of the next card
+        open_ = (found < 13).long()
+        return (
+            torch.cat(
+                [unseen, in_waste, unseen.gather(1, nxt) * open_, in_waste.gather(1, nxt) * open_],
+                dim=-1,
+            ).float()
+            / 2
+        )
 
     def _embed(
         self, encoder: _Encoder, raw: dict[str, torch.Tensor]

@@ -94,10 +94,11 @@ def policy_differences(saved: dict[str, Any], config: Config) -> list[str]:
             f"policy.network is {network} in the checkpoint, {config.policy.network} in the config"
         ]
     if network == "player":
-        pairs = {
+        defaults = {k: f.default for k, f in type(config.policy.player).model_fields.items()}
+        pairs = {  # a key older checkpoints lack (unseen_inputs) holds its default
             f"player.{key}": list(saved[key])
             if isinstance(saved.get(key), tuple)
-            else saved.get(key)
+            else saved.get(key, defaults[key])
             for key in config.policy.player.model_dump()
         }
         current = {f"player.{k}": v for k, v in config.policy.player.model_dump().items()}

@@ -205,7 +205,8 @@ def _load_checkpoint(path: Path, config: Config, env: Any, tensorboard_log: str 
 
 def _load_start_model(model: Any, path: str) -> None:
     """Set ``model``'s policy to the weights of the zip at ``path`` (weights only: SB3's
-    ``set_parameters``, which unpickles nothing).
+    ``set_parameters``, which unpickles nothing). A config with ``policy.player.unseen_inputs``
+    also starts from the same network without them, widened (its new inputs weighted 0).
 
     Raises:
         ConfigError: the zip's network is not the config's (one line naming the setting).
@@ -213,10 +214,26 @@ def _load_start_model(model: Any, path: str) -> None:
     try:
         model.set_parameters(path, exact_match=True)
     except Exception as exc:  # torch, pickle and zip errors alike: the weights are unusable
+        if getattr(model.policy, "unseen_inputs", False) and _widen(model, path):
+            return
         cause = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
         raise ConfigError(
             f"expert.start_model {path}: its network is not this config's policy ({cause})"
         ) from None
+
+
+def _widen(model: Any, path: str) -> bool:
+    """Whether the zip at ``path`` holds ``model``'s network without its unseen inputs, now
+    set into it with those inputs weighted 0
+    (:meth:`~fortythieves_agents.networks.policy.PlayerPolicy.load_without_unseen`)."""
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    try:
+        _, params, _ = load_from_zip_file(path, device=model.device, load_data=False)
+        model.policy.load_without_unseen(params["policy"])
+    except Exception:  # not that network: the caller reports the first error
+        return False
+    return True
 
 
 def _check_model_zip(path: str | Path, what: str, config: Config, *, resuming: bool) -> None:

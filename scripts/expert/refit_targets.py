@@ -8,7 +8,9 @@ run's ``expert.targets``), then ``EPOCHS`` passes at ``LEARNING_RATE``; ``SEED``
 seeds torch. ``--soft-temperature T`` replaces the labelled targets by the soft ones made
 from the saved candidate values, ``softmax(value / T)`` over the valued legal moves (so a run
 labelled with ``improve`` targets can be refitted with ``soft`` ones; a demoted return to a
-seen view is not marked in the saved values, so it keeps its share here).
+seen view is not marked in the saved values, so it keeps its share here). ``--unseen-inputs``
+refits the start network widened with the player network's unseen inputs (weighted 0 at the
+start: ``policy.player.unseen_inputs``), to see whether they let it follow the search.
 
     python scripts/expert/refit_targets.py RUN --iteration 0 --games 32 \\
         --validation 200 --out results/expert/refit.jsonl 0,4,1e-3,0 1,16,1e-3,0
@@ -24,11 +26,12 @@ from pathlib import Path
 import numpy as np
 import torch
 from fortythieves_agents.config import load_config
-from fortythieves_agents.envs import register_config_variant
+from fortythieves_agents.envs import make_training_vec_env, register_config_variant
 from fortythieves_agents.networks.model_zip import load_maskable_ppo
 from fortythieves_agents.paths import portable_path
 from fortythieves_agents.run_folder import ExpertFolder
 from fortythieves_agents.training.expert import load_labels, targets_from_search, validate_network
+from fortythieves_agents.training.model import build_model
 from fortythieves_agents.training.teacher import clone_teacher
 
 
@@ -84,6 +87,11 @@ def main(argv: list[str] | None = None) -> int:
         type=_temperature,
         help="refit soft targets made from the saved values at this temperature",
     )
+    parser.add_argument(
+        "--unseen-inputs",
+        action="store_true",
+        help="refit the start network widened with the unseen inputs (policy.player)",
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     folder = ExpertFolder(args.run / "expert")
@@ -97,8 +105,11 @@ def main(argv: list[str] | None = None) -> int:
     moves = np.concatenate([game["search_moves"] for game in games])
     values = np.concatenate([game["values"] for game in games]).astype(np.float64)
     for weight, epochs, rate, seed in args.settings:
+        wide = ["policy.player.unseen_inputs=true", "train.n_envs=1", "train.vec_env=dummy"]
+        wide = wide if args.unseen_inputs else []
         config = load_config(
-            args.run / "config.yaml", [f"expert.epochs={epochs}", f"expert.learning_rate={rate}"]
+            args.run / "config.yaml",
+            [f"expert.epochs={epochs}", f"expert.learning_rate={rate}", *wide],
         )
         data = load_labels(folder, [args.iteration], args.games)
         soft = data.probs.astype(np.float32)
@@ -108,6 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         hard[np.arange(moves.size), moves] = 1.0
         data.probs = ((1 - float(weight)) * soft + float(weight) * hard).astype(np.float16)
         model = load_maskable_ppo(folder.start_model(args.iteration), device="cpu")
+        if args.unseen_inputs:
+            narrow = model.policy.state_dict()
+            model = build_model(config, make_training_vec_env(config), None)
+            model.policy.load_without_unseen(narrow)
         torch.manual_seed(int(seed))
         fit = clone_teacher(model, data, config.expert, config.ppo.max_grad_norm, int(seed))
         result = validate_network(model, env_id, args.validation)
@@ -119,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             "learning_rate": float(rate),
             "seed": int(seed),
             "soft_temperature": args.soft_temperature,
+            "unseen_inputs": bool(args.unseen_inputs),
             "labels": len(data),
             "held_out_agreement": fit["after"]["accuracy"],
             "train_agreement": fit["train_after"]["accuracy"],

@@ -61,6 +61,7 @@ FAST = [
         ("policy.network=card_slots", "a family run trains the player network"),
         ("train.teacher=search", "a family run clones greedy or nothing"),
         ("train.shaping={face_down: 1}", "train.shaping: not with a family run"),
+        ("policy.player.unseen_inputs=true", "the family's network has no such inputs"),
         ("family.zero_shot.games=[Klondike]", "not a held-out game: Klondike"),
         ("family.colour=1", "family.colour: unknown key (allowed here: rule_set, bounds"),
         ("env.variant=Streets", "env.variant: Input should be 'Family'"),

@@ -317,3 +317,71 @@ def test_the_player_network_trains_on_a_variant_without_a_stock(tmp_path: Path) 
     model.learn(total_timesteps=64)
     venv.close()
     assert model.num_timesteps == 64 and isinstance(model.policy, PlayerPolicy)
+
+
+@pytest.mark.parametrize("variant", ["Limited", "LittleForty", "Lucas"])
+def test_unseen_inputs_count_what_the_player_view_leaves_unseen(variant: str) -> None:
+    """The unseen counts are the view's unseen multiset (stock and face-down cards; in Little
+    Forty after a redeal the known stock counts as seen), the waste counts its cards, and
+    each foundation's next card reads the same two tables."""
+    from fortythieves_env.rules.cards import RANK, SUIT
+    from fortythieves_env.rules.view import player_view
+
+    env, policy = make_policy(variant, unseen_inputs=True)
+    obs, _, states = positions(env, 12, seed=3)
+    x = torch.as_tensor(obs).long()
+    raw = policy._read(x)
+    extra = raw["state_scalars"][:, -120:].numpy() * 2
+    assert extra.shape == (12, 120)
+    for row, state in zip(extra, states, strict=True):
+        view = player_view(variant, state)
+        unseen = np.bincount(np.asarray(view.unseen, dtype=int), minlength=53)[1:]
+        waste = np.bincount(np.asarray(state.waste, dtype=int), minlength=53)[1:]
+        assert np.array_equal(row[:52], unseen)
+        assert np.array_equal(row[52:104], waste)
+        for j, height in enumerate(state.foundations):
+            card = (j // 2) * 13 + height  # the next card's index (code - 1)
+            if height < 13:
+                assert SUIT[card + 1] == j // 2 and RANK[card + 1] == height
+                assert row[104 + j] == unseen[card] and row[112 + j] == waste[card]
+            else:
+                assert row[104 + j] == 0 and row[112 + j] == 0
+    assert sum(int(row[:52].sum()) for row in extra) > 0  # some cards are unseen
+    env.close()
+
+
+def test_a_network_without_unseen_inputs_loads_into_one_with_them_and_plays_the_same() -> None:
+    env, narrow = make_policy("Limited")
+    _, wide = make_policy("Limited", unseen_inputs=True)
+    obs, masks, _ = positions(env, 16, seed=5)
+    x = torch.as_tensor(obs, dtype=torch.float32)
+    with torch.no_grad():
+        before = wide.action_logits(x, masks)
+        wide.load_without_unseen(narrow.state_dict())
+        assert not torch.equal(before, wide.action_logits(x, masks))  # weights were replaced
+        assert torch.allclose(wide.action_logits(x, masks), narrow.action_logits(x, masks))
+        assert torch.allclose(wide.predict_values(x), narrow.predict_values(x))
+    first = wide.actor_encoder.state_encoder[0].weight
+    assert first.shape[1] == narrow.actor_encoder.state_encoder[0].weight.shape[1] + 120
+    assert torch.count_nonzero(first[:, -120:]) == 0
+    with pytest.raises(ValueError, match="has no unseen_inputs"):
+        narrow.load_without_unseen(narrow.state_dict())
+    _, other = make_policy("Limited", column_dim=16)
+    with pytest.raises(ValueError, match="not this network without them"):
+        wide.load_without_unseen(other.state_dict())
+    env.close()
+
+
+def test_unseen_inputs_round_trip_through_a_saved_model(tmp_path: Path) -> None:
+    config = load_config(CONFIGS / "numberten.yaml", [*SMALL, "policy.player.unseen_inputs=true"])
+    env = make_training_vec_env(config)
+    model = build_model(config, env, None)
+    assert model.policy.unseen_inputs
+    model.save(tmp_path / "m.zip")
+    obs = env.reset()
+    env.close()
+    loaded = load_model_agent(tmp_path / "m.zip")[0].model  # through the safe loader
+    assert loaded.policy.unseen_inputs
+    x = torch.as_tensor(obs, dtype=torch.float32)
+    with torch.no_grad():
+        assert torch.equal(model.policy.action_logits(x), loaded.policy.action_logits(x))

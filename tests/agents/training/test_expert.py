@@ -993,6 +993,16 @@ def test_expert_iterations_start_from_a_given_model(
     assert main([*argv, "--set", f"expert.start_model={start}", "--set",
                  "policy.player.state_dim=64"]) == 2  # fmt: skip
     one_error_line(capsys, "expert.start_model", "not this config's policy")
+    # the same network with unseen inputs starts from it widened: the same moves' logits
+    seeing = tmp_path / "seeing"
+    argv = ["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(seeing), *one]
+    assert main([*argv, "--set", f"expert.start_model={start}", "--set",
+                 "policy.player.unseen_inputs=true"]) == 0  # fmt: skip
+    wide = _model(_config(["policy.player.unseen_inputs=true"]))
+    wide.set_parameters(str(ExpertFolder(seeing / "expert").start_model(0)), exact_match=True)
+    obs = torch.as_tensor(wide.get_env().reset(), dtype=torch.float32)
+    with torch.no_grad():
+        assert torch.allclose(wide.policy.action_logits(obs), theirs.policy.action_logits(obs))
 
     # a zip that records no variant (a Lucas network fits other variants' shapes), and one
     # whose weights are not a torch file: refused in one line, before the run folder
