@@ -105,8 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     moves = np.concatenate([game["search_moves"] for game in games])
     values = np.concatenate([game["values"] for game in games]).astype(np.float64)
     for weight, epochs, rate, seed in args.settings:
-        wide = ["policy.player.unseen_inputs=true", "train.n_envs=1"]
-        wide = wide if args.unseen_inputs else []
+        wide = ["policy.player.unseen_inputs=true"] if args.unseen_inputs else []
         config = load_config(
             args.run / "config.yaml",
             [f"expert.epochs={epochs}", f"expert.learning_rate={rate}", *wide],
