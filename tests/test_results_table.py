@@ -19,7 +19,7 @@ import yaml
 from fortythieves_agents.reports import training as results_table
 from helpers import CONFIGS, ROOT
 
-from configs import with_set
+from configs import PLAIN, with_set
 from fortythieves_env import VARIANTS
 
 
@@ -514,6 +514,7 @@ def test_sigterm_to_the_runner_stops_the_training_which_saves_its_model(tmp_path
     script.parent.mkdir(parents=True)
     shutil.copy(ROOT / "scripts" / "training" / "full_run.py", script)
     overrides = [
+        *PLAIN,  # no teacher: the greedy teacher's cloning took ~40 s before the training
         "train.n_envs=2",
         "ppo.n_steps=32",
         "ppo.batch_size=64",
