@@ -1,8 +1,9 @@
 """Where the network and the search part ways in one expert iteration's labels: for each
 labelled position, the kind of the search's move and of the network's (``draw``, ``redeal``,
 ``waste>foundation``, ``waste>column``, ``column>foundation``, ``column>column``; the action
-table of ``docs/environment.md``), counted over the positions where they differ. JSON to
-``--out``.
+table of ``docs/environment.md``), counted over the positions where they differ; and how far
+apart the search valued the two moves there (:func:`value_gaps`: a search that values both
+the same chose by its tie-break, not by what it saw). JSON to ``--out``.
 
     python scripts/expert/disagreements.py RUN --iteration 0 --games 32 \\
         --out results/expert/pilots/<name>-disagreements.json
@@ -31,6 +32,50 @@ def move_kind(action: int, codec: ActionCodec) -> str:
     return KIND_NAMES[codec.decode(action).kind].replace(" to ", ">")
 
 
+GAP_STEPS = (0.02, 0.05, 0.1)
+"""The value gaps counted below (values are shares of the samples won, 0..1)."""
+
+
+def value_gaps(values: np.ndarray, search: np.ndarray, network: np.ndarray) -> dict[str, object]:
+    """How far apart the search valued its move and the network's.
+
+    Args:
+        values: ``(N, A)`` the search's value of each candidate move (NaN: not valued), the
+            labels' ``values``.
+        search, network: ``(N,)`` int, the search's and the network's moves.
+
+    Returns:
+        ``differ``: positions where the moves differ; ``unvalued``: of those, where either
+        move has no value; ``equal``: both valued the same; ``below``: per step of
+        :data:`GAP_STEPS`, the search's move valued less than that above the network's
+        (``equal`` included); ``search_lower``: the search's move valued below the network's
+        (the search demotes a move back to a view already seen, whatever its value).
+        ``top_two``: over all positions with two or more valued moves, how many, how many
+        have the two best equal, and per step how many are closer than it.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    rows = np.arange(len(search))
+    differ = np.asarray(search) != np.asarray(network)
+    vs, vn = values[rows, search], values[rows, network]
+    both = differ & ~np.isnan(vs) & ~np.isnan(vn)
+    gap = (vs - vn)[both]
+    many = (~np.isnan(values)).sum(axis=1) >= 2
+    ranked = -np.sort(-np.where(np.isnan(values[many]), -np.inf, values[many]), axis=1)
+    top = ranked[:, 0] - ranked[:, 1]
+    return {
+        "differ": int(differ.sum()),
+        "unvalued": int(differ.sum() - both.sum()),
+        "equal": int((gap == 0).sum()),
+        "below": {str(step): int((gap < step).sum()) for step in GAP_STEPS},
+        "search_lower": int((gap < 0).sum()),
+        "top_two": {
+            "positions": int(many.sum()),
+            "equal": int((top == 0).sum()),
+            "below": {str(step): int((top < step).sum()) for step in GAP_STEPS},
+        },
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run", type=Path)
@@ -44,8 +89,12 @@ def main(argv: list[str] | None = None) -> int:
     search_kinds: Counter[str] = Counter()
     pairs: Counter[tuple[str, str]] = Counter()
     positions = 0
+    values, searched, played = [], [], []
     for g in range(args.games):
         with np.load(folder.game(args.iteration, g)) as game:
+            values.append(game["values"].astype(np.float64))
+            searched.append(game["search_moves"])
+            played.append(game["network_moves"])
             for s, n in zip(game["search_moves"], game["network_moves"], strict=True):
                 positions += 1
                 kind = move_kind(int(s), codec)
@@ -63,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
         "differ": [
             {"search": s, "network": n, "positions": c} for (s, n), c in pairs.most_common()
         ],
+        "value_gaps": value_gaps(
+            np.concatenate(values), np.concatenate(searched), np.concatenate(played)
+        ),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")

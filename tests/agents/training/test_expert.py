@@ -1110,3 +1110,32 @@ def test_the_disagreements_script_names_each_moves_kind(move: str, kind: str) ->
 
     codec = codec_for(VARIANTS["Limited"])
     assert script.move_kind(env.unwrapped.move_to_action(move), codec) == kind
+
+
+def test_the_disagreements_value_gaps_count_where_the_search_chose_between_equals() -> None:
+    """scripts/expert/disagreements.py's value gaps on four positions: an agreement, a tie
+    the search broke, a clear choice, a move the search left unvalued; and the top two of
+    each position with two or more valued moves."""
+    from helpers import load_script
+
+    script = load_script(ROOT / "scripts" / "expert" / "disagreements.py", "disagreements")
+    nan = math.nan
+    values = np.array(
+        [
+            [0.5, 0.2, nan],  # agree on 0
+            [0.3, 0.3, 0.1],  # search 1, network 0: equal
+            [0.9, 0.0, 0.04],  # search 0, network 2: 0.86 apart
+            [0.2, nan, nan],  # search 0, network 1 unvalued (one valued move: no top two)
+        ]
+    )
+    gaps = script.value_gaps(values, np.array([0, 1, 0, 0]), np.array([0, 0, 2, 1]))
+    assert gaps == {
+        "differ": 3,
+        "unvalued": 1,
+        "equal": 1,
+        "below": {"0.02": 1, "0.05": 1, "0.1": 1},
+        "search_lower": 0,
+        "top_two": {"positions": 3, "equal": 1, "below": {"0.02": 1, "0.05": 1, "0.1": 1}},
+    }
+    lower = script.value_gaps(values[1:2], np.array([2]), np.array([0]))
+    assert lower["search_lower"] == 1 and lower["below"]["0.02"] == 1
