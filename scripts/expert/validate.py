@@ -1,9 +1,20 @@
-"""The network alone on the first validation deals (deterministic, the no-cycling rule), for
-model zips an expert run made (``expert/iter-NNN/start.zip``, ``model.zip``) or any other:
-one JSON line per model, appended to ``--out``.
+"""The network alone on validation deals (deterministic, the no-cycling rule), for model zips
+an expert run made (``expert/iter-NNN/start.zip``, ``model.zip``) or any other: one JSON line
+per model, appended to ``--out``, each paired deal by deal with the first model listed.
+
+``--first N`` starts at validation deal ``N``: deals a pick never saw. A network picked as
+the best of many validations on the first 200 deals looks better there than it is (the
+winner's curse), so a later stage compared with it on the same deals starts behind; on deals
+from ``--first 200`` both are judged alike. The network plays about 100 deals a second, so
+thousands of deals cost seconds.
 
     python scripts/expert/validate.py FortyThieves/NumberTen-v0 MODEL [MODEL ...] \\
         --deals 200 --out results/expert/pilots/validation.jsonl
+    python scripts/expert/validate.py RUN/config.yaml RUN/expert/iter-000/start.zip \\
+        RUN/expert/iter-000/model.zip --first 200 --deals 2000 --out ...
+
+The first argument is an environment id, or a run's ``config.yaml`` (its variant and rules,
+registered as the run did).
 """
 
 from __future__ import annotations
@@ -14,29 +25,68 @@ import sys
 from pathlib import Path
 
 import torch
+from fortythieves_agents.config import load_config
+from fortythieves_agents.envs import register_config_variant
+from fortythieves_agents.evaluation.evaluate import ModelAgent, play_deals
+from fortythieves_agents.evaluation.results import sign_test, summarize
 from fortythieves_agents.networks.model_zip import load_maskable_ppo
 from fortythieves_agents.paths import portable_path
-from fortythieves_agents.training.expert import validate_network
+from fortythieves_agents.seeds import VALIDATION_START
+
+
+def paired(first: list[bool], other: list[bool]) -> dict[str, object]:
+    """Deals won by the first model only, by ``other`` only, and the two-sided sign test
+    of the difference (:func:`~fortythieves_agents.evaluation.results.sign_test`)."""
+    only_first = sum(a and not b for a, b in zip(first, other, strict=True))
+    only_other = sum(b and not a for a, b in zip(first, other, strict=True))
+    return {
+        "only_first": only_first,
+        "only_this": only_other,
+        "sign_test_p": float(f"{sign_test(only_first, only_other):.3g}"),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("env_id")
+    parser.add_argument("env", help="an environment id, or a run's config.yaml")
     parser.add_argument("models", nargs="+", type=Path)
     parser.add_argument("--deals", type=int, default=200)
+    parser.add_argument("--first", type=int, default=0, help="the first validation deal")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
+    if args.deals < 1 or args.first < 0:
+        parser.error(f"--deals must be >= 1 and --first >= 0, got {args.deals}, {args.first}")
+    env_id = args.env
+    if args.env.endswith((".yaml", ".yml")):
+        env_id = register_config_variant(load_config(args.env, []).env)
+    missing = [str(path) for path in args.models if not path.is_file()]
+    if missing:
+        parser.error(f"no such model file: {missing[0]}")
     torch.set_num_threads(1)
+    seeds = [VALIDATION_START + args.first + i for i in range(args.deals)]
+    won_first: list[bool] | None = None
     for path in args.models:
         model = load_maskable_ppo(path, device="cpu")
-        result = validate_network(model, args.env_id, args.deals)
-        row = {"model": portable_path(path), "env_id": args.env_id, "validation_deals": args.deals}
+        results = play_deals(ModelAgent(model, "network"), env_id, seeds)
+        won = [bool(r.won) for r in results]
+        result = summarize(results)
+        row = {
+            "model": portable_path(path),
+            "env_id": env_id,
+            "validation_deals": args.deals,
+            "first_deal": args.first,
+        }
         row.update(
             {
                 k: result[k]
                 for k in ("wins", "win_rate", "mean_foundation_cards", "stuck", "truncated")
             }
         )
+        if won_first is None:
+            won_first = won
+        else:
+            against = {"model": portable_path(args.models[0]), **paired(won_first, won)}
+            row["against_first"] = against
         print(json.dumps(row), flush=True)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         with args.out.open("a", encoding="utf-8") as out:

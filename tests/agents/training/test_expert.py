@@ -1139,3 +1139,29 @@ def test_the_disagreements_value_gaps_count_where_the_search_chose_between_equal
     }
     lower = script.value_gaps(values[1:2], np.array([2]), np.array([0]))
     assert lower["search_lower"] == 1 and lower["below"]["0.02"] == 1
+
+
+def test_the_validate_script_pairs_each_model_with_the_first_deal_by_deal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """scripts/expert/validate.py: the deals only one of two models won and the sign test;
+    bad ranges and missing models are one usage line before any play."""
+    from helpers import load_script
+
+    script = load_script(ROOT / "scripts" / "expert" / "validate.py", "validate")
+    first = [True, True, False, False, True, False]
+    other = [True, False, True, False, False, False]
+    assert script.paired(first, other) == {"only_first": 2, "only_this": 1, "sign_test_p": 1.0}
+    assert script.paired(first, first)["sign_test_p"] == 1.0
+    out = tmp_path / "v.jsonl"
+    for argv, message in (
+        (["--deals", "0"], "--deals must be >= 1 and --first >= 0, got 0, 0"),
+        (["--first", "-1"], "--deals must be >= 1 and --first >= 0, got 200, -1"),
+        ([], "no such model file"),
+    ):
+        with pytest.raises(SystemExit):
+            script.main(
+                ["FortyThieves/Limited-v0", str(tmp_path / "none.zip"), "--out", str(out), *argv]
+            )
+        assert message in capsys.readouterr().err
+    assert not out.exists()
