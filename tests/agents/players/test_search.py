@@ -260,7 +260,7 @@ def test_scores_are_minus_inf_exactly_where_illegal_and_the_choice_is_legal(
 @pytest.mark.parametrize(
     ("budget", "variant"),
     [
-        (SearchBudget(samples=2, horizon=200), "LittleForty"),
+        (SearchBudget(samples=2, horizon=60), "LittleForty"),
         (SearchBudget(samples=2, horizon=200, method="solve", nodes=100), "Indian"),
         (
             SearchBudget(
@@ -275,11 +275,13 @@ def test_play_is_reproducible_and_independent_of_the_batch_size(
     budget: SearchBudget, variant: str
 ) -> None:
     seeds = [int(s) for s in seeds_for_test(3)]
+    # two runs, one game at a time and three at once: equal only if each is reproducible
+    # and independent of the batch (a third run, of three again, added no check for its cost)
     runs = [
         play_deals(SearchAgent(5, budget), f"FortyThieves/{variant}-v0", seeds, size)
-        for size in (1, 3, 3)
+        for size in (1, 3)
     ]
-    assert runs[0] == runs[1] == runs[2]
+    assert runs[0] == runs[1]
     assert len({r.length for r in runs[0]}) > 1  # the deals differ: a mix-up would show
 
 
