@@ -23,7 +23,9 @@ column and ``A`` actions:
 3. **State**, ``g`` of shape ``(B, state_dim)``: two dense layers over the mean and the
    maximum of ``h`` over the columns (so column order does not matter), the waste's top card,
    the 8 foundation heights / 13, waste size / W, stock size, redeals left, face-down cards
-   left and empty columns (scaled to [0, 1]).
+   left and empty columns (scaled to [0, 1]); with ``unseen_inputs=True`` also, per card,
+   its copies unseen and its copies in the waste, and those two of each foundation's next
+   card (:data:`N_UNSEEN_INPUTS` numbers, counts / 2).
 4. **Moves.** Action ``a`` decodes (``Rules.decode``) to ``(kind, src, dst, n)``. Its features:
    the kind (one-hot of 6), ``n`` / 13, the card moved (waste top, or column ``src``'s card
    ``t[n-1]``), the card it uncovers (the waste's next card, or ``t[n]``), the card it lands on
