@@ -463,13 +463,20 @@ def expert_fingerprint(config: Config) -> dict[str, Any]:
     return out
 
 
+ADDED_SETTINGS: dict[str, Any] = {"policy.player.unseen_inputs": False}
+"""Fingerprint settings added after runs were first saved, with the value the runs saved
+before them were made with (a saved fingerprint without the key means that value)."""
+
+
 def fingerprint_differences(saved: dict[str, Any], config: Config) -> list[str]:
-    """``key: saved -> now`` for each setting of :func:`expert_fingerprint` that differs."""
+    """``key: saved -> now`` for each setting of :func:`expert_fingerprint` that differs (a
+    key a run saved before it existed holds its :data:`ADDED_SETTINGS` value)."""
     now = expert_fingerprint(config)
+    was = {**{k: v for k, v in ADDED_SETTINGS.items() if k not in saved}, **saved}
     return [
-        f"{k}: {saved.get(k)!r} -> {now.get(k)!r}"
-        for k in sorted(set(saved) | set(now))
-        if saved.get(k) != now.get(k)
+        f"{k}: {was.get(k)!r} -> {now.get(k)!r}"
+        for k in sorted(set(was) | set(now))
+        if was.get(k) != now.get(k)
     ]
 
 

@@ -671,6 +671,12 @@ def test_the_shipped_expert_config_is_the_measured_pilots_recipe() -> None:
     assert expert_module.fingerprint_differences(state["config"], config) == []
     assert config.expert.iterations >= len(state["iterations"]) >= 5
     assert config.expert.targets == "improve" and config.eval.final_episodes == 0
+    # the state was saved before policy.player.unseen_inputs existed: it means false
+    assert "policy.player.unseen_inputs" not in state["config"]
+    wide = load_config(CONFIGS / "expert" / "numberten.yaml", ["policy.player.unseen_inputs=true"])
+    assert expert_module.fingerprint_differences(state["config"], wide) == [
+        "policy.player.unseen_inputs: False -> True"
+    ]
 
 
 def test_the_expert_table_reads_the_saved_reports(tmp_path: Path) -> None:
