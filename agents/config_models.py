@@ -573,6 +573,15 @@ class PolicyConfig(_Section):
             raise ValueError("layer sizes must be positive integers")
         return value
 
+    @model_validator(mode="after")
+    def _unseen_inputs_need_the_player_network(self) -> PolicyConfig:
+        if self.player.unseen_inputs and self.network != "player":
+            raise ValueError(
+                "policy.player.unseen_inputs: only the player network has them (set "
+                f"policy.network: player, or unseen_inputs: false; got {self.network!r})"
+            )
+        return self
+
 
 class EvalConfig(_Section):
     """Periodic evaluation during training (validation deals) and the final test."""

@@ -403,11 +403,13 @@ class PlayerPolicy(MaskableActorCriticPolicy):
             wide = key.endswith("encoder.state_encoder.0.weight")
             if wide and old is not None and old.dim() == 2 and old.shape[1] + n == tensor.shape[1]:
                 old = torch.cat([old, old.new_zeros(old.shape[0], n)], dim=1)
+            elif wide:  # the same network with the inputs already, or another one
+                old = None if old is None else old.new_empty(0)
             if old is None or old.shape != tensor.shape:
-                got = "missing" if old is None else tuple(old.shape)
+                got = "missing" if old is None else tuple(state_dict[key].shape)
                 raise ValueError(
                     f"load_without_unseen: {key} is {got}, expected {tuple(tensor.shape)} "
-                    "(less the unseen inputs): not this network without them"
+                    "less the unseen inputs: not this network without them"
                 )
             fitted[key] = old
         extra = sorted(set(state_dict) - set(own))

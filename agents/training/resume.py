@@ -216,6 +216,11 @@ def _load_start_model(model: Any, path: str) -> None:
     except Exception as exc:  # torch, pickle and zip errors alike: the weights are unusable
         if getattr(model.policy, "unseen_inputs", False) and _widen(model, path):
             return
+        if _has_unseen_inputs(model, path):
+            raise ConfigError(
+                f"expert.start_model {path}: its network reads the unseen inputs, this "
+                "config's does not (set policy.player.unseen_inputs: true)"
+            ) from None
         cause = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
         raise ConfigError(
             f"expert.start_model {path}: its network is not this config's policy ({cause})"
@@ -234,6 +239,25 @@ def _widen(model: Any, path: str) -> bool:
     except Exception:  # not that network: the caller reports the first error
         return False
     return True
+
+
+def _has_unseen_inputs(model: Any, path: str) -> bool:
+    """Whether the zip at ``path`` holds ``model``'s player network with the unseen inputs
+    that ``model``'s lacks (its state encoders' first layer that many columns wider)."""
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    from ..networks.policy import N_UNSEEN_INPUTS
+
+    key = "actor_encoder.state_encoder.0.weight"
+    own = model.policy.state_dict().get(key)
+    if own is None or getattr(model.policy, "unseen_inputs", False):
+        return False
+    try:
+        _, params, _ = load_from_zip_file(path, device=model.device, load_data=False)
+        theirs = params["policy"][key]
+    except Exception:  # not that network: the caller reports the first error
+        return False
+    return tuple(theirs.shape) == (own.shape[0], own.shape[1] + N_UNSEEN_INPUTS)
 
 
 def _check_model_zip(path: str | Path, what: str, config: Config, *, resuming: bool) -> None:

@@ -44,6 +44,9 @@ def value_gaps(values: np.ndarray, search: np.ndarray, network: np.ndarray) -> d
             labels' ``values``.
         search, network: ``(N,)`` int, the search's and the network's moves.
 
+    Raises:
+        ValueError: a move outside the values' columns.
+
     Returns:
         ``differ``: positions where the moves differ; ``unvalued``: of those, where either
         move has no value; ``equal``: both valued the same; ``below``: per step of
@@ -51,17 +54,22 @@ def value_gaps(values: np.ndarray, search: np.ndarray, network: np.ndarray) -> d
         (``equal`` included); ``search_lower``: the search's move valued below the network's
         (the search demotes a move back to a view already seen, whatever its value).
         ``top_two``: over all positions with two or more valued moves, how many, how many
-        have the two best equal, and per step how many are closer than it.
+        have the two best equal, and per step how many are closer than it. The labels keep
+        values as float16 (steps of at most 0.0005 between 0.5 and 1), so "equal" is equal
+        to that precision.
     """
     values = np.asarray(values, dtype=np.float64)
+    search, network = np.asarray(search, dtype=np.int64), np.asarray(network, dtype=np.int64)
+    if ((search < 0) | (network < 0) | (np.maximum(search, network) >= values.shape[1])).any():
+        raise ValueError(f"value_gaps: a move outside 0..{values.shape[1] - 1}")
     rows = np.arange(len(search))
-    differ = np.asarray(search) != np.asarray(network)
+    differ = search != network
     vs, vn = values[rows, search], values[rows, network]
     both = differ & ~np.isnan(vs) & ~np.isnan(vn)
     gap = (vs - vn)[both]
     many = (~np.isnan(values)).sum(axis=1) >= 2
     ranked = -np.sort(-np.where(np.isnan(values[many]), -np.inf, values[many]), axis=1)
-    top = ranked[:, 0] - ranked[:, 1]
+    top = ranked[:, 0] - ranked[:, 1] if many.any() else np.empty(0)
     return {
         "differ": int(differ.sum()),
         "unvalued": int(differ.sum() - both.sum()),
@@ -113,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
             {"search": s, "network": n, "positions": c} for (s, n), c in pairs.most_common()
         ],
         "value_gaps": value_gaps(
-            np.concatenate(values), np.concatenate(searched), np.concatenate(played)
+            np.concatenate(values) if values else np.empty((0, codec.n_actions)),
+            np.concatenate(searched) if searched else np.empty(0, dtype=np.int64),
+            np.concatenate(played) if played else np.empty(0, dtype=np.int64),
         ),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

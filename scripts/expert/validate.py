@@ -24,14 +24,18 @@ import json
 import sys
 from pathlib import Path
 
+import gymnasium as gym
 import torch
-from fortythieves_agents.config import load_config
+from fortythieves_agents.config import ConfigError, load_config
 from fortythieves_agents.envs import register_config_variant
-from fortythieves_agents.evaluation.evaluate import ModelAgent, play_deals
+from fortythieves_agents.evaluation.evaluate import ModelAgent, load_model_agent, play_deals
 from fortythieves_agents.evaluation.results import sign_test, summarize
-from fortythieves_agents.networks.model_zip import load_maskable_ppo
+from fortythieves_agents.networks.model_zip import ModelMismatchError
 from fortythieves_agents.paths import portable_path
-from fortythieves_agents.seeds import VALIDATION_START
+from fortythieves_agents.seeds import TEST_START, VALIDATION_START
+
+VALIDATION_DEALS = TEST_START - VALIDATION_START
+"""How many validation deals there are (seeds ``VALIDATION_START + i``; test deals follow)."""
 
 
 def paired(first: list[bool], other: list[bool]) -> dict[str, object]:
@@ -46,6 +50,38 @@ def paired(first: list[bool], other: list[bool]) -> dict[str, object]:
     }
 
 
+def _environment(parser: argparse.ArgumentParser, env: str) -> str:
+    """The environment id of ``env`` (an id, or a run's config.yaml registered as the run
+    did); a usage error if there is none."""
+    if env.endswith((".yaml", ".yml")):
+        try:
+            return register_config_variant(load_config(env, []).env)
+        except ConfigError as exc:
+            parser.error(str(exc))
+    try:
+        gym.spec(env)
+    except gym.error.Error as exc:
+        parser.error(f"{env}: not a registered environment ({exc})")
+    return env
+
+
+def _agents(parser: argparse.ArgumentParser, env_id: str, paths: list[Path]) -> list[ModelAgent]:
+    """Every model loaded (the safe loader) and checked against ``env_id`` before any play;
+    a usage error names the first that does not fit."""
+    variant, _, version = env_id.rpartition("/")[2].rpartition("-v")
+    agents = []
+    for path in paths:
+        if not path.is_file():
+            parser.error(f"no such model file: {path}")
+        try:
+            agent, _ = load_model_agent(path, variant, env_version=int(version))
+        except (ModelMismatchError, ValueError, OSError) as exc:
+            parser.error(" ".join(str(exc).split()))
+        agent.name = "network"
+        agents.append(agent)
+    return agents
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("env", help="an environment id, or a run's config.yaml")
@@ -54,20 +90,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", type=int, default=0, help="the first validation deal")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    if args.deals < 1 or args.first < 0:
-        parser.error(f"--deals must be >= 1 and --first >= 0, got {args.deals}, {args.first}")
-    env_id = args.env
-    if args.env.endswith((".yaml", ".yml")):
-        env_id = register_config_variant(load_config(args.env, []).env)
-    missing = [str(path) for path in args.models if not path.is_file()]
-    if missing:
-        parser.error(f"no such model file: {missing[0]}")
+    if args.deals < 1 or args.first < 0 or args.first + args.deals > VALIDATION_DEALS:
+        parser.error(
+            f"--deals must be >= 1, --first >= 0 and --first + --deals <= {VALIDATION_DEALS} "
+            f"(the validation deals), got {args.deals} and {args.first}"
+        )
+    if args.out.is_dir():
+        parser.error(f"--out {args.out}: a folder, not a file to append JSON lines to")
+    env_id = _environment(parser, args.env)
+    agents = _agents(parser, env_id, args.models)
     torch.set_num_threads(1)
     seeds = [VALIDATION_START + args.first + i for i in range(args.deals)]
     won_first: list[bool] | None = None
-    for path in args.models:
-        model = load_maskable_ppo(path, device="cpu")
-        results = play_deals(ModelAgent(model, "network"), env_id, seeds)
+    for path, agent in zip(args.models, agents, strict=True):
+        results = play_deals(agent, env_id, seeds)
         won = [bool(r.won) for r in results]
         result = summarize(results)
         row = {

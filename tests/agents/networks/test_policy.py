@@ -369,6 +369,8 @@ def test_a_network_without_unseen_inputs_loads_into_one_with_them_and_plays_the_
     _, other = make_policy("Limited", column_dim=16)
     with pytest.raises(ValueError, match="not this network without them"):
         wide.load_without_unseen(other.state_dict())
+    with pytest.raises(ValueError, match="not this network without them"):  # already wide
+        wide.load_without_unseen(wide.state_dict())
     env.close()
 
 
@@ -385,3 +387,12 @@ def test_unseen_inputs_round_trip_through_a_saved_model(tmp_path: Path) -> None:
     x = torch.as_tensor(obs, dtype=torch.float32)
     with torch.no_grad():
         assert torch.equal(model.policy.action_logits(x), loaded.policy.action_logits(x))
+
+
+def test_unseen_inputs_need_the_player_network() -> None:
+    with pytest.raises(ConfigError, match="only the player network has them") as caught:
+        load_config(
+            CONFIGS / "numberten.yaml",
+            ["policy.network=card_slots", "policy.player.unseen_inputs=true"],
+        )
+    assert "\n" not in str(caught.value)

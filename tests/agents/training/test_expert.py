@@ -1009,6 +1009,11 @@ def test_expert_iterations_start_from_a_given_model(
     obs = torch.as_tensor(wide.get_env().reset(), dtype=torch.float32)
     with torch.no_grad():
         assert torch.allclose(wide.policy.action_logits(obs), theirs.policy.action_logits(obs))
+    # and a start with the inputs, into a config without them, is refused naming the setting
+    seen = ExpertFolder(seeing / "expert").start_model(0)
+    argv = ["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(tmp_path / "narrow"), *one]
+    assert main([*argv, "--set", f"expert.start_model={seen}"]) == 2
+    one_error_line(capsys, "expert.start_model", "set policy.player.unseen_inputs: true")
 
     # a zip that records no variant (a Lucas network fits other variants' shapes), and one
     # whose weights are not a torch file: refused in one line, before the run folder
@@ -1145,6 +1150,17 @@ def test_the_disagreements_value_gaps_count_where_the_search_chose_between_equal
     }
     lower = script.value_gaps(values[1:2], np.array([2]), np.array([0]))
     assert lower["search_lower"] == 1 and lower["below"]["0.02"] == 1
+    # one action, no positions, a move outside the table
+    one = script.value_gaps(np.array([[0.5], [nan]]), np.array([0, 0]), np.array([0, 0]))
+    assert one["differ"] == 0 and one["top_two"]["positions"] == 0
+    none = script.value_gaps(np.empty((0, 3)), np.array([]), np.array([]))
+    assert none["differ"] == 0 and none["top_two"] == {
+        "positions": 0,
+        "equal": 0,
+        "below": {"0.02": 0, "0.05": 0, "0.1": 0},
+    }
+    with pytest.raises(ValueError, match=r"a move outside 0\.\.2"):
+        script.value_gaps(values[:1], np.array([-1]), np.array([0]))
 
 
 def test_the_validate_script_pairs_each_model_with_the_first_deal_by_deal(
@@ -1160,14 +1176,26 @@ def test_the_validate_script_pairs_each_model_with_the_first_deal_by_deal(
     assert script.paired(first, other) == {"only_first": 2, "only_this": 1, "sign_test_p": 1.0}
     assert script.paired(first, first)["sign_test_p"] == 1.0
     out = tmp_path / "v.jsonl"
+    limited = str(ROOT / "results" / "training" / "Limited" / "best_model.zip")
+    junk = tmp_path / "junk.zip"
+    junk.write_text("junk")
+    rule = "--deals must be >= 1, --first >= 0 and --first + --deals <= 1000000000"
     for argv, message in (
-        (["--deals", "0"], "--deals must be >= 1 and --first >= 0, got 0, 0"),
-        (["--first", "-1"], "--deals must be >= 1 and --first >= 0, got 200, -1"),
-        ([], "no such model file"),
+        (["--deals", "0"], f"{rule} (the validation deals), got 0 and 0"),
+        (["--first", "-1"], f"{rule} (the validation deals), got 200 and -1"),
+        (["--first", "999999999", "--deals", "2"], "got 2 and 999999999"),  # a test deal
+        ([str(tmp_path / "none.zip")], "no such model file"),
+        ([limited, str(junk)], "junk.zip: not a saved SB3 model"),  # before the first plays
+        (["--env", "FortyThieves/Streets-v0"], "trained for variant 'Limited', refusing"),
+        (["--env", "FortyThieves/Nope-v0"], "FortyThieves/Nope-v0: not a registered environment"),
+        (["--out", str(tmp_path)], "a folder, not a file to append JSON lines to"),
     ):
+        env = argv[argv.index("--env") + 1] if "--env" in argv else "FortyThieves/Limited-v0"
+        argv = [a for a in argv if a not in ("--env", env)]
+        models = [a for a in argv if a.endswith(".zip")] or [limited]
+        rest = [a for a in argv if not a.endswith(".zip")]
+        out_args = [] if "--out" in rest else ["--out", str(out)]
         with pytest.raises(SystemExit):
-            script.main(
-                ["FortyThieves/Limited-v0", str(tmp_path / "none.zip"), "--out", str(out), *argv]
-            )
+            script.main([env, *models, *out_args, *rest])
         assert message in capsys.readouterr().err
     assert not out.exists()
