@@ -495,6 +495,13 @@ class ExpertConfig(_Section):
         description="validation deals the network alone plays after each iteration (the "
         "learning curve); 0: none",
     )
+    validation_first: int = Field(
+        default=0,
+        ge=0,
+        description="the first of those validation deals: past the deals the start network "
+        "was picked on (a network picked as the best on some deals looks better there than "
+        "it is)",
+    )
     start_model: str | None = Field(
         default=None,
         min_length=1,
@@ -502,6 +509,15 @@ class ExpertConfig(_Section):
         "(this variant's, with this config's policy network: e.g. the shipped PPO model; "
         "relative to the working directory; needs train.teacher: null); null: the clone",
     )
+
+    @model_validator(mode="after")
+    def _validation_inside_its_range(self) -> ExpertConfig:
+        if self.validation_first + self.validation_games > 10**9:
+            raise ValueError(
+                "expert.validation_first + expert.validation_games must be at most 10**9 (the "
+                f"validation deals), got {self.validation_first} + {self.validation_games}"
+            )
+        return self
 
 
 class PPOConfig(_Section):

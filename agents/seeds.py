@@ -50,15 +50,23 @@ TEST_START = 2_000_000_000
 _BLOCK = 1_000_000_000
 
 
-def seeds_for_validation(n: int) -> list[int]:
-    """The first ``n`` validation deal seeds.
+def seeds_for_validation(n: int, first: int = 0) -> list[int]:
+    """``n`` validation deal seeds from validation deal ``first`` (the default: the first
+    ``n``; a later ``first``: deals a pick on the first ones never saw).
 
     Raises:
-        ValueError: ``n`` is negative or larger than the range (10**9).
+        TypeError: ``first`` is not an integer.
+        ValueError: ``n`` or ``first`` is negative, or ``first + n`` is past the range
+            (10**9).
     """
+    first = operator.index(first)
     if not 0 <= n <= _BLOCK:
         raise ValueError(f"number of validation seeds must be in 0..{_BLOCK}, got {n}")
-    return [VALIDATION_START + i for i in range(n)]
+    if not 0 <= first <= _BLOCK - n:
+        raise ValueError(
+            f"first validation deal must be in 0..{_BLOCK - n} for {n} deals, got {first}"
+        )
+    return [VALIDATION_START + first + i for i in range(n)]
 
 
 def seeds_for_test(n: int, first: int = 0) -> list[int]:

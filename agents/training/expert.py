@@ -34,7 +34,9 @@ With ``expert.iterations > 0`` (:class:`~fortythieves_agents.config.ExpertConfig
    ``expert.window`` iterations (cross-entropy with the targets; every 10th game held out to
    measure), then the critic's own layers on the returns (``expert.fit_value``).
 4. **Validation**: the network alone plays ``expert.validation_games`` validation deals
-   (deterministic, no-cycling rule): the learning curve per iteration.
+   from validation deal ``expert.validation_first`` (deterministic, no-cycling rule): the
+   learning curve per iteration. Past the deals the start network was picked on, the start
+   and the stages are judged alike.
 
 **Files** (``RUN/expert/``, out of git: label data is large)::
 
@@ -463,7 +465,10 @@ def expert_fingerprint(config: Config) -> dict[str, Any]:
     return out
 
 
-ADDED_SETTINGS: dict[str, Any] = {"policy.player.unseen_inputs": False}
+ADDED_SETTINGS: dict[str, Any] = {
+    "policy.player.unseen_inputs": False,
+    "expert.validation_first": 0,
+}
 """Fingerprint settings added after runs were first saved, with the value the runs saved
 before them were made with (a saved fingerprint without the key means that value)."""
 
@@ -590,11 +595,11 @@ def _label_games(
     return labelled, kept
 
 
-def validate_network(model: Any, env_id: str, games: int) -> dict[str, Any] | None:
+def validate_network(model: Any, env_id: str, games: int, first: int = 0) -> dict[str, Any] | None:
     """The network alone (``model``, a ``MaskablePPO``; deterministic, the no-cycling rule,
-    one torch thread) on the first ``games`` validation deals of ``env_id``: the
-    :func:`~fortythieves_agents.evaluation.evaluate.summarize` of its games; None for ``games``
-    0."""
+    one torch thread) on ``games`` validation deals of ``env_id`` from validation deal
+    ``first``: the :func:`~fortythieves_agents.evaluation.evaluate.summarize` of its games;
+    None for ``games`` 0."""
     if games == 0:
         return None
     from ..evaluation.evaluate import (
@@ -606,7 +611,8 @@ def validate_network(model: Any, env_id: str, games: int) -> dict[str, Any] | No
     from ..seeds import seeds_for_validation
 
     with single_torch_thread():
-        results = play_deals(ModelAgent(model, "expert"), env_id, seeds_for_validation(games))
+        seeds = seeds_for_validation(games, first)
+        results = play_deals(ModelAgent(model, "expert"), env_id, seeds)
     return summarize(results)
 
 
@@ -658,7 +664,9 @@ def run_expert_iterations(
     if "start_validation" not in state:  # the learning curve's first point: the network before
         if state["iterations"]:  # a run from before this point was recorded: its first start
             model.set_parameters(str(folder.start_model(0)), exact_match=True)
-        state["start_validation"] = validate_network(model, env_id, ec.validation_games)
+        state["start_validation"] = validate_network(
+            model, env_id, ec.validation_games, ec.validation_first
+        )
         folder.write_state(state)
     done = len(state["iterations"])
     if done:  # continue from the last finished iteration's network
@@ -682,7 +690,7 @@ def run_expert_iterations(
         fit_seconds = time.perf_counter() - fit_began
         save(model, folder.iteration_model(it))
         validation_began = time.perf_counter()
-        validation = validate_network(model, env_id, ec.validation_games)
+        validation = validate_network(model, env_id, ec.validation_games, ec.validation_first)
         validation_seconds = time.perf_counter() - validation_began
         entry = {
             "iteration": it,

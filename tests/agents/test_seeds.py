@@ -62,3 +62,14 @@ def test_training_deals_ignore_explicit_seed_as_deal() -> None:
     obs_b, info_b = env.reset(seed=3)
     assert info_a["deal_seed"] == info_b["deal_seed"]
     np.testing.assert_array_equal(obs_a, obs_b)
+
+
+def test_validation_seeds_from_a_later_deal_stay_in_their_range() -> None:
+    assert seeds_for_validation(3, first=5) == seeds_for_validation(8)[5:]
+    assert seeds_for_validation(2, first=10**9 - 2)[-1] == TEST_START - 1
+    with pytest.raises(ValueError, match=r"first validation deal must be in 0\.\.999999998"):
+        seeds_for_validation(2, first=10**9 - 1)  # would reach the first test deal
+    with pytest.raises(ValueError, match="got -1"):
+        seeds_for_validation(2, first=-1)
+    with pytest.raises(TypeError):
+        seeds_for_validation(2, first=1.5)  # type: ignore[arg-type]

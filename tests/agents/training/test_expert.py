@@ -1063,6 +1063,39 @@ def test_a_continued_run_without_a_start_point_validates_its_first_start(tmp_pat
     assert len(again["iterations"]) == 2
 
 
+def test_validation_from_a_later_deal_judges_the_start_and_the_stages_there(
+    tmp_path: Path,
+) -> None:
+    """``expert.validation_first``: the start's validation and every stage's are the network
+    on validation deals from that one (the shipped Limited network played there directly);
+    a range past the validation deals is a config error; a run saved before the setting
+    continues with it at 0 and refuses another value."""
+    from fortythieves_agents.evaluation.evaluate import play_deals, summarize
+    from fortythieves_agents.evaluation.model_agent import load_model_agent
+    from fortythieves_agents.seeds import seeds_for_validation
+
+    agent, _ = load_model_agent(ROOT / "results" / "training" / "Limited" / "best_model.zip")
+    env_id = "FortyThieves/Limited-v0"
+    later = expert_module.validate_network(agent.model, env_id, 6, first=40)
+    assert later == summarize(play_deals(agent, env_id, seeds_for_validation(6, first=40)))
+    assert later != expert_module.validate_network(agent.model, env_id, 6)  # other deals
+    with pytest.raises(ConfigError, match=r"validation_games must be at most 10\*\*9"):
+        _config(["expert.validation_first=999999999", "expert.validation_games=2"])
+    one = _config(["expert.iterations=1", "expert.games=1", "expert.validation_games=3",
+                   "expert.validation_first=7"])  # fmt: skip
+    state = run_expert_iterations(one, _model(one), tmp_path / "run", "FortyThieves/Lucas-v0",
+                                  echo=str)  # fmt: skip
+    start = ExpertFolder(tmp_path / "run" / "expert").start_model(0)
+    model = load_model_agent(start)[0].model
+    lucas = "FortyThieves/Lucas-v0"
+    assert state["start_validation"] == expert_module.validate_network(model, lucas, 3, 7)
+    saved = dict(state["config"])
+    del saved["expert.validation_first"]  # as a run saved before the setting
+    at_zero = _config(["expert.iterations=1", "expert.games=1", "expert.validation_games=3"])
+    assert expert_module.fingerprint_differences(saved, at_zero) == []
+    assert expert_module.fingerprint_differences(saved, one) == ["expert.validation_first: 0 -> 7"]
+
+
 def test_the_outside_script_plays_a_network_on_deals_outside_every_range(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
