@@ -50,6 +50,17 @@ TEST_START = 2_000_000_000
 _BLOCK = 1_000_000_000
 
 
+def _block_seeds(start: int, what: str, n: int, first: int) -> list[int]:
+    """``n`` seeds of the block from ``start`` (validation or test deals, named ``what``)
+    from its deal ``first``, checked (see :func:`seeds_for_test`)."""
+    first = operator.index(first)  # 1.5 or 2.0 would give seeds that are no deal's
+    if not 0 <= n <= _BLOCK:
+        raise ValueError(f"number of {what} seeds must be in 0..{_BLOCK}, got {n}")
+    if not 0 <= first <= _BLOCK - n:
+        raise ValueError(f"first {what} deal must be in 0..{_BLOCK - n} for {n} deals, got {first}")
+    return [start + first + i for i in range(n)]
+
+
 def seeds_for_validation(n: int, first: int = 0) -> list[int]:
     """``n`` validation deal seeds from validation deal ``first`` (the default: the first
     ``n``; a later ``first``: deals a pick on the first ones never saw).
@@ -59,14 +70,7 @@ def seeds_for_validation(n: int, first: int = 0) -> list[int]:
         ValueError: ``n`` or ``first`` is negative, or ``first + n`` is past the range
             (10**9).
     """
-    first = operator.index(first)
-    if not 0 <= n <= _BLOCK:
-        raise ValueError(f"number of validation seeds must be in 0..{_BLOCK}, got {n}")
-    if not 0 <= first <= _BLOCK - n:
-        raise ValueError(
-            f"first validation deal must be in 0..{_BLOCK - n} for {n} deals, got {first}"
-        )
-    return [VALIDATION_START + first + i for i in range(n)]
+    return _block_seeds(VALIDATION_START, "validation", n, first)
 
 
 def seeds_for_test(n: int, first: int = 0) -> list[int]:
@@ -81,12 +85,7 @@ def seeds_for_test(n: int, first: int = 0) -> list[int]:
         ValueError: ``n`` or ``first`` is negative, or ``first + n`` is past the range
             (10**9).
     """
-    first = operator.index(first)  # 1.5 or 2.0 would give seeds that are no deal's
-    if not 0 <= n <= _BLOCK:
-        raise ValueError(f"number of test seeds must be in 0..{_BLOCK}, got {n}")
-    if not 0 <= first <= _BLOCK - n:
-        raise ValueError(f"first test deal must be in 0..{_BLOCK - n} for {n} deals, got {first}")
-    return [TEST_START + first + i for i in range(n)]
+    return _block_seeds(TEST_START, "test", n, first)
 
 
 def is_training_seed(seed: int) -> bool:

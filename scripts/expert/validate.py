@@ -32,7 +32,7 @@ from fortythieves_agents.evaluation.evaluate import ModelAgent, load_model_agent
 from fortythieves_agents.evaluation.results import sign_test, summarize
 from fortythieves_agents.networks.model_zip import ModelMismatchError
 from fortythieves_agents.paths import portable_path
-from fortythieves_agents.seeds import TEST_START, VALIDATION_START
+from fortythieves_agents.seeds import TEST_START, VALIDATION_START, seeds_for_validation
 
 VALIDATION_DEALS = TEST_START - VALIDATION_START
 """How many validation deals there are (seeds ``VALIDATION_START + i``; test deals follow)."""
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     env_id = _environment(parser, args.env)
     agents = _agents(parser, env_id, args.models)
     torch.set_num_threads(1)
-    seeds = [VALIDATION_START + args.first + i for i in range(args.deals)]
+    seeds = seeds_for_validation(args.deals, args.first)
     won_first: list[bool] | None = None
     for path, agent in zip(args.models, agents, strict=True):
         results = play_deals(agent, env_id, seeds)
