@@ -400,18 +400,15 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         fitted: dict[str, torch.Tensor] = {}
         for key, tensor in own.items():
             old = state_dict.get(key)
-            wide = key.endswith("encoder.state_encoder.0.weight")
-            if wide and old is not None and old.dim() == 2 and old.shape[1] + n == tensor.shape[1]:
-                old = torch.cat([old, old.new_zeros(old.shape[0], n)], dim=1)
-            elif wide:  # the same network with the inputs already, or another one
-                old = None if old is None else old.new_empty(0)
-            if old is None or old.shape != tensor.shape:
-                got = "missing" if old is None else tuple(state_dict[key].shape)
+            wide = key.endswith("encoder.state_encoder.0.weight")  # (out, in): n columns more
+            narrow = (tensor.shape[0], tensor.shape[1] - n) if wide else tuple(tensor.shape)
+            if old is None or tuple(old.shape) != narrow:
+                got = "missing" if old is None else tuple(old.shape)
                 raise ValueError(
-                    f"load_without_unseen: {key} is {got}, expected {tuple(tensor.shape)} "
-                    "less the unseen inputs: not this network without them"
+                    f"load_without_unseen: {key} is {got}, expected {narrow} (this network's "
+                    "less the unseen inputs): not this network without them"
                 )
-            fitted[key] = old
+            fitted[key] = torch.cat([old, old.new_zeros(old.shape[0], n)], dim=1) if wide else old
         extra = sorted(set(state_dict) - set(own))
         if extra:
             raise ValueError(f"load_without_unseen: {extra[0]} is not in this network")
