@@ -1,7 +1,7 @@
 """Disjoint deal-seed ranges, so that no agent is tested on a deal it trained on.
 
 ``env.reset(seed=s)`` deals the same cards for the same ``s`` in every process, so a deal
-*is* its seed. Seeds are split into three disjoint ranges:
+*is* its seed. Seeds are split into four disjoint ranges:
 
 ============  ==============================  =============================================
 use           seeds                           who uses them
@@ -17,6 +17,10 @@ test          ``2_000_000_000 + i``           the final evaluation and ``fortyth
                                               for every agent (PPO, random, greedy); a
                                               confirmatory run may start later
                                               (``--first-deal``)
+outside       ``3_000_000_000 + i``           a shipped network's one evaluation on deals
+                                              no agent trained, was picked or was reported
+                                              on (``scripts/expert/outside.py``, the family
+                                              network's ``--outside``)
 ============  ==============================  =============================================
 
 The test list never depends on the agent, the run seed or the machine: every agent evaluated
@@ -32,6 +36,7 @@ import gymnasium as gym
 import numpy as np
 
 __all__ = [
+    "OUTSIDE_START",
     "TEST_START",
     "TRAIN_RANGE",
     "VALIDATION_START",
@@ -39,6 +44,7 @@ __all__ = [
     "is_training_seed",
     "seeds_for_test",
     "seeds_for_validation",
+    "seeds_outside",
 ]
 
 TRAIN_RANGE: tuple[int, int] = (0, 1_000_000_000)
@@ -47,6 +53,9 @@ VALIDATION_START = 1_000_000_000
 """Validation seed ``i`` is ``VALIDATION_START + i``."""
 TEST_START = 2_000_000_000
 """Test seed ``i`` is ``TEST_START + i``."""
+OUTSIDE_START = 3_000_000_000
+"""Deal ``i`` outside every seed range is ``OUTSIDE_START + i``: above the training,
+validation and test ranges, so no agent trained, was picked or was reported on it."""
 _BLOCK = 1_000_000_000
 
 
@@ -86,6 +95,17 @@ def seeds_for_test(n: int, first: int = 0) -> list[int]:
             (10**9).
     """
     return _block_seeds(TEST_START, "test", n, first)
+
+
+def seeds_outside(n: int) -> list[int]:
+    """The first ``n`` deal seeds outside every range (:data:`OUTSIDE_START` + i).
+
+    Raises:
+        ValueError: ``n`` negative or over 10**9.
+    """
+    if not 0 <= n <= 10**9:
+        raise ValueError(f"number of outside seeds must be in 0..{10**9}, got {n}")
+    return [OUTSIDE_START + i for i in range(n)]
 
 
 def is_training_seed(seed: int) -> bool:

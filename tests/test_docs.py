@@ -304,7 +304,7 @@ def test_variant_pages_write_out_an_empty_start() -> None:
 def test_summary_table_has_every_agent_and_the_ceiling() -> None:
     table = summary.summary_table(ROOT / "results")
     assert table.splitlines()[0] == (
-        "| variant | random (500 deals) | greedy (500) | PPO (500) | expert iteration (500) "
+        "| variant | random (500 deals) | greedy (500) | PPO (500) | later network (500) "
         "| family, fine-tuned (500) | search (200) | solver ceiling (200) |"
     )
     rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]

@@ -44,6 +44,7 @@ from ..evaluation.evaluate import (
 )
 from ..paths import portable_path
 from ..reports.family import beats, held_out_leaderboard, zero_shot_table
+from ..seeds import OUTSIDE_START, seeds_outside
 
 __all__ = [
     "OUTSIDE_START",
@@ -55,23 +56,6 @@ __all__ = [
     "zero_shot_report",
     "zero_shot_table",
 ]
-
-OUTSIDE_START = 3_000_000_000
-"""Deal ``i`` outside every seed range is ``3_000_000_000 + i``: above the training
-(``0 .. 999_999_999``), validation (``1_000_000_000 + i``) and test (``2_000_000_000 + i``)
-ranges of :mod:`fortythieves_agents.seeds`, so no agent trained, was selected or was ever
-reported on it."""
-
-
-def seeds_outside(n: int) -> list[int]:
-    """The first ``n`` deal seeds outside every range (:data:`OUTSIDE_START` + i).
-
-    Raises:
-        ValueError: ``n`` negative or over 10**9.
-    """
-    if not 0 <= n <= 10**9:
-        raise ValueError(f"number of outside seeds must be in 0..{10**9}, got {n}")
-    return [OUTSIDE_START + i for i in range(n)]
 
 
 def register_held_out(game: str) -> str:

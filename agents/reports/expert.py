@@ -5,8 +5,9 @@ covers, because the agents cost very different amounts to play:
 
 * **network alone** (expert iteration): the latest shipped stage's
   ``results/expert/<variant><stage>/network-500.json`` (``STAGES``: the network after expert
-  iteration, after PPO on top, after expert iteration again; a later stage, named in the
-  cell, is shipped only where better on the validation deals), with its wins among the deals
+  iteration, after PPO on top, after expert iteration again, or the shipped PPO model trained
+  on; a later stage, named in the cell, is shipped only where better on the validation
+  deals), with its wins among the deals
   the clairvoyant solver proved won;
 * **PPO**, **greedy**, **random**: the shipped model's final evaluation on the same 500 test
   deals, ``results/training/<Variant>/final_evaluation.json``;
@@ -27,7 +28,7 @@ covers, because the agents cost very different amounts to play:
 
 A second table gives the issue's goal figures: each variant's best shipped network alone
 (``results/expert/goal/<Variant>-network-500.json``, made by ``scripts/expert/goal.sh``:
-:func:`best_network`, the latest expert-iteration stage shipped, else PPO's; one row per
+:func:`best_network`, the latest network stage shipped, else PPO's; one row per
 deal) against the search alone on the first 200 test deals, the search's: its wins there as
 a share of the search's (goal: at least 80% where the search wins at least 10% of deals);
 and its wins among the solver-proved wins of all 500 (goal: at least 50% on Indian, Limited
@@ -59,7 +60,7 @@ from fortythieves_env import VARIANTS
 from ..evaluation.evaluate import ceiling_cell
 from ..evaluation.leaderboard import read_report, solver_ceiling_of, wins_cell
 from ..evaluation.results import sign_test
-from ..seeds import TEST_START
+from ..seeds import OUTSIDE_START, TEST_START
 from .markers import read_json
 
 SEARCH_SHARE_GOAL = 0.8
@@ -78,7 +79,8 @@ BUDGET_HEADER = (
 GOAL_HEADER = (
     "| variant | search alone, first 200 | best network | network alone, same 200 | "
     "network / search | goal: 80% of the search's wins | network / solver-proved, 500 | "
-    "goal: 50% of the proved |\n|---|---|---|---|---|---|---|---|"
+    "goal: 50% of the proved | same network, 500 deals outside every range (test deals) |"
+    "\n|---|---|---|---|---|---|---|---|---|"
 )
 HEADER = (
     "| variant | network alone, 500 deals | network alone / solver-proved wins | PPO, 500 | "
@@ -277,19 +279,23 @@ def _with_rows(variant: str, expert: dict[str, Any] | None, results: Path) -> di
 
 
 STAGES: tuple[tuple[str, str], ...] = (
+    ("-ppo-long", "PPO trained on"),
     ("-ppo-expert", "expert iteration, PPO, expert iteration"),
     ("-ppo", "expert iteration + PPO"),
     ("", "expert iteration"),
 )
-"""The shipped expert-iteration stages, latest first: ``results/expert/<variant><suffix>/``
-holds a stage's ``model.zip`` and its ``network-500.json``; a later stage is shipped only
-where it wins more of the 200 validation deals than the one before (never picked on the test
-deals)."""
+"""The shipped network stages after the shipped PPO run, latest first:
+``results/expert/<variant><suffix>/`` holds a stage's ``model.zip`` and its
+``network-500.json``; a later stage is shipped only where it wins more validation deals than
+the network shipped before it (never picked on the test deals). ``-ppo-long``: the shipped PPO
+model trained on with the same config, picked on 1,000 validation deals and confirmed on 2,000
+validation deals no pick saw (``scripts/expert/validate.py --first``)."""
 
 
 def expert_stage(variant: str, results: Path) -> tuple[Path, str] | None:
-    """``variant``'s latest shipped expert-iteration stage: its folder and how it was made
-    (:data:`STAGES`), or None where none is shipped."""
+    """``variant``'s latest shipped network stage after its PPO run (expert iteration, or PPO
+    trained on): its folder and how it was made (:data:`STAGES`), or None where none is
+    shipped."""
     for suffix, kind in STAGES:
         folder = results / "expert" / f"{variant.lower()}{suffix}"
         if (folder / "model.zip").is_file():
@@ -389,7 +395,7 @@ def goal_row(variant: str, results: Path) -> str:
     path = results / "expert" / "goal" / f"{variant}-network-500.json"
     report = _report(path, variant, 500)
     if search is None or _agent(report, "ppo") is None:
-        return f"| {variant} | " + " | ".join(["-"] * 7) + " |"
+        return f"| {variant} | " + " | ".join(["-"] * 8) + " |"
     assert report is not None and search_report is not None
     first = search_report["seeds"]["first"]
     if report["seeds"]["first"] != first:
@@ -398,7 +404,8 @@ def goal_row(variant: str, results: Path) -> str:
     if Path(str(report.get("model"))).parts[-3:] != model.parts[-3:]:
         raise ValueError(f"{path}: the report is of {report.get('model')}, not of {model}")
     cells = _goal_cells(variant, path, report, search, first, results)
-    rows = [[f"{search['wins']}/200", kind, *cells]]
+    outside = _outside(model.parent / "outside-500.json", variant)
+    rows = [[f"{search['wins']}/200", kind, *cells, _outside_cell(outside, network_of(report))]]
     tuned_path = finetuned_evaluation(results, variant)
     tuned = _report(tuned_path, variant, 500)
     if _agent(tuned, "ppo") is not None:
@@ -406,8 +413,70 @@ def goal_row(variant: str, results: Path) -> str:
         if tuned["seeds"]["first"] != first:
             raise ValueError(f"{tuned_path}: the network's deals do not start at the search's")
         cells = _goal_cells(variant, tuned_path, tuned, search, first, results)
-        rows.append([f"{search['wins']}/200", FINETUNED_KIND, *cells])
+        outside = _family_outside(tuned_path.parent / "outside.json", variant)
+        rows.append(
+            [
+                f"{search['wins']}/200",
+                FINETUNED_KIND,
+                *cells,
+                _outside_cell(outside, network_of(tuned)),
+            ]
+        )
     return "\n".join(f"| {variant} | " + " | ".join(cells) + " |" for cells in rows)
+
+
+def network_of(report: dict[str, Any]) -> dict[str, Any]:
+    """The network's summary in an evaluation report (its ``ppo`` agent)."""
+    network = _agent(report, "ppo")
+    assert network is not None
+    return network
+
+
+def _outside(path: Path, variant: str) -> dict[str, Any] | None:
+    """The network's summary in its one evaluation on the deals outside every range
+    (``scripts/expert/outside.py``, saved as ``outside-500.json`` beside the shipped stage's
+    model), None where there is none.
+
+    Raises:
+        ValueError: the file is not such a report of ``variant``.
+    """
+    if not path.is_file():
+        return None
+    report = read_json(path)
+    if not isinstance(report, dict) or report.get("variant") != variant:
+        raise ValueError(f"{path}: not a report of {variant}'s network on outside deals")
+    if report.get("seeds", {}).get("first") != OUTSIDE_START:
+        raise ValueError(f"{path}: its deals do not start at seed {OUTSIDE_START:_}")
+    return _agent(report, "ppo")
+
+
+def _family_outside(path: Path, variant: str) -> dict[str, Any] | None:
+    """The fine-tuned family network's summary on the deals outside every range (its
+    ``outside.json``: ``fortythieves family evaluate ... --outside N``), None where there is
+    none or it was made without outside deals.
+
+    Raises:
+        ValueError: the file is not such a report of ``variant``.
+    """
+    if not path.is_file():
+        return None
+    report = read_json(path)
+    try:
+        outside = report["games"][variant]["outside"]
+    except (KeyError, TypeError):
+        raise ValueError(f"{path}: not a family evaluation of {variant}") from None
+    return None if not outside else _agent(outside, "ppo")
+
+
+def _outside_cell(outside: dict[str, Any] | None, test: dict[str, Any]) -> str:
+    """``wins/deals (rate)`` outside every range with the test win rate beside it; ``-``
+    where the network was not played there."""
+    if outside is None:
+        return "-"
+    return (
+        f"{outside['wins']}/{outside['episodes']} ({outside['win_rate']:.1%}; test "
+        f"{test['win_rate']:.1%})"
+    )
 
 
 def _per_variant(header: str, row_of: Callable[[str, Path], str], results: Path) -> str:

@@ -201,8 +201,9 @@ def _network_results(path: Path, variant: str) -> dict[str, Any]:
 def summary_table(results: Path) -> str:
     """The README's one results table, from a checkout's ``results`` folder: per variant,
     the wins (and mean foundation cards) of random, greedy and the shipped PPO run (its
-    final evaluation), of the shipped expert-iteration network (its latest shipped stage's
-    ``network-500.json``: :func:`.expert.expert_stage`; ``-`` where none is shipped), of
+    final evaluation), of the later network (the latest network stage shipped after the PPO
+    run, its ``network-500.json``: :func:`.expert.expert_stage`, a stage other than the first
+    expert iteration named in brackets; ``-`` where none is shipped), of
     the family network fine-tuned on the variant (:func:`finetuned_evaluation`), of
     the search agent (its default budget), and the solver's ceiling on the protocol's deals
     (the share proved winnable .. that plus the undecided share). A caption line says the
@@ -221,6 +222,9 @@ def summary_table(results: Path) -> str:
             deals["search"][search["episodes"]] += 1
         stage = expert_stage(variant, results)
         expert = {} if stage is None else _network_results(stage[0] / "network-500.json", variant)
+        expert_cell = _short(expert.get("ppo"))
+        if stage is not None and stage[0].name != variant.lower():
+            expert_cell += f" [{stage[1]}]"
         tuned = _network_results(finetuned_evaluation(results, variant), variant)
         labels = _labels(variant, PROTOCOL_DEALS, solver_dir)
         ceiling = "-"
@@ -241,7 +245,7 @@ def summary_table(results: Path) -> str:
             search_cell += f" [{', '.join(marks)}]"
         lines.append(
             f"| {variant} | {_short(final.get('random'))} | {_short(final.get('greedy'))} "
-            f"| {_short(final.get('ppo'))} | {_short(expert.get('ppo'))} "
+            f"| {_short(final.get('ppo'))} | {expert_cell} "
             f"| {_short(tuned.get('ppo'))} | {search_cell} "
             f"| {ceiling} |"
         )
@@ -252,16 +256,17 @@ def summary_table(results: Path) -> str:
     ppo, searched = usual(deals["ppo"]), usual(deals["search"])
     header = [
         f"| variant | random ({ppo} deals) | greedy ({ppo}) | PPO ({ppo}) "
-        f"| expert iteration (500) | family, fine-tuned (500) | search ({searched}) "
+        f"| later network (500) | family, fine-tuned (500) | search ({searched}) "
         f"| solver ceiling ({PROTOCOL_DEALS}) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     caption = (
         f"Wins on the test deals, mean foundation cards (of 104) in parentheses. Random, greedy "
-        f"and PPO: the shipped runs' final evaluations ({usual(deals['ppo'])} deals); expert "
-        "iteration: the network alone that the search taught, then PPO where that helped (500 "
-        "deals; `-`: none shipped, "
-        "see docs/training.md); family, fine-tuned: the network trained on the family's "
+        f"and PPO: the shipped runs' final evaluations ({usual(deals['ppo'])} deals); later "
+        "network: the latest network shipped after the PPO run, alone: the one the search "
+        "taught (expert iteration), then further stages where they won more validation deals, "
+        "named in brackets (500 deals; `-`: none shipped, see docs/training.md); family, "
+        "fine-tuned: the network trained on the family's "
         "sampled rule sets, then by PPO on the variant alone (500 deals; docs/family.md); "
         "search: "
         f"the search agent at its default budget, solving sampled deals at {DEFAULT_SECONDS:g} s "

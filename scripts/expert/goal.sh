@@ -1,6 +1,6 @@
 #!/bin/bash
 # Issue 26's goal figures, network side: each variant's best shipped network alone (its latest
-# expert-iteration stage, results/expert/<variant>[-ppo[-expert]]/model.zip, else the shipped PPO
+# network stage, results/expert/<variant>[-ppo-long|-ppo[-expert]]/model.zip, else the shipped PPO
 # model, results/training/<Variant>/best_model.zip; fortythieves_agents.reports.expert.best_network) on
 # the 500 test deals, one row per deal: the first 200 are the deals of the search alone's table
 # (results/search/<Variant>-200-s0.1.json). With the wins among the solver-proved ones.
@@ -21,8 +21,9 @@ for variant in "${variants[@]}"; do
 done
 for variant in "${variants[@]}"; do
   low=$(echo "$variant" | tr '[:upper:]' '[:lower:]')
-  # the latest shipped expert-iteration stage (fortythieves_agents.reports.expert.STAGES), else PPO's
-  model=results/expert/$low-ppo-expert/model.zip                           # expert, PPO, expert
+  # the latest shipped network stage (fortythieves_agents.reports.expert.STAGES), else PPO's
+  model=results/expert/$low-ppo-long/model.zip                             # PPO trained on
+  [ -f "$model" ] || model=results/expert/$low-ppo-expert/model.zip        # expert, PPO, expert
   [ -f "$model" ] || model=results/expert/$low-ppo/model.zip                # expert iteration, then PPO
   [ -f "$model" ] || model=results/expert/$low/model.zip                    # expert iteration
   [ -f "$model" ] || model=results/training/$variant/best_model.zip         # PPO

@@ -1,7 +1,7 @@
 """A shipped network alone, once, on deals outside every seed range (issue 40, point 4).
 
 Deal ``i`` is seed ``3_000_000_000 + i``
-(:data:`fortythieves_agents.family.zero_shot.OUTSIDE_START`): above the training, validation
+(:data:`fortythieves_agents.seeds.OUTSIDE_START`): above the training, validation
 and test ranges, so no network was trained, picked or reported on it. The network plays
 deterministically under the no-cycling rule, as ``fortythieves evaluate`` plays it; the report
 has the shape of an evaluation report (its ``seeds`` say which deals) with one row per deal,

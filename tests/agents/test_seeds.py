@@ -6,6 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from fortythieves_agents.seeds import (
+    OUTSIDE_START,
     TEST_START,
     TRAIN_RANGE,
     VALIDATION_START,
@@ -13,6 +14,7 @@ from fortythieves_agents.seeds import (
     is_training_seed,
     seeds_for_test,
     seeds_for_validation,
+    seeds_outside,
 )
 
 import fortythieves_env
@@ -28,6 +30,14 @@ def test_ranges_are_disjoint() -> None:
     assert test == [TEST_START + i for i in range(1000)]
     assert not set(validation) & set(test)
     assert not any(is_training_seed(s) for s in validation + test)
+    outside = seeds_outside(1000)
+    assert outside == [OUTSIDE_START + i for i in range(1000)]
+    assert min(outside) > TEST_START + 10**9 - 1  # above the whole test block
+    assert not any(is_training_seed(s) for s in outside)
+    with pytest.raises(
+        ValueError, match=r"number of outside seeds must be in 0\.\.1000000000, got -1"
+    ):
+        seeds_outside(-1)
     assert max(validation) < TEST_START
 
 

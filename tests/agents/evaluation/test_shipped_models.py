@@ -1,5 +1,5 @@
 """Each variant's best shipped network (issue 26, point 4): its latest shipped
-expert-iteration stage (``results/expert/<variant>[-ppo[-expert]]/model.zip``,
+network stage (``results/expert/<variant>[-ppo-long|-ppo[-expert]]/model.zip``,
 ``fortythieves_agents.reports.expert.STAGES``), else the shipped PPO model
 (``results/training/<Variant>/best_model.zip``), as ``scripts/expert/goal.sh`` picks it
 (``best_network``). Its

@@ -32,7 +32,7 @@ from fortythieves_agents.process import torch_threads
 from fortythieves_agents.reports import expert as expert_table
 from fortythieves_agents.reports import expert_ablation as ablation
 from fortythieves_agents.run_folder import ExpertFolder
-from fortythieves_agents.seeds import TEST_START, TRAIN_RANGE
+from fortythieves_agents.seeds import OUTSIDE_START, TEST_START, TRAIN_RANGE
 from fortythieves_agents.training import expert as expert_module
 from fortythieves_agents.training import teacher as teacher_module
 from fortythieves_agents.training.expert import (
@@ -779,7 +779,8 @@ def test_the_goal_table_counts_the_networks_wins_on_the_searchs_deals(tmp_path: 
     ceiling = {"proved_won": 10, "wins_among_proved": 5, "share_of_proved": 0.5}
     assert network(79, 0, solver_ceiling=ceiling).split(" | ")[6:] == [
         "5/10 (50.0%)",
-        "does not apply |",
+        "does not apply",
+        "- |",  # not played outside every range
     ]
     report = json.loads((goal / "Lucas-network-500.json").read_text())
     rows = report["results"]["ppo"]["per_episode"]
@@ -837,6 +838,56 @@ def test_the_goal_table_gives_the_fine_tuned_family_network_its_own_row(tmp_path
     first_row, second = expert_table.goal_row("Lucas", tmp_path).splitlines()
     assert first_row.split(" | ")[1:6] == ["100/200", "PPO", "70/200", "70%", "**not met**"]
     assert second.split(" | ")[1:6] == ["100/200", "family, fine-tuned", "90/200", "90%", "met"]
+
+
+def test_the_goal_table_shows_the_networks_one_play_outside_every_range(tmp_path: Path) -> None:
+    """issue 40 point 4: beside the best network's test figure, its one evaluation on 500 deals
+    outside every range (outside-500.json beside its model, scripts/expert/outside.py), and
+    the fine-tuned network's (its family evaluation's outside deals); ``-`` where none was
+    played; a report of another variant or other deals is refused, naming the file."""
+    (tmp_path / "search").mkdir()
+    search = json.loads((ROOT / "results/search/Lucas-200-s0.1.json").read_text())
+    (tmp_path / "search" / "Lucas-200-s0.1.json").write_text(json.dumps(search))
+    first = search["seeds"]["first"]
+
+    def summary(won: int, seeds: list[int]) -> dict:
+        rows = [EpisodeResult(s, i < won, 104 if i < won else 8, 1, 0.0, False)
+                for i, s in enumerate(seeds)]  # fmt: skip
+        return {**summarize(rows), "per_episode": [asdict(r) for r in rows]}
+
+    test_seeds = list(range(first, first + 500))
+    goal = tmp_path / "expert" / "goal"
+    goal.mkdir(parents=True)
+    report = {"variant": "Lucas", "episodes": 500,
+              "seeds": {"first": first, "count": 500, "rule": "2_000_000_000 + i"},
+              "model": "results/training/Lucas/best_model.zip",
+              "results": {"ppo": summary(250, test_seeds)}}  # fmt: skip
+    (goal / "Lucas-network-500.json").write_text(json.dumps(report))
+    assert expert_table.goal_row("Lucas", tmp_path).endswith(" | - |")
+    outside_seeds = list(range(OUTSIDE_START, OUTSIDE_START + 500))
+    outside = {"variant": "Lucas", "episodes": 500,
+               "seeds": {"first": OUTSIDE_START, "count": 500, "rule": "3_000_000_000 + i"},
+               "results": {"ppo": summary(120, outside_seeds)}}  # fmt: skip
+    path = tmp_path / "training" / "Lucas" / "outside-500.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(outside))
+    assert expert_table.goal_row("Lucas", tmp_path).endswith(" | 120/500 (24.0%; test 50.0%) |")
+    tuned = expert_table.finetuned_evaluation(tmp_path, "Lucas")
+    tuned.parent.mkdir(parents=True)
+    tuned.write_text(json.dumps({**report, "results": {"ppo": summary(100, test_seeds)}}))
+    family = {"kind": "family_zero_shot", "games": {"Lucas": {"outside": {
+        **outside, "results": {"ppo": summary(90, outside_seeds)}}}}}  # fmt: skip
+    (tuned.parent / "outside.json").write_text(json.dumps(family))
+    second = expert_table.goal_row("Lucas", tmp_path).splitlines()[1]
+    assert second.endswith(" | 90/500 (18.0%; test 20.0%) |")
+    path.write_text(json.dumps({**outside, "variant": "Indian"}))
+    with pytest.raises(ValueError, match=r"outside-500\.json: not a report of Lucas.s network"):
+        expert_table.goal_row("Lucas", tmp_path)
+    path.write_text(json.dumps({**outside, "seeds": {**outside["seeds"], "first": first}}))
+    with pytest.raises(
+        ValueError, match=r"outside-500\.json: its deals do not start at seed 3_000"
+    ):
+        expert_table.goal_row("Lucas", tmp_path)
 
 
 def test_the_budget_table_sums_each_runs_iterations(tmp_path: Path) -> None:
