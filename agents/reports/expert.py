@@ -405,7 +405,7 @@ def goal_row(variant: str, results: Path) -> str:
         raise ValueError(f"{path}: the report is of {report.get('model')}, not of {model}")
     cells = _goal_cells(variant, path, report, search, first, results)
     outside = _outside(model.parent / "outside-500.json", variant)
-    rows = [[f"{search['wins']}/200", kind, *cells, _outside_cell(outside, network_of(report))]]
+    rows = [[f"{search['wins']}/200", kind, *cells, _outside_cell(outside, _network_of(report))]]
     tuned_path = finetuned_evaluation(results, variant)
     tuned = _report(tuned_path, variant, 500)
     if _agent(tuned, "ppo") is not None:
@@ -419,13 +419,13 @@ def goal_row(variant: str, results: Path) -> str:
                 f"{search['wins']}/200",
                 FINETUNED_KIND,
                 *cells,
-                _outside_cell(outside, network_of(tuned)),
+                _outside_cell(outside, _network_of(tuned)),
             ]
         )
     return "\n".join(f"| {variant} | " + " | ".join(cells) + " |" for cells in rows)
 
 
-def network_of(report: dict[str, Any]) -> dict[str, Any]:
+def _network_of(report: dict[str, Any]) -> dict[str, Any]:
     """The network's summary in an evaluation report (its ``ppo`` agent)."""
     network = _agent(report, "ppo")
     assert network is not None
