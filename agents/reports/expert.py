@@ -50,17 +50,19 @@ folder.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from fortythieves_env import VARIANTS
+from fortythieves_env.rules.variants import recorded_rules_version, rules_version_mismatch
 
 from ..evaluation.evaluate import ceiling_cell
 from ..evaluation.leaderboard import read_report, solver_ceiling_of, wins_cell
 from ..evaluation.results import sign_test
-from ..seeds import OUTSIDE_START, TEST_START
+from ..seeds import OUTSIDE_START, TEST_START, seeds_outside
 from .markers import read_json
 
 SEARCH_SHARE_GOAL = 0.8
@@ -304,8 +306,8 @@ def expert_stage(variant: str, results: Path) -> tuple[Path, str] | None:
 
 
 def best_network(variant: str, results: Path) -> tuple[Path, str]:
-    """``variant``'s best shipped network and how it was made: its latest expert-iteration
-    stage (:func:`expert_stage`), else the shipped PPO model
+    """``variant``'s best shipped network and how it was made: its latest network stage
+    (:func:`expert_stage`), else the shipped PPO model
     (``training/<Variant>/best_model.zip``). ``scripts/expert/goal.sh`` picks the same."""
     stage = expert_stage(variant, results)
     if stage is not None:
@@ -404,7 +406,7 @@ def goal_row(variant: str, results: Path) -> str:
     if Path(str(report.get("model"))).parts[-3:] != model.parts[-3:]:
         raise ValueError(f"{path}: the report is of {report.get('model')}, not of {model}")
     cells = _goal_cells(variant, path, report, search, first, results)
-    outside = _outside(model.parent / "outside-500.json", variant)
+    outside = _outside(model.parent / "outside-500.json", variant, model)
     rows = [[f"{search['wins']}/200", kind, *cells, _outside_cell(outside, _network_of(report))]]
     tuned_path = finetuned_evaluation(results, variant)
     tuned = _report(tuned_path, variant, 500)
@@ -432,40 +434,97 @@ def _network_of(report: dict[str, Any]) -> dict[str, Any]:
     return network
 
 
-def _outside(path: Path, variant: str) -> dict[str, Any] | None:
-    """The network's summary in its one evaluation on the deals outside every range
-    (``scripts/expert/outside.py``, saved as ``outside-500.json`` beside the shipped stage's
-    model), None where there is none.
+OUTSIDE_DEALS = 500
+"""Deals of a network's one evaluation outside every range (the goal table's last column)."""
+
+
+def _outside_network(path: Path, report: Any, variant: str) -> dict[str, Any]:
+    """The network's summary (its ``ppo`` agent) in ``report``, a report of ``variant`` on
+    the first :data:`OUTSIDE_DEALS` deals outside every range with one row per deal, and its
+    wins, deals and win rate those of its rows.
 
     Raises:
-        ValueError: the file is not such a report of ``variant``.
+        ValueError: it is not (the message names the file).
+    """
+    if not isinstance(report, dict) or report.get("variant") != variant:
+        raise ValueError(f"{path}: not a report of {variant}'s network on outside deals")
+    try:
+        mismatch = rules_version_mismatch(recorded_rules_version(report.get("rules_version")))
+    except ValueError as exc:
+        mismatch = str(exc)
+    if mismatch:
+        raise ValueError(f"{path}: {mismatch}")
+    seeds = report.get("seeds")
+    if not isinstance(seeds, dict) or seeds.get("first") != OUTSIDE_START:
+        raise ValueError(f"{path}: its deals do not start at seed {OUTSIDE_START:_}")
+    results = report.get("results")
+    network = results.get("ppo") if isinstance(results, dict) else None
+    if not isinstance(network, dict):
+        raise ValueError(f"{path}: no network ('ppo') among its results")
+    rows = network.get("per_episode")
+    try:
+        played = sorted(row["seed"] for row in rows)
+        wins = sum(row["won"] is True for row in rows)
+    except (KeyError, TypeError):
+        raise ValueError(f"{path}: the network's rows per deal are missing or malformed") from None
+    if played != seeds_outside(OUTSIDE_DEALS):
+        raise ValueError(
+            f"{path}: the rows per deal are not the first {OUTSIDE_DEALS} deals outside every range"
+        )
+    rate = network.get("win_rate")
+    if (
+        report.get("episodes") != OUTSIDE_DEALS
+        or network.get("episodes") != OUTSIDE_DEALS
+        or network.get("wins") != wins
+        or not isinstance(rate, (int, float))
+        or not math.isclose(rate, wins / OUTSIDE_DEALS, abs_tol=1e-9)
+    ):
+        raise ValueError(
+            f"{path}: the network's episodes, wins or win rate are not its rows' "
+            f"({wins} wins in {OUTSIDE_DEALS} deals)"
+        )
+    return network
+
+
+def _outside(path: Path, variant: str, model: Path) -> dict[str, Any] | None:
+    """The network's summary in its one evaluation on the deals outside every range
+    (``scripts/expert/outside.py``, saved as ``outside-500.json`` beside the shipped stage's
+    model ``model``), None where there is none.
+
+    Raises:
+        ValueError: the file is not such a report of ``variant``'s ``model``
+            (:func:`_outside_network`).
     """
     if not path.is_file():
         return None
     report = read_json(path)
-    if not isinstance(report, dict) or report.get("variant") != variant:
-        raise ValueError(f"{path}: not a report of {variant}'s network on outside deals")
-    if report.get("seeds", {}).get("first") != OUTSIDE_START:
-        raise ValueError(f"{path}: its deals do not start at seed {OUTSIDE_START:_}")
-    return _agent(report, "ppo")
+    network = _outside_network(path, report, variant)
+    if Path(str(report.get("model"))).parts[-3:] != model.parts[-3:]:
+        raise ValueError(f"{path}: the report is of {report.get('model')}, not of {model}")
+    return network
 
 
 def _family_outside(path: Path, variant: str) -> dict[str, Any] | None:
     """The fine-tuned family network's summary on the deals outside every range (its
     ``outside.json``: ``fortythieves family evaluate ... --outside N``), None where there is
-    none or it was made without outside deals.
+    none.
 
     Raises:
-        ValueError: the file is not such a report of ``variant``.
+        ValueError: the file is not such a family evaluation of ``variant``, or was made
+            without outside deals (``--outside 0``; the family page refuses it too).
     """
     if not path.is_file():
         return None
     report = read_json(path)
     try:
+        if report["kind"] != "family_zero_shot":
+            raise KeyError("kind")
         outside = report["games"][variant]["outside"]
     except (KeyError, TypeError):
         raise ValueError(f"{path}: not a family evaluation of {variant}") from None
-    return None if not outside else _agent(outside, "ppo")
+    if not outside:
+        raise ValueError(f"{path}: no deals outside every range (made with --outside 0)")
+    return _outside_network(path, outside, variant)
 
 
 def _outside_cell(outside: dict[str, Any] | None, test: dict[str, Any]) -> str:

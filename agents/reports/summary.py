@@ -263,9 +263,10 @@ def summary_table(results: Path) -> str:
     caption = (
         f"Wins on the test deals, mean foundation cards (of 104) in parentheses. Random, greedy "
         f"and PPO: the shipped runs' final evaluations ({usual(deals['ppo'])} deals); later "
-        "network: the latest network shipped after the PPO run, alone: the one the search "
-        "taught (expert iteration), then further stages where they won more validation deals, "
-        "named in brackets (500 deals; `-`: none shipped, see docs/training.md); family, "
+        "network: the latest network stage shipped after the PPO run, alone: the network the "
+        "search taught (expert iteration) or a stage named in brackets (PPO on top of it, or "
+        "the PPO run trained on), each shipped only where it won more validation deals (500 "
+        "deals; `-`: none shipped, see docs/training.md); family, "
         "fine-tuned: the network trained on the family's "
         "sampled rule sets, then by PPO on the variant alone (500 deals; docs/family.md); "
         "search: "

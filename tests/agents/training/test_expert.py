@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -867,6 +868,7 @@ def test_the_goal_table_shows_the_networks_one_play_outside_every_range(tmp_path
     outside_seeds = list(range(OUTSIDE_START, OUTSIDE_START + 500))
     outside = {"variant": "Lucas", "episodes": 500,
                "seeds": {"first": OUTSIDE_START, "count": 500, "rule": "3_000_000_000 + i"},
+               "model": "results/training/Lucas/best_model.zip",
                "results": {"ppo": summary(120, outside_seeds)}}  # fmt: skip
     path = tmp_path / "training" / "Lucas" / "outside-500.json"
     path.parent.mkdir(parents=True)
@@ -888,6 +890,133 @@ def test_the_goal_table_shows_the_networks_one_play_outside_every_range(tmp_path
         ValueError, match=r"outside-500\.json: its deals do not start at seed 3_000"
     ):
         expert_table.goal_row("Lucas", tmp_path)
+
+
+def _outside_goal_folder(tmp_path: Path) -> tuple[dict, dict, Path, Path]:
+    """A results folder whose goal row has Lucas's PPO network and its fine-tuned network,
+    each with a sound report on the 500 deals outside every range: (the network's outside
+    report, the fine-tuned one's family evaluation, where each is saved)."""
+    (tmp_path / "search").mkdir()
+    search = json.loads((ROOT / "results/search/Lucas-200-s0.1.json").read_text())
+    (tmp_path / "search" / "Lucas-200-s0.1.json").write_text(json.dumps(search))
+    first = search["seeds"]["first"]
+
+    def summary(won: int, seeds: list[int]) -> dict:
+        rows = [EpisodeResult(s, i < won, 104 if i < won else 8, 1, 0.0, False)
+                for i, s in enumerate(seeds)]  # fmt: skip
+        return {**summarize(rows), "per_episode": [asdict(r) for r in rows]}
+
+    test_seeds = list(range(first, first + 500))
+    outside_seeds = list(range(OUTSIDE_START, OUTSIDE_START + 500))
+    report = {"variant": "Lucas", "episodes": 500,
+              "seeds": {"first": first, "count": 500, "rule": "2_000_000_000 + i"},
+              "model": "results/training/Lucas/best_model.zip",
+              "results": {"ppo": summary(250, test_seeds)}}  # fmt: skip
+    (tmp_path / "expert" / "goal").mkdir(parents=True)
+    (tmp_path / "expert" / "goal" / "Lucas-network-500.json").write_text(json.dumps(report))
+    outside = {**report, "seeds": {"first": OUTSIDE_START, "count": 500, "rule": "3_000_000_000 + i"},
+               "results": {"ppo": summary(120, outside_seeds)}}  # fmt: skip
+    path = tmp_path / "training" / "Lucas" / "outside-500.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(outside))
+    tuned = expert_table.finetuned_evaluation(tmp_path, "Lucas")
+    tuned.parent.mkdir(parents=True)
+    tuned.write_text(json.dumps({**report, "results": {"ppo": summary(100, test_seeds)}}))
+    family = {"kind": "family_zero_shot", "games": {"Lucas": {"outside": {
+        **outside, "results": {"ppo": summary(90, outside_seeds)}}}}}  # fmt: skip
+    (tuned.parent / "outside.json").write_text(json.dumps(family))
+    return outside, family, path, tuned.parent / "outside.json"
+
+
+def _spoiled(report: dict, where: str, value: Any) -> dict:
+    """A deep copy of ``report`` with the field at dotted path ``where`` set to ``value``
+    (``...`` removes it)."""
+    spoiled = copy.deepcopy(report)
+    *parents, last = where.split(".")
+    node = spoiled
+    for key in parents:
+        node = node[int(key) if isinstance(node, list) else key]
+    if value is ...:
+        del node[last]
+    else:
+        node[int(last) if isinstance(node, list) else last] = value
+    return spoiled
+
+
+HOSTILE_OUTSIDE = {
+    "seeds a list": ("seeds", [1]),
+    "seeds null": ("seeds", None),
+    "no results": ("results", ...),
+    "results a list": ("results", []),
+    "another agent's name": ("results", {"greedy": {}}),
+    "the network null": ("results.ppo", None),
+    "no wins": ("results.ppo.wins", ...),
+    "no rows": ("results.ppo.per_episode", ...),
+    "a win rate of NaN": ("results.ppo.win_rate", math.nan),
+    "a win rate as text": ("results.ppo.win_rate", "high"),
+    "a win rate not its wins'": ("results.ppo.win_rate", 0.99),
+    "more wins than deals": ("results.ppo.wins", 900),
+    "0 deals": ("episodes", 0),
+    "no rows, an empty list": ("results.ppo.per_episode", []),
+    "rows of the test deals": ("results.ppo.per_episode.0.seed", TEST_START),
+    "another model's": ("model", "results/expert/lucas-ppo/model.zip"),
+    "made under other rules": ("rules_version", 99),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(HOSTILE_OUTSIDE))
+def test_the_goal_table_refuses_a_hostile_outside_report_naming_it(
+    tmp_path: Path, fault: str
+) -> None:
+    """The network's outside-500.json and the fine-tuned network's family evaluation
+    (outside.json) are checked as the other reports are: a file of the wrong shape, a summary
+    its rows do not give, other deals or another model is one ValueError naming the file,
+    never a traceback from deep in the table nor a wrong or empty cell."""
+    outside, family, path, family_path = _outside_goal_folder(tmp_path)
+    assert (
+        expert_table.goal_row("Lucas", tmp_path)
+        .splitlines()[1]
+        .endswith(" | 90/500 (18.0%; test 20.0%) |")
+    )
+    where, value = HOSTILE_OUTSIDE[fault]
+    for name, target, text in [
+        ("outside-500.json", path, json.dumps(_spoiled(outside, where, value))),
+        (
+            "outside.json",
+            family_path,
+            json.dumps(_spoiled(family, f"games.Lucas.outside.{where}", value)),
+        ),
+    ]:
+        if name == "outside.json" and where == "model":
+            continue  # a family evaluation names its model once, above its games
+        saved = target.read_text()
+        target.write_text(text)
+        with pytest.raises(ValueError, match=re.escape(f"{target}: ")) as raised:
+            expert_table.goal_table_for(tmp_path)
+        assert "\n" not in str(raised.value)
+        target.write_text(saved)
+
+
+@pytest.mark.parametrize("outside", [None, {}, "x", [1]], ids=["null", "empty", "text", "list"])
+def test_the_goal_table_refuses_a_family_evaluation_without_outside_deals(
+    tmp_path: Path, outside: Any
+) -> None:
+    """A fine-tuned network's outside.json made without outside deals (--outside 0) or of
+    another shape is refused naming the file, as the family page refuses it
+    (reports.family._outside_line), not shown as ``-``."""
+    _, family, _, family_path = _outside_goal_folder(tmp_path)
+    family_path.write_text(json.dumps(_spoiled(family, "games.Lucas.outside", outside)))
+    with pytest.raises(ValueError, match=r"outside\.json: "):
+        expert_table.goal_table_for(tmp_path)
+
+
+def test_goal_sh_tries_the_network_stages_in_the_order_of_stages() -> None:
+    """scripts/expert/goal.sh picks the model best_network names: it tries every stage of
+    STAGES, latest first, then the shipped PPO model."""
+    text = (ROOT / "scripts" / "expert" / "goal.sh").read_text()
+    tried = re.findall(r"model=results/expert/\$low([a-z-]*)/model\.zip", text)
+    assert tried == [suffix for suffix, _ in expert_table.STAGES]
+    assert "model=results/training/$variant/best_model.zip" in text
 
 
 def test_the_budget_table_sums_each_runs_iterations(tmp_path: Path) -> None:
