@@ -846,45 +846,19 @@ def test_the_goal_table_shows_the_networks_one_play_outside_every_range(tmp_path
     outside every range (outside-500.json beside its model, scripts/expert/outside.py), and
     the fine-tuned network's (its family evaluation's outside deals); ``-`` where none was
     played; a report of another variant or other deals is refused, naming the file."""
-    (tmp_path / "search").mkdir()
-    search = json.loads((ROOT / "results/search/Lucas-200-s0.1.json").read_text())
-    (tmp_path / "search" / "Lucas-200-s0.1.json").write_text(json.dumps(search))
-    first = search["seeds"]["first"]
-
-    def summary(won: int, seeds: list[int]) -> dict:
-        rows = [EpisodeResult(s, i < won, 104 if i < won else 8, 1, 0.0, False)
-                for i, s in enumerate(seeds)]  # fmt: skip
-        return {**summarize(rows), "per_episode": [asdict(r) for r in rows]}
-
-    test_seeds = list(range(first, first + 500))
-    goal = tmp_path / "expert" / "goal"
-    goal.mkdir(parents=True)
-    report = {"variant": "Lucas", "episodes": 500,
-              "seeds": {"first": first, "count": 500, "rule": "2_000_000_000 + i"},
-              "model": "results/training/Lucas/best_model.zip",
-              "results": {"ppo": summary(250, test_seeds)}}  # fmt: skip
-    (goal / "Lucas-network-500.json").write_text(json.dumps(report))
-    assert expert_table.goal_row("Lucas", tmp_path).endswith(" | - |")
-    outside_seeds = list(range(OUTSIDE_START, OUTSIDE_START + 500))
-    outside = {"variant": "Lucas", "episodes": 500,
-               "seeds": {"first": OUTSIDE_START, "count": 500, "rule": "3_000_000_000 + i"},
-               "model": "results/training/Lucas/best_model.zip",
-               "results": {"ppo": summary(120, outside_seeds)}}  # fmt: skip
-    path = tmp_path / "training" / "Lucas" / "outside-500.json"
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(outside))
-    assert expert_table.goal_row("Lucas", tmp_path).endswith(" | 120/500 (24.0%; test 50.0%) |")
-    tuned = expert_table.finetuned_evaluation(tmp_path, "Lucas")
-    tuned.parent.mkdir(parents=True)
-    tuned.write_text(json.dumps({**report, "results": {"ppo": summary(100, test_seeds)}}))
-    family = {"kind": "family_zero_shot", "games": {"Lucas": {"outside": {
-        **outside, "results": {"ppo": summary(90, outside_seeds)}}}}}  # fmt: skip
-    (tuned.parent / "outside.json").write_text(json.dumps(family))
-    second = expert_table.goal_row("Lucas", tmp_path).splitlines()[1]
+    outside, _, path, family_path = _outside_goal_folder(tmp_path)
+    first_row, second = expert_table.goal_row("Lucas", tmp_path).splitlines()
+    assert first_row.endswith(" | 120/500 (24.0%; test 50.0%) |")
     assert second.endswith(" | 90/500 (18.0%; test 20.0%) |")
+    path.unlink()
+    family_path.unlink()
+    assert all(
+        row.endswith(" | - |") for row in expert_table.goal_row("Lucas", tmp_path).splitlines()
+    )
     path.write_text(json.dumps({**outside, "variant": "Indian"}))
     with pytest.raises(ValueError, match=r"outside-500\.json: not a report of Lucas.s network"):
         expert_table.goal_row("Lucas", tmp_path)
+    first = json.loads((ROOT / "results/search/Lucas-200-s0.1.json").read_text())["seeds"]["first"]
     path.write_text(json.dumps({**outside, "seeds": {**outside["seeds"], "first": first}}))
     with pytest.raises(
         ValueError, match=r"outside-500\.json: its deals do not start at seed 3_000"
