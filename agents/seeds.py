@@ -103,9 +103,7 @@ def seeds_outside(n: int) -> list[int]:
     Raises:
         ValueError: ``n`` negative or over 10**9.
     """
-    if not 0 <= n <= 10**9:
-        raise ValueError(f"number of outside seeds must be in 0..{10**9}, got {n}")
-    return [OUTSIDE_START + i for i in range(n)]
+    return _block_seeds(OUTSIDE_START, "outside", n, 0)
 
 
 def is_training_seed(seed: int) -> bool:
