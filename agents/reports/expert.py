@@ -403,8 +403,7 @@ def goal_row(variant: str, results: Path) -> str:
     if report["seeds"]["first"] != first:
         raise ValueError(f"{path}: the network's deals do not start at the search's")
     model, kind = best_network(variant, results)
-    if Path(str(report.get("model"))).parts[-3:] != model.parts[-3:]:
-        raise ValueError(f"{path}: the report is of {report.get('model')}, not of {model}")
+    _check_model(path, report, model)
     cells = _goal_cells(variant, path, report, search, first, results)
     outside = _outside(model.parent / "outside-500.json", variant, model)
     rows = [[f"{search['wins']}/200", kind, *cells, _outside_cell(outside, _network_of(report))]]
@@ -425,6 +424,16 @@ def goal_row(variant: str, results: Path) -> str:
             ]
         )
     return "\n".join(f"| {variant} | " + " | ".join(cells) + " |" for cells in rows)
+
+
+def _check_model(path: Path, report: dict[str, Any], model: Path) -> None:
+    """Refuse the report at ``path`` unless it names ``model`` (its last three path parts).
+
+    Raises:
+        ValueError: it names another model (the message names the file).
+    """
+    if Path(str(report.get("model"))).parts[-3:] != model.parts[-3:]:
+        raise ValueError(f"{path}: the report is of {report.get('model')}, not of {model}")
 
 
 def _network_of(report: dict[str, Any]) -> dict[str, Any]:
@@ -499,8 +508,7 @@ def _outside(path: Path, variant: str, model: Path) -> dict[str, Any] | None:
         return None
     report = read_json(path)
     network = _outside_network(path, report, variant)
-    if Path(str(report.get("model"))).parts[-3:] != model.parts[-3:]:
-        raise ValueError(f"{path}: the report is of {report.get('model')}, not of {model}")
+    _check_model(path, report, model)
     return network
 
 
