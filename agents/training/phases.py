@@ -152,6 +152,51 @@ def _imitating(config: Config, start_steps: int) -> bool:
     )
 
 
+def imitation_schedule_change(config: Config, start_steps: int, planned: int | None) -> str | None:
+    """A one-line warning when a resumed checkpoint's imitation term weighs otherwise than
+    in the run that saved it, else None.
+
+    The term's weight ``teacher.imitation_coef * max(0, 1 - t / (imitation_fraction *
+    train.total_timesteps))`` is scheduled on the *planned* total, so continuing a checkpoint
+    to another ``train.total_timesteps`` moves it: a larger total brings back a term that had
+    fallen to 0 (and slows PPO several times). ``planned`` is the total the checkpoint's run
+    planned (SB3 saves it as ``_total_timesteps``); None when unknown. Weights closer than 1%
+    of the coefficient count as equal (the planned total is rounded up to whole rollouts).
+    """
+    tc = config.teacher
+    if planned is None or planned <= 0 or config.train.teacher is None or tc.imitation_coef <= 0:
+        return None
+
+    def weight(total: int) -> float:
+        return tc.imitation_coef * max(0.0, 1.0 - start_steps / (tc.imitation_fraction * total))
+
+    before, now = weight(planned), weight(config.train.total_timesteps)
+    if abs(before - now) <= 0.01 * tc.imitation_coef:
+        return None
+    keep = tc.imitation_fraction * planned / config.train.total_timesteps
+    hint = (
+        f"--set teacher.imitation_fraction={keep:.6g} keeps the checkpoint's schedule, "
+        if keep <= 1
+        else ""
+    )
+    return (
+        f"the imitation term (teacher.imitation_coef {tc.imitation_coef:g}) is scheduled on "
+        f"train.total_timesteps: the checkpoint's run planned {planned} steps (weight "
+        f"{before:.2f} at step {start_steps}), this run {config.train.total_timesteps} (weight "
+        f"{now:.2f}); {hint}--set teacher.imitation_coef=0 turns it off"
+    )
+
+
+def _say_imitation_schedule_change(config: Config, model: Any, console: Any) -> None:
+    """Print :func:`imitation_schedule_change`'s warning for a loaded checkpoint ``model``, if
+    any (resumed at its ``num_timesteps``; the total its run planned is SB3's saved
+    ``_total_timesteps``)."""
+    planned = getattr(model, "_total_timesteps", None)
+    change = imitation_schedule_change(config, int(model.num_timesteps), planned)
+    if change is not None:
+        console.print(f"[yellow]warning[/yellow]: {change}", highlight=False)
+
+
 def _imitation_games(config: Config, start_steps: int, console: Any) -> Any:
     """On a resumed or continued run (no cloning again): the teacher's games again, for
     the imitation term while its weight is above 0 (the same games: they depend on the

@@ -58,7 +58,12 @@ from .callbacks import _callbacks
 from .model import build_model as build_model
 from .model import policy_differences as policy_differences
 from .model import policy_for as policy_for
-from .phases import _expert_phase, _final_evaluation, _teacher_phase
+from .phases import (
+    _expert_phase,
+    _final_evaluation,
+    _say_imitation_schedule_change,
+    _teacher_phase,
+)
 from .phases import final_evaluation_command as final_evaluation_command
 from .resume import (
     _check_model_zip,
@@ -316,6 +321,7 @@ def _train(
         if resume is not None:
             model = _load_checkpoint(resume, config, env, tb)
             tag_model(model, config.env)
+            _say_imitation_schedule_change(config, model, console)
         else:
             model = build_model(config, env, tb)
             if config.expert.start_model is not None and not continue_expert:

@@ -370,6 +370,39 @@ def test_config_without_teacher_keys_still_loads(tmp_path: Path) -> None:
     assert config.train.teacher is None and config.teacher.games == 200
 
 
+def test_imitation_schedule_change_is_said_when_a_resume_moves_the_term() -> None:
+    """Rank and File's term (coef 1.0, fraction 0.5) on its shipped 1.2M-step model continued
+    to 4M steps: 0 in the saved run, 0.4 in the new one (the fault a session met)."""
+    from fortythieves_agents.training.phases import imitation_schedule_change
+
+    config = load_config(CONFIGS / "rankandfile.yaml", ["train.total_timesteps=4000000"])
+    said = imitation_schedule_change(config, 1_200_128, 1_200_128)
+    assert said is not None
+    assert "planned 1200128 steps (weight 0.00 at step 1200128)" in said
+    assert "this run 4000000 (weight 0.40)" in said
+    assert "--set teacher.imitation_fraction=0.150016 keeps" in said
+    kept = load_config(
+        CONFIGS / "rankandfile.yaml",
+        ["train.total_timesteps=4000000", "teacher.imitation_fraction=0.150016"],
+    )
+    assert imitation_schedule_change(kept, 1_200_128, 1_200_128) is None
+    off = load_config(
+        CONFIGS / "rankandfile.yaml",
+        ["train.total_timesteps=4000000", "teacher.imitation_coef=0"],
+    )
+    assert imitation_schedule_change(off, 1_200_128, 1_200_128) is None
+    # an interrupted run resumed with its own total (planned rounded up to whole rollouts)
+    same = load_config(CONFIGS / "rankandfile.yaml")
+    assert imitation_schedule_change(same, 300_000, 1_200_128) is None
+    assert imitation_schedule_change(same, 300_000, None) is None
+    # a smaller total: the term ends sooner; no fraction above 1 keeps the old schedule
+    short = load_config(CONFIGS / "rankandfile.yaml", ["train.total_timesteps=400000"])
+    said = imitation_schedule_change(short, 100_000, 1_200_128)
+    assert said is not None and "(weight 0.83 at step 100000)" in said and "(weight 0.50)" in said
+    assert "imitation_fraction" not in said
+    assert said.endswith("--set teacher.imitation_coef=0 turns it off")
+
+
 # ------------------------------------------------------------------ train
 
 
@@ -425,6 +458,23 @@ def test_train_clones_then_validates_at_step_0_and_resume_does_not_clone(
     # the resume keeps the run's earlier validations (step 0 after cloning, 128) and adds
     # its own (256); it validates at its start step no second time
     assert cards["timesteps"].tolist() == [0, 128, 256]
+    # the term had fallen to 0 at 128 steps in both schedules: no warning so far
+    assert "imitation term" not in (tmp_path / "out.txt").read_text()
+
+    # continued to 640 steps, the term (weight 0 at 256 of the 256 planned) comes back at
+    # 0.5 * (1 - 256 / 320) = 0.1: said before training, with the fraction that keeps it off
+    again = train(
+        small_config(*overrides[:-5], "train.total_timesteps=640", *overrides[-4:]),
+        run_dir=run,
+        resume=run / "models" / "final_model.zip",
+        argv=["t"],
+        console=console,
+    )
+    assert again.status == "completed"
+    console.file.flush()
+    out = " ".join((tmp_path / "out.txt").read_text().split())  # the console wraps lines
+    assert "planned 256 steps (weight 0.00 at step 256), this run 640 (weight 0.10)" in out
+    assert "--set teacher.imitation_fraction=0.2 keeps" in out
 
 
 def test_ctrl_c_during_cloning_writes_nothing(
