@@ -104,49 +104,57 @@ def main(argv: list[str] | None = None) -> int:
     games = [np.load(folder.game(args.iteration, g)) for g in range(args.games)]
     moves = np.concatenate([game["search_moves"] for game in games])
     values = np.concatenate([game["values"] for game in games]).astype(np.float64)
-    for weight, epochs, rate, seed in args.settings:
-        wide = ["policy.player.unseen_inputs=true"] if args.unseen_inputs else []
-        config = load_config(
-            args.run / "config.yaml",
-            [f"expert.epochs={epochs}", f"expert.learning_rate={rate}", *wide],
-        )
-        data = load_labels(folder, [args.iteration], args.games)
-        soft = data.probs.astype(np.float32)
-        if args.soft_temperature is not None:
-            soft = _soft(values, soft, args.soft_temperature)
-        hard = np.zeros_like(soft)
-        hard[np.arange(moves.size), moves] = 1.0
-        data.probs = ((1 - float(weight)) * soft + float(weight) * hard).astype(np.float16)
-        model = load_maskable_ppo(folder.start_model(args.iteration), device="cpu")
-        if args.unseen_inputs:
-            narrow = model.policy.state_dict()
-            model = build_model(config, make_training_vec_env(config), None)
-            model.policy.load_without_unseen(narrow)
-        torch.manual_seed(int(seed))
-        fit = clone_teacher(model, data, config.expert, config.ppo.max_grad_norm, int(seed))
-        result = validate_network(model, env_id, args.validation)
-        row = {
-            "run": portable_path(args.run),
-            "iteration": args.iteration,
-            "move_weight": float(weight),
-            "epochs": int(epochs),
-            "learning_rate": float(rate),
-            "seed": int(seed),
-            "soft_temperature": args.soft_temperature,
-            "unseen_inputs": bool(args.unseen_inputs),
-            "labels": len(data),
-            "held_out_agreement": fit["after"]["accuracy"],
-            "train_agreement": fit["train_after"]["accuracy"],
-            "validation_deals": args.validation,
-            "win_rate": result["win_rate"],
-            "mean_foundation_cards": result["mean_foundation_cards"],
-            "stuck": result["stuck"],
-            "truncated": result["truncated"],
-        }
-        print(json.dumps(row), flush=True)
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        with args.out.open("a", encoding="utf-8") as out:
-            out.write(json.dumps(row) + "\n")
+    wide = ["policy.player.unseen_inputs=true"] if args.unseen_inputs else []
+    # the widened network's spaces: one vector env for every setting, closed at the end
+    spaces = None
+    if args.unseen_inputs:
+        spaces = make_training_vec_env(load_config(args.run / "config.yaml", wide))
+    try:
+        for weight, epochs, rate, seed in args.settings:
+            config = load_config(
+                args.run / "config.yaml",
+                [f"expert.epochs={epochs}", f"expert.learning_rate={rate}", *wide],
+            )
+            data = load_labels(folder, [args.iteration], args.games)
+            soft = data.probs.astype(np.float32)
+            if args.soft_temperature is not None:
+                soft = _soft(values, soft, args.soft_temperature)
+            hard = np.zeros_like(soft)
+            hard[np.arange(moves.size), moves] = 1.0
+            data.probs = ((1 - float(weight)) * soft + float(weight) * hard).astype(np.float16)
+            model = load_maskable_ppo(folder.start_model(args.iteration), device="cpu")
+            if spaces is not None:
+                narrow = model.policy.state_dict()
+                model = build_model(config, spaces, None)
+                model.policy.load_without_unseen(narrow)
+            torch.manual_seed(int(seed))
+            fit = clone_teacher(model, data, config.expert, config.ppo.max_grad_norm, int(seed))
+            result = validate_network(model, env_id, args.validation)
+            row = {
+                "run": portable_path(args.run),
+                "iteration": args.iteration,
+                "move_weight": float(weight),
+                "epochs": int(epochs),
+                "learning_rate": float(rate),
+                "seed": int(seed),
+                "soft_temperature": args.soft_temperature,
+                "unseen_inputs": bool(args.unseen_inputs),
+                "labels": len(data),
+                "held_out_agreement": fit["after"]["accuracy"],
+                "train_agreement": fit["train_after"]["accuracy"],
+                "validation_deals": args.validation,
+                "win_rate": result["win_rate"],
+                "mean_foundation_cards": result["mean_foundation_cards"],
+                "stuck": result["stuck"],
+                "truncated": result["truncated"],
+            }
+            print(json.dumps(row), flush=True)
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            with args.out.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(row) + "\n")
+    finally:
+        if spaces is not None:
+            spaces.close()
     return 0
 
 

@@ -1069,6 +1069,45 @@ def test_the_refit_scripts_soft_targets_are_the_values_softmax() -> None:
     np.testing.assert_array_equal(out[1], labelled[1])
 
 
+def test_the_refit_script_widens_every_setting_on_one_env_it_closes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """scripts/expert/refit_targets.py --unseen-inputs: each setting's network is the start
+    network widened (one row per setting), built on one vector env for all settings, which
+    is closed at the end (it made and leaked one per setting)."""
+    from helpers import load_script
+
+    refit = load_script(ROOT / "scripts" / "expert" / "refit_targets.py", "refit_targets")
+    run = tmp_path / "run"
+    one = [*with_set(EXPERT), "--set", "expert.iterations=1"]
+    assert main(["train", str(CONFIGS / "lucas.yaml"), "--run-dir", str(run), *one]) == 0
+    made: list[Any] = []
+    closed: list[Any] = []
+
+    def counted(config: Any) -> Any:
+        env = make_training_vec_env(config)
+        made.append(env)
+        close = env.close
+
+        def closing() -> None:
+            closed.append(env)
+            close()
+
+        env.close = closing
+        return env
+
+    monkeypatch.setattr(refit, "make_training_vec_env", counted)
+    out = tmp_path / "refit.jsonl"
+    argv = [str(run), "0,1,1e-3,0", "1,1,1e-3,1", "--games", "3", "--validation", "2"]
+    assert refit.main([*argv, "--out", str(out), "--unseen-inputs"]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["move_weight"], r["seed"], r["unseen_inputs"]) for r in rows] == [
+        (0.0, 0, True),
+        (1.0, 1, True),
+    ]
+    assert len(made) == 1 and closed == made
+
+
 def test_a_finished_expert_run_takes_more_iterations_on_resume(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
