@@ -208,10 +208,12 @@ def _load_checkpoint(path: Path, config: FamilyConfig, env: Any, tb: str | None)
         )
     except ModelMismatchError as exc:
         raise ConfigError(f"--resume {exc}") from None
+    from ..networks.family_policy import family_player_sizes
+
     kwargs = model.policy_kwargs
     differ = [
         f"policy.player.{key} is {kwargs.get(key)} in the checkpoint, {value} in the config"
-        for key, value in config.policy.player.model_dump(exclude={"unseen_inputs"}).items()
+        for key, value in family_player_sizes(config.policy.player.model_dump()).items()
         if (list(kwargs[key]) if isinstance(kwargs.get(key), tuple | list) else kwargs.get(key))
         != value
     ]

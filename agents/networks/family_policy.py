@@ -197,7 +197,8 @@ class FamilyPlayerPolicy(PlayerPolicy):
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
         data.pop("variant", None)
-        data.pop("unseen_inputs", None)  # the family's network has not the option
+        for key in PLAYER_ONLY:  # the family's network has not these options
+            data.pop(key, None)
         return data
 
     def _pool(
@@ -286,9 +287,21 @@ class FamilyPlayerPolicy(PlayerPolicy):
         }
 
 
+PLAYER_ONLY = ("unseen_inputs",)
+"""``policy.player`` settings of the player network that the family's network has not (its
+inputs are the shared encoding's): left out of its sizes (:func:`family_player_sizes`) and of
+its saved constructor parameters; a family config refuses them set
+(:class:`~fortythieves_agents.family.config.FamilyConfig`)."""
+
+
+def family_player_sizes(player: dict[str, Any]) -> dict[str, Any]:
+    """The family's network's settings among a config's ``policy.player`` ones (all but
+    :data:`PLAYER_ONLY`)."""
+    return {key: value for key, value in player.items() if key not in PLAYER_ONLY}
+
+
 def family_policy_kwargs(player: dict[str, Any], activation: str) -> dict[str, Any]:
     """``policy_kwargs`` of :class:`FamilyPlayerPolicy` from a config's ``policy.player``
     sizes and ``policy.activation`` (``relu`` or ``tanh``)."""
     act = {"relu": nn.ReLU, "tanh": nn.Tanh}[activation]
-    sizes = {key: value for key, value in player.items() if key != "unseen_inputs"}
-    return {**sizes, "activation_fn": act}
+    return {**family_player_sizes(player), "activation_fn": act}

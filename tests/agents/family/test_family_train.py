@@ -229,6 +229,17 @@ def test_a_family_run_resumes(family_run: Path, tmp_path: Path) -> None:
             "family", [*FAST, "family.rule_set=Indian", "train.teacher=null"]
         )
         train_family(other, run_dir=tmp_path / "other", resume=ckpt)
+    # the network's sizes are checked, the player network's own unseen_inputs is not one
+    wider = load_family_config(
+        "family",
+        [*FAST, "train.total_timesteps=192", "train.teacher=null", "policy.player.state_dim=7"],
+    )
+    with pytest.raises(
+        ConfigError,
+        match=r"network cannot change when resuming: "
+        r"policy\.player\.state_dim is 8 in the checkpoint, 7 in the config$",
+    ):
+        train_family(wider, run_dir=tmp_path / "wider", resume=ckpt)
 
 
 def test_start_models_that_are_not_family_models_are_refused(tmp_path: Path) -> None:
