@@ -152,49 +152,86 @@ def _imitating(config: Config, start_steps: int) -> bool:
     )
 
 
-def imitation_schedule_change(config: Config, start_steps: int, planned: int | None) -> str | None:
-    """A one-line warning when a resumed checkpoint's imitation term weighs otherwise than
-    in the run that saved it, else None.
+IMITATION_ATTR = "fortythieves_imitation_schedule"
+"""The model attribute recording the imitation term's schedule of the run that saved it:
+``[teacher.imitation_coef, the step its weight reaches 0]`` (``[0, 0]``: off)."""
+
+
+def imitation_schedule(config: Config) -> list[float]:
+    """``[coef, end]``: the imitation term's weight ``coef * max(0, 1 - t / end)`` in a run of
+    ``config`` (``[0.0, 0.0]`` when the term is off)."""
+    tc = config.teacher
+    if config.train.teacher is None or tc.imitation_coef <= 0:
+        return [0.0, 0.0]
+    return [float(tc.imitation_coef), tc.imitation_fraction * config.train.total_timesteps]
+
+
+def imitation_schedule_change(
+    config: Config,
+    start_steps: int,
+    planned: int | None,
+    earlier: list[float] | None = None,
+    rollout: int = 1,
+) -> str | None:
+    """A one-line warning when a resumed checkpoint's imitation term weighs otherwise, from
+    ``start_steps`` on, than in the run that saved it, else None.
 
     The term's weight ``teacher.imitation_coef * max(0, 1 - t / (imitation_fraction *
-    train.total_timesteps))`` is scheduled on the *planned* total, so continuing a checkpoint
-    to another ``train.total_timesteps`` moves it: a larger total brings back a term that had
-    fallen to 0 (and slows PPO several times). ``planned`` is the total the checkpoint's run
-    planned (SB3 saves it as ``_total_timesteps``); None when unknown. Weights closer than 1%
-    of the coefficient count as equal (the planned total is rounded up to whole rollouts).
+    train.total_timesteps))`` is scheduled on the total, so continuing a checkpoint to
+    another ``train.total_timesteps`` moves it: a larger total brings back a term that had
+    fallen to 0, or keeps it on for longer (and slows PPO several times). ``earlier`` is the
+    checkpoint's own schedule (:data:`IMITATION_ATTR`), when it records one; else it is taken
+    to be this config's fraction and coefficient on ``planned``, the total the checkpoint's
+    run planned (SB3's ``_total_timesteps``, rounded up to whole rollouts of ``rollout``
+    steps: a total that rounds up to it is the same schedule); neither known: None.
     """
     tc = config.teacher
-    if planned is None or planned <= 0 or config.train.teacher is None or tc.imitation_coef <= 0:
+    coef, end = imitation_schedule(config)
+    total = config.train.total_timesteps
+    if coef <= 0:
         return None
-
-    def weight(total: int) -> float:
-        return tc.imitation_coef * max(0.0, 1.0 - start_steps / (tc.imitation_fraction * total))
-
-    before, now = weight(planned), weight(config.train.total_timesteps)
-    if abs(before - now) <= 0.01 * tc.imitation_coef:
+    if isinstance(earlier, list | tuple) and len(earlier) == 2:
+        coef0, end0 = float(earlier[0]), float(earlier[1])
+    elif planned is None or planned <= 0 or planned - rollout < total <= planned:
         return None
-    keep = tc.imitation_fraction * planned / config.train.total_timesteps
+    else:
+        coef0, end0 = coef, tc.imitation_fraction * planned
+
+    def weight(c: float, e: float) -> float:
+        return c * max(0.0, 1.0 - start_steps / e) if c > 0 and e > 0 else 0.0
+
+    off_from_here = (coef0 <= 0 or start_steps >= end0) and start_steps >= end
+    if off_from_here or (coef0 == coef and abs(end0 - end) < 1.0):  # within a step: the same
+        return None
+    keep = end0 / total
     hint = (
-        f"--set teacher.imitation_fraction={keep:.6g} keeps the checkpoint's schedule, "
-        if keep <= 1
+        f"--set teacher.imitation_fraction={keep:.10g} keeps the checkpoint's schedule, "
+        if coef0 == coef and 0 < keep <= 1
         else ""
     )
     return (
-        f"the imitation term (teacher.imitation_coef {tc.imitation_coef:g}) is scheduled on "
-        f"train.total_timesteps: the checkpoint's run planned {planned} steps (weight "
-        f"{before:.2f} at step {start_steps}), this run {config.train.total_timesteps} (weight "
-        f"{now:.2f}); {hint}--set teacher.imitation_coef=0 turns it off"
+        f"the imitation term (teacher.imitation_coef {coef:g}) falls to 0 at step {end:.0f} "
+        f"(teacher.imitation_fraction {tc.imitation_fraction:g} of train.total_timesteps "
+        f"{total}), in the checkpoint's run at step {end0:.0f} (coef {coef0:g}): weight "
+        f"{weight(coef0, end0):.3g} at step {start_steps} there, {weight(coef, end):.3g} "
+        f"here; {hint}--set teacher.imitation_coef=0 turns it off"
     )
 
 
-def _say_imitation_schedule_change(config: Config, model: Any, console: Any) -> None:
-    """Print :func:`imitation_schedule_change`'s warning for a loaded checkpoint ``model``, if
-    any (resumed at its ``num_timesteps``; the total its run planned is SB3's saved
-    ``_total_timesteps``)."""
-    planned = getattr(model, "_total_timesteps", None)
-    change = imitation_schedule_change(config, int(model.num_timesteps), planned)
-    if change is not None:
-        console.print(f"[yellow]warning[/yellow]: {change}", highlight=False)
+def _record_imitation_schedule(config: Config, model: Any, resumed: bool, console: Any) -> None:
+    """Record this run's imitation schedule on ``model`` (:data:`IMITATION_ATTR`, saved with
+    every model it writes); before that, for a ``resumed`` checkpoint, print
+    :func:`imitation_schedule_change`'s warning, if any (resumed at its ``num_timesteps``; its
+    schedule is its :data:`IMITATION_ATTR`, else taken from SB3's saved ``_total_timesteps``)."""
+    if resumed:
+        planned = getattr(model, "_total_timesteps", None)
+        earlier = getattr(model, IMITATION_ATTR, None)
+        rollout = config.ppo.n_steps * config.train.n_envs
+        start = int(model.num_timesteps)
+        change = imitation_schedule_change(config, start, planned, earlier, rollout)
+        if change is not None:
+            console.print(f"[yellow]warning[/yellow]: {change}", highlight=False)
+    setattr(model, IMITATION_ATTR, imitation_schedule(config))
 
 
 def _imitation_games(config: Config, start_steps: int, console: Any) -> Any:

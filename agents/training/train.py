@@ -61,7 +61,7 @@ from .model import policy_for as policy_for
 from .phases import (
     _expert_phase,
     _final_evaluation,
-    _say_imitation_schedule_change,
+    _record_imitation_schedule,
     _teacher_phase,
 )
 from .phases import final_evaluation_command as final_evaluation_command
@@ -321,7 +321,6 @@ def _train(
         if resume is not None:
             model = _load_checkpoint(resume, config, env, tb)
             tag_model(model, config.env)
-            _say_imitation_schedule_change(config, model, console)
         else:
             model = build_model(config, env, tb)
             if config.expert.start_model is not None and not continue_expert:
@@ -333,6 +332,7 @@ def _train(
                 f"--resume {resume}: the checkpoint has {start_steps} steps, "
                 f"train.total_timesteps is {config.train.total_timesteps}: nothing to do"
             )
+        _record_imitation_schedule(config, model, resume is not None, console)
         rollout = config.ppo.n_steps * config.train.n_envs
         to_run = -(-remaining // rollout) * rollout  # SB3 always finishes a rollout
         end_steps = start_steps + to_run

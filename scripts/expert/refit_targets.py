@@ -19,6 +19,7 @@ start: ``policy.player.unseen_inputs``), to see whether they let it follow the s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -153,8 +154,9 @@ def main(argv: list[str] | None = None) -> int:
             with args.out.open("a", encoding="utf-8") as out:
                 out.write(json.dumps(row) + "\n")
     finally:
-        if spaces is not None:
-            spaces.close()
+        if spaces is not None:  # subprocess workers may already have stopped on Ctrl-C
+            with contextlib.suppress(OSError, EOFError):
+                spaces.close()
     return 0
 
 

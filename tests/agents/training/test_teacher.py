@@ -373,33 +373,37 @@ def test_config_without_teacher_keys_still_loads(tmp_path: Path) -> None:
 def test_imitation_schedule_change_is_said_when_a_resume_moves_the_term() -> None:
     """Rank and File's term (coef 1.0, fraction 0.5) on its shipped 1.2M-step model continued
     to 4M steps: 0 in the saved run, 0.4 in the new one (the fault a session met)."""
-    from fortythieves_agents.training.phases import imitation_schedule_change
+    from fortythieves_agents.training.phases import imitation_schedule, imitation_schedule_change
 
-    config = load_config(CONFIGS / "rankandfile.yaml", ["train.total_timesteps=4000000"])
-    said = imitation_schedule_change(config, 1_200_128, 1_200_128)
+    def rf(*extra: str) -> Config:
+        return load_config(CONFIGS / "rankandfile.yaml", ["train.critic_warmup=0", *extra])
+
+    config = rf("train.total_timesteps=4000000")
+    said = imitation_schedule_change(config, 1_200_128, 1_200_128, rollout=2048)
     assert said is not None
-    assert "planned 1200128 steps (weight 0.00 at step 1200128)" in said
-    assert "this run 4000000 (weight 0.40)" in said
+    assert "falls to 0 at step 2000000" in said and "checkpoint's run at step 600064" in said
+    assert "weight 0 at step 1200128 there, 0.4 here" in said
     assert "--set teacher.imitation_fraction=0.150016 keeps" in said
-    kept = load_config(
-        CONFIGS / "rankandfile.yaml",
-        ["train.total_timesteps=4000000", "teacher.imitation_fraction=0.150016"],
-    )
-    assert imitation_schedule_change(kept, 1_200_128, 1_200_128) is None
-    off = load_config(
-        CONFIGS / "rankandfile.yaml",
-        ["train.total_timesteps=4000000", "teacher.imitation_coef=0"],
-    )
+    off = rf("train.total_timesteps=4000000", "teacher.imitation_coef=0")
     assert imitation_schedule_change(off, 1_200_128, 1_200_128) is None
     # an interrupted run resumed with its own total (planned rounded up to whole rollouts)
-    same = load_config(CONFIGS / "rankandfile.yaml")
-    assert imitation_schedule_change(same, 300_000, 1_200_128) is None
-    assert imitation_schedule_change(same, 300_000, None) is None
+    same = rf("train.total_timesteps=50000")
+    assert imitation_schedule_change(same, 24_576, 51_200, rollout=2048) is None
+    assert imitation_schedule_change(rf(), 300_000, 1_200_128, rollout=2048) is None
+    assert imitation_schedule_change(rf(), 300_000, None) is None
+    # an early checkpoint: the same weight now, but the term lasts 2M steps instead of 600k
+    said = imitation_schedule_change(config, 2048, 1_200_128, rollout=2048)
+    assert said is not None and "fraction=0.150016 keeps" in said
+    # the checkpoint's own schedule, when it records one: following the hint silences it
+    earlier = imitation_schedule(rf())
+    assert imitation_schedule_change(config, 299_008, 1_200_128, earlier) is not None
+    kept = rf("train.total_timesteps=4000000", "teacher.imitation_fraction=0.15")
+    assert imitation_schedule_change(kept, 299_008, 1_200_128, earlier) is None
     # a smaller total: the term ends sooner; no fraction above 1 keeps the old schedule
-    short = load_config(CONFIGS / "rankandfile.yaml", ["train.total_timesteps=400000"])
-    said = imitation_schedule_change(short, 100_000, 1_200_128)
-    assert said is not None and "(weight 0.83 at step 100000)" in said and "(weight 0.50)" in said
-    assert "imitation_fraction" not in said
+    short = rf("train.total_timesteps=400000")
+    said = imitation_schedule_change(short, 100_000, 1_200_128, rollout=2048)
+    assert said is not None and "weight 0.833 at step 100000 there, 0.5 here" in said
+    assert "imitation_fraction=" not in said
     assert said.endswith("--set teacher.imitation_coef=0 turns it off")
 
 
@@ -461,8 +465,9 @@ def test_train_clones_then_validates_at_step_0_and_resume_does_not_clone(
     # the term had fallen to 0 at 128 steps in both schedules: no warning so far
     assert "imitation term" not in (tmp_path / "out.txt").read_text()
 
-    # continued to 640 steps, the term (weight 0 at 256 of the 256 planned) comes back at
-    # 0.5 * (1 - 256 / 320) = 0.1: said before training, with the fraction that keeps it off
+    # continued to 640 steps, the term (0 from step 128 in the schedule the checkpoint
+    # records) comes back at 0.5 * (1 - 256 / 320) = 0.1: said before training, with the
+    # fraction that keeps it off
     again = train(
         small_config(*overrides[:-5], "train.total_timesteps=640", *overrides[-4:]),
         run_dir=run,
@@ -473,7 +478,7 @@ def test_train_clones_then_validates_at_step_0_and_resume_does_not_clone(
     assert again.status == "completed"
     console.file.flush()
     out = " ".join((tmp_path / "out.txt").read_text().split())  # the console wraps lines
-    assert "planned 256 steps (weight 0.00 at step 256), this run 640 (weight 0.10)" in out
+    assert "in the checkpoint's run at step 128 (coef 0.5): weight 0 at step 256 there, 0.1" in out
     assert "--set teacher.imitation_fraction=0.2 keeps" in out
 
 
