@@ -144,12 +144,8 @@ def _start_from_teacher(
 
 def _imitating(config: Config, start_steps: int) -> bool:
     """The imitation term's weight is still above 0 at step ``start_steps``."""
-    tc = config.teacher
-    return (
-        config.train.teacher is not None
-        and tc.imitation_coef > 0
-        and start_steps < tc.imitation_fraction * config.train.total_timesteps
-    )
+    coef, end = imitation_schedule(config)
+    return coef > 0 and start_steps < end
 
 
 IMITATION_ATTR = "fortythieves_imitation_schedule"
