@@ -53,13 +53,18 @@ def _key(h: np.uint64) -> np.uint64:
 
 @kernel
 def _start(
-    states: np.ndarray, tb: np.ndarray, slots: np.ndarray, table: np.ndarray, counts: np.ndarray
+    states: np.ndarray,
+    tbs: np.ndarray,
+    which: np.ndarray,
+    slots: np.ndarray,
+    table: np.ndarray,
+    counts: np.ndarray,
 ) -> None:
     """Empty the sets of ``slots`` and put each game's current view in."""
     for b in slots:
         row = table[b]
         row[:] = 0
-        h = _key(view_hash(states[b], tb))
+        h = _key(view_hash(states[b], tbs[which[b]]))
         row[_slot_of(row, h)] = h
         counts[b] = 1
 
@@ -76,7 +81,9 @@ def _rehash(old: np.ndarray, new: np.ndarray) -> None:
 @kernel
 def _choose(
     states: np.ndarray,
-    tb: np.ndarray,
+    tbs: np.ndarray,
+    which: np.ndarray,
+    own: np.ndarray,
     rows: np.ndarray,
     scores: np.ndarray,
     masks: np.ndarray,
@@ -85,13 +92,17 @@ def _choose(
     scratch: np.ndarray,
     out: np.ndarray,
 ) -> None:
-    """For row r (game ``rows[r]``): ``out[r]`` = the best legal move, by ``scores[r]``
-    (descending; the lowest index on ties, NaN last), whose next view is not in the game's
-    set, which it joins; -1 if every legal move leads back to a view seen."""
+    """For row r (game ``b = rows[r]``, its rule set ``k = which[b]``): ``out[r]`` = the best
+    legal move, by ``scores[r]`` (descending; the lowest index on ties, NaN last), whose next
+    view is not in the game's set, which it joins; -1 if every legal move leads back to a
+    view seen. Move ``a`` is the rule set's own action ``own[k, a]``, played with its table
+    array ``tbs[k]``."""
     n = scores.shape[1]
     for r in range(rows.shape[0]):
         b = rows[r]
         row = table[b]
+        tb = tbs[which[b]]
+        acts = own[which[b]]
         out[r] = -1
         prev_s = np.inf
         prev_a = -1
@@ -113,7 +124,7 @@ def _choose(
             if best < 0:
                 break  # every legal move leads back to a view seen: stuck
             scratch[:] = states[b]
-            core.apply(scratch, tb, np.int64(best))  # one compiled signature
+            core.apply(scratch, tb, acts[best])
             h = _key(view_hash(scratch, tb))
             i = _slot_of(row, h)
             if row[i] == 0:
@@ -128,24 +139,29 @@ def _choose(
 @kernel
 def _fresh(
     states: np.ndarray,
-    tb: np.ndarray,
+    tbs: np.ndarray,
+    which: np.ndarray,
+    own: np.ndarray,
     rows: np.ndarray,
     masks: np.ndarray,
     table: np.ndarray,
     scratch: np.ndarray,
     out: np.ndarray,
 ) -> None:
-    """For row r (game ``rows[r]``): clear ``masks[r, a]`` for each legal move back to a
-    view in the game's set; ``out[r]`` = the legal moves left."""
+    """For row r (game ``rows[r]``; ``which`` and ``own`` as in :func:`_choose`): clear
+    ``masks[r, a]`` for each legal move back to a view in the game's set; ``out[r]`` = the
+    legal moves left."""
     for r in range(rows.shape[0]):
         b = rows[r]
         row = table[b]
+        tb = tbs[which[b]]
+        acts = own[which[b]]
         k = 0
         for a in range(masks.shape[1]):
             if masks[r, a] == 0:
                 continue
             scratch[:] = states[b]
-            core.apply(scratch, tb, np.int64(a))
+            core.apply(scratch, tb, acts[a])
             h = _key(view_hash(scratch, tb))
             if row[_slot_of(row, h)] == h:
                 masks[r, a] = 0  # back to a view seen in this episode
@@ -156,12 +172,17 @@ def _fresh(
 
 @kernel
 def _add(
-    states: np.ndarray, tb: np.ndarray, slots: np.ndarray, table: np.ndarray, counts: np.ndarray
+    states: np.ndarray,
+    tbs: np.ndarray,
+    which: np.ndarray,
+    slots: np.ndarray,
+    table: np.ndarray,
+    counts: np.ndarray,
 ) -> None:
     """Put each game's current view in its set (if not there yet)."""
     for b in slots:
         row = table[b]
-        h = _key(view_hash(states[b], tb))
+        h = _key(view_hash(states[b], tbs[which[b]]))
         i = _slot_of(row, h)
         if row[i] == 0:
             row[i] = h
@@ -178,6 +199,10 @@ class SeenViews:
         steps: the expected episode length (the step limit): each set starts with room for
             ``min(steps, INITIAL_VIEWS)`` views and doubles as it fills, so the memory follows
             the views seen, not the limit (a limit of 10**9 once allocated 64 GiB up front).
+
+    The kernels play each slot's moves with its rule set's table array and action map
+    (``_tbs``, ``_which``, ``_own``): here one rule set for all and its own actions;
+    :class:`fortythieves_agents.family.views.FamilySeenViews` binds one per slot.
     """
 
     INITIAL_VIEWS = 4096
@@ -186,13 +211,24 @@ class SeenViews:
 
     def __init__(self, tables: FastTables, slots: int, steps: int) -> None:
         self.tables = tables
+        self._sets(slots, steps)
+        # read-only, as the table array itself: one compiled specialization of the core kernels
+        self._tbs = tables.table[None, :]
+        self._which = np.zeros(slots, dtype=np.int64)
+        self._own = np.arange(tables.codec.n_actions, dtype=np.int64)[None, :]
+        self._scratch = np.zeros(tables.state_size, dtype=np.int16)
+
+    def _sets(self, slots: int, steps: int) -> None:
+        """Empty sets for ``slots`` game slots sized for ``steps`` views (class docstring)."""
         cap = 16
         while cap < 2 * (min(steps, self.INITIAL_VIEWS) + 2):
             cap *= 2
         self.table = np.zeros((slots, cap), dtype=np.uint64)
         self.counts = np.zeros(slots, dtype=np.int64)
-        self._scratch = np.zeros(tables.state_size, dtype=np.int16)
         self._out = np.zeros(slots, dtype=np.int64)
+
+    def _bind(self, states: np.ndarray, slots: np.ndarray) -> None:
+        """Give the slots whose episodes start their rule sets (here nothing to do)."""
 
     def start(self, states: np.ndarray, slots: np.ndarray) -> None:
         """New episodes in ``slots`` (``int64``): their sets hold only their start views.
@@ -201,9 +237,9 @@ class SeenViews:
             states: ``int16``, shape ``(slots, state_size)``: the packed positions.
             slots: the slots whose episodes start.
         """
-        _start(
-            states, self.tables.table, np.asarray(slots, dtype=np.int64), self.table, self.counts
-        )
+        slots = np.asarray(slots, dtype=np.int64)
+        self._bind(states, slots)
+        _start(states, self._tbs, self._which, slots, self.table, self.counts)
 
     def choose(
         self, states: np.ndarray, rows: np.ndarray, scores: np.ndarray, masks: np.ndarray
@@ -229,7 +265,9 @@ class SeenViews:
         out = self._out[: rows.size]
         _choose(
             states,
-            self.tables.table,
+            self._tbs,
+            self._which,
+            self._own,
             rows,
             np.ascontiguousarray(scores, dtype=np.float64),
             np.ascontiguousarray(masks, dtype=np.int8),
@@ -250,7 +288,7 @@ class SeenViews:
         slots = np.asarray(slots, dtype=np.int64)
         if int(self.counts[slots].max(initial=0)) * 2 + 2 >= self.table.shape[1]:
             self._grow()
-        _add(states, self.tables.table, slots, self.table, self.counts)
+        _add(states, self._tbs, self._which, slots, self.table, self.counts)
 
     def fresh(self, states: np.ndarray, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Clear, in place, every legal move whose successor view was seen in its game's
@@ -267,7 +305,17 @@ class SeenViews:
             left per row (0 where there were legal moves: stuck).
         """
         out = self._out[: masks.shape[0]]
-        _fresh(states, self.tables.table, rows, masks, self.table, self._scratch, out)
+        _fresh(
+            states,
+            self._tbs,
+            self._which,
+            self._own,
+            np.asarray(rows, dtype=np.int64),
+            masks,
+            self.table,
+            self._scratch,
+            out,
+        )
         return out
 
     def _grow(self) -> None:
