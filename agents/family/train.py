@@ -48,12 +48,13 @@ from typing import Any
 from fortythieves_env import RULES_VERSION, VARIANTS
 from fortythieves_env.envs.registration import FAMILY_ENV_ID
 
-from ..config import ConfigError, dump_config, install_hint
+from ..config import ConfigError, dump_config
 from ..networks.model_zip import ModelMismatchError, check_model_rules, load_maskable_ppo
 from ..paths import check_readable_file, portable_command, portable_path
 from ..process import compile_notice, stop_signals_interrupt, torch_threads
 from ..run_folder import RUN_FOLDERS, RunFolder, atomic_write, save_model
 from ..seeds import TRAIN_RANGE
+from ..training.plot import write_learning_curves
 from ..training.train import (
     COMPILE_NOTICE,
     EpisodeStatsCallback,
@@ -413,7 +414,7 @@ def _train(
     finally:
         with contextlib.suppress(OSError, EOFError):
             env.close()
-    _learning_curves(run, console)
+    write_learning_curves(run, console)
     return _after_training(config, run, model, model_path, meta, status, seconds, console, progress)
 
 
@@ -582,26 +583,6 @@ def _callbacks(
 def _validation_deals(agent: Any, seeds: list[int], rule_set: Any, sampler: Any) -> list[Any]:
     """The validation deals through ``Family-v0`` (module docstring)."""
     return play_family_deals(agent, seeds, rule_set=rule_set, sampler=sampler)
-
-
-def _learning_curves(run: Path, console: Any) -> None:
-    """``learning_curves.png`` from the validations (the ``plots`` extra), or why not."""
-    import importlib.util
-
-    if importlib.util.find_spec("matplotlib") is None:
-        console.print(
-            f"no learning_curves.png: plots need matplotlib ({install_hint('plots')})",
-            markup=False,
-        )
-        return
-    from ..training.plot import PlotError, plot_runs
-
-    try:
-        plot_runs([run], RunFolder(run).learning_curves)
-    except PlotError as exc:
-        console.print(f"no learning_curves.png: {exc}", markup=False)
-        return
-    console.print(f"learning curves: {RunFolder(run).learning_curves}")
 
 
 def _chosen(run: Path, model_path: Path) -> Path:

@@ -18,16 +18,18 @@ needed.
 
 from __future__ import annotations
 
+import importlib.util
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..config import install_hint
 from ..run_folder import RunFolder
 
-__all__ = ["PlotError", "RunCurves", "load_curves", "plot_runs"]
+__all__ = ["PlotError", "RunCurves", "load_curves", "plot_runs", "write_learning_curves"]
 
 
 class PlotError(Exception):
@@ -167,3 +169,28 @@ def plot_runs(runs: list[str | Path], out: str | Path) -> list[str]:
     finally:
         plt.close(fig)
     return notes
+
+
+def write_learning_curves(run: Path, console: Any) -> None:
+    """Write ``run/learning_curves.png`` at the end of a training (a single variant's or the
+    family's), or print why not: no matplotlib (the ``plots`` extra; the message says how to
+    install it and to draw them later with ``fortythieves plot RUN``), or a
+    :class:`PlotError` (no validation ran: ``eval.eval_freq`` 0 or a short run).
+
+    Args:
+        run: the run folder.
+        console: the rich console the training prints to.
+    """
+    if importlib.util.find_spec("matplotlib") is None:
+        console.print(
+            f"no learning_curves.png: plots need matplotlib ({install_hint('plots')}); "
+            f"later: fortythieves plot {run}",
+            markup=False,
+        )
+        return
+    try:
+        plot_runs([run], RunFolder(run).learning_curves)
+    except PlotError as exc:
+        console.print(f"no learning_curves.png: {exc}", markup=False)
+        return
+    console.print(f"learning curves: {RunFolder(run).learning_curves}")

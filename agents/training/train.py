@@ -34,7 +34,6 @@ and ``episodes/mean_length`` over the last 100 training episodes (from ``Monitor
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import sys
 import time
 from dataclasses import dataclass
@@ -43,7 +42,7 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import CallbackList
 
-from ..config import Config, ConfigError, install_hint
+from ..config import Config, ConfigError
 from ..envs import make_training_vec_env, tag_model
 from ..process import compile_notice, stop_signals_interrupt, torch_threads
 from ..run_folder import TENSORBOARD_RUN, ExpertFolder, RunFolder, RunWriteError, save_model
@@ -65,6 +64,7 @@ from .phases import (
     _teacher_phase,
 )
 from .phases import final_evaluation_command as final_evaluation_command
+from .plot import write_learning_curves
 from .resume import (
     _check_model_zip,
     _load_checkpoint,
@@ -418,28 +418,7 @@ def _train(
     if not end_validated:
         meta["end_validation"] = "interrupted"
         _write_json(folder.run_json, meta)
-    _write_learning_curves(run, console)
+    write_learning_curves(run, console)
     return _after_training(
         config, run, model, model_path, meta, status, seconds, end_validated, console, progress
     )
-
-
-def _write_learning_curves(run: Path, console: Any) -> None:
-    """Write ``run/learning_curves.png`` (:mod:`fortythieves_agents.training.plot`), or say why not:
-    no matplotlib (the ``plots`` extra), or no validation ran (``eval.eval_freq`` 0 or a short
-    run)."""
-    if importlib.util.find_spec("matplotlib") is None:
-        console.print(
-            f"no learning_curves.png: plots need matplotlib ({install_hint('plots')}); "
-            f"later: fortythieves plot {run}",
-            markup=False,
-        )
-        return
-    from .plot import PlotError, plot_runs
-
-    try:
-        plot_runs([run], RunFolder(run).learning_curves)
-    except PlotError as exc:
-        console.print(f"no learning_curves.png: {exc}", markup=False)
-        return
-    console.print(f"learning curves: {RunFolder(run).learning_curves}")

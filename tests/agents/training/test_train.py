@@ -161,11 +161,11 @@ def test_no_matplotlib_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from fortythieves_agents import config as config_module
-    from fortythieves_agents.training import train as train_module
+    from fortythieves_agents.training import plot as plot_module
     from rich.console import Console
 
-    monkeypatch.setattr(train_module.importlib.util, "find_spec", lambda name: None)
-    train_module._write_learning_curves(tmp_path, Console(width=400))
+    monkeypatch.setattr(plot_module.importlib.util, "find_spec", lambda name: None)
+    plot_module.write_learning_curves(tmp_path, Console(width=400))
     out = capsys.readouterr().out
     assert "no learning_curves.png: plots need matplotlib" in out
     assert "pip install -e '.[plots]' in " in out  # in this checkout
@@ -173,7 +173,7 @@ def test_no_matplotlib_message(
     assert not (tmp_path / "learning_curves.png").exists()
     # issue 37 point 10: from a wheel, the wheel's form (there is no checkout)
     monkeypatch.setattr(config_module, "checkout_root", lambda: None)
-    train_module._write_learning_curves(tmp_path, Console(width=400))
+    plot_module.write_learning_curves(tmp_path, Console(width=400))
     out = capsys.readouterr().out
     assert "plots need matplotlib (pip install 'fortythieves[plots]'); later: " in out
 
