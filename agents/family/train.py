@@ -54,6 +54,7 @@ from ..paths import check_readable_file, portable_command, portable_path
 from ..process import compile_notice, stop_signals_interrupt, torch_threads
 from ..run_folder import RUN_FOLDERS, RunFolder, atomic_write, save_model
 from ..seeds import TRAIN_RANGE
+from ..training.phases import clone_teacher_games
 from ..training.plot import write_learning_curves
 from ..training.train import (
     COMPILE_NOTICE,
@@ -229,7 +230,7 @@ def _clone_teacher(config: FamilyConfig, model: Any, console: Any) -> dict[str, 
     """Greedy's games on the run's rule sets (teacher deal stream, never PPO's), then
     behaviour cloning (:mod:`fortythieves_agents.training.teacher`); ``run.json``'s
     ``teacher`` entry."""
-    from ..training.teacher import clone_teacher, collect_teacher_games
+    from ..training.teacher import collect_teacher_games
 
     tc = config.teacher
     progress = config.train.progress_bar and sys.stderr.isatty()
@@ -242,24 +243,9 @@ def _clone_teacher(config: FamilyConfig, model: Any, console: Any) -> dict[str, 
     games = collect_teacher_games(
         config, FamilyGreedyAgent(), tc.games, progress=progress, make_env=make_env
     )
-    summary = games.summary()
-    console.print(
-        f"teacher games: {summary['samples']} moves, {summary['mean_foundation_cards']:.1f} "
-        f"foundation cards on average, {100 * summary['win_rate']:.1f}% won "
-        f"({summary['collect_seconds']:.0f} s); behaviour cloning, {tc.epochs} epochs"
+    return clone_teacher_games(
+        model, games, "greedy", tc, config.ppo.max_grad_norm, config.seed, console, progress
     )
-    sys.stdout.flush()
-    clone = clone_teacher(
-        model, games, tc, config.ppo.max_grad_norm, config.seed, progress=progress
-    )
-    before, after = clone["before"], clone["after"]
-    console.print(
-        f"behaviour cloning ({clone['seconds']:.0f} s): agreement with greedy on "
-        f"{clone['held_out_games']} held-out games {100 * before['accuracy']:.1f}% -> "
-        f"{100 * after['accuracy']:.1f}%, cross-entropy {before['loss']:.3f} -> "
-        f"{after['loss']:.3f}"
-    )
-    return {"name": "greedy", **summary, "behaviour_cloning": clone}
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:

@@ -106,11 +106,7 @@ def _start_from_teacher(
     name = config.train.teacher
     if name is None:
         return None, None
-    from .teacher import (
-        clone_teacher,
-        collect_teacher_games,
-        make_teacher,
-    )
+    from .teacher import collect_teacher_games, make_teacher
 
     tc = config.teacher
     if resume is not None:  # never clone again: the checkpoint holds the cloned weights
@@ -121,16 +117,50 @@ def _start_from_teacher(
     teacher = make_teacher(name, config.seed, tc.search_samples)
     games = collect_teacher_games(config, teacher, tc.games, progress=progress)
     imitating = _imitating(config, start_steps)
+    meta = clone_teacher_games(
+        model, games, name, tc, config.ppo.max_grad_norm, config.seed, console, progress
+    )
+    return meta, games if imitating else None
+
+
+def clone_teacher_games(
+    model: Any,
+    games: Any,
+    name: str,
+    teacher: Any,
+    max_grad_norm: float,
+    seed: int,
+    console: Any,
+    progress: bool,
+) -> dict[str, Any]:
+    """Print the teacher games' summary, clone them into ``model``
+    (:func:`~fortythieves_agents.training.teacher.clone_teacher`) and print the agreement
+    before and after: the start of a single variant's run and of the family's.
+
+    Args:
+        model: the ``MaskablePPO`` to clone into.
+        games: the teacher's :class:`~fortythieves_agents.training.teacher.TeacherGames`.
+        name: the teacher's name (``greedy``, ``search``; printed and saved).
+        teacher: the config's ``teacher`` section.
+        max_grad_norm: ``ppo.max_grad_norm``.
+        seed: the run's seed.
+        console: the rich console the training prints to.
+        progress: tqdm bars on stderr.
+
+    Returns:
+        ``run.json``'s ``teacher`` entry: the name, the games' summary and the cloning's
+        figures (``behaviour_cloning``).
+    """
+    from .teacher import clone_teacher
+
     summary = games.summary()
     console.print(
         f"teacher games: {summary['samples']} moves, {summary['mean_foundation_cards']:.1f} "
         f"foundation cards on average, {100 * summary['win_rate']:.1f}% won "
-        f"({summary['collect_seconds']:.0f} s); behaviour cloning, {tc.epochs} epochs"
+        f"({summary['collect_seconds']:.0f} s); behaviour cloning, {teacher.epochs} epochs"
     )
     sys.stdout.flush()
-    clone = clone_teacher(
-        model, games, tc, config.ppo.max_grad_norm, config.seed, progress=progress
-    )
+    clone = clone_teacher(model, games, teacher, max_grad_norm, seed, progress=progress)
     before, after = clone["before"], clone["after"]
     console.print(
         f"behaviour cloning ({clone['seconds']:.0f} s): agreement with {name} on "
@@ -138,8 +168,7 @@ def _start_from_teacher(
         f"{100 * after['accuracy']:.1f}%, cross-entropy {before['loss']:.3f} -> "
         f"{after['loss']:.3f}"
     )
-    meta = {"name": name, **summary, "behaviour_cloning": clone}
-    return meta, games if imitating else None
+    return {"name": name, **summary, "behaviour_cloning": clone}
 
 
 def _imitating(config: Config, start_steps: int) -> bool:
