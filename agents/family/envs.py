@@ -35,7 +35,14 @@ from fortythieves_env.rules.variants import VariantSpec
 
 from ..envs import BatchedVecEnv
 from ..evaluation.evaluate import MAX_BATCH, EpisodeResult
-from ..players.episodes import AgentChoice, DealTable, Ending, EpisodeHooks, play_games, rows_of
+from ..players.episodes import (
+    AgentChoice,
+    DealTable,
+    Ending,
+    EpisodeHooks,
+    NoCycling,
+    play_games,
+)
 from .views import FamilySeenViews
 
 __all__ = [
@@ -193,26 +200,13 @@ class FamilyDealTable(DealTable):
         return out
 
 
-class FamilyNoCycling:
+class FamilyNoCycling(NoCycling):
     """The agents' no-cycling rule on a :class:`FamilyDealTable`
     (:class:`fortythieves_agents.players.episodes.NoCycling` with
     :class:`~fortythieves_agents.family.views.FamilySeenViews`)."""
 
-    def __init__(self, table: FamilyDealTable) -> None:
-        self.seen = FamilySeenViews(table.env.unwrapped, table.slots, table.view_limit)
-        self._every = np.arange(table.slots, dtype=np.int64)
-
-    def start(self, table: FamilyDealTable, slots: np.ndarray) -> None:
-        self.seen.start(table.states, slots)
-
-    def __call__(
-        self, agent: Any, table: FamilyDealTable, rows: np.ndarray | None
-    ) -> tuple[np.ndarray, np.ndarray | None]:
-        obs, masks, games = rows_of(table, rows)
-        scores = agent.action_scores(obs, masks, games)
-        at = self._every if rows is None else rows
-        chosen = self.seen.choose(table.states, at, scores, masks).copy()
-        return chosen, (chosen < 0) & masks.any(axis=1)
+    def _views(self, table: Any) -> FamilySeenViews:
+        return FamilySeenViews(table.env.unwrapped, table.slots, table.view_limit)
 
 
 class _Results(EpisodeHooks):

@@ -226,10 +226,15 @@ class NoCycling:
     seen in its episode (one compiled call); a game with legal moves but none new is stuck."""
 
     def __init__(self, table: RuleTable) -> None:
+        self.seen = self._views(table)
+        self._every = np.arange(table.slots, dtype=np.int64)
+
+    def _views(self, table: Any) -> Any:
+        """The sets of views seen, one per slot of ``table``: a
+        :class:`~fortythieves_agents.cycles.SeenViews` of its variant."""
         from ..cycles import SeenViews
 
-        self.seen = SeenViews(table.rule_tables, table.slots, table.view_limit)
-        self._every = np.arange(table.slots, dtype=np.int64)
+        return SeenViews(table.rule_tables, table.slots, table.view_limit)
 
     def start(self, table: RuleTable, slots: np.ndarray) -> None:
         """The views seen in ``slots``' new episodes: their start views only."""
