@@ -258,7 +258,12 @@ class SeenViews:
         Returns:
             ``int64``, shape ``(B,)``, a view of a buffer reused by the next call: the move,
             or -1 where every legal move leads back to a view seen (or there is none).
+
+        Raises:
+            ValueError: ``masks`` has more actions than the rule sets' (a family
+                environment's shared actions on a single variant's sets).
         """
+        self._check_width(masks)
         rows = np.asarray(rows, dtype=np.int64)
         if int(self.counts[rows].max(initial=0)) * 2 + 2 >= self.table.shape[1]:
             self._grow()
@@ -303,7 +308,11 @@ class SeenViews:
         Returns:
             ``int64``, shape ``(B,)``, a view of a buffer reused by the next call: the moves
             left per row (0 where there were legal moves: stuck).
+
+        Raises:
+            ValueError: as :meth:`choose`.
         """
+        self._check_width(masks)
         out = self._out[: masks.shape[0]]
         _fresh(
             states,
@@ -317,6 +326,15 @@ class SeenViews:
             out,
         )
         return out
+
+    def _check_width(self, masks: np.ndarray) -> None:
+        """Refuse masks wider than the action map (the kernels index it unchecked)."""
+        if masks.shape[1] > self._own.shape[1]:
+            raise ValueError(
+                f"no-cycling rule: the masks have {masks.shape[1]} actions, the rule set's map "
+                f"{self._own.shape[1]}: a family environment's shared actions need "
+                "fortythieves_agents.family.views.FamilySeenViews"
+            )
 
     def _grow(self) -> None:
         bigger = np.zeros((self.table.shape[0], 2 * self.table.shape[1]), dtype=np.uint64)

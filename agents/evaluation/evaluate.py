@@ -152,6 +152,9 @@ def play_episode(
     Raises:
         RuntimeError: the agent chose an illegal action.
         TypeError: the rule is on and the agent has no ``action_scores``.
+        ValueError: the rule is on and ``env`` is the family's environment (its shared
+            actions: play its deals with
+            :func:`fortythieves_agents.family.envs.play_family_deals`).
     """
     traces: list[GameTrace] | None = None if actions is None else []
     (result,) = _play_on_env(env, agent, [seed], game, allow_cycles, traces)
@@ -192,6 +195,15 @@ def _play_on_env(
 ) -> list[EpisodeResult]:
     """The deals ``seeds`` one after the other on ``env`` (:func:`play_episode`)."""
     rule = needs_scores(agent, allow_cycles)
+    from fortythieves_env.envs.family_env import FamilyEnv
+
+    if rule and isinstance(env.unwrapped, FamilyEnv):
+        raise ValueError(
+            "play_episode: the family's environment plays shared actions, which the no-cycling "
+            "rule here cannot follow; play its deals with "
+            "fortythieves_agents.family.envs.play_family_deals (or, with an agent that has "
+            "act, pass allow_cycles=True)"
+        )
     table = OneEnvTable(env, seeds, first_game)
     choice = NoCycling(table) if rule else AgentChoice()
     records = _DealRecords(seeds, first_game, 1, traces is not None, on_result, on_done)

@@ -249,3 +249,39 @@ def test_a_huge_step_limit_allocates_for_the_views_seen_and_the_sets_grow(
             break
     assert np.array_equal(small.counts, big.counts) and small.counts.min() > 8
     assert small.table.shape[1] > 16  # it grew
+
+
+def test_the_family_env_is_refused_by_the_single_variant_rule_with_its_way_out() -> None:
+    """The no-cycling rule of :func:`play_episode` plays a variant's own actions; the
+    family's environment plays shared ones (2057), so with the rule on it is refused in one
+    line naming ``play_family_deals`` (it failed deep in the kernels before, and after the
+    kernels took an action map it would read past the map). Without the rule the family
+    agent plays a whole game on it. The rule's sets refuse masks wider than their map."""
+    from fortythieves_agents.cycles import SeenViews
+    from fortythieves_agents.family.agents import FamilyGreedyAgent
+
+    from fortythieves_env import FAMILY_ENV_ID, FortyThievesVectorEnv, get_variant
+
+    class FirstLegal:
+        name = "first-legal"
+
+        def act(self, obs: np.ndarray, env: gym.Env) -> int:
+            return int(np.flatnonzero(env.unwrapped.action_masks())[0])
+
+    env = gym.make(FAMILY_ENV_ID, variant="NumberTen")
+    with pytest.raises(ValueError, match=r"play_family_deals \(or, with an agent that has act"):
+        play_episode(env, FamilyGreedyAgent(), 5)
+    result = play_episode(env, FirstLegal(), 5, allow_cycles=True)
+    # the first legal move each time cycles without the rule: the game runs to Number Ten's
+    # step limit
+    assert result.truncated and result.length == get_variant("NumberTen").max_episode_steps
+    envs = FortyThievesVectorEnv("NumberTen", 1)
+    envs.reset(seed=0)
+    seen = SeenViews(envs.tables, 1, 10)
+    rows = np.arange(1)
+    seen.start(envs.states, rows)
+    wide = np.ones((1, 2057), dtype=np.int8)
+    with pytest.raises(ValueError, match="the masks have 2057 actions, the rule set's map 1193"):
+        seen.choose(envs.states, rows, np.zeros((1, 2057)), wide)
+    with pytest.raises(ValueError, match="the masks have 2057 actions"):
+        seen.fresh(envs.states, rows, wide)
