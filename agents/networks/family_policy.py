@@ -57,7 +57,7 @@ from fortythieves_env.envs.family import (
 from fortythieves_env.rules.engine import rules_for
 from fortythieves_env.rules.variants import Build
 
-from .policy import N_CODES, PlayerPolicy, _as_codes
+from .policy import PlayerPolicy
 
 __all__ = ["FAMILY_NETWORK_NAME", "FamilyPlayerPolicy", "family_policy_kwargs", "is_family_policy"]
 
@@ -211,80 +211,25 @@ class FamilyPlayerPolicy(PlayerPolicy):
         top = h.masked_fill(exists == 0, float("-inf")).amax(1)
         return mean, torch.nan_to_num(top, neginf=0.0)  # no column at all: 0
 
-    def _read(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
-        """What the network reads from shared observations ``(B, 501)``, before any weight
-        (the per-variant :meth:`PlayerPolicy._read` with the rules read per row)."""
-        x = _as_codes(obs)
-        b, c, v = x.shape[0], self.n_columns, self.n_slots
-        rules = x[:, _P : _P + N_RULE_FEATURES]
-        build = rules[:, 3:6].argmax(-1)  # (B,) the build rule's index
-        exists = (rules[:, 11:] > 0).float()  # (B, C)
-        n_cols = exists.sum(-1).clamp(min=1.0)  # (B,)
-        cols = x[:, self.col_idx]  # (B, C, V), bottom to top, then 0s
-        length = (cols > 0).sum(-1)  # (B, C) face-up cards
-        k = torch.arange(v, device=x.device)
-        pos = (length.unsqueeze(-1) - 1 - k).clamp_(min=0)
-        top_down = cols.gather(2, pos) * (k < length.unsqueeze(-1))  # (B, C, V), top first
-        # run: the built run at the column's end, by the row's build rule
-        pairs = top_down[..., 1:] * N_CODES + top_down[..., :-1]  # (B, C, V-1)
-        ok = self.builds_on_by_rule[build.view(b, 1, 1), pairs]
-        run = (1 + ok.long().cumprod(-1).sum(-1)) * (length > 0)
-        top_down = torch.cat([top_down, top_down.new_zeros(b, c, 1)], dim=-1)  # (B, C, V+1)
-        run_bottom = top_down.gather(2, (run - 1).clamp(min=0).unsqueeze(-1)).squeeze(-1)
-        under_run = top_down.gather(2, run.unsqueeze(-1)).squeeze(-1)
-        face_down = x[:, self.fd_idx]  # (B, C)
-        found = x[:, self.found_idx]  # (B, 8)
-        waste = x[:, self.waste_idx]
-        waste_len = (waste > 0).sum(-1)  # (B,)
-        wpos = torch.stack([waste_len - 1, waste_len - 2], dim=-1).clamp_(min=0)
-        waste_two = waste.gather(1, wpos) * (self.one_two <= waste_len.unsqueeze(-1))
-        lengthf, fdf = length.float(), face_down.float()
-        column_scalars = torch.stack(
-            [
-                lengthf / v,
-                fdf * self.fd_scale,
-                run.float() / 13,
-                (length == 0).float(),
-                (face_down > 0).float(),
-                self._fits_foundation(top_down[..., 0], found),
-                exists,
-            ],
-            dim=-1,
-        )
-        empties = (length == 0) & (face_down == 0) & (exists > 0)
-        state_scalars = torch.cat(
-            [
-                found.float() / 13,
-                torch.stack(
-                    [
-                        waste_len.float() * self.waste_scale,
-                        x[:, self.stock_index].float() * self.stock_scale,
-                        x[:, self.redeals_index].float() * self.redeals_scale,
-                        (fdf * exists).sum(-1) * self.fd_scale / n_cols,
-                        empties.float().sum(-1) / n_cols,
-                        ((length > 0).float() * exists).sum(-1) / n_cols,
-                    ],
-                    dim=-1,
-                ),
-                rules[:, :N_RULE_INPUTS].float() * self.rule_scales,
-            ],
-            dim=-1,
-        )
-        card_table = torch.cat([top_down.flatten(1), waste_two, waste_two.new_zeros(b, 1)], dim=1)
-        return {
-            "top_down": top_down,
-            "run_bottom": run_bottom,
-            "under_run": under_run,
-            "column_scalars": column_scalars,
-            "waste_top": waste_two[:, 0],
-            "state_scalars": state_scalars,
-            "card_table": card_table,  # (B, C*(V+1) + 3)
-            "length": torch.cat([length, length.new_zeros(b, 1)], dim=1),  # (B, C+1)
-            "face_down": torch.cat([face_down, face_down.new_zeros(b, 1)], dim=1),
-            "run": torch.cat([run, run.new_zeros(b, 1)], dim=1),
-            "found": found,
-            "exists": exists,
-        }
+    def _rule_part(self, x: torch.Tensor) -> torch.Tensor:
+        """The rule-set part of shared observations' codes ``(B, 24)``."""
+        return x[:, _P : _P + N_RULE_FEATURES]
+
+    def _columns_present(self, x: torch.Tensor) -> torch.Tensor:
+        """``(B, 13)`` float: the rule set's column flags (``488 .. 500``)."""
+        return (self._rule_part(x)[:, 11:] > 0).float()
+
+    def _lies_on(self, x: torch.Tensor, pairs: torch.Tensor) -> torch.Tensor:
+        """By each row's build rule (its one-hot at ``480 .. 482``)."""
+        build = self._rule_part(x)[:, 3:6].argmax(-1)  # (B,) the build rule's index
+        return self.builds_on_by_rule[build.view(-1, *([1] * (pairs.dim() - 1))), pairs]
+
+    def _state_inputs(
+        self, x: torch.Tensor, waste: torch.Tensor, found: torch.Tensor
+    ) -> list[torch.Tensor]:
+        """The rule numbers (``477 .. 487``) brought to [0, 1]."""
+        del waste, found
+        return [self._rule_part(x)[:, :N_RULE_INPUTS].float() * self.rule_scales]
 
 
 PLAYER_ONLY = ("unseen_inputs",)

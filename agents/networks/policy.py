@@ -448,17 +448,42 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         fits = (found[rows, s2] == rank) | (found[rows, s2 + 1] == rank)
         return fits.float()
 
+    def _columns_present(self, x: torch.Tensor) -> torch.Tensor | None:
+        """``(B, C)`` float, 1 for the columns the position's rule set has, from the
+        observation's codes ``x``; None: every column (the variant's network). The family's
+        network reads it from its rule-set part; the column inputs then gain it as a 7th
+        number and the counts over columns count those columns only."""
+        del x
+        return None
+
+    def _lies_on(self, x: torch.Tensor, pairs: torch.Tensor) -> torch.Tensor:
+        """Whether each card lies on the one under it by the build rule: ``pairs`` holds
+        ``under * 53 + card`` codes ``(B, ...)``; ``x``: the observation's codes (the
+        family's network reads the build rule per row from it)."""
+        del x
+        return self.builds_on[pairs]
+
+    def _state_inputs(
+        self, x: torch.Tensor, waste: torch.Tensor, found: torch.Tensor
+    ) -> list[torch.Tensor]:
+        """The state encoder's inputs after the 14 state numbers: the unseen counts when
+        ``unseen_inputs`` (:meth:`_unseen_counts`); the family's network: its rule numbers."""
+        return [self._unseen_counts(x, waste, found)] if self.unseen_inputs else []
+
     def _read(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
-        """What the network reads from observations ``(B, size)``, before any weight."""
+        """What the network reads from observations ``(B, size)``, before any weight (with
+        :meth:`_columns_present`, :meth:`_lies_on` and :meth:`_state_inputs` as a subclass
+        sets them)."""
         x = _as_codes(obs)
         b, c, v = x.shape[0], self.n_columns, self.n_slots
+        exists = self._columns_present(x)
         cols = x[:, self.col_idx]  # (B, C, V), bottom to top, then 0s
         length = (cols > 0).sum(-1)  # (B, C) face-up cards
         k = torch.arange(v, device=x.device)
         pos = (length.unsqueeze(-1) - 1 - k).clamp_(min=0)
         top_down = cols.gather(2, pos) * (k < length.unsqueeze(-1))  # (B, C, V), top first
         # run: the built run at the column's end (0 for an empty column)
-        ok = self.builds_on[top_down[..., 1:] * N_CODES + top_down[..., :-1]]  # (B, C, V-1)
+        ok = self._lies_on(x, top_down[..., 1:] * N_CODES + top_down[..., :-1])  # (B, C, V-1)
         run = (1 + ok.long().cumprod(-1).sum(-1)) * (length > 0)
         top_down = torch.cat([top_down, top_down.new_zeros(b, c, 1)], dim=-1)  # (B, C, V+1)
         run_bottom = top_down.gather(2, (run - 1).clamp(min=0).unsqueeze(-1)).squeeze(-1)
@@ -473,18 +498,25 @@ class PlayerPolicy(MaskableActorCriticPolicy):
         # (B, 2): the waste's top card and the one under it (0 if none)
         waste_two = waste.gather(1, wpos) * (self.one_two <= waste_len.unsqueeze(-1))
         lengthf, fdf = length.float(), face_down.float()
-        column_scalars = torch.stack(
-            [
-                lengthf / v,
-                fdf * self.fd_scale,
-                run.float() / 13,
-                (length == 0).float(),
-                (face_down > 0).float(),
-                self._fits_foundation(top_down[..., 0], found),
-            ],
-            dim=-1,
-        )
+        columns = [
+            lengthf / v,
+            fdf * self.fd_scale,
+            run.float() / 13,
+            (length == 0).float(),
+            (face_down > 0).float(),
+            self._fits_foundation(top_down[..., 0], found),
+        ]
         empties = (length == 0) & (face_down == 0)
+        nonempty = (length > 0).float()
+        if exists is None:  # every column: sums over all C of them
+            n_cols: torch.Tensor | int = c
+            fd_sum, n_empty, n_nonempty = fdf.sum(-1), empties.float().sum(-1), nonempty.sum(-1)
+        else:  # the rule set's columns only
+            columns.append(exists)
+            n_cols = exists.sum(-1).clamp(min=1.0)  # (B,)
+            fd_sum = (fdf * exists).sum(-1)
+            n_empty = (empties & (exists > 0)).float().sum(-1)
+            n_nonempty = (nonempty * exists).sum(-1)
         state_scalars = torch.cat(
             [
                 found.float() / 13,
@@ -493,23 +525,22 @@ class PlayerPolicy(MaskableActorCriticPolicy):
                         waste_len.float() * self.waste_scale,
                         x[:, self.stock_index].float() * self.stock_scale,
                         x[:, self.redeals_index].float() * self.redeals_scale,
-                        fdf.sum(-1) * self.fd_scale / c,
-                        empties.float().sum(-1) / c,
-                        (length > 0).float().sum(-1) / c,
+                        fd_sum * self.fd_scale / n_cols,
+                        n_empty / n_cols,
+                        n_nonempty / n_cols,
                     ],
                     dim=-1,
                 ),
+                *self._state_inputs(x, waste, found),
             ],
             dim=-1,
         )
-        if self.unseen_inputs:
-            state_scalars = torch.cat([state_scalars, self._unseen_counts(x, waste, found)], -1)
         card_table = torch.cat([top_down.flatten(1), waste_two, waste_two.new_zeros(b, 1)], dim=1)
-        return {
+        raw = {
             "top_down": top_down,
             "run_bottom": run_bottom,
             "under_run": under_run,
-            "column_scalars": column_scalars,
+            "column_scalars": torch.stack(columns, dim=-1),
             "waste_top": waste_two[:, 0],
             "state_scalars": state_scalars,
             "card_table": card_table,  # (B, C*(V+1) + 3)
@@ -518,6 +549,9 @@ class PlayerPolicy(MaskableActorCriticPolicy):
             "run": torch.cat([run, run.new_zeros(b, 1)], dim=1),
             "found": found,
         }
+        if exists is not None:
+            raw["exists"] = exists
+        return raw
 
     def _unseen_counts(
         self, x: torch.Tensor, waste: torch.Tensor, found: torch.Tensor
