@@ -49,7 +49,11 @@ At each move, for the position it is shown (an observation row, the player's vie
    column-to-column move that turns up no card can) has ``samples + 2`` taken off its
    score, so it comes after every other legal move (the no-cycling rule of the learning
    issue: without it, the samples of two positions can each favour the move to the other
-   and the agent shuttles a card for ever).
+   and the agent shuttles a card for ever). So has a move into a *dead end*
+   (:func:`~.search_arms.is_dead_end`): a position from which every game under that rule
+   is lost, as no irreversible move can be reached without going back into a view met
+   (the samples' solves do not know the rule, and their wins may go back into a view met:
+   ``results/search/blunders`` counts the lost games that ended so).
 
 **Two settings** (:attr:`SearchBudget.method`). Points 4-5 above are ``"rollouts"``, the
 cheaper setting (the default). ``"solve"`` (issue 25) values each candidate on each sample
@@ -145,8 +149,9 @@ class _Memory:
     played: int = 0
     """Moves played in the game so far: the calls whose view differed from the last."""
     views: set[int] = field(default_factory=set)
-    """With ``arms="irreversible"``: the views met so far, as
-    :func:`~fortythieves_env.rules.core.view_hash` keys (no arm's path goes through one)."""
+    """The views met so far, as :func:`~fortythieves_env.rules.core.view_hash` keys: no move
+    into a dead end (:func:`~.search_arms.is_dead_end`) unless all are, and with
+    ``arms="irreversible"`` no arm's path goes through one."""
 
 
 class SearchAgent:
@@ -338,11 +343,9 @@ class SearchAgent:
             left = limit - memory.played if memory.played < limit else None
             rng = np.random.default_rng([self.seed, game, *digest])
             row_values = values[b] if values is not None else None
-            avoid = None
-            if self.budget.arms == "irreversible":
-                avoid = set(memory.views)
-                template = var.tables.pack(determinize(view, view.unseen))
-                memory.views.add(int(view_hash(template, var.tables.table)))
+            avoid = set(memory.views) if self.budget.arms == "irreversible" else None
+            template = var.tables.pack(determinize(view, view.unseen))
+            memory.views.add(int(view_hash(template, var.tables.table)))
             out[b] = scores_for_view(
                 spec,
                 view,
@@ -358,7 +361,7 @@ class SearchAgent:
             )
             seen = memory.seen
             seen.add(digest)
-            _demote_repeats(spec, view, out[b], seen, self.budget.samples + 2.0)
+            _demote_repeats(spec, view, out[b], seen, self.budget.samples + 2.0, memory.views)
         return out
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, games: np.ndarray) -> np.ndarray:

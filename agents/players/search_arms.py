@@ -86,6 +86,7 @@ __all__ = [
     "MAX_CLOSURE",
     "Arms",
     "irreversible_arms",
+    "is_dead_end",
     "is_reversible",
     "reversible_closure",
 ]
@@ -176,6 +177,57 @@ def reversible_closure(
             if len(nodes) >= limit:
                 break
     return nodes
+
+
+def is_dead_end(
+    tables: FastTables,
+    st: np.ndarray,
+    avoid: Collection[int],
+    limit: int = MAX_CLOSURE,
+) -> bool:
+    """Is the position of state array ``st`` (a move's result) a dead end under the
+    no-return rule: are all games from it lost, ending *stuck* (every legal move back into a
+    view met) or with no legal move at all, whatever the player does?
+
+    The positions reachable from ``st`` by reversible moves into views not in ``avoid``
+    (the views met in the game, the one the move was played in included: their
+    :func:`~fortythieves_env.rules.core.view_hash`) are searched, each once, every
+    reversible move (no pruning: views that differ only in the columns' order are
+    different views to the rule); if none of them has a legal irreversible move, every
+    game from ``st`` ends with no legal move, or none but moves back into views met: True
+    (a game is won only by a foundation move, which is irreversible). An irreversible
+    move leads to a view never met (the module docstring: it changes something that never
+    comes back), so a position that has one is a way out: False. False too when the search
+    meets more than ``limit`` positions (not shown to be a dead end). Reads only what the
+    player sees of ``st`` (reversible play reveals nothing), so the answer is the same on
+    every sample of the hidden cards.
+
+    The search agent's scores put a move into a dead end after every other move, as a move
+    back into a view met (``tests/agents/players/test_search_arms.py``)."""
+    tb = tables.table
+    n = int(tb[H_NACT])
+    legal = np.empty(n, dtype=np.int64)
+    met = {int(view_hash(st, tb))}
+    stack = [st.copy()]
+    while stack:
+        position = stack.pop()
+        count = legal_actions(position, tb, legal)
+        children = []
+        for a in legal[:count].tolist():
+            if not is_reversible(position, tb, a):
+                return False
+            children.append(a)
+        for a in children:
+            child = position.copy()
+            apply(child, tb, np.int64(a))
+            key = int(view_hash(child, tb))
+            if key in met or key in avoid:
+                continue
+            met.add(key)
+            if len(met) > limit:
+                return False
+            stack.append(child)
+    return True
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from fortythieves_env.rules.variants import VariantSpec
 from fortythieves_env.rules.view import PlayerView, determinize, player_view
 from fortythieves_env.solver import SolverContext, build_code, pruned_moves
 
-from .search_arms import MAX_ARMS, MAX_CLOSURE, Arms, irreversible_arms
+from .search_arms import MAX_ARMS, MAX_CLOSURE, Arms, irreversible_arms, is_dead_end
 from .search_budget import DEFAULT_STALL, MAX_NODES_PER_SAMPLE
 from .search_leaf import N_FEATURES, UNKNOWN_WEIGHT, LeafModel, leaf_features, leaf_model
 from .search_ucb import ucb_allocate, ucb_pulls
@@ -744,13 +744,18 @@ def _demote_repeats(
     scores: np.ndarray,
     seen: set[tuple[int, int]],
     by: float,
+    views: Collection[int] | None = None,
 ) -> None:
-    """Lower by ``by`` the score of every legal move whose next view is in ``seen``.
+    """Lower by ``by`` the score of every legal move whose next view is in ``seen``, and,
+    given ``views`` (the same views met, this one included, as
+    :func:`~fortythieves_env.rules.core.view_hash` keys), of every move into a dead end
+    (:func:`~.search_arms.is_dead_end`: every game from there ends stuck).
 
     Only a column-to-column move that turns no card face up can lead back to a view met
-    before: every other move changes something that never comes back (a card goes up,
-    the waste or the stock shrinks, the redeals left or the face-down cards fall). So
-    those moves' next views are computed (from the view alone) and looked up.
+    before, or into a dead end: every other move changes something that never comes back
+    (a card goes up, the waste or the stock shrinks, the redeals left or the face-down
+    cards fall). So those moves' next views are computed (from the view alone) and looked
+    up.
     """
     var = _variant(spec)
     state = None
@@ -762,5 +767,7 @@ def _demote_repeats(
             state = var.tables.pack(determinize(view, view.unseen))
         after = state.copy()
         apply(after, var.tables.table, np.int64(a))
-        if view_digest(player_view(spec, var.tables.unpack(after))) in seen:
+        if view_digest(player_view(spec, var.tables.unpack(after))) in seen or (
+            views is not None and is_dead_end(var.tables, after, views)
+        ):
             scores[a] -= by

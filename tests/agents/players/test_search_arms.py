@@ -13,9 +13,11 @@ from fortythieves_agents.players.search_arms import (
     MAX_ARMS,
     MAX_CLOSURE,
     irreversible_arms,
+    is_dead_end,
     is_reversible,
     reversible_closure,
 )
+from fortythieves_agents.players.search_scores import _demote_repeats
 from helpers import KINGS_ONLY
 from positions import position
 
@@ -177,3 +179,130 @@ def test_the_closure_stops_at_its_limit_and_leaves_out_the_views_to_avoid() -> N
     assert all(int(view_hash(s, tables.table)) not in avoid for s, _ in cut)
     assert all(p[:1] != full[1][1] for _, p in cut)  # nothing through the avoided one either
     assert len(irreversible_arms(tables, build_code(spec), template, max_arms=3)) == 3
+
+
+def _dead_end_limited() -> tuple[dict[str, object], dict[str, object]]:
+    """Limited with the stock out (what the foundations cannot take in the waste, 9C on
+    top, which goes nowhere) and every column stuck but two: the position ``before`` (6C on
+    7C, column 1 empty) and ``after`` it the move ``t0>t1`` (6C into the empty column).
+    From ``after`` the only legal move is ``t1>t0``, back to ``before``; from ``before`` KH
+    may go into the empty column (an irreversible move: it lies on 3C), and 4C (on 5C)
+    reversibly; JD (on 5D) and 5S (on 8D) too, irreversibly, into positions with no legal
+    move at all."""
+    rest = [["5C", "4C"], ["3C", "KH"], ["3C", "JH"], ["2H", "9H"], ["2D", "KD"], ["5D", "JD"]]
+    rest += [["2S", "KS"], ["4S", "JS"], ["6S", "9S"], ["8D", "5S"]]
+    out = []
+    for first in (["7C", "6C"], []), (["7C"], ["6C"]):
+        pos = position("Limited", [*first, *rest])
+        waste = list(pos["stock"])
+        waste.remove("9C")
+        pos["waste"], pos["stock"] = [*waste, "9C"], []
+        out.append(pos)
+    return out[0], out[1]
+
+
+def test_a_move_into_a_dead_end_is_found_and_put_after_the_others() -> None:
+    """The hand-made dead end: after ``t0>t1`` with the view before it met, every game ends
+    stuck; without that view met it does not (back there KH may go into the empty column);
+    the search's no-return scores put ``t0>t1`` after every other move, as a move back into
+    a view met, and only given the views met (``views``), with the two moves into positions
+    with no legal move (lost: no way out either), and no other."""
+    spec = VARIANTS["Limited"]
+    tables = tables_for(spec)
+    env = FortyThievesEnv("Limited")
+    before, after = _dead_end_limited()
+    st = {}
+    for name, pos in (("before", before), ("after", after)):
+        env.reset(options={"state": pos})
+        st[name] = tables.pack(env.rules.from_position(pos))
+    assert env.legal_moves() == ["t1>t0"]  # from after
+    met = {int(view_hash(st["before"], tables.table))}
+    assert is_dead_end(tables, st["after"], met) is True
+    assert is_dead_end(tables, st["after"], set()) is False
+    assert is_dead_end(tables, st["before"], set()) is False
+    env.reset(options={"state": before})
+    view = player_view(spec, env.rules.from_position(before))
+    legal = np.flatnonzero(env.action_masks())
+    lost = {env.move_to_action(m) for m in ("t0>t1", "t7>t1", "t11>t1")}
+    for views, lowered in ((None, set()), (met, lost)):
+        scores = np.full(env.action_space.n, -np.inf)
+        scores[legal] = 0.0
+        _demote_repeats(spec, view, scores, set(), 10.0, views)
+        assert {int(a) for a in legal if scores[a] < 0} == lowered
+        assert np.all(scores[legal] >= -10.0)
+    assert {"t2>t1", "t3>t1"} <= {env.action_to_move(int(a)) for a in legal}
+
+
+def _no_return_game(
+    spec: VariantSpec, rng: np.random.Generator
+) -> Iterator[tuple[np.ndarray, set[int], bool]]:
+    """A random game under the no-return rule (draws and redeals half as often as another
+    move): ``(state, views met before it, last)`` at each position, ``last`` at the end
+    (stuck or no legal move)."""
+    tables = tables_for(spec)
+    tb = tables.table
+    legal = np.empty(int(tb[H_NACT]), dtype=np.int64)
+    st = tables.pack(rules_for(spec).deal(rng))
+    met: set[int] = set()
+    while True:
+        moves = legal[: legal_actions(st, tb, legal)].tolist()
+        here = int(view_hash(st, tb))
+        fresh = []
+        for a in moves:
+            child = st.copy()
+            apply(child, tb, np.int64(a))
+            if int(view_hash(child, tb)) not in met | {here}:
+                fresh.append((a, child))
+        yield st, set(met), not fresh
+        if not fresh:
+            return
+        met.add(here)
+        other = [c for a, c in fresh if a > 1]  # not a draw or a redeal
+        every = [c for _, c in fresh]
+        pick = other if other and (rng.random() < 0.5 or len(other) == len(every)) else every
+        st = pick[int(rng.integers(len(pick)))]
+
+
+@pytest.mark.parametrize("spec", list(VARIANTS.values()), ids=lambda s: s.id)
+def test_every_game_from_a_dead_end_is_lost_and_the_verdict_reads_only_the_view(
+    spec: VariantSpec,
+) -> None:
+    """Along random games of every variant under the no-return rule, with the views met
+    before as the views to avoid: the last position (stuck, or no legal move) is a dead
+    end; wherever :func:`is_dead_end` says True, random games under the rule from there
+    never have a legal irreversible move (so they end stuck or with no legal move); the
+    verdict is the same on the samples of the hidden cards (re-dealt)."""
+    tables = tables_for(spec)
+    tb = tables.table
+    legal = np.empty(int(tb[H_NACT]), dtype=np.int64)
+    rng = np.random.default_rng(11)
+    dead = 0
+    for _game in range(4):
+        for k, (st, met, last) in enumerate(_no_return_game(spec, rng)):
+            verdict = is_dead_end(tables, st, met)
+            assert verdict or not last
+            if k % 4 == 0 or verdict:
+                template, view = _template(spec, st)
+                redealt = tables.pack(determinize(view, rng.permutation(view.unseen)))
+                assert is_dead_end(tables, template, met) is verdict
+                assert is_dead_end(tables, redealt, met) is verdict
+            if not verdict:
+                continue
+            dead += 1
+            for _walk in range(3):
+                seen = met | {int(view_hash(st, tb))}
+                work = st.copy()
+                while True:
+                    moves = legal[: legal_actions(work, tb, legal)].tolist()
+                    assert all(is_reversible(work, tb, a) for a in moves)
+                    fresh = []
+                    for a in moves:
+                        child = work.copy()
+                        apply(child, tb, np.int64(a))
+                        if int(view_hash(child, tb)) not in seen:
+                            fresh.append(child)
+                    if not fresh:
+                        break
+                    work = fresh[int(rng.integers(len(fresh)))]
+                    seen.add(int(view_hash(work, tb)))
+    assert dead >= 4
