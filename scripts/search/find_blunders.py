@@ -14,8 +14,9 @@ For every lost game record of a folder (``fortythieves evaluate ... --save-games
   each move are bisected for the last one still proved won and the first one proved lost.
   Winnability only falls along a game (a lost position's successors are lost), so the move
   between them threw the deal away. A midpoint the solver leaves unknown is passed over for
-  the nearest decided position between the bounds; where none is decided the row keeps the
-  bracket. Each position is solved for a win within the moves the episode had left.
+  the nearest decided position between the bounds (of the :data:`PROBES` nearest); where
+  none is decided the row keeps the bracket. Each position is solved for a win within the
+  moves the episode had left.
 
 A stuck game whose final position the solver wins lost to the no-return rule alone: the
 solver's win goes back into a view met first.
@@ -47,6 +48,9 @@ from fortythieves_env.solver import solve
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "results" / "search" / "blunders"
+PROBES = 6
+"""Positions tried around a midpoint of the bisection before it stops at a bracket of
+unknown verdicts."""
 
 
 def move_kind(move: str) -> str:
@@ -82,8 +86,9 @@ def dead_end_moves(record: GameRecord, states: list[dict[str, Any]]) -> int:
     return len(packed) - 1 - k
 
 
-def find_blunder(record: GameRecord, nodes: int) -> dict[str, Any]:
-    """One lost game's row (module docstring)."""
+def find_blunder(record: GameRecord, nodes: int, bisect: bool = True) -> dict[str, Any]:
+    """One lost game's row (module docstring; without ``bisect``, no blunder is looked
+    for: the start's and the end's verdicts and the dead end only)."""
     states = positions(record)
     limit = record.step_limit or record.variant.max_episode_steps
     verdicts: dict[int, str] = {}
@@ -110,12 +115,13 @@ def find_blunder(record: GameRecord, nodes: int) -> dict[str, Any]:
     if ended == "stuck":
         row["dead_end_moves"] = dead_end_moves(record, states)
         row["dead_end_entered_by"] = record.moves[last - row["dead_end_moves"] - 1]
-    if row["start"] == "won":
+    if bisect and row["start"] == "won":
         lo, hi = 0, (last if row["end"] == "lost" else None)
         if hi is not None:
             while hi - lo > 1:
                 mid = (lo + hi) // 2
                 order = sorted(range(lo + 1, hi), key=lambda k: (abs(k - mid), k))
+                order = order[:PROBES]
                 decided = next((k for k in order if verdict(k) != "unknown"), None)
                 if decided is None:
                     break
@@ -166,6 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folder", type=Path, help="a folder of game records (JSON)")
     parser.add_argument("--nodes", type=int, default=2_000_000, help="node cap of each solve")
     parser.add_argument("--name", help="the output's name (default: the folder's parent's)")
+    parser.add_argument(
+        "--no-bisect",
+        action="store_true",
+        help="only the verdicts of each lost game's start and end and its dead end",
+    )
     args = parser.parse_args(argv)
     if args.nodes < 1:
         parser.error(f"--nodes must be a positive integer, got {args.nodes}")
@@ -178,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.process_time()
     rows = []
     for k, record in enumerate(lost, 1):
-        rows.append(find_blunder(record, args.nodes))
+        rows.append(find_blunder(record, args.nodes, not args.no_bisect))
         r = rows[-1]
         print(f"{k}/{len(lost)} seed {r['seed']}: {r['ended']}, start {r['start']}, "
               f"end {r['end']}, blunder {r.get('blunder', '-')} at move "
@@ -187,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         "folder": str(args.folder.resolve().relative_to(ROOT)),
         "records": len(records),
         "nodes": args.nodes,
+        "bisect": not args.no_bisect,
         "cpu_seconds": round(time.process_time() - started, 1),
         "summary": summary(rows),
         "rows": rows,
