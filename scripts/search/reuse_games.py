@@ -1,0 +1,168 @@
+"""Keep the search's saved games that the dead-end rule does not change; replay only the others.
+
+The search agent is deterministic: its move in a position depends on the deal, its seed, the
+view and the views met before (``fortythieves_agents.players.search``, "Randomness"). The
+dead-end rule (:func:`fortythieves_agents.players.search_arms.is_dead_end`) changes its
+scores in one way only: a column-to-column move that turns up no card and leads into a dead
+end is lowered below every other move. Lowering moves other than the one played leaves the
+one played first among the moves into new views (its score is unchanged, no other rose), so
+the game goes on as saved; so does it where the move played went into a dead end but every
+other legal move is lowered too (by either rule: the moves into new views keep their order).
+A game saved by the search before the rule is therefore the very game the search with the
+rule plays, up to the first move it played into a dead end while some other move was
+lowered by neither rule, where the rule makes it choose another; a game with no such move
+(every won game: a dead end is lost) is played again move for move.
+
+For a folder of game records of the search before the rule (``--save-games DIR``'s
+``DIR/search``), this script finds in each game that first changed move, copies the
+games with none into ``OUT`` (a new ``--save-games`` folder's ``search`` part) and lists the
+others: ``fortythieves evaluate search ... --save-games OUT_PARENT --resume`` then plays only
+those, with the rule, and its report is the one a run from scratch would write (same
+settings). ``--check NEW`` verifies the argument on games the search with the rule played
+from scratch (``NEW``: their records): each equals the saved game move for move where that
+had no changed move, and up to the first one (and not at it) where it had.
+
+Writes ``OUT/../reuse.json`` (every old game: seed, moves, the first changed move or None,
+copied or not; with ``--check`` the check's rows) and prints the counts::
+
+    python scripts/search/reuse_games.py results/search/records/Limited-100-s1/search \\
+        runs/dead-end/Limited-100-s1/search
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from fortythieves_agents.players.search_arms import is_dead_end
+
+from fortythieves_env import FortyThievesEnv
+from fortythieves_env.records.record import GameRecord, load_record
+from fortythieves_env.rules.actions import COLUMN_TO_COLUMN
+from fortythieves_env.rules.core import apply, tables_for, view_hash
+from fortythieves_env.rules.positions import from_position
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the repository when inside it (as committed reports name files)."""
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def _lowered(env: FortyThievesEnv, tables: Any, views: set[int], action: int) -> bool:
+    """Whether the search with the rule lowers ``action`` in ``env``'s position: a
+    column-to-column move that turns up no card into a view met (``views``, the current one
+    included) or into a dead end (the check of ``_demote_repeats``)."""
+    spec = env.variant
+    state = env.get_state()
+    kind, src, _dst, n = env.rules.decode(action)
+    fd = state["face_down"][src]
+    if kind != COLUMN_TO_COLUMN or (fd > 0 and n == len(state["tableau"][src]) - fd):
+        return False
+    after = tables.pack(from_position(spec, state))
+    apply(after, tables.table, np.int64(action))
+    return int(view_hash(after, tables.table)) in views or is_dead_end(tables, after, views)
+
+
+def first_changed_move(record: GameRecord) -> int | None:
+    """The index of the first move of ``record`` that the rule changes, as the search sees
+    it: a move into a dead end (the views met then, the current one included) where some
+    other legal move is lowered by neither the no-return rule nor the dead-end rule; None
+    when there is none. (Where every legal move is lowered, the moves into new views keep
+    their order and the one played stays first among them.)"""
+    spec = record.variant
+    tables = tables_for(spec)
+    env = FortyThievesEnv(spec)
+    env.reset(options={"state": record.start})
+    views: set[int] = set()
+    for k, move in enumerate(record.moves):
+        packed = tables.pack(from_position(spec, env.get_state()))
+        views.add(int(view_hash(packed, tables.table)))
+        action = env.move_to_action(move)
+        if _lowered(env, tables, views, action):
+            others = [int(a) for a in np.flatnonzero(env.action_masks()) if a != action]
+            if any(not _lowered(env, tables, views, a) for a in others):
+                return k
+        env.step(action)
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("old", type=Path, help="game records of the search before the rule")
+    parser.add_argument("out", type=Path, help="where the unchanged games go (a new folder)")
+    parser.add_argument("--check", type=Path, help="records of the search with the rule")
+    args = parser.parse_args(argv)
+    files = sorted(args.old.glob("*.json"))
+    if not files:
+        parser.error(f"{args.old}: no game records (*.json) there")
+    if args.out.exists() and any(args.out.iterdir()):
+        parser.error(f"{args.out}: exists and is not empty")
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows: list[dict[str, Any]] = []
+    for path in files:
+        record = load_record(path)
+        k = first_changed_move(record)
+        if k is None:
+            shutil.copy2(path, args.out / path.name)
+        rows.append(
+            {
+                "seed": record.source["value"],
+                "won": bool(record.outcome["won"]),
+                "stuck": bool(record.outcome["stuck"]),
+                "moves": len(record.moves),
+                "first_changed_move": k,
+                "copied": k is None,
+            }
+        )
+    report: dict[str, Any] = {
+        "old": _shown(args.old),
+        "games": len(rows),
+        "copied": sum(r["copied"] for r in rows),
+        "to_replay": [r["seed"] for r in rows if not r["copied"]],
+        "rows": rows,
+    }
+    if args.check:
+        by_seed = {r["seed"]: r for r in rows}
+        olds = {load_record(p).source["value"]: load_record(p) for p in files}
+        checked = []
+        for path in sorted(args.check.glob("*.json")):
+            new = load_record(path)
+            seed = new.source["value"]
+            if seed not in olds:
+                continue
+            old, k = olds[seed], by_seed[seed]["first_changed_move"]
+            if k is None:
+                same = new.moves == old.moves
+            else:
+                same = new.moves[:k] == old.moves[:k] and (
+                    len(new.moves) <= k or new.moves[k] != old.moves[k]
+                )
+            checked.append({"seed": seed, "first_changed_move": k, "as_argued": same})
+        report["check"] = {
+            "folder": _shown(args.check),
+            "games": len(checked),
+            "as_argued": sum(c["as_argued"] for c in checked),
+            "rows": checked,
+        }
+    out = args.out.parent / "reuse.json"
+    out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(f"{report['copied']} of {report['games']} games copied to {args.out}; "
+          f"{len(report['to_replay'])} to play again: {report['to_replay']}")  # fmt: skip
+    if args.check:
+        c = report["check"]
+        print(f"check: {c['as_argued']} of {c['games']} new games as argued")
+    print(f"wrote {out}")
+    return 0 if not args.check or report["check"]["as_argued"] == report["check"]["games"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
