@@ -49,7 +49,7 @@ At each move, for the position it is shown (an observation row, the player's vie
    column-to-column move that turns up no card can) has ``samples + 2`` taken off its
    score, so it comes after every other legal move (the no-cycling rule of the learning
    issue: without it, the samples of two positions can each favour the move to the other
-   and the agent shuttles a card for ever). So has a move into a *dead end*
+   and the agent shuttles a card for ever). So has such a move into a *dead end*
    (:func:`~.search_arms.is_dead_end`): a position from which every game under that rule
    is lost, as no irreversible move can be reached without going back into a view met
    (the samples' solves do not know the rule, and their wins may go back into a view met:

@@ -748,14 +748,16 @@ def _demote_repeats(
 ) -> None:
     """Lower by ``by`` the score of every legal move whose next view is in ``seen``, and,
     given ``views`` (the same views met, this one included, as
-    :func:`~fortythieves_env.rules.core.view_hash` keys), of every move into a dead end
-    (:func:`~.search_arms.is_dead_end`: every game from there ends stuck).
+    :func:`~fortythieves_env.rules.core.view_hash` keys), of every such move into a dead end
+    (:func:`~.search_arms.is_dead_end`: every game from there is lost).
 
     Only a column-to-column move that turns no card face up can lead back to a view met
-    before, or into a dead end: every other move changes something that never comes back
-    (a card goes up, the waste or the stock shrinks, the redeals left or the face-down
-    cards fall). So those moves' next views are computed (from the view alone) and looked
-    up.
+    before: every other move changes something that never comes back (a card goes up, the
+    waste or the stock shrinks, the redeals left or the face-down cards fall). So those
+    moves' next views are computed (from the view alone), looked up and, if new, checked for
+    a dead end. Another move can lead into a dead end too, but never into one made by the
+    views met (none of them comes back after it): only into a position where no progress is
+    left at all, which the samples' solves see lost without the rule; it is not lowered.
     """
     var = _variant(spec)
     state = None

@@ -1,16 +1,16 @@
 """Two evaluation reports of one agent, deal by deal: the same deals, two versions or settings.
 
 Reads two ``fortythieves evaluate --per-episode --json`` reports (``NEW`` and ``OLD``) of
-the same variant, takes the rows of ``--agent`` (default ``search``) on the deals both
-played, and writes (``--json``) or prints the wins of each, the deals only one of them won
-with the two-sided exact sign test on those
+the same variant (the same id and no-cycling rule), takes the rows of ``--agent`` (default
+``search``) on the deals both played, and writes (``--json``) or prints the wins of each,
+the deals only one of them won with the two-sided exact sign test on those
 (:func:`fortythieves_agents.evaluation.results.sign_test`), the games that ended stuck (the
 no-cycling rule) and the mean foundation cards of each, and the seconds per move each report
 timed. The per-deal rows (seed, won and stuck of each) are kept::
 
-    python scripts/search/compare_reports.py results/search/dead_end/Limited-100-s0.1.json \\
-        results/search/Limited-200-s0.1.json \\
-        --json results/search/dead_end/Limited-100-s0.1-vs-before.json
+    python scripts/search/compare_reports.py results/search/Limited-200-s0.1.json \\
+        results/search/before_dead_end/Limited-200-s0.1.json \\
+        --json results/search/dead_end/Limited-200-s0.1-vs-before.json
 """
 
 from __future__ import annotations
@@ -21,15 +21,19 @@ from pathlib import Path
 from typing import Any
 
 from fortythieves_agents.evaluation.results import sign_test
-
-ROOT = Path(__file__).resolve().parents[2]
+from fortythieves_agents.paths import portable_path
 
 
 def _rows(path: Path, agent: str) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
     """The report and its ``agent``'s per-deal rows by seed; exits with a one-line message
     when the report has no such rows."""
-    report = json.loads(path.read_text(encoding="utf-8"))
-    result = report.get("results", {}).get(agent)
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SystemExit(f"{path}: not a readable JSON report ({exc})") from None
+    if not isinstance(report, dict) or not isinstance(report.get("results"), dict):
+        raise SystemExit(f"{path}: not an evaluation report (no 'results' object)")
+    result = report["results"].get(agent)
     if result is None:
         raise SystemExit(f"{path}: no agent {agent!r} (has: {sorted(report.get('results', {}))})")
     if "per_episode" not in result:
@@ -41,10 +45,11 @@ def compare(new: Path, old: Path, agent: str = "search") -> dict[str, Any]:
     """The comparison of the module docstring, as a JSON-ready dict."""
     new_report, a = _rows(new, agent)
     old_report, b = _rows(old, agent)
-    if new_report["variant"] != old_report["variant"]:
-        raise SystemExit(
-            f"the reports are of two variants: {new_report['variant']} and {old_report['variant']}"
-        )
+    for key in ("variant", "env_id", "no_cycling"):
+        if new_report.get(key) != old_report.get(key):
+            raise SystemExit(
+                f"the reports differ in {key}: {new_report.get(key)!r} and {old_report.get(key)!r}"
+            )
     seeds = sorted(set(a) & set(b))
     if not seeds:
         raise SystemExit(f"{new} and {old} share no deal")
@@ -54,7 +59,7 @@ def compare(new: Path, old: Path, agent: str = "search") -> dict[str, Any]:
     def side(report: dict[str, Any], rows: dict[int, dict[str, Any]], path: Path) -> dict:
         timing = report.get("timing", {}).get(agent, {})
         return {
-            "report": str(path.resolve().relative_to(ROOT)),
+            "report": portable_path(path),
             "settings": report["results"][agent].get("settings"),
             "wins": sum(bool(rows[s]["won"]) for s in seeds),
             "stuck": sum(bool(rows[s].get("stuck")) for s in seeds),
@@ -72,7 +77,7 @@ def compare(new: Path, old: Path, agent: str = "search") -> dict[str, Any]:
         "old": side(old_report, b, old),
         "only_new_wins": only_new,
         "only_old_wins": only_old,
-        "sign_test_p": round(sign_test(only_new, only_old), 6),
+        "sign_test_p": float(f"{sign_test(only_new, only_old):.3g}"),
         "rows": [
             {
                 "seed": s,

@@ -38,10 +38,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from fortythieves_agents.paths import portable_path
 from fortythieves_agents.players.search_arms import is_dead_end
 
 from fortythieves_env import FortyThievesEnv
-from fortythieves_env.records.record import GameRecord, load_record
+from fortythieves_env.records.record import GameRecord, RecordError, load_record
 from fortythieves_env.rules.core import tables_for, view_hash
 from fortythieves_env.rules.positions import from_position
 from fortythieves_env.solver import solve
@@ -113,8 +114,9 @@ def find_blunder(record: GameRecord, nodes: int, bisect: bool = True) -> dict[st
     last = len(states) - 1
     row["end"] = verdict(last)
     if ended == "stuck":
-        row["dead_end_moves"] = dead_end_moves(record, states)
-        row["dead_end_entered_by"] = record.moves[last - row["dead_end_moves"] - 1]
+        row["dead_end_moves"] = inside = dead_end_moves(record, states)
+        # None: the deal was a dead end from its start (no move entered it)
+        row["dead_end_entered_by"] = record.moves[last - inside - 1] if inside < last else None
     if bisect and row["start"] == "won":
         lo, hi = 0, (last if row["end"] == "lost" else None)
         if hi is not None:
@@ -167,11 +169,27 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def load_records(files: list[Path], parser: argparse.ArgumentParser) -> list[GameRecord]:
+    """The game records of ``files``, all of one variant; a file that is not one, or of
+    another variant, stops the script with a one-line message before any work."""
+    records = []
+    for path in files:
+        try:
+            records.append(load_record(path))
+        except (RecordError, OSError, ValueError) as exc:
+            parser.error(f"{path}: not a game record ({exc})")
+    variants = sorted({r.variant.id for r in records})
+    if len(variants) > 1:
+        parser.error(f"the records are of several variants ({', '.join(variants)}): one per run")
+    return records
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path, help="a folder of game records (JSON)")
     parser.add_argument("--nodes", type=int, default=2_000_000, help="node cap of each solve")
     parser.add_argument("--name", help="the output's name (default: the folder's parent's)")
+    parser.add_argument("--out", type=Path, default=OUT, help="the folder written to")
     parser.add_argument(
         "--no-bisect",
         action="store_true",
@@ -183,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     files = sorted(args.folder.glob("*.json"))
     if not files:
         parser.error(f"{args.folder}: no game records (*.json) there")
-    records = [load_record(f) for f in files]
+    records = load_records(files, parser)
     lost = [r for r in records if not r.outcome["won"]]
     name = args.name or args.folder.resolve().parent.name
     started = time.process_time()
@@ -195,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
               f"end {r['end']}, blunder {r.get('blunder', '-')} at move "
               f"{r.get('last_won', -1) + 1} ({r['solves']} solves)", flush=True)  # fmt: skip
     report = {
-        "folder": str(args.folder.resolve().relative_to(ROOT)),
+        "folder": portable_path(args.folder),
         "records": len(records),
         "nodes": args.nodes,
         "bisect": not args.no_bisect,
@@ -203,13 +221,13 @@ def main(argv: list[str] | None = None) -> int:
         "summary": summary(rows),
         "rows": rows,
     }
-    OUT.mkdir(parents=True, exist_ok=True)
-    out = OUT / f"{name}.json"
+    args.out.mkdir(parents=True, exist_ok=True)
+    out = args.out / f"{name}.json"
     out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    with open(OUT / "command.txt", "a", encoding="utf-8") as log:
+    with open(args.out / "command.txt", "a", encoding="utf-8") as log:
         log.write(shlex.join(["python", "scripts/search/find_blunders.py", *sys.argv[1:]]) + "\n")
     print(json.dumps(report["summary"]))
-    print(f"wrote {out.relative_to(ROOT)}")
+    print(f"wrote {portable_path(out)}")
     return 0
 
 

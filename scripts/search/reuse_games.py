@@ -38,23 +38,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from fortythieves_agents.paths import portable_path
 from fortythieves_agents.players.search_arms import is_dead_end
 
 from fortythieves_env import FortyThievesEnv
-from fortythieves_env.records.record import GameRecord, load_record
+from fortythieves_env.records.record import GameRecord, RecordError, load_record
 from fortythieves_env.rules.actions import COLUMN_TO_COLUMN
 from fortythieves_env.rules.core import apply, tables_for, view_hash
 from fortythieves_env.rules.positions import from_position
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _shown(path: Path) -> str:
-    """``path`` relative to the repository when inside it (as committed reports name files)."""
-    try:
-        return str(path.resolve().relative_to(ROOT))
-    except ValueError:
-        return str(path)
 
 
 def _lowered(env: FortyThievesEnv, tables: Any, views: set[int], action: int) -> bool:
@@ -104,17 +95,30 @@ def main(argv: list[str] | None = None) -> int:
     files = sorted(args.old.glob("*.json"))
     if not files:
         parser.error(f"{args.old}: no game records (*.json) there")
+    if args.out.name != "search":
+        parser.error(f"{args.out}: must be a --save-games folder's search part (.../search)")
     if args.out.exists() and any(args.out.iterdir()):
         parser.error(f"{args.out}: exists and is not empty")
+    if args.out.resolve().is_relative_to(args.old.resolve()):
+        parser.error(f"{args.out}: inside the folder of the old records")
+    olds = {}
+    for path in files:
+        try:
+            record = load_record(path)
+        except (RecordError, OSError, ValueError) as exc:
+            parser.error(f"{path}: not a game record ({exc})")
+        if record.agent.get("name") != "search":
+            parser.error(f"{path}: a game of {record.agent.get('name')!r}, not of the search")
+        olds[path] = record
     args.out.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
-    for path in files:
-        record = load_record(path)
+    for path, record in olds.items():
         k = first_changed_move(record)
         if k is None:
             shutil.copy2(path, args.out / path.name)
         rows.append(
             {
+                "variant": record.variant.id,
                 "seed": record.source["value"],
                 "won": bool(record.outcome["won"]),
                 "stuck": bool(record.outcome["stuck"]),
@@ -124,31 +128,33 @@ def main(argv: list[str] | None = None) -> int:
             }
         )
     report: dict[str, Any] = {
-        "old": _shown(args.old),
+        "old": portable_path(args.old),
         "games": len(rows),
         "copied": sum(r["copied"] for r in rows),
-        "to_replay": [r["seed"] for r in rows if not r["copied"]],
+        "to_replay": [f"{r['variant']}-{r['seed']}" for r in rows if not r["copied"]],
         "rows": rows,
     }
     if args.check:
-        by_seed = {r["seed"]: r for r in rows}
-        olds = {load_record(p).source["value"]: load_record(p) for p in files}
+        by_deal = {(r["variant"], r["seed"]): r for r in rows}
+        old_by_deal = {(r.variant.id, r.source["value"]): r for r in olds.values()}
         checked = []
         for path in sorted(args.check.glob("*.json")):
             new = load_record(path)
-            seed = new.source["value"]
-            if seed not in olds:
+            deal = (new.variant.id, new.source["value"])
+            if deal not in old_by_deal:
                 continue
-            old, k = olds[seed], by_seed[seed]["first_changed_move"]
+            old, k = old_by_deal[deal], by_deal[deal]["first_changed_move"]
             if k is None:
                 same = new.moves == old.moves
             else:
                 same = new.moves[:k] == old.moves[:k] and (
                     len(new.moves) <= k or new.moves[k] != old.moves[k]
                 )
-            checked.append({"seed": seed, "first_changed_move": k, "as_argued": same})
+            checked.append(
+                {"variant": deal[0], "seed": deal[1], "first_changed_move": k, "as_argued": same}
+            )
         report["check"] = {
-            "folder": _shown(args.check),
+            "folder": portable_path(args.check),
             "games": len(checked),
             "as_argued": sum(c["as_argued"] for c in checked),
             "rows": checked,

@@ -263,13 +263,13 @@ def _no_return_game(
         st = pick[int(rng.integers(len(pick)))]
 
 
-@pytest.mark.parametrize("spec", list(VARIANTS.values()), ids=lambda s: s.id)
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
 def test_every_game_from_a_dead_end_is_lost_and_the_verdict_reads_only_the_view(
     spec: VariantSpec,
 ) -> None:
-    """Along random games of every variant under the no-return rule, with the views met
-    before as the views to avoid: the last position (stuck, or no legal move) is a dead
-    end; wherever :func:`is_dead_end` says True, random games under the rule from there
+    """Along random games of every variant (and the two Kings-only ones) under the no-return
+    rule, with the views met before as the views to avoid: the last position (stuck, or no
+    legal move) is a dead end; wherever :func:`is_dead_end` says True, random games under the rule from there
     never have a legal irreversible move (so they end stuck or with no legal move); the
     verdict is the same on the samples of the hidden cards (re-dealt)."""
     tables = tables_for(spec)
