@@ -234,11 +234,11 @@ def test_a_move_into_a_dead_end_is_found_and_put_after_the_others() -> None:
 
 
 def _no_return_game(
-    spec: VariantSpec, rng: np.random.Generator
+    spec: VariantSpec, rng: np.random.Generator, limit: int = 5000
 ) -> Iterator[tuple[np.ndarray, set[int], bool]]:
     """A random game under the no-return rule (draws and redeals half as often as another
-    move): ``(state, views met before it, last)`` at each position, ``last`` at the end
-    (stuck or no legal move)."""
+    move), at most ``limit`` positions: ``(state, views met before it, last)`` at each,
+    ``last`` at the end (stuck or no legal move)."""
     tables = tables_for(spec)
     tb = tables.table
     legal = np.empty(int(tb[H_NACT]), dtype=np.int64)
@@ -254,7 +254,8 @@ def _no_return_game(
             if int(view_hash(child, tb)) not in met | {here}:
                 fresh.append((a, child))
         yield st, set(met), not fresh
-        if not fresh:
+        limit -= 1
+        if not fresh or limit == 0:
             return
         met.add(here)
         other = [c for a, c in fresh if a > 1]  # not a draw or a redeal
