@@ -149,9 +149,9 @@ class _Memory:
     played: int = 0
     """Moves played in the game so far: the calls whose view differed from the last."""
     views: set[int] = field(default_factory=set)
-    """The views met so far, as :func:`~fortythieves_env.rules.core.view_hash` keys: no move
-    into a dead end (:func:`~.search_arms.is_dead_end`) unless all are, and with
-    ``arms="irreversible"`` no arm's path goes through one."""
+    """The views met so far, as :func:`~fortythieves_env.rules.core.view_hash` keys: the
+    search plays no column move into a dead end (:func:`~.search_arms.is_dead_end`) while
+    another move is open, and with ``arms="irreversible"`` no arm's path goes through one."""
 
 
 class SearchAgent:
