@@ -328,6 +328,14 @@ BLOCKS: tuple[Block, ...] = (
         "results/search/*-s1.json, results/search/*-200-s0.1.json, results/solver/*.jsonl",
         lambda root, _: budget_pair_table(root / "results" / "search", root / "results" / "solver"),
     ),
+    Block(
+        "docs/solver.md",
+        "search-budget-pairs-before",
+        "results/search/before_dead_end/*.json, results/solver/*.jsonl",
+        lambda root, _: budget_pair_table(
+            root / "results" / "search" / "before_dead_end", root / "results" / "solver"
+        ),
+    ),
     _saved(
         "docs/solver.md",
         "budget-curve",
