@@ -39,49 +39,40 @@ from typing import Any
 
 import numpy as np
 from fortythieves_agents.paths import portable_path
-from fortythieves_agents.players.search_arms import is_dead_end
+from fortythieves_agents.players.search_scores import _demote_repeats, view_digest
 
 from fortythieves_env import FortyThievesEnv
 from fortythieves_env.records.record import GameRecord, RecordError, load_record
-from fortythieves_env.rules.actions import COLUMN_TO_COLUMN
-from fortythieves_env.rules.core import apply, tables_for, view_hash
+from fortythieves_env.rules.core import tables_for, view_hash
 from fortythieves_env.rules.positions import from_position
-
-
-def _lowered(env: FortyThievesEnv, tables: Any, views: set[int], action: int) -> bool:
-    """Whether the search with the rule lowers ``action`` in ``env``'s position: a
-    column-to-column move that turns up no card into a view met (``views``, the current one
-    included) or into a dead end (the check of ``_demote_repeats``)."""
-    spec = env.variant
-    state = env.get_state()
-    kind, src, _dst, n = env.rules.decode(action)
-    fd = state["face_down"][src]
-    if kind != COLUMN_TO_COLUMN or (fd > 0 and n == len(state["tableau"][src]) - fd):
-        return False
-    after = tables.pack(from_position(spec, state))
-    apply(after, tables.table, np.int64(action))
-    return int(view_hash(after, tables.table)) in views or is_dead_end(tables, after, views)
+from fortythieves_env.rules.view import player_view
 
 
 def first_changed_move(record: GameRecord) -> int | None:
     """The index of the first move of ``record`` that the rule changes, as the search sees
-    it: a move into a dead end (the views met then, the current one included) where some
-    other legal move is lowered by neither the no-return rule nor the dead-end rule; None
-    when there is none. (Where every legal move is lowered, the moves into new views keep
+    it: a move the search's own demotion (``_demote_repeats`` of
+    :mod:`fortythieves_agents.players.search_scores`, given the views met then, the current
+    one included) lowers while some other legal move is not lowered; None when there is
+    none. (The move played never went back into a view met, so it is lowered only as a
+    move into a dead end; where every legal move is lowered, the moves into new views keep
     their order and the one played stays first among them.)"""
     spec = record.variant
     tables = tables_for(spec)
     env = FortyThievesEnv(spec)
     env.reset(options={"state": record.start})
+    seen: set[tuple[int, int]] = set()
     views: set[int] = set()
     for k, move in enumerate(record.moves):
-        packed = tables.pack(from_position(spec, env.get_state()))
-        views.add(int(view_hash(packed, tables.table)))
+        state = from_position(spec, env.get_state())
+        view = player_view(spec, state)
+        seen.add(view_digest(view))
+        views.add(int(view_hash(tables.pack(state), tables.table)))
+        mask = env.action_masks()
+        scores = np.where(mask, 0.0, -np.inf)
+        _demote_repeats(spec, view, scores, seen, 1.0, views)
         action = env.move_to_action(move)
-        if _lowered(env, tables, views, action):
-            others = [int(a) for a in np.flatnonzero(env.action_masks()) if a != action]
-            if any(not _lowered(env, tables, views, a) for a in others):
-                return k
+        if scores[action] < 0 and np.any(scores == 0.0):
+            return k
         env.step(action)
     return None
 
