@@ -202,8 +202,9 @@ def is_dead_end(
     player sees of ``st`` (reversible play reveals nothing), so the answer is the same on
     every sample of the hidden cards.
 
-    The search agent's scores put a move into a dead end after every other move, as a move
-    back into a view met (``tests/agents/players/test_search_arms.py``)."""
+    The search agent's scores put a column move that turns up no card into a dead end after
+    every other move, as a move back into a view met
+    (``tests/agents/players/test_search_arms.py``)."""
     tb = tables.table
     n = int(tb[H_NACT])
     legal = np.empty(n, dtype=np.int64)
