@@ -25,6 +25,10 @@
   --per-episode``) paired deal by deal with ``<Variant>-200-s0.1.json`` on its deals: both
   wins, both shares of the solver-proved wins (against ``results/solver``), issue 40's goal
   (80% of the proved), the deals only one won with the sign test, the cost per move.
+* **The dead-end rule** (``dead-end-table``): every report in
+  ``results/search/before_dead_end`` (the search before the rule) beside the report of the same
+  name in ``results/search`` (with it): both wins, the deals only one won with the sign test
+  (where both have rows per deal), the games that ended stuck.
 * **The search agent's budget curve** (``budget-curve``, and its picture
   ``results/search/budget_curve/curve.png``): the points of
   ``results/search/budget_curve/curve.json`` (``benchmarks/search_budget_curve.py``).
@@ -43,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from fortythieves_env import VARIANTS
+from fortythieves_env.rules.variants import recorded_rules_version
 
 from ..evaluation.evaluate import ceiling_cell, wilson_interval
 from ..evaluation.leaderboard import solver_ceiling_of, wins_cell
@@ -519,3 +524,79 @@ def solver_speed_table(report: dict[str, Any]) -> str:
 def _version(report: dict[str, Any], which: str) -> int:
     first = next(iter(report["variants"].values()))
     return int(first["summary"][which]["version"])
+
+
+# ----------------------------------------- the search with the dead-end rule against before it
+BEFORE_DEAD_END = "before_dead_end"
+"""The folder (in ``results/search``) of the search's reports from before the dead-end rule,
+each under the name of the report with the rule that took its place."""
+DEAD_END_HEADER = (
+    "| variant | s per move | test deals | search wins, with the rule | search wins, before "
+    "| won only with / only before (sign test p) | ended stuck, with / before |\n"
+    "|---|---|---|---|---|---|---|"
+)
+
+
+def dead_end_row(before: Path, after: Path) -> str:
+    """The dead-end table's row of the report ``after`` (the search with the rule) and
+    ``before`` (the same evaluation before it, :data:`BEFORE_DEAD_END`): both wins and games
+    ended stuck (the no-cycling rule) on the same deals and, where both reports have rows per
+    deal, the deals only one won with the two-sided sign test (``-`` where the report before
+    has none: made without ``--per-episode``).
+
+    Raises:
+        ValueError: either report is missing or damaged (one line naming the file), has no
+            search agent, or the two differ in variant, rules version, no-cycling rule,
+            deals or the search's settings.
+    """
+    new, old = load_report(after), load_report(before)
+    for report, path in ((new, after), (old, before)):
+        if "search" not in report["results"]:
+            raise ValueError(f"{path}: no search agent in the report")
+    for report in (new, old):  # a report from before the field was recorded: version 1
+        report["rules_version"] = recorded_rules_version(report.get("rules_version"))
+    for key in (*PAIRED_KEYS, "seeds"):
+        if new.get(key) != old.get(key):
+            raise ValueError(f"{before}: {key} {old.get(key)!r}, but {after} has {new.get(key)!r}")
+    settings = new["results"]["search"].get("settings"), old["results"]["search"].get("settings")
+    if settings[0] != settings[1]:
+        raise ValueError(
+            f"{before}: the search's settings {settings[1]} differ from {after}'s {settings[0]}"
+        )
+    a, b = new["results"]["search"], old["results"]["search"]
+    if "per_episode" in a and "per_episode" in b:
+        won = {r["seed"]: r["won"] for r in b["per_episode"]}
+        pairs = [(r["won"], won[r["seed"]]) for r in a["per_episode"]]
+        only_new = sum(x and not y for x, y in pairs)
+        only_old = sum(y and not x for x, y in pairs)
+        only = f"{only_new} / {only_old} (p = {sign_test(only_new, only_old):.2g})"
+    else:
+        only = "- (no rows per deal before)"
+    seconds = (a.get("settings") or {}).get("budget_seconds_per_move")
+    return (
+        f"| {new['variant']} | {seconds:g} | {new['episodes']} | {a['wins']} | {b['wins']} "
+        f"| {only} | {a['stuck']} / {b['stuck']} |"
+    )
+
+
+def dead_end_table(results_dir: Path) -> str:
+    """The search with the dead-end rule against the search before it: one row per report in
+    ``results_dir``/:data:`BEFORE_DEAD_END` (``results_dir`` a checkout's ``results/search``)
+    beside the report of the same name in ``results_dir`` (:func:`dead_end_row`), in the
+    registry's order of variants, then by budget; none: a one-line note.
+
+    Raises:
+        ValueError: a report before the rule has no report of its name to compare with, or
+            as :func:`dead_end_row`.
+    """
+    order = {name: i for i, name in enumerate(VARIANTS)}
+    rows = []
+    for before in sorted(Path(results_dir, BEFORE_DEAD_END).glob("*.json")):
+        after = Path(results_dir, before.name)
+        if not after.is_file():
+            raise ValueError(f"{before}: no {after} (the search with the rule) to compare with")
+        row = dead_end_row(before, after)
+        rows.append(((order.get(row.split(" | ")[0][2:], len(order)), row), row))
+    if not rows:
+        return "No search evaluations before the dead-end rule saved."
+    return "\n".join([DEAD_END_HEADER, *(row for _, row in sorted(rows))])

@@ -36,6 +36,7 @@ from .solver import (
     budget_curve_png,
     budget_curve_table,
     budget_pair_table,
+    dead_end_table,
     search_table,
     solver_budget_curve_table,
     solver_speed_table,
@@ -335,6 +336,12 @@ BLOCKS: tuple[Block, ...] = (
         lambda root, _: budget_pair_table(
             root / "results" / "search" / "before_dead_end", root / "results" / "solver"
         ),
+    ),
+    Block(
+        "docs/solver.md",
+        "dead-end-table",
+        "results/search/before_dead_end/*.json, results/search/*.json",
+        lambda root, _: dead_end_table(root / "results" / "search"),
     ),
     _saved(
         "docs/solver.md",
