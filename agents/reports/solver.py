@@ -537,31 +537,61 @@ DEAD_END_HEADER = (
 )
 
 
-def dead_end_row(before: Path, after: Path) -> str:
+def _shown(path: Path) -> str:
+    """``path`` for a one-line message (quoted when it holds a character that is not
+    printable, such as a newline)."""
+    text = str(path)
+    return text if text.isprintable() else repr(text)
+
+
+def _sort_key(report: dict[str, Any]) -> tuple[int, float, int]:
+    """The dead-end table's order: the registry's order of variants, then the budget per
+    move (none first), then the deals."""
+    order = {name: i for i, name in enumerate(VARIANTS)}
+    seconds = (report["results"]["search"].get("settings") or {}).get("budget_seconds_per_move")
+    return order.get(report["variant"], len(order)), seconds or 0.0, report["episodes"]
+
+
+def dead_end_row(before: Path, after: Path) -> tuple[tuple[int, float, int], str]:
     """The dead-end table's row of the report ``after`` (the search with the rule) and
-    ``before`` (the same evaluation before it, :data:`BEFORE_DEAD_END`): both wins and games
-    ended stuck (the no-cycling rule) on the same deals and, where both reports have rows per
-    deal, the deals only one won with the two-sided sign test (``-`` where the report before
-    has none: made without ``--per-episode``).
+    ``before`` (the same evaluation before it, :data:`BEFORE_DEAD_END`), with its sort key
+    (:func:`_sort_key`): both wins and games ended stuck (the no-cycling rule; ``-`` for a
+    report without the count) on the same deals and, where both reports have rows per deal,
+    the deals only one won with the two-sided sign test (``-`` otherwise, saying which report
+    has no rows: made without ``--per-episode``); the search's budget per move (``-`` for
+    a search without one, the rollouts setting).
 
     Raises:
-        ValueError: either report is missing or damaged (one line naming the file), has no
-            search agent, or the two differ in variant, rules version, no-cycling rule,
-            deals or the search's settings.
+        ValueError: one line naming the file: either report is missing or damaged, has no
+            search agent or is of another variant than its name says; the two are one file;
+            or they differ in variant, rules version, no-cycling rule, deals or the search's
+            settings.
     """
+    if after.exists() and before.exists() and after.samefile(before):
+        raise ValueError(
+            f"{_shown(before)}: the same file as {_shown(after)}, not a report before it"
+        )
     new, old = load_report(after), load_report(before)
     for report, path in ((new, after), (old, before)):
         if "search" not in report["results"]:
-            raise ValueError(f"{path}: no search agent in the report")
-    for report in (new, old):  # a report from before the field was recorded: version 1
+            raise ValueError(f"{_shown(path)}: no search agent in the report")
+        if not path.name.startswith(f"{report['variant']}-"):
+            raise ValueError(
+                f"{_shown(path)}: a report of {report['variant']}, not of the variant its name says"
+            )
+        # a report from before the field was recorded: rules version 1
         report["rules_version"] = recorded_rules_version(report.get("rules_version"))
     for key in (*PAIRED_KEYS, "seeds"):
         if new.get(key) != old.get(key):
-            raise ValueError(f"{before}: {key} {old.get(key)!r}, but {after} has {new.get(key)!r}")
+            raise ValueError(
+                f"{_shown(before)}: {key} {old.get(key)!r}, but {_shown(after)} has "
+                f"{new.get(key)!r}"
+            )
     settings = new["results"]["search"].get("settings"), old["results"]["search"].get("settings")
     if settings[0] != settings[1]:
         raise ValueError(
-            f"{before}: the search's settings {settings[1]} differ from {after}'s {settings[0]}"
+            f"{_shown(before)}: the search's settings {settings[1]} differ from "
+            f"{_shown(after)}'s {settings[0]}"
         )
     a, b = new["results"]["search"], old["results"]["search"]
     if "per_episode" in a and "per_episode" in b:
@@ -571,32 +601,42 @@ def dead_end_row(before: Path, after: Path) -> str:
         only_old = sum(y and not x for x, y in pairs)
         only = f"{only_new} / {only_old} (p = {sign_test(only_new, only_old):.2g})"
     else:
-        only = "- (no rows per deal before)"
+        sides = [
+            name for name, r in (("with the rule", a), ("before", b)) if "per_episode" not in r
+        ]
+        only = f"- (no rows per deal {' or '.join(sides)})"
     seconds = (a.get("settings") or {}).get("budget_seconds_per_move")
-    return (
-        f"| {new['variant']} | {seconds:g} | {new['episodes']} | {a['wins']} | {b['wins']} "
-        f"| {only} | {a['stuck']} / {b['stuck']} |"
+
+    def count(result: dict[str, Any], key: str) -> str:
+        value = result.get(key)
+        return "-" if value is None else str(value)
+
+    row = (
+        f"| {new['variant']} | {'-' if seconds is None else f'{seconds:g}'} | {new['episodes']} "
+        f"| {a['wins']} | {b['wins']} | {only} | {count(a, 'stuck')} / {count(b, 'stuck')} |"
     )
+    return _sort_key(new), row
 
 
 def dead_end_table(results_dir: Path) -> str:
     """The search with the dead-end rule against the search before it: one row per report in
     ``results_dir``/:data:`BEFORE_DEAD_END` (``results_dir`` a checkout's ``results/search``)
     beside the report of the same name in ``results_dir`` (:func:`dead_end_row`), in the
-    registry's order of variants, then by budget; none: a one-line note.
+    registry's order of variants, then by budget per move, then by deals; none: a one-line
+    note.
 
     Raises:
         ValueError: a report before the rule has no report of its name to compare with, or
             as :func:`dead_end_row`.
     """
-    order = {name: i for i, name in enumerate(VARIANTS)}
     rows = []
     for before in sorted(Path(results_dir, BEFORE_DEAD_END).glob("*.json")):
         after = Path(results_dir, before.name)
         if not after.is_file():
-            raise ValueError(f"{before}: no {after} (the search with the rule) to compare with")
-        row = dead_end_row(before, after)
-        rows.append(((order.get(row.split(" | ")[0][2:], len(order)), row), row))
+            raise ValueError(
+                f"{_shown(before)}: no {_shown(after)} (the search with the rule) to compare with"
+            )
+        rows.append(dead_end_row(before, after))
     if not rows:
         return "No search evaluations before the dead-end rule saved."
     return "\n".join([DEAD_END_HEADER, *(row for _, row in sorted(rows))])

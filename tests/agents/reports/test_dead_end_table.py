@@ -70,7 +70,10 @@ def test_the_rule_is_compared_deal_by_deal_with_the_report_it_replaced(tmp_path:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda r: r.update(variant="Streets"), r"variant 'Streets', but .* has 'Limited'"),
+        (
+            lambda r: r.update(variant="Streets"),
+            r"a report of Streets, not of the variant its name",
+        ),
         (lambda r: r.update(no_cycling=False), r"no_cycling False, but .* has True"),
         (lambda r: r["seeds"].update(first=TEST_START + 1), r"not among the report's 6 test deals"),
         (
@@ -97,4 +100,41 @@ def test_a_report_before_with_none_after_it_or_a_damaged_one_is_refused(tmp_path
         dead_end_table(tmp_path)
     (tmp_path / "Limited-6-s0.1.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(ValueError, match=r"^.*Limited-6-s0\.1\.json: "):
+        dead_end_table(tmp_path)
+
+
+def test_order_missing_counts_and_which_report_lacks_rows(tmp_path: Path) -> None:
+    """Rows in order of budget as numbers (2 s before 10 s); a count a report lacks (``stuck``
+    before the no-cycling rule, the budget of the rollouts setting) shows as ``-``; the
+    missing rows are named on the side that lacks them."""
+    before = tmp_path / BEFORE_DEAD_END
+    for seconds in (10.0, 2.0):
+        name = f"Limited-6-s{seconds:g}.json"
+        save(tmp_path / name, report([1] * 6, [0] * 6, seconds=seconds, rows=seconds == 10.0))
+        save(before / name, report([0] * 6, [1] * 6, seconds=seconds))
+    old = report([0] * 6, [0] * 6, "Indian")
+    del old["results"]["search"]["stuck"], old["results"]["search"]["stuck_rate"]
+    new = report([1] * 6, [0] * 6, "Indian")
+    for r in (old, new):
+        del r["results"]["search"]["settings"]["budget_seconds_per_move"]
+    save(tmp_path / "Indian-6.json", new)
+    save(before / "Indian-6.json", old)
+    assert dead_end_table(tmp_path).splitlines()[2:] == [
+        "| Indian | - | 6 | 6 | 0 | 6 / 0 (p = 0.031) | 0 / - |",
+        "| Limited | 2 | 6 | 6 | 0 | - (no rows per deal with the rule) | 0 / 6 |",
+        "| Limited | 10 | 6 | 6 | 0 | 6 / 0 (p = 0.031) | 0 / 6 |",
+    ]
+
+
+def test_a_report_paired_with_itself_or_misnamed_is_refused(tmp_path: Path) -> None:
+    after = tmp_path / "Limited-6-s0.1.json"
+    save(after, report([1] * 6, [0] * 6))
+    (tmp_path / BEFORE_DEAD_END).mkdir()
+    (tmp_path / BEFORE_DEAD_END / after.name).symlink_to(after)
+    with pytest.raises(ValueError, match=r"Limited-6-s0\.1\.json: the same file as "):
+        dead_end_table(tmp_path)
+    (tmp_path / BEFORE_DEAD_END / after.name).unlink()
+    save(tmp_path / BEFORE_DEAD_END / "Indian-6-s0.1.json", report([0] * 6, [1] * 6))
+    save(tmp_path / "Indian-6-s0.1.json", report([1] * 6, [0] * 6))
+    with pytest.raises(ValueError, match=r"Indian-6-s0\.1\.json: a report of Limited, not of"):
         dead_end_table(tmp_path)
