@@ -24,7 +24,7 @@
   ``results/search/<Variant>-<N>-s1.json`` (``evaluate search --search-budget 1
   --per-episode``) paired deal by deal with ``<Variant>-200-s0.1.json`` on its deals: both
   wins, both shares of the solver-proved wins (against ``results/solver``), issue 40's goal
-  (80% of the proved), the deals only one won with the sign test, the cost per move.
+  (80% of the proved; on the hard variants a share of the deals), the deals only one won with the sign test, the cost per move.
 * **The dead-end rule** (``dead-end-table``): every report in
   ``results/search/before_dead_end`` (the search before the rule) beside the report of the same
   name in ``results/search`` (with it): both wins, the deals only one won with the sign test
@@ -240,9 +240,12 @@ SHORT_SECONDS = 0.1
 SEARCH_PROVED_GOAL = 0.8
 """Issue 40's goal for the search on the middle variants: 80% of the solver-proved wins
 (not :data:`fortythieves_agents.reports.expert.PROVED_SHARE_GOAL`, the networks' 50%)."""
+SEARCH_DEAL_GOALS = {"FortyThieves": 0.08, "Streets": 0.25, "Maria": 0.05}
+"""Issue 40's goals for the search on the hard variants, as shares of all deals (the solver
+proves too few of their deals for a share of the proved)."""
 PAIR_HEADER = (
     "| variant | test deals | search wins, 0.1 s | search wins, 1 s | wins / solver-proved, "
-    "0.1 s | wins / solver-proved, 1 s | goal: 80% of the proved at 1 s | won only at 1 s / only "
+    "0.1 s | wins / solver-proved, 1 s | goal at 1 s (issue 40) | won only at 1 s / only "
     "at 0.1 s (sign test p) | s per move at 1 s (one worker) |\n"
     "|---|---|---|---|---|---|---|---|---|"
 )
@@ -340,12 +343,16 @@ def budget_pair_row(path: Path, solver_dir: Path) -> str:
         solver_ceiling_of(variant, {"per_episode": rows}, solver_dir)
         for rows in (short_rows, long_rows)
     )
-    if ceiling is None or not ceiling["proved_won"]:
+    n = len(seeds)
+    if variant in SEARCH_DEAL_GOALS:
+        share = SEARCH_DEAL_GOALS[variant]
+        goal = f"{share:.0%} of deals: {'met' if long_wins >= share * n else '**not met**'}"
+    elif ceiling is None or not ceiling["proved_won"]:
         goal = "-"
     else:
-        goal = "met" if ceiling["share_of_proved"] >= SEARCH_PROVED_GOAL else "**not met**"
+        met = ceiling["share_of_proved"] >= SEARCH_PROVED_GOAL
+        goal = f"{SEARCH_PROVED_GOAL:.0%} of the proved: {'met' if met else '**not met**'}"
     per_move = _per_move(long_report)
-    n = len(seeds)
     return (
         f"| {variant} | {n} | {short_wins} / {n} | {long_wins} / {n} "
         f"| {_proved(short_ceiling)} | {_proved(ceiling)} "
