@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -14,6 +15,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 from helpers import ROOT
 
 from configs import TINY, with_set
@@ -40,11 +42,29 @@ def run_installed(code: str, target: Path, cwd: Path) -> subprocess.CompletedPro
     )
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
     """The sdist and, from it, the wheel built by ``python -m build``, checked, and the
-    wheel installed (no dependencies) into a folder: that folder."""
-    tmp_path = tmp_path_factory.mktemp("wheel")
+    wheel installed (no dependencies) into a folder: that folder.
+
+    Built once for the whole run: ``python -m build`` writes its release tree into the
+    checkout, so two pytest-xdist workers building at once break each other's sdist. The
+    first worker to take the lock builds into the folder the workers share (pytest-xdist's
+    recipe for a session fixture run once); the others wait and use it."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base if worker_id == "master" else base.parent
+    target = shared / "wheel" / "site"
+    with FileLock(str(shared / "wheel.lock")):
+        if not (target / ".built").is_file():
+            _build_and_install(shared / "wheel", target)
+            (target / ".built").touch()
+    return target
+
+
+def _build_and_install(tmp_path: Path, target: Path) -> None:
+    """The ``installed`` fixture's work: build into ``tmp_path / "dist"``, check the
+    archives, install the wheel into ``target``."""
+    shutil.rmtree(tmp_path, ignore_errors=True)  # what a failed build of another worker left
     dist = tmp_path / "dist"
     build = subprocess.run(
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(ROOT)],
@@ -65,14 +85,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert "fortythieves_env/py.typed" in members
     assert "fortythieves_agents/reports/__main__.py" in members  # the docs' tables, installed
     assert "fortythieves_agents/players/leaf_values.json" in members  # the search's leaf values
-    target = tmp_path / "site"
     install = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
          str(wheel)],
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert install.returncode == 0, install.stderr[-2000:]
-    return target
 
 
 def test_the_wheel_built_from_the_sdist_runs_the_quick_start_outside_a_checkout(
