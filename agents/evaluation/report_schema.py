@@ -424,7 +424,9 @@ def check_report(data: Any) -> Report:
     return report
 
 
-def _display(path: Path) -> str:
+def display_path(path: Path) -> str:
+    """``path`` for a one-line message: as written, or quoted (``repr``) when it holds a
+    character that is not printable, such as a newline."""
     text = str(path)
     return text if text.isprintable() else repr(text)
 
@@ -439,7 +441,7 @@ def load_report(path: str | Path) -> dict[str, Any]:
             <= 1.0, got 7.0``).
     """
     path = Path(path)
-    shown = _display(path)
+    shown = display_path(path)
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):

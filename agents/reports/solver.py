@@ -24,7 +24,8 @@
   ``results/search/<Variant>-<N>-s1.json`` (``evaluate search --search-budget 1
   --per-episode``) paired deal by deal with ``<Variant>-200-s0.1.json`` on its deals: both
   wins, both shares of the solver-proved wins (against ``results/solver``), issue 40's goal
-  (80% of the proved; on the hard variants a share of the deals), the deals only one won with the sign test, the cost per move.
+  (80% of the proved; on the hard variants a share of the deals), the deals only one won
+  with the sign test, the cost per move.
 * **The dead-end rule** (``dead-end-table``): every report in
   ``results/search/before_dead_end`` (the search before the rule) beside the report of the same
   name in ``results/search`` (with it): both wins, the deals only one won with the sign test
@@ -51,7 +52,7 @@ from fortythieves_env.rules.variants import recorded_rules_version
 
 from ..evaluation.evaluate import ceiling_cell, wilson_interval
 from ..evaluation.leaderboard import solver_ceiling_of, wins_cell
-from ..evaluation.report_schema import load_report
+from ..evaluation.report_schema import display_path, load_report
 from ..evaluation.results import sign_test
 from ..evaluation.solve import markdown_table
 from ..players.search import DEFAULT_SAMPLES
@@ -544,25 +545,11 @@ DEAD_END_HEADER = (
 )
 
 
-def _shown(path: Path) -> str:
-    """``path`` for a one-line message (quoted when it holds a character that is not
-    printable, such as a newline)."""
-    text = str(path)
-    return text if text.isprintable() else repr(text)
-
-
-def _sort_key(report: dict[str, Any]) -> tuple[int, float, int]:
-    """The dead-end table's order: the registry's order of variants, then the budget per
-    move (none first), then the deals."""
-    order = {name: i for i, name in enumerate(VARIANTS)}
-    seconds = (report["results"]["search"].get("settings") or {}).get("budget_seconds_per_move")
-    return order.get(report["variant"], len(order)), seconds or 0.0, report["episodes"]
-
-
 def dead_end_row(before: Path, after: Path) -> tuple[tuple[int, float, int], str]:
     """The dead-end table's row of the report ``after`` (the search with the rule) and
     ``before`` (the same evaluation before it, :data:`BEFORE_DEAD_END`), with its sort key
-    (:func:`_sort_key`): both wins and games ended stuck (the no-cycling rule; ``-`` for a
+    (the registry's order of variants, then the budget per move, none first, then the
+    deals): both wins and games ended stuck (the no-cycling rule; ``-`` for a
     report without the count) on the same deals and, where both reports have rows per deal,
     the deals only one won with the two-sided sign test (``-`` otherwise, saying which report
     has no rows: made without ``--per-episode``); the search's budget per move (``-`` for
@@ -576,29 +563,31 @@ def dead_end_row(before: Path, after: Path) -> tuple[tuple[int, float, int], str
     """
     if after.exists() and before.exists() and after.samefile(before):
         raise ValueError(
-            f"{_shown(before)}: the same file as {_shown(after)}, not a report before it"
+            f"{display_path(before)}: the same file as {display_path(after)}, "
+            "not a report before it"
         )
     new, old = load_report(after), load_report(before)
     for report, path in ((new, after), (old, before)):
         if "search" not in report["results"]:
-            raise ValueError(f"{_shown(path)}: no search agent in the report")
+            raise ValueError(f"{display_path(path)}: no search agent in the report")
         if not path.name.startswith(f"{report['variant']}-"):
             raise ValueError(
-                f"{_shown(path)}: a report of {report['variant']}, not of the variant its name says"
+                f"{display_path(path)}: a report of {report['variant']}, "
+                "not of the variant its name says"
             )
         # a report from before the field was recorded: rules version 1
         report["rules_version"] = recorded_rules_version(report.get("rules_version"))
     for key in (*PAIRED_KEYS, "seeds"):
         if new.get(key) != old.get(key):
             raise ValueError(
-                f"{_shown(before)}: {key} {old.get(key)!r}, but {_shown(after)} has "
+                f"{display_path(before)}: {key} {old.get(key)!r}, but {display_path(after)} has "
                 f"{new.get(key)!r}"
             )
     settings = new["results"]["search"].get("settings"), old["results"]["search"].get("settings")
     if settings[0] != settings[1]:
         raise ValueError(
-            f"{_shown(before)}: the search's settings {settings[1]} differ from "
-            f"{_shown(after)}'s {settings[0]}"
+            f"{display_path(before)}: the search's settings {settings[1]} differ from "
+            f"{display_path(after)}'s {settings[0]}"
         )
     a, b = new["results"]["search"], old["results"]["search"]
     if "per_episode" in a and "per_episode" in b:
@@ -622,7 +611,8 @@ def dead_end_row(before: Path, after: Path) -> tuple[tuple[int, float, int], str
         f"| {new['variant']} | {'-' if seconds is None else f'{seconds:g}'} | {new['episodes']} "
         f"| {a['wins']} | {b['wins']} | {only} | {count(a, 'stuck')} / {count(b, 'stuck')} |"
     )
-    return _sort_key(new), row
+    order = {name: i for i, name in enumerate(VARIANTS)}
+    return (order.get(new["variant"], len(order)), seconds or 0.0, new["episodes"]), row
 
 
 def dead_end_table(results_dir: Path) -> str:
@@ -641,7 +631,8 @@ def dead_end_table(results_dir: Path) -> str:
         after = Path(results_dir, before.name)
         if not after.is_file():
             raise ValueError(
-                f"{_shown(before)}: no {_shown(after)} (the search with the rule) to compare with"
+                f"{display_path(before)}: no {display_path(after)} "
+                "(the search with the rule) to compare with"
             )
         rows.append(dead_end_row(before, after))
     if not rows:
