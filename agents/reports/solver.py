@@ -277,28 +277,42 @@ PAIRED_KEYS = ("variant", "rules_version", "no_cycling")
 """What the two reports of a pair must share (and the search's settings but its budget)."""
 
 
-def _check_pair(path: Path, long: dict[str, Any], short_path: Path, short: dict[str, Any]) -> None:
-    """The 1 s report at ``path`` and the 0.1 s one play the same game with the same search
-    but for the budget.
+def _check_pair(
+    first: Path,
+    a: dict[str, Any],
+    second: Path,
+    b: dict[str, Any],
+    *,
+    keys: tuple[str, ...] = PAIRED_KEYS,
+    but_budget: bool = False,
+) -> None:
+    """The report ``b`` (file ``second``) plays the same game as ``a`` (file ``first``) with the
+    same search: the same ``keys`` (a report from before ``rules_version`` was recorded counts
+    as version 1) and the same search settings, but for the budget per move if ``but_budget``.
 
     Raises:
-        ValueError: one line naming the file that differs and how.
+        ValueError: one line naming ``second``, what differs and ``first``.
     """
-    for key in PAIRED_KEYS:
-        if long.get(key) != short.get(key):
+    for report in (a, b):
+        report["rules_version"] = recorded_rules_version(report.get("rules_version"))
+    for key in keys:
+        if a.get(key) != b.get(key):
             raise ValueError(
-                f"{short_path}: {key} {short.get(key)!r}, but {path.name} has {long.get(key)!r}"
+                f"{display_path(second)}: {key} {b.get(key)!r}, but {display_path(first)} has "
+                f"{a.get(key)!r}"
             )
 
-    def others(report: dict[str, Any]) -> dict[str, Any]:
-        settings = dict(report["results"]["search"].get("settings") or {})
-        settings.pop("budget_seconds_per_move", None)
-        return settings
+    def settings(report: dict[str, Any]) -> dict[str, Any]:
+        found = dict(report["results"]["search"].get("settings") or {})
+        if but_budget:
+            found.pop("budget_seconds_per_move", None)
+        return found
 
-    if others(long) != others(short):
+    if settings(a) != settings(b):
+        beyond = " beyond the budget" if but_budget else ""
         raise ValueError(
-            f"{short_path}: the search's settings differ from {path.name}'s beyond the budget "
-            f"({others(short)} against {others(long)})"
+            f"{display_path(second)}: the search's settings {settings(b)} differ{beyond} from "
+            f"{display_path(first)}'s {settings(a)}"
         )
 
 
@@ -320,7 +334,9 @@ def budget_pair_row(path: Path, solver_dir: Path) -> str:
 
     Raises:
         ValueError: either report is missing, damaged, of another budget, without rows per
-            deal, or the 0.1 s report lacks some of the 1 s report's deals.
+            deal; the two differ in variant, rules version, no-cycling rule or the search's
+            settings but the budget (:func:`_check_pair`); or the 0.1 s report lacks some of
+            the 1 s report's deals.
     """
     long_report, long_rows = _search_rows(path, LONG_SECONDS)
     variant = long_report["variant"]
@@ -330,7 +346,7 @@ def budget_pair_row(path: Path, solver_dir: Path) -> str:
     if not short_path.is_file():
         raise ValueError(f"{path}: no {short_path.name} beside it to pair with")
     short_report, short_rows = _search_rows(short_path, SHORT_SECONDS)
-    _check_pair(path, long_report, short_path, short_report)
+    _check_pair(path, long_report, short_path, short_report, but_budget=True)
     short_by_seed = {r["seed"]: r for r in short_rows}
     seeds = [r["seed"] for r in long_rows]
     if missing := [s for s in seeds if s not in short_by_seed]:
@@ -575,20 +591,7 @@ def dead_end_row(before: Path, after: Path) -> tuple[tuple[int, float, int], str
                 f"{display_path(path)}: a report of {report['variant']}, "
                 "not of the variant its name says"
             )
-        # a report from before the field was recorded: rules version 1
-        report["rules_version"] = recorded_rules_version(report.get("rules_version"))
-    for key in (*PAIRED_KEYS, "seeds"):
-        if new.get(key) != old.get(key):
-            raise ValueError(
-                f"{display_path(before)}: {key} {old.get(key)!r}, but {display_path(after)} has "
-                f"{new.get(key)!r}"
-            )
-    settings = new["results"]["search"].get("settings"), old["results"]["search"].get("settings")
-    if settings[0] != settings[1]:
-        raise ValueError(
-            f"{display_path(before)}: the search's settings {settings[1]} differ from "
-            f"{display_path(after)}'s {settings[0]}"
-        )
+    _check_pair(after, new, before, old, keys=(*PAIRED_KEYS, "seeds"))
     a, b = new["results"]["search"], old["results"]["search"]
     if "per_episode" in a and "per_episode" in b:
         won = {r["seed"]: r["won"] for r in b["per_episode"]}
