@@ -62,6 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fortythieves_env.rules.actions import COLUMN_TO_COLUMN
+from fortythieves_env.rules.cards import N_CARDS
 from fortythieves_env.rules.core import (
     H_ACCEPTS,
     H_C,
@@ -69,7 +70,9 @@ from fortythieves_env.rules.core import (
     H_FD,
     H_LEN,
     H_NACT,
+    H_SCAL,
     H_V,
+    S_FCARDS,
     FastTables,
     apply,
     legal_actions,
@@ -195,7 +198,8 @@ def is_dead_end(
     reversible move (no pruning: views that differ only in the columns' order are
     different views to the rule); if none of them has a legal irreversible move, every
     game from ``st`` ends with no legal move, or none but moves back into views met: True
-    (a game is won only by a foundation move, which is irreversible). An irreversible
+    (a game is won only by a foundation move, which is irreversible); but a won position
+    (every card on a foundation, no legal move left) is no dead end. An irreversible
     move leads to a view never met (the module docstring: it changes something that never
     comes back), so a position that has one is a way out: False. False too when the search
     meets more than ``limit`` positions (not shown to be a dead end). Reads only what the
@@ -206,28 +210,66 @@ def is_dead_end(
     every other move, as a move back into a view met
     (``tests/agents/players/test_search_arms.py``)."""
     tb = tables.table
-    n = int(tb[H_NACT])
+    if _way_out_here(st, tb):  # the common case, before the views are sorted
+        return False
+    keys = np.fromiter(avoid, dtype=np.uint64, count=len(avoid))
+    keys.sort()
+    stack = np.empty((limit + 2, st.shape[0]), dtype=st.dtype)
+    return bool(_dead_end(st, tb, keys, limit, stack))
+
+
+@kernel
+def _way_out_here(st: np.ndarray, tb: np.ndarray) -> bool:
+    """Has the position of ``st`` a legal irreversible move (or is it won)?"""
+    if st[tb[H_SCAL] + S_FCARDS] == N_CARDS:
+        return True
+    legal = np.empty(tb[H_NACT], dtype=np.int64)
+    for k in range(legal_actions(st, tb, legal)):  # noqa: SIM110  (a plain loop for numba)
+        if not is_reversible(st, tb, legal[k]):
+            return True
+    return False
+
+
+@kernel
+def _dead_end(
+    st: np.ndarray, tb: np.ndarray, avoid: np.ndarray, limit: int, stack: np.ndarray
+) -> bool:
+    """:func:`is_dead_end` compiled: ``avoid`` the views to avoid as a sorted ``uint64``
+    array, ``stack`` a work array of ``limit + 2`` state rows. Depth first, the children of
+    a position in the order of their actions."""
+    if st[tb[H_SCAL] + S_FCARDS] == N_CARDS:
+        return False
+    n = tb[H_NACT]
     legal = np.empty(n, dtype=np.int64)
-    met = {int(view_hash(st, tb))}
-    stack = [st.copy()]
-    while stack:
-        position = stack.pop()
+    children = np.empty(n, dtype=np.int64)
+    position = st.copy()
+    met = {view_hash(st, tb)}
+    stack[0, :] = st
+    top = 1
+    while top > 0:
+        top -= 1
+        position[:] = stack[top]
         count = legal_actions(position, tb, legal)
-        children = []
-        for a in legal[:count].tolist():
-            if not is_reversible(position, tb, a):
+        m = 0
+        for k in range(count):
+            if not is_reversible(position, tb, legal[k]):
                 return False
-            children.append(a)
-        for a in children:
-            child = position.copy()
-            apply(child, tb, np.int64(a))
-            key = int(view_hash(child, tb))
-            if key in met or key in avoid:
+            children[m] = legal[k]
+            m += 1
+        for k in range(m):
+            child = stack[top]
+            child[:] = position
+            apply(child, tb, children[k])
+            key = view_hash(child, tb)
+            if key in met:
+                continue
+            i = np.searchsorted(avoid, key)
+            if i < avoid.shape[0] and avoid[i] == key:
                 continue
             met.add(key)
             if len(met) > limit:
                 return False
-            stack.append(child)
+            top += 1
     return True
 
 
