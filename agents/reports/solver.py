@@ -30,6 +30,9 @@
   ``results/search/before_dead_end`` (the search before the rule) beside the report of the same
   name in ``results/search`` (with it): both wins, the deals only one won with the sign test
   (where both have rows per deal), the games that ended stuck.
+* **Every seen move's dead ends** (``seen-moves-table``): every report in
+  ``results/search/dead_end/seen_moves`` (an experiment: waste and foundation moves into dead
+  ends lowered too) beside the search's report of the same name, as in the dead-end table.
 * **The search agent's budget curve** (``budget-curve``, and its picture
   ``results/search/budget_curve/curve.png``): the points of
   ``results/search/budget_curve/curve.json`` (``benchmarks/search_budget_curve.py``).
@@ -629,7 +632,7 @@ def dead_end_table(results_dir: Path) -> str:
         ValueError: a report before the rule has no report of its name to compare with, or
             as :func:`dead_end_row`.
     """
-    rows = []
+    pairs = []
     for before in sorted(Path(results_dir, BEFORE_DEAD_END).glob("*.json")):
         after = Path(results_dir, before.name)
         if not after.is_file():
@@ -637,7 +640,48 @@ def dead_end_table(results_dir: Path) -> str:
                 f"{display_path(before)}: no {display_path(after)} "
                 "(the search with the rule) to compare with"
             )
-        rows.append(dead_end_row(before, after))
-    if not rows:
+        pairs.append((before, after))
+    if not pairs:
         return "No search evaluations before the dead-end rule saved."
-    return "\n".join([DEAD_END_HEADER, *(row for _, row in sorted(rows))])
+    return _pairs_table(pairs, DEAD_END_HEADER)
+
+
+SEEN_MOVES = Path("dead_end", "seen_moves")
+"""The folder (in ``results/search``) of the experiment that lowered every move into a dead end
+whose next view the player can work out (waste and foundation moves too, dead ends of up to
+2,048 positions), each report under the name of the search's report it is compared with."""
+SEEN_MOVES_HEADER = (
+    "| variant | s per move | test deals | search wins, every seen move | search wins, column "
+    "moves only | won only with every seen move / only with column moves (sign test p) "
+    "| ended stuck, every seen move / column moves |\n"
+    "|---|---|---|---|---|---|---|"
+)
+
+
+def seen_moves_table(results_dir: Path) -> str:
+    """The experiment of :data:`SEEN_MOVES` against the search (the dead-end rule for column
+    moves only): one row per report in ``results_dir``/:data:`SEEN_MOVES` beside the report of
+    the same name in ``results_dir`` (:func:`dead_end_row`, the experiment as "with"), in the
+    dead-end table's order; none: a one-line note.
+
+    Raises:
+        ValueError: a report of the experiment has no report of its name to compare with, or
+            as :func:`dead_end_row`.
+    """
+    pairs = []
+    for after in sorted(Path(results_dir, SEEN_MOVES).glob("*.json")):
+        before = Path(results_dir, after.name)
+        if not before.is_file():
+            raise ValueError(
+                f"{display_path(after)}: no {display_path(before)} (the search) to compare with"
+            )
+        pairs.append((before, after))
+    if not pairs:
+        return "No runs of the search with every seen move's dead ends saved."
+    return _pairs_table(pairs, SEEN_MOVES_HEADER)
+
+
+def _pairs_table(pairs: list[tuple[Path, Path]], header: str) -> str:
+    """``header`` over the :func:`dead_end_row` of each ``(before, after)`` pair, sorted."""
+    rows = [dead_end_row(before, after) for before, after in pairs]
+    return "\n".join([header, *(row for _, row in sorted(rows))])

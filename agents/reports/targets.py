@@ -38,6 +38,7 @@ from .solver import (
     budget_pair_table,
     dead_end_table,
     search_table,
+    seen_moves_table,
     solver_budget_curve_table,
     solver_speed_table,
     winnability_table,
@@ -342,6 +343,12 @@ BLOCKS: tuple[Block, ...] = (
         "dead-end-table",
         "results/search/before_dead_end/*.json, results/search/*.json",
         lambda root, _: dead_end_table(root / "results" / "search"),
+    ),
+    Block(
+        "docs/solver.md",
+        "seen-moves-table",
+        "results/search/dead_end/seen_moves/*.json, results/search/*.json",
+        lambda root, _: seen_moves_table(root / "results" / "search"),
     ),
     _saved(
         "docs/solver.md",

@@ -9,7 +9,12 @@ from typing import Any
 
 import pytest
 from fortythieves_agents.evaluation.results import EpisodeResult, summarize
-from fortythieves_agents.reports.solver import BEFORE_DEAD_END, dead_end_table
+from fortythieves_agents.reports.solver import (
+    BEFORE_DEAD_END,
+    SEEN_MOVES,
+    dead_end_table,
+    seen_moves_table,
+)
 from fortythieves_agents.seeds import TEST_START
 
 from fortythieves_env import RULES_VERSION
@@ -138,3 +143,34 @@ def test_a_report_paired_with_itself_or_misnamed_is_refused(tmp_path: Path) -> N
     save(tmp_path / "Indian-6-s0.1.json", report([1] * 6, [0] * 6))
     with pytest.raises(ValueError, match=r"Indian-6-s0\.1\.json: a report of Limited, not of"):
         dead_end_table(tmp_path)
+
+
+def test_the_seen_moves_experiment_is_compared_with_the_search_of_the_same_name(
+    tmp_path: Path,
+) -> None:
+    """Each report in ``dead_end/seen_moves`` beside the search's report of its name: the
+    experiment's wins first, the deals only one won with the sign test, the games stuck."""
+    assert seen_moves_table(tmp_path) == (
+        "No runs of the search with every seen move's dead ends saved."
+    )
+    # the experiment: deals 0, 1, 2 won, 1 stuck; the search: 0, 1 won, 3 stuck
+    save(
+        tmp_path / SEEN_MOVES / "Maria-6-s0.1.json",
+        report([1, 1, 1, 0, 0, 0], [0, 0, 0, 1, 0, 0], "Maria"),
+    )
+    with pytest.raises(
+        ValueError, match=r"seen_moves/Maria-6-s0\.1\.json: no .*Maria-6-s0\.1\.json "
+    ):
+        seen_moves_table(tmp_path)
+    save(tmp_path / "Maria-6-s0.1.json", report([1, 1, 0, 0, 0, 0], [0, 0, 1, 1, 1, 0], "Maria"))
+    lines = seen_moves_table(tmp_path).splitlines()
+    assert lines[0].startswith(
+        "| variant | s per move | test deals | search wins, every seen move |"
+    )
+    assert lines[2:] == ["| Maria | 0.1 | 6 | 3 | 2 | 1 / 0 (p = 1) | 1 / 3 |"]
+    # the pair must be the same evaluation but for the rule: another node cap is refused
+    other = report([1, 1, 0, 0, 0, 0], [0, 0, 1, 1, 1, 0], "Maria")
+    other["results"]["search"]["settings"]["nodes_per_sample"] = 50
+    save(tmp_path / "Maria-6-s0.1.json", other)
+    with pytest.raises(ValueError, match=r"Maria-6-s0\.1\.json: the search's settings .* differ"):
+        seen_moves_table(tmp_path)
