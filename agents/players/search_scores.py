@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fortythieves_env.rules.actions import COLUMN_TO_COLUMN, WASTE_TO_COLUMN, codec_for
+from fortythieves_env.rules.actions import (
+    COLUMN_TO_COLUMN,
+    COLUMN_TO_FOUNDATION,
+    WASTE_TO_COLUMN,
+    WASTE_TO_FOUNDATION,
+    codec_for,
+)
 from fortythieves_env.rules.cards import N_CARDS
 from fortythieves_env.rules.checks import INT64_MAX, checked_int
 from fortythieves_env.rules.core import H_NACT, FastTables, apply, legal_actions, tables_for
@@ -738,6 +744,12 @@ def _copy_to_other_empty_columns(
                 scores[a] = scores[twin]
 
 
+SEEN_RESULT = (WASTE_TO_FOUNDATION, WASTE_TO_COLUMN, COLUMN_TO_FOUNDATION, COLUMN_TO_COLUMN)
+"""The kinds of move whose next view the player can work out (unless the move turns up a
+face-down card): all but a draw and a redeal, which bring stock cards the player has not
+seen."""
+
+
 def _demote_repeats(
     spec: VariantSpec,
     view: PlayerView,
@@ -748,28 +760,36 @@ def _demote_repeats(
 ) -> None:
     """Lower by ``by`` the score of every legal move whose next view is in ``seen``, and,
     given ``views`` (the same views met, this one included, as
-    :func:`~fortythieves_env.rules.core.view_hash` keys), of every such move into a dead end
-    (:func:`~.search_arms.is_dead_end`: every game from there is lost).
+    :func:`~fortythieves_env.rules.core.view_hash` keys), of every move into a dead end
+    (:func:`~.search_arms.is_dead_end`: every game from there is lost) whose next view the
+    player can work out (:data:`SEEN_RESULT`: a waste, foundation or column move that turns
+    up no card).
 
     Only a column-to-column move that turns no card face up can lead back to a view met
     before: every other move changes something that never comes back (a card goes up, the
-    waste or the stock shrinks, the redeals left or the face-down cards fall). So those
-    moves' next views are computed (from the view alone), looked up and, if new, checked for
-    a dead end. Another move can lead into a dead end too, but never into one made by the
-    views met (none of them comes back after it): only into a position where no progress is
-    left at all, which the samples' solves see lost without the rule; it is not lowered.
+    waste or the stock shrinks, the redeals left or the face-down cards fall). A waste or
+    foundation move can lead into a dead end too, one where no irreversible move is left
+    within reach: the samples' solves see that lost only when their node cap covers the
+    reversible positions in between, which on Number Ten, Streets, Maria and Forty Thieves
+    at 0.1 s per move it often did not (``results/search/dead_end``). The next views are
+    computed from the view alone.
     """
     var = _variant(spec)
     state = None
     for a in np.flatnonzero(np.isfinite(scores)).tolist():
         kind, src, _dst, n = var.decode[a].tolist()
-        if kind != COLUMN_TO_COLUMN or (view.face_down[src] > 0 and n == len(view.tableau[src])):
+        if kind not in SEEN_RESULT or (
+            kind in (COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION)
+            and view.face_down[src] > 0
+            and n == len(view.tableau[src])
+        ):
             continue
         if state is None:
             state = var.tables.pack(determinize(view, view.unseen))
         after = state.copy()
         apply(after, var.tables.table, np.int64(a))
-        if view_digest(player_view(spec, var.tables.unpack(after))) in seen or (
-            views is not None and is_dead_end(var.tables, after, views)
-        ):
+        if (
+            kind == COLUMN_TO_COLUMN
+            and view_digest(player_view(spec, var.tables.unpack(after))) in seen
+        ) or (views is not None and is_dead_end(var.tables, after, views)):
             scores[a] -= by
