@@ -632,18 +632,14 @@ def dead_end_table(results_dir: Path) -> str:
         ValueError: a report before the rule has no report of its name to compare with, or
             as :func:`dead_end_row`.
     """
-    pairs = []
-    for before in sorted(Path(results_dir, BEFORE_DEAD_END).glob("*.json")):
-        after = Path(results_dir, before.name)
-        if not after.is_file():
-            raise ValueError(
-                f"{display_path(before)}: no {display_path(after)} "
-                "(the search with the rule) to compare with"
-            )
-        pairs.append((before, after))
-    if not pairs:
-        return "No search evaluations before the dead-end rule saved."
-    return _pairs_table(pairs, DEAD_END_HEADER)
+    return _folder_table(
+        results_dir,
+        BEFORE_DEAD_END,
+        DEAD_END_HEADER,
+        folder_is_before=True,
+        other="the search with the rule",
+        none="No search evaluations before the dead-end rule saved.",
+    )
 
 
 SEEN_MOVES = Path("dead_end", "seen_moves")
@@ -668,20 +664,41 @@ def seen_moves_table(results_dir: Path) -> str:
         ValueError: a report of the experiment has no report of its name to compare with, or
             as :func:`dead_end_row`.
     """
-    pairs = []
-    for after in sorted(Path(results_dir, SEEN_MOVES).glob("*.json")):
-        before = Path(results_dir, after.name)
-        if not before.is_file():
+    return _folder_table(
+        results_dir,
+        SEEN_MOVES,
+        SEEN_MOVES_HEADER,
+        folder_is_before=False,
+        other="the search",
+        none="No runs of the search with every seen move's dead ends saved.",
+    )
+
+
+def _folder_table(
+    results_dir: Path,
+    folder: Path | str,
+    header: str,
+    *,
+    folder_is_before: bool,
+    other: str,
+    none: str,
+) -> str:
+    """``header`` over the sorted :func:`dead_end_row` of each report in
+    ``results_dir``/``folder`` and the report of its name in ``results_dir`` (``other``), the
+    folder's as the report before if ``folder_is_before``; ``none`` without reports.
+
+    Raises:
+        ValueError: a report in the folder has none of its name to compare with, or as
+            :func:`dead_end_row`.
+    """
+    rows = []
+    for path in sorted(Path(results_dir, folder).glob("*.json")):
+        twin = Path(results_dir, path.name)
+        if not twin.is_file():
             raise ValueError(
-                f"{display_path(after)}: no {display_path(before)} (the search) to compare with"
+                f"{display_path(path)}: no {display_path(twin)} ({other}) to compare with"
             )
-        pairs.append((before, after))
-    if not pairs:
-        return "No runs of the search with every seen move's dead ends saved."
-    return _pairs_table(pairs, SEEN_MOVES_HEADER)
-
-
-def _pairs_table(pairs: list[tuple[Path, Path]], header: str) -> str:
-    """``header`` over the :func:`dead_end_row` of each ``(before, after)`` pair, sorted."""
-    rows = [dead_end_row(before, after) for before, after in pairs]
+        rows.append(dead_end_row(path, twin) if folder_is_before else dead_end_row(twin, path))
+    if not rows:
+        return none
     return "\n".join([header, *(row for _, row in sorted(rows))])
