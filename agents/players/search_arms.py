@@ -87,6 +87,7 @@ __all__ = [
     "ARMS",
     "MAX_ARMS",
     "MAX_CLOSURE",
+    "MAX_DEAD_END_LIMIT",
     "Arms",
     "irreversible_arms",
     "is_dead_end",
@@ -96,6 +97,9 @@ __all__ = [
 
 MAX_CLOSURE = 256
 """The most positions of a reversible closure (:func:`reversible_closure`)."""
+MAX_DEAD_END_LIMIT = 1_000_000
+"""The largest ``limit`` of :func:`is_dead_end`, whose work array (``limit + 2`` state rows)
+is allocated up front."""
 MAX_ARMS = 64
 """The most arms of a move with ``arms="irreversible"`` (:func:`irreversible_arms`)."""
 
@@ -202,13 +206,16 @@ def is_dead_end(
     (every card on a foundation, no legal move left) is no dead end. An irreversible
     move leads to a view never met (the module docstring: it changes something that never
     comes back), so a position that has one is a way out: False. False too when the search
-    meets more than ``limit`` positions (not shown to be a dead end). Reads only what the
+    meets more than ``limit`` positions (not shown to be a dead end; ``limit`` in
+    1..:data:`MAX_DEAD_END_LIMIT`, else ValueError). Reads only what the
     player sees of ``st`` (reversible play reveals nothing), so the answer is the same on
     every sample of the hidden cards.
 
     The search agent's scores put a column move that turns up no card into a dead end after
     every other move, as a move back into a view met
     (``tests/agents/players/test_search_arms.py``)."""
+    if not 1 <= limit <= MAX_DEAD_END_LIMIT:
+        raise ValueError(f"is_dead_end: limit must be 1..{MAX_DEAD_END_LIMIT}, got {limit}")
     tb = tables.table
     if _way_out_here(st, tb):  # the common case, before the views are sorted
         return False

@@ -564,7 +564,12 @@ DEAD_END_HEADER = (
 )
 
 
-def dead_end_row(before: Path, after: Path) -> tuple[tuple[int, float, int], str]:
+def dead_end_row(
+    before: Path,
+    after: Path,
+    sides: tuple[str, str] = ("with the rule", "before"),
+    blame_after: bool = False,
+) -> tuple[tuple[int, float, int], str]:
     """The dead-end table's row of the report ``after`` (the search with the rule) and
     ``before`` (the same evaluation before it, :data:`BEFORE_DEAD_END`), with its sort key
     (the registry's order of variants, then the budget per move, none first, then the
@@ -572,7 +577,9 @@ def dead_end_row(before: Path, after: Path) -> tuple[tuple[int, float, int], str
     report without the count) on the same deals and, where both reports have rows per deal,
     the deals only one won with the two-sided sign test (``-`` otherwise, saying which report
     has no rows: made without ``--per-episode``); the search's budget per move (``-`` for
-    a search without one, the rollouts setting).
+    a search without one, the rollouts setting). ``sides`` names ``after`` and ``before`` in
+    the note of a report without rows per deal; ``blame_after``: a mismatch names ``after``
+    as the file that differs (the folder's file of :func:`seen_moves_table`), not ``before``.
 
     Raises:
         ValueError: one line naming the file: either report is missing or damaged, has no
@@ -594,7 +601,10 @@ def dead_end_row(before: Path, after: Path) -> tuple[tuple[int, float, int], str
                 f"{display_path(path)}: a report of {report['variant']}, "
                 "not of the variant its name says"
             )
-    _check_pair(after, new, before, old, keys=(*PAIRED_KEYS, "seeds"))
+    if blame_after:
+        _check_pair(before, old, after, new, keys=(*PAIRED_KEYS, "seeds"))
+    else:
+        _check_pair(after, new, before, old, keys=(*PAIRED_KEYS, "seeds"))
     a, b = new["results"]["search"], old["results"]["search"]
     if "per_episode" in a and "per_episode" in b:
         won = {r["seed"]: r["won"] for r in b["per_episode"]}
@@ -603,9 +613,7 @@ def dead_end_row(before: Path, after: Path) -> tuple[tuple[int, float, int], str
         only_old = sum(y and not x for x, y in pairs)
         only = f"{only_new} / {only_old} (p = {sign_test(only_new, only_old):.2g})"
     else:
-        sides = [
-            name for name, r in (("with the rule", a), ("before", b)) if "per_episode" not in r
-        ]
+        sides = [name for name, r in zip(sides, (a, b), strict=True) if "per_episode" not in r]
         only = f"- (no rows per deal {' or '.join(sides)})"
     seconds = (a.get("settings") or {}).get("budget_seconds_per_move")
 
@@ -671,6 +679,7 @@ def seen_moves_table(results_dir: Path) -> str:
         folder_is_before=False,
         other="the search",
         none="No runs of the search with every seen move's dead ends saved.",
+        sides=("with every seen move", "with column moves only"),
     )
 
 
@@ -682,10 +691,12 @@ def _folder_table(
     folder_is_before: bool,
     other: str,
     none: str,
+    sides: tuple[str, str] = ("with the rule", "before"),
 ) -> str:
     """``header`` over the sorted :func:`dead_end_row` of each report in
     ``results_dir``/``folder`` and the report of its name in ``results_dir`` (``other``), the
-    folder's as the report before if ``folder_is_before``; ``none`` without reports.
+    folder's as the report before if ``folder_is_before``, else as the report after (named
+    first in ``sides``, and the one blamed for a mismatch); ``none`` without reports.
 
     Raises:
         ValueError: a report in the folder has none of its name to compare with, or as
@@ -698,7 +709,10 @@ def _folder_table(
             raise ValueError(
                 f"{display_path(path)}: no {display_path(twin)} ({other}) to compare with"
             )
-        rows.append(dead_end_row(path, twin) if folder_is_before else dead_end_row(twin, path))
+        if folder_is_before:
+            rows.append(dead_end_row(path, twin))
+        else:
+            rows.append(dead_end_row(twin, path, sides, blame_after=True))
     if not rows:
         return none
     return "\n".join([header, *(row for _, row in sorted(rows))])

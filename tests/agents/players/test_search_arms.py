@@ -18,10 +18,11 @@ from fortythieves_agents.players.search_arms import (
     reversible_closure,
 )
 from fortythieves_agents.players.search_scores import _demote_repeats
-from helpers import KINGS_ONLY
+from helpers import KINGS_ONLY, ROOT
 from positions import position
 
 from fortythieves_env import VARIANTS, FortyThievesEnv, VariantSpec
+from fortythieves_env.records.record import load_record
 from fortythieves_env.rules.actions import COLUMN_TO_COLUMN, codec_for
 from fortythieves_env.rules.cards import N_CARDS
 from fortythieves_env.rules.core import (
@@ -244,8 +245,7 @@ def test_a_move_into_a_dead_end_is_found_and_put_after_the_others() -> None:
 
 def test_the_winning_move_is_no_move_into_a_dead_end() -> None:
     """Limited with every card home but KH, alone in column 0: ``t0>f`` wins, and the won
-    position (every card home, no legal move left) is won, not a dead end; the search lowers
-    no legal move there."""
+    position (every card home, no legal move left) is won, not a dead end."""
     spec = VARIANTS["Limited"]
     tables = tables_for(spec)
     env = FortyThievesEnv("Limited")
@@ -268,13 +268,38 @@ def test_the_winning_move_is_no_move_into_a_dead_end() -> None:
     met = {int(view_hash(before, tables.table))}
     assert is_dead_end(tables, won, met) is False
     assert legal_actions(won, tables.table, np.empty(int(tables.table[H_NACT]), np.int64)) == 0
-    view = player_view(spec, env.rules.from_position(pos))
-    legal = np.flatnonzero(env.action_masks())
-    assert "t0>f" in {env.action_to_move(int(a)) for a in legal}
-    scores = np.full(env.action_space.n, -np.inf)
-    scores[legal] = 0.0
-    _demote_repeats(spec, view, scores, set(), 10.0, met)
-    assert np.all(scores[legal] == 0.0)
+
+
+def test_a_dead_end_larger_than_its_limit_is_not_shown() -> None:
+    """Number Ten's deal 2000000017, played by the search at 0.1 s per move (the saved game,
+    ``results/search/dead_end/records``), ended stuck after 548 moves. With 256 positions
+    searched (the default), its dead end begins 185 moves before the end, after the column
+    move ``t1>t3x5``; with 2,048 positions, 361 moves before it, after a draw: the positions
+    between are dead ends of more than 256 positions, which the search does not see as such."""
+    path = ROOT / "results/search/dead_end/records/NumberTen-200-s0.1/search"
+    record = load_record(path / "NumberTen-2000000017.json")
+    assert len(record.moves) == 548 and record.outcome["stuck"]
+    spec = record.variant
+    tables = tables_for(spec)
+    env = FortyThievesEnv(spec)
+    env.reset(options={"state": record.start})
+    packed = [tables.pack(env.rules.from_position(env.get_state()))]
+    for move in record.moves:
+        env.step(env.move_to_action(move))
+        packed.append(tables.pack(env.rules.from_position(env.get_state())))
+    keys = [int(view_hash(st, tables.table)) for st in packed]
+
+    def start(limit: int) -> tuple[int, str]:
+        k = len(packed) - 1
+        while k > 0 and is_dead_end(tables, packed[k - 1], set(keys[: k - 1]), limit):
+            k -= 1
+        return k, record.moves[k - 1]
+
+    assert MAX_CLOSURE == 256 and start(MAX_CLOSURE) == (548 - 185, "t1>t3x5")
+    assert start(2048) == (548 - 361, "draw")
+    for limit in (0, -1, 10**9):
+        with pytest.raises(ValueError, match=r"limit must be 1\.\.1000000"):
+            is_dead_end(tables, packed[0], set(), limit)
 
 
 def _no_return_game(
@@ -356,4 +381,4 @@ def test_every_game_from_a_dead_end_is_lost_and_the_verdict_reads_only_the_view(
                         break
                     work = fresh[int(rng.integers(len(fresh)))]
                     seen.add(int(view_hash(work, tb)))
-    assert dead >= 1
+    assert lost >= 4 or spec.id == "LittleForty"

@@ -172,5 +172,12 @@ def test_the_seen_moves_experiment_is_compared_with_the_search_of_the_same_name(
     other = report([1, 1, 0, 0, 0, 0], [0, 0, 1, 1, 1, 0], "Maria")
     other["results"]["search"]["settings"]["nodes_per_sample"] = 50
     save(tmp_path / "Maria-6-s0.1.json", other)
-    with pytest.raises(ValueError, match=r"Maria-6-s0\.1\.json: the search's settings .* differ"):
+    with pytest.raises(
+        ValueError, match=r"seen_moves/Maria-6-s0\.1\.json: the search's settings .* differ"
+    ):
         seen_moves_table(tmp_path)
+    # a report without rows per deal is named by this table's words
+    save(tmp_path / "Maria-6-s0.1.json", report([1, 1, 0, 0, 0, 0], [0] * 6, "Maria", rows=False))
+    assert seen_moves_table(tmp_path).splitlines()[2] == (
+        "| Maria | 0.1 | 6 | 3 | 2 | - (no rows per deal with column moves only) | 1 / 0 |"
+    )
