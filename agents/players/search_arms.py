@@ -243,9 +243,8 @@ def _dead_end(
 ) -> bool:
     """:func:`is_dead_end` compiled: ``avoid`` the views to avoid as a sorted ``uint64``
     array, ``stack`` a work array of ``limit + 2`` state rows. Depth first, the children of
-    a position in the order of their actions."""
-    if st[tb[H_SCAL] + S_FCARDS] == N_CARDS:
-        return False
+    a position in the order of their actions. Called only where :func:`_way_out_here` found no
+    way out (so ``st`` is not won)."""
     n = tb[H_NACT]
     legal = np.empty(n, dtype=np.int64)
     children = np.empty(n, dtype=np.int64)

@@ -564,10 +564,14 @@ DEAD_END_HEADER = (
 )
 
 
+DEAD_END_SIDES = ("with the rule", "before")
+"""How the dead-end table names the report after and the report before."""
+
+
 def dead_end_row(
     before: Path,
     after: Path,
-    sides: tuple[str, str] = ("with the rule", "before"),
+    sides: tuple[str, str] = DEAD_END_SIDES,
     blame_after: bool = False,
 ) -> tuple[tuple[int, float, int], str]:
     """The dead-end table's row of the report ``after`` (the search with the rule) and
@@ -691,7 +695,7 @@ def _folder_table(
     folder_is_before: bool,
     other: str,
     none: str,
-    sides: tuple[str, str] = ("with the rule", "before"),
+    sides: tuple[str, str] = DEAD_END_SIDES,
 ) -> str:
     """``header`` over the sorted :func:`dead_end_row` of each report in
     ``results_dir``/``folder`` and the report of its name in ``results_dir`` (``other``), the
