@@ -16,6 +16,7 @@ renders it; ``tests/agents/reports/test_generated.py`` checks each against its r
 The renderers, by the results they read: :mod:`.training` (the shipped runs), :mod:`.summary`
 (the leaderboard of the saved reports, the solver's labels, the README's table),
 :mod:`.solver` (winnability, the search agent, its budget curve, the solver's speed),
+:mod:`.allocations` (the search's settings compared deal by deal),
 :mod:`.expert` and :mod:`.expert_ablation` (expert iteration), :mod:`.speed` (the
 benchmarks' saved reports), :mod:`.pages` (a page and a picture per variant).
 

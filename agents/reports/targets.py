@@ -31,6 +31,7 @@ from typing import Any
 from fortythieves_env import VARIANTS
 
 from . import expert, expert_ablation, family, pages, speed, summary, training
+from .allocations import allocations_table
 from .markers import between, markers, read_json, replace_between
 from .solver import (
     budget_curve_png,
@@ -349,6 +350,12 @@ BLOCKS: tuple[Block, ...] = (
         "seen-moves-table",
         "results/search/dead_end/seen_moves/*.json, results/search/*.json",
         lambda root, _: seen_moves_table(root / "results" / "search"),
+    ),
+    Block(
+        "docs/solver.md",
+        "allocations-table",
+        "results/search/allocations/**/deals.json",
+        lambda root, _: allocations_table(root / "results" / "search" / "allocations"),
     ),
     _saved(
         "docs/solver.md",
