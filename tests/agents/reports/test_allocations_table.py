@@ -94,12 +94,24 @@ def _play(i: int, key: str, value: Any) -> Callable[[dict[str, Any]], None]:
         (lambda d: d.pop("rows"), r"not a comparison \(a dict with settings and rows\)"),
         (lambda d: d.__setitem__("settings", []), "not a comparison"),
         (_set("variant", "Klondike"), r"variant 'Klondike' is none of FortyThieves, "),
-        (_set("variant", "Limited"), "its folder is not a comparison of 3 deals of Limited"),
-        (_set("deals", 4), "its folder is not a comparison of 4 deals of Indian"),
-        (_set("deals", "3"), "its folder is not a comparison of '3' deals"),
-        (_set("seconds_per_move", 0), "seconds_per_move 0 is no positive number"),
-        (_set("seconds_per_move", True), "seconds_per_move True is no positive number"),
-        (_set("allocations", ["ucb", "ucb"]), r"allocations \['ucb', 'ucb'\]: at least two"),
+        (_set("variant", ["Indian"]), r"variant \['Indian'\] is none of FortyThieves, "),
+        (_set("variant", "Limited"), "its folder is not named Limited-3-s0.1 "),
+        (_set("deals", 4), "its folder is not named Indian-4-s0.1 "),
+        (_set("deals", "3"), "its folder is not named Indian-3-s0.1 "),
+        (_set("seconds_per_move", 0.2), "its folder is not named Indian-3-s0.2 "),
+        (
+            _set("allocations", ["halving", "halving-learned"]),
+            "its folder is not named Indian-3-s0.1-halving_halving-learned ",
+        ),
+        (_set("seconds_per_move", 0), "seconds_per_move 0 is no finite positive number"),
+        (_set("seconds_per_move", True), "seconds_per_move True is no finite positive number"),
+        (_set("seconds_per_move", float("inf")), "seconds_per_move inf is no finite positive"),
+        (_set("allocations", ["ucb", "ucb"]), r"allocations \['ucb', 'ucb'\]: two or more dis"),
+        (_set("allocations", ["halving", "ucb", "ucb"]), "two or more distinct setting names"),
+        (_set("allocations", None), "allocations None: two or more distinct setting names"),
+        (_set("allocations", 5), "allocations 5: two or more"),
+        (_set("allocations", [["halving"], ["ucb"]]), "two or more distinct setting names"),
+        (_set("allocations", ["halving", "u|cb"]), "two or more distinct setting names"),
         (lambda d: d.__setitem__("rows", []), "0 rows of 3 deals"),
         (lambda d: d["rows"].append(dict(d["rows"][2], deal=3)), "4 rows of 3 deals"),
         (lambda d: d["rows"].reverse(), r"row 0 is not deal 0 with seed 2000000000"),
@@ -107,10 +119,12 @@ def _play(i: int, key: str, value: Any) -> Callable[[dict[str, Any]], None]:
         (lambda d: d["rows"].__setitem__(2, None), "row 2 is not deal 2"),
         (lambda d: d["rows"][1].pop("ucb"), r"deal 1 has no play of ucb \(won, moves"),
         (_play(0, "won", 1), "deal 0 has no play of ucb"),
-        (_play(0, "moves", -1), "deal 0 has no play of ucb"),
+        (_play(0, "moves", 0), "deal 0 has no play of ucb"),
+        (_play(0, "moves", 10**400), "deal 0 has no play of ucb"),
         (_play(2, "moves", 2.5), "deal 2 has no play of ucb"),
         (_play(2, "cpu_seconds", "1"), "deal 2 has no play of ucb"),
         (_play(2, "cpu_seconds", -0.5), "deal 2 has no play of ucb"),
+        (_play(2, "cpu_seconds", float("inf")), "deal 2 has no play of ucb"),
     ],
 )
 def test_a_damaged_comparison_is_refused_in_one_line_naming_its_file(
@@ -118,16 +132,39 @@ def test_a_damaged_comparison_is_refused_in_one_line_naming_its_file(
 ) -> None:
     data = comparison("Indian", 3, {"halving": [(True, 10, 0.5)] * 3, "ucb": [(True, 9, 0.5)] * 3})
     change(data)
-    path = save(tmp_path / "Indian-3-s0.1", data)
+    folder = tmp_path / "Indian-3-s0.1"
+    folder.mkdir()
+    path = folder / "deals.json"
+    path.write_text(json.dumps(data, allow_nan=True), encoding="utf-8")
     with pytest.raises(ValueError, match=message) as caught:
         allocations_table(tmp_path)
     assert f"{path.parent.name}/deals.json: " in str(caught.value)
     assert "\n" not in str(caught.value)
 
 
-def test_an_unreadable_comparison_is_refused_naming_its_file(tmp_path: Path) -> None:
-    path = tmp_path / BEFORE_DEAD_END / "Maria-2-s0.1"
-    path.mkdir(parents=True)
-    (path / "deals.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"Maria-2-s0.1/deals.json: cannot read it"):
+@pytest.mark.parametrize(
+    ("write", "message"),
+    [
+        (lambda p: p.write_text("{not json", encoding="utf-8"), "JSONDecodeError"),
+        (lambda p: p.write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8"), "Recursion"),
+        (lambda p: p.mkdir(), "IsADirectoryError"),
+        (lambda p: p.symlink_to(p.parent / "gone.json"), "FileNotFoundError"),
+        (lambda p: p.symlink_to(p), "OSError"),
+    ],
+)
+def test_an_unreadable_comparison_is_refused_naming_its_file(
+    tmp_path: Path, write: Callable[[Path], None], message: str
+) -> None:
+    folder = tmp_path / BEFORE_DEAD_END / "Maria-2-s0.1"
+    folder.mkdir(parents=True)
+    write(folder / "deals.json")
+    with pytest.raises(ValueError, match=rf"Maria-2-s0.1/deals.json: cannot read it \({message}"):
         allocations_table(tmp_path)
+
+
+def test_comparisons_of_one_variant_are_ordered_by_their_deals(tmp_path: Path) -> None:
+    plays = {"halving": [(True, 10, 0.5)] * 20, "ucb": [(False, 10, 0.5)] * 20}
+    save(tmp_path / "Indian-100-s0.1", comparison("Indian", 100, plays))
+    save(tmp_path / "Indian-20-s0.1", comparison("Indian", 20, plays))
+    lines = allocations_table(tmp_path).splitlines()[2:]
+    assert [line.split(" | ")[3] for line in lines] == ["20", "20 of 100"]
