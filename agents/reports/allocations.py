@@ -22,8 +22,8 @@ from typing import Any
 from fortythieves_env import VARIANTS
 
 from ..evaluation.report_schema import display_path
-from ..evaluation.results import sign_test
 from ..seeds import TEST_START
+from .solver import won_only_cell
 
 BEFORE_DEAD_END = "before_dead_end"
 """The subfolder of ``results/search/allocations`` with the comparisons played before the
@@ -110,8 +110,8 @@ def comparison_rows(path: Path, rule: str) -> list[tuple[tuple[int, int, str, in
     """The table's rows of the ``deals.json`` at ``path`` (``rule``: its dead-end rule
     column), one per setting after the first, against the first, each with its sort key (the
     registry's order of variants, then the deals, the folder and the setting's place): both
-    settings' wins, the deals only one won with the two-sided sign test, mean moves per game
-    and CPU seconds per move.
+    settings' wins, the deals only one won with the two-sided sign test
+    (:func:`.solver.won_only_cell`), mean moves per game and CPU seconds per move.
 
     Raises:
         ValueError: as :func:`_comparison`.
@@ -123,21 +123,19 @@ def comparison_rows(path: Path, rule: str) -> list[tuple[tuple[int, int, str, in
     def column(name: str, key: str) -> list[Any]:
         return [row[name][key] for row in rows]
 
-    def per_move(name: str) -> float:
-        return sum(column(name, "cpu_seconds")) / max(1, sum(column(name, "moves")))
+    def per_move(name: str) -> float:  # every game has a move (checked)
+        return sum(column(name, "cpu_seconds")) / sum(column(name, "moves"))
 
     first = names[0]
     key = (list(VARIANTS).index(settings["variant"]), settings["deals"], path.parent.name)
     out = []
     for index, name in enumerate(names[1:]):
-        pairs = list(zip(column(name, "won"), column(first, "won"), strict=True))
-        only, only_first = sum(a and not b for a, b in pairs), sum(b and not a for a, b in pairs)
         out.append(
             (
                 (*key, index),
                 f"| {settings['variant']} | {rule} | {settings['seconds_per_move']:g} | {deals} "
                 f"| {name} / {first} | {sum(column(name, 'won'))} / {sum(column(first, 'won'))} "
-                f"| {only} / {only_first} (p = {sign_test(only, only_first):.2g}) "
+                f"| {won_only_cell(column(name, 'won'), column(first, 'won'))} "
                 f"| {sum(column(name, 'moves')) / played:.0f} / "
                 f"{sum(column(first, 'moves')) / played:.0f} "
                 f"| {per_move(name):.4f} / {per_move(first):.4f} |",

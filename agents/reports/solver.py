@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -319,6 +320,15 @@ def _check_pair(
         )
 
 
+def won_only_cell(won: Sequence[bool], other: Sequence[bool]) -> str:
+    """``a / b (p = P)``: the deals ``won`` (one agent's, deal by deal) won and ``other`` (the
+    other's on the same deals) did not, the other way round, and the two-sided sign test of
+    the two counts (:func:`~fortythieves_agents.evaluation.results.sign_test`)."""
+    only = sum(a and not b for a, b in zip(won, other, strict=True))
+    only_other = sum(b and not a for a, b in zip(won, other, strict=True))
+    return f"{only} / {only_other} (p = {sign_test(only, only_other):.2g})"
+
+
 def _proved(ceiling: dict[str, Any] | None) -> str:
     """``wins / proved (share%)`` of a ``solver_ceiling`` (``-`` without proved wins)."""
     if ceiling is None or not ceiling["proved_won"]:
@@ -355,10 +365,8 @@ def budget_pair_row(path: Path, solver_dir: Path) -> str:
     if missing := [s for s in seeds if s not in short_by_seed]:
         raise ValueError(f"{short_path}: lacks {len(missing)} of {path.name}'s deals")
     short_rows = [short_by_seed[s] for s in seeds]
-    long_wins = sum(r["won"] for r in long_rows)
-    short_wins = sum(r["won"] for r in short_rows)
-    only_long = sum(a["won"] and not b["won"] for a, b in zip(long_rows, short_rows, strict=True))
-    only_short = sum(b["won"] and not a["won"] for a, b in zip(long_rows, short_rows, strict=True))
+    long_won, short_won = [r["won"] for r in long_rows], [r["won"] for r in short_rows]
+    long_wins, short_wins = sum(long_won), sum(short_won)
     short_ceiling, ceiling = (
         solver_ceiling_of(variant, {"per_episode": rows}, solver_dir)
         for rows in (short_rows, long_rows)
@@ -376,7 +384,7 @@ def budget_pair_row(path: Path, solver_dir: Path) -> str:
     return (
         f"| {variant} | {n} | {short_wins} / {n} | {long_wins} / {n} "
         f"| {_proved(short_ceiling)} | {_proved(ceiling)} "
-        f"| {goal} | {only_long} / {only_short} (p = {sign_test(only_long, only_short):.2g}) "
+        f"| {goal} | {won_only_cell(long_won, short_won)} "
         f"| {per_move} |"
     )
 
@@ -612,10 +620,9 @@ def dead_end_row(
     a, b = new["results"]["search"], old["results"]["search"]
     if "per_episode" in a and "per_episode" in b:
         won = {r["seed"]: r["won"] for r in b["per_episode"]}
-        pairs = [(r["won"], won[r["seed"]]) for r in a["per_episode"]]
-        only_new = sum(x and not y for x, y in pairs)
-        only_old = sum(y and not x for x, y in pairs)
-        only = f"{only_new} / {only_old} (p = {sign_test(only_new, only_old):.2g})"
+        only = won_only_cell(
+            [r["won"] for r in a["per_episode"]], [won[r["seed"]] for r in a["per_episode"]]
+        )
     else:
         sides = [name for name, r in zip(sides, (a, b), strict=True) if "per_episode" not in r]
         only = f"- (no rows per deal {' or '.join(sides)})"
